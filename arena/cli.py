@@ -1,0 +1,48 @@
+"""The ``arena`` command: a thin Click layer over the library.
+
+Each command lives in its own module under :mod:`arena.commands` and is
+imported only when it runs, so ``arena --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> (module, one-line help); the module defines a Click command called ``command``.
+COMMANDS = {
+    "play": ("arena.commands.play", "Play one game between 2-5 bots and show the result."),
+    "replay": ("arena.commands.replay", "Replay a game record (or one game of a tournament) and check it."),
+    "bots": ("arena.commands.bots", "List every bot found, with its options, and plug-ins that failed to load."),
+    "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),
+    "report": ("arena.commands.report", "Rebuild and print the tables of a tournament's results folder."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, _ = COMMANDS[name]
+        return importlib.import_module(module).command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, help_) for name, (_, help_) in COMMANDS.items()])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="uptown-arena")
+def main() -> None:
+    """The Uptown arena: play, replay and run tournaments of bots for the tile game
+    Uptown / Blockers! (Kory Heath).
+
+    Every game is seeded: the same seed and bots give the same game record
+    (format uptown-game/1), byte for byte, on any machine.
+    """

@@ -1,0 +1,1 @@
+"""One module per ``arena`` command; see :mod:`arena.cli`."""

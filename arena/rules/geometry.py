@@ -1,0 +1,99 @@
+"""Board geometry as 81-bit ints (rules B1-B3).
+
+Cell ``i`` is row ``i // 9`` (A at the top) and column ``i % 9`` (1 at the
+left); bit ``i`` of a bitboard is set when the cell belongs to the set.
+"""
+
+from __future__ import annotations
+
+ROWS = "ABCDEFGHI"
+COLUMNS = "123456789"
+N_CELLS = 81
+FULL = (1 << N_CELLS) - 1
+
+#: The nine regions (B2), in reading order: index = 3 * (row // 3) + column // 3.
+REGIONS = ("man", "ring", "woman", "sign", "skyline", "sax", "car", "cards", "champagne")
+
+ROW_MASKS = tuple(((1 << 9) - 1) << (9 * r) for r in range(9))
+COLUMN_MASKS = tuple(sum(1 << (9 * r + c) for r in range(9)) for c in range(9))
+REGION_MASKS = tuple(
+    sum(1 << (9 * r + c) for r in range(3 * (g // 3), 3 * (g // 3) + 3) for c in range(3 * (g % 3), 3 * (g % 3) + 3))
+    for g in range(9)
+)
+
+NOT_COLUMN_1 = FULL & ~COLUMN_MASKS[0]
+NOT_COLUMN_9 = FULL & ~COLUMN_MASKS[8]
+
+CELL_NAMES = tuple(ROWS[i // 9] + COLUMNS[i % 9] for i in range(N_CELLS))
+_CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
+
+
+def cell_index(name: str) -> int:
+    """The index of a cell written as in the records (``"C5"``); ValueError if it is none."""
+    try:
+        return _CELL_INDEX[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown cell {name!r}") from None
+
+
+def region_of(cell: int) -> int:
+    return 3 * (cell // 27) + (cell % 9) // 3
+
+
+def spread(board: int) -> int:
+    """Every cell that touches a cell of ``board`` side to side (B3), ``board`` included."""
+    return (
+        board
+        | (board << 1) & NOT_COLUMN_1
+        | (board >> 1) & NOT_COLUMN_9
+        | (board << 9) & FULL
+        | board >> 9
+    )
+
+
+#: The cells touching each cell side to side (B3).
+NEIGHBOURS = tuple(spread(1 << i) & ~(1 << i) for i in range(N_CELLS))
+
+#: The eight cells around each cell, corners included: where a group can close a loop.
+RING = tuple(
+    sum(
+        1 << (9 * r + c)
+        for r in range(i // 9 - 1, i // 9 + 2)
+        for c in range(i % 9 - 1, i % 9 + 2)
+        if 0 <= r < 9 and 0 <= c < 9 and (r, c) != (i // 9, i % 9)
+    )
+    for i in range(N_CELLS)
+)
+
+
+def flood(seed: int, within: int) -> int:
+    """The cells of ``within`` connected side to side to ``seed`` (flood fill by shifts)."""
+    reached = seed & within
+    while True:
+        grown = (
+            reached
+            | (reached << 1) & NOT_COLUMN_1
+            | (reached >> 1) & NOT_COLUMN_9
+            | reached << 9
+            | reached >> 9
+        ) & within
+        if grown == reached:
+            return reached
+        reached = grown
+
+
+def count_groups(board: int) -> int:
+    """The number of groups (sets of tiles joined side to side) in ``board``."""
+    groups = 0
+    while board:
+        board &= ~flood(board & -board, board)
+        groups += 1
+    return groups
+
+
+def iter_cells(board: int):
+    """The cells of ``board`` in increasing order."""
+    while board:
+        low = board & -board
+        yield low.bit_length() - 1
+        board ^= low
