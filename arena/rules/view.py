@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cached_property
 
 from .geometry import N_CELLS
 from .state import GameSettings, GameState, Move, MoveSet
@@ -30,8 +31,6 @@ class SeatView:
     racks: dict[int, tuple[int, ...]]
     rack_sizes: tuple[int, ...]
     pile_sizes: tuple[int, ...]
-    #: Tiles each color has placed, in the order played.
-    played_tiles: tuple[tuple[int, ...], ...]
     #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` captured.
     captures: tuple[tuple[int, ...], ...]
     #: Every turn so far: the move and the color it captured (-1 for none).
@@ -43,10 +42,6 @@ class SeatView:
     def of(cls, state: GameState, seat: int) -> SeatView:
         """The view of ``seat`` in ``state``."""
         n_colors = len(COLORS)
-        played: list[list[int]] = [[] for _ in range(n_colors)]
-        for move, _ in state.history:
-            if not move.is_pass:
-                played[move.color].append(move.tile)
         return cls(
             settings=state.settings,
             seat=seat,
@@ -54,12 +49,20 @@ class SeatView:
             racks={c: tuple(state.racks[c]) for c in state.settings.seat_colors[seat]},
             rack_sizes=tuple(len(r) for r in state.racks),
             pile_sizes=tuple(len(state.deals[c]) - state.drawn[c] for c in range(n_colors)),
-            played_tiles=tuple(tuple(p) for p in played),
             captures=tuple(tuple(row) for row in state.captures),
             history=tuple(state.history),
             passes=state.passes,
             legal=state.legal_moves() if state.to_move == seat and not state.over else MoveSet(()),
         )
+
+    @cached_property
+    def played_tiles(self) -> tuple[tuple[int, ...], ...]:
+        """Tiles each color has placed, in the order played (from the public history)."""
+        played: list[list[int]] = [[] for _ in COLORS]
+        for move, _ in self.history:
+            if not move.is_pass:
+                played[move.color].append(move.tile)
+        return tuple(tuple(p) for p in played)
 
     @property
     def colors(self) -> tuple[int, ...]:
