@@ -1,0 +1,196 @@
+"""The board and the result as text, plain or with ANSI colors.
+
+Plain text tells colors apart by a letter (``r`` red, ``b`` blue, ``g`` green,
+``y`` yellow, ``p`` purple) in front of the tile; ``color=True`` adds ANSI
+colors on top.  Whether to use color is the caller's choice (the commands
+ask the terminal); nothing here knows about Click or ``isatty``.
+
+A board cell shows up to three characters: ``rA``, ``b7``, ``gMn`` (a green ``man``),
+``p$`` for tiles; an empty cell shows its region in lower case after a dot
+(``.mn``, ``.rg`` …) so one can see which symbol fits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from .rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameSettings, Move, SeatResult
+from .rules.geometry import region_of
+
+#: The letter that stands for each color on the plain-text board.
+COLOR_LETTERS = {name: name[0] for name in COLORS}
+#: Short names of the symbol tiles (the region they fit); letters, numbers and ``$`` stand for themselves.
+SYMBOL_ABBREVIATIONS = {
+    "man": "Mn", "ring": "Rg", "woman": "Wo", "sign": "Sg", "skyline": "Sk",
+    "sax": "Sx", "car": "Cr", "cards": "Cd", "champagne": "Ch",
+}
+TILE_ABBREVIATIONS = tuple(SYMBOL_ABBREVIATIONS.get(name, name) for name in TILE_NAMES)
+
+_ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
+_RESET = "\x1b[0m"
+
+
+class _Game(Protocol):
+    """What the renderer needs: a GameState or a SeatView."""
+
+    settings: GameSettings
+
+    @property
+    def history(self) -> Sequence[tuple[Move, int]]: ...
+
+
+def _paint(text: str, codes: str, color: bool) -> str:
+    return f"\x1b[{codes}m{text}{_RESET}" if color and codes else text
+
+
+def tile_text(color: int, tile: int) -> str:
+    """A placed tile as on the board: color letter and tile, e.g. ``gMn``."""
+    return COLOR_LETTERS[COLORS[color]] + TILE_ABBREVIATIONS[tile]
+
+
+def board_tiles(game: _Game) -> list[tuple[int, int] | None]:
+    """``(color, tile)`` on each of the 81 cells (None if empty), from the move history."""
+    cells: list[tuple[int, int] | None] = [None] * len(CELL_NAMES)
+    for move, _ in game.history:
+        if not move.is_pass:
+            cells[move.cell] = (move.color, move.tile)
+    return cells
+
+
+def render_board(
+    game: _Game,
+    color: bool = False,
+    highlight: int | None = None,
+    names: Sequence[str] | None = None,
+    legend: bool = True,
+) -> str:
+    """The 9x9 board with rows A-I and columns 1-9, regions framed.
+
+    ``highlight`` marks one cell (the last move) with a ``*`` after it (and
+    reverse video in color).  With ``legend`` a key of colors (with the seats' ``names``) and
+    symbols follows the board.
+    """
+    cells = board_tiles(game)
+    groups = ["".join(f"{c:<5}" for c in range(start, start + 3)) for start in (1, 4, 7)]
+    lines = ["   " + "| ".join(groups).rstrip()]
+    rule = "  " + "+".join(["-" * 16] * 3)
+    for row in range(9):
+        if row and row % 3 == 0:
+            lines.append(rule)
+        parts = []
+        for col in range(9):
+            cell = row * 9 + col
+            occupant = cells[cell]
+            if occupant is None:
+                text = "." + SYMBOL_ABBREVIATIONS[REGIONS[region_of(cell)]].lower()
+                body = _paint(text, "2", color)
+            else:
+                c, tile = occupant
+                text = tile_text(c, tile)
+                codes = "1;" + _ANSI[COLORS[c]] + (";7" if cell == highlight else "")
+                body = _paint(text, codes, color)
+            mark = "*" if cell == highlight else " "
+            parts.append(body + " " * (3 - len(text)) + mark + " ")
+            if col in (2, 5):
+                parts.append("| ")
+        lines.append(f"{'ABCDEFGHI'[row]}  " + "".join(parts).rstrip())
+    if legend:
+        lines.append("")
+        lines.extend(_legend(game.settings, names, color))
+    return "\n".join(lines) + "\n"
+
+
+def _legend(settings: GameSettings, names: Sequence[str] | None, color: bool) -> list[str]:
+    seats = []
+    for seat, colors in enumerate(settings.seat_colors):
+        who = f"seat {seat}" + (f" {names[seat]}" if names and seat < len(names) else "")
+        marks = " ".join(_paint(f"{COLOR_LETTERS[COLORS[c]]}={COLORS[c]}", "1;" + _ANSI[COLORS[c]], color) for c in colors)
+        seats.append(f"{marks} ({who})")
+    symbols = " ".join(f"{SYMBOL_ABBREVIATIONS[name]}={name}" for name in REGIONS)
+    return [
+        "colors:  " + "  ".join(seats),
+        f"symbols: {symbols} $=wild; an empty cell shows its region as .mn, .rg ...",
+    ]
+
+
+def describe_move(index: int, seat: int, move: Move, captured: int, names: Sequence[str] | None = None) -> str:
+    """One line for a move: ``move 12: seat 1 (bob) plays green 7 on C5, capturing red``."""
+    who = f"seat {seat}" + (f" ({names[seat]})" if names and seat < len(names) else "")
+    if move.is_pass:
+        return f"move {index}: {who} passes (no legal play)"
+    text = f"move {index}: {who} plays {COLORS[move.color]} {TILE_NAMES[move.tile]} on {CELL_NAMES[move.cell]}"
+    if captured >= 0:
+        text += f", capturing {COLORS[captured]}"
+    return text
+
+
+def _row_dict(row: SeatResult | Mapping[str, Any]) -> Mapping[str, Any]:
+    return row.to_dict() if isinstance(row, SeatResult) else row
+
+
+def winners(result_rows: Sequence[SeatResult | Mapping[str, Any]], scoring: str) -> list[int]:
+    """The seats of rank 1 under ``scoring`` (C3)."""
+    key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
+    return [int(row["seat"]) for row in map(_row_dict, result_rows) if row[key] == 1]
+
+
+def render_result(
+    result_rows: Sequence[SeatResult | Mapping[str, Any]],
+    names: Sequence[str],
+    scoring: str,
+    faults: Sequence[Mapping[str, Any]] | None = None,
+    colors: Sequence[Sequence[int | str]] | None = None,
+    color: bool = False,
+) -> str:
+    """The result table: per seat groups, captures, Blockers! penalty and score, both ranks; then the winner.
+
+    ``colors[s]`` (ints or names) adds each seat's colors; ``faults`` (dicts with
+    seat, move, kind, message) adds a faults column and a list of the faults.
+    """
+    rows = [_row_dict(r) for r in result_rows]
+    won = set(winners(rows, scoring))
+    header = ["seat", "name"]
+    if colors is not None:
+        header.append("colors")
+    header += ["groups", "captures", "captured", "penalty", "blockers", "uptown rank", "blockers rank"]
+    if faults is not None:
+        header.append("faults")
+    header.append("won")
+    table = []
+    for row in rows:
+        seat = int(row["seat"])
+        line = [str(seat), names[seat] if seat < len(names) else ""]
+        if colors is not None:
+            line.append("+".join(COLORS[c] if isinstance(c, int) else str(c) for c in colors[seat]))
+        captures = ", ".join(f"{n} {c}" for c, n in row["captures"].items() if n) or "-"
+        line += [
+            str(row["groups"]), captures, str(row["captured_total"]), str(row["blockers_penalty"]),
+            str(row["blockers_score"]), str(row["uptown_rank"]), str(row["blockers_rank"]),
+        ]
+        if faults is not None:
+            line.append(str(sum(1 for f in faults if f.get("seat") == seat)))
+        line.append("yes" if seat in won else "")
+        table.append(line)
+    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
+    numeric = {i for i, h in enumerate(header) if h not in ("name", "colors", "captures", "won")}
+
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [_paint(fmt(header), "1", color), fmt(["-" * w for w in widths])]
+    out += [fmt(line) for line in table]
+    title = "Uptown" if scoring == "uptown" else "Blockers!"
+    who = ", ".join(f"{names[s]} (seat {s})" if s < len(names) else f"seat {s}" for s in sorted(won))
+    shared = " (shared)" if len(won) > 1 else ""
+    out.append("")
+    out.append(_paint(f"{'Winners' if len(won) > 1 else 'Winner'} under {title} scoring: {who}{shared}", "1", color))
+    if faults:
+        out.append("")
+        out.append("faults:")
+        for f in faults:
+            seat = f.get("seat")
+            name = f" ({names[seat]})" if isinstance(seat, int) and 0 <= seat < len(names) else ""
+            message = " ".join(str(f.get("message", "")).split())
+            out.append(f"  seat {seat}{name}, move {f.get('move')}: {f.get('kind')}: {message}")
+    return "\n".join(out) + "\n"
