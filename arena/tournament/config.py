@@ -1,0 +1,235 @@
+"""Tournament files: TOML, read with :mod:`tomllib` and checked key by key.
+
+A tournament file looks like this (tournaments/README.md is the reference)::
+
+    name = "quickstart"
+    players = 4
+    deals = 10
+    seed = 2024
+    scoring = "uptown"
+    time_limit = 5.0
+    rotate = true
+
+    [[entrants]]
+    name = "greedy"
+    bot = "greedy"
+
+    [[entrants]]
+    name = "mcts-fast"
+    bot = "mcts"
+    options = { iterations = 100 }
+
+Every problem is a :class:`ConfigError` whose message is one line naming the
+file, the key and the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules.state import PENALTIES, SCORINGS
+
+#: The per-move time limit when a file gives none (seconds).
+DEFAULT_TIME_LIMIT = 10.0
+#: Tournament names become folder names: keep them to safe characters.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: Entrant names appear in tables and records: printable, no separators used by the tables.
+ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
+
+TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
+ENTRANT_KEYS = ("name", "bot", "options")
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with."""
+
+    name: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked tournament file.  Two configs are equal when they would play the same games."""
+
+    name: str
+    players: int
+    deals: int
+    seed: int
+    entrants: tuple[Entrant, ...]
+    scoring: str = "uptown"
+    penalty: str = "color"
+    time_limit: float = DEFAULT_TIME_LIMIT
+    rotate: bool = True
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entrants)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _option_text(value: Any) -> str:
+    """An option value as the bot-spec syntax writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def spec_text(bot: str, options: dict[str, Any]) -> str:
+    """The one-string form ``REF:key=value,...`` of a bot and its options."""
+    if not options:
+        return bot
+    return bot + ":" + ",".join(f"{key}={_option_text(value)}" for key, value in options.items())
+
+
+def _fail(source: str, key: str, reason: str) -> ConfigError:
+    return ConfigError(f"{source}: {key}: {reason}")
+
+
+def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str]:
+    where = f"entrants[{index}]"
+    if not isinstance(table, dict):
+        raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
+    for key in table:
+        if key not in ENTRANT_KEYS:
+            raise _fail(source, f"{where}.{key}", f"unknown key (an entrant takes {', '.join(ENTRANT_KEYS)})")
+    if "bot" not in table:
+        raise _fail(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
+    bot = table["bot"]
+    if not isinstance(bot, str) or not bot.strip():
+        raise _fail(source, f"{where}.bot", "must be a bot name or spec string")
+    bot = bot.strip()
+    options = table.get("options", {})
+    if not isinstance(options, dict):
+        raise _fail(source, f"{where}.options", "must be a table of option = value")
+    for key, value in options.items():
+        if isinstance(value, (dict, list)) or (isinstance(value, float) and not math.isfinite(value)):
+            raise _fail(source, f"{where}.options.{key}", "an option value is a number, a boolean or a string")
+        if isinstance(value, str) and ("," in value or "=" in value):
+            raise _fail(source, f"{where}.options.{key}", "a string option may not contain ',' or '='")
+    if options:
+        if "=" in bot:
+            raise _fail(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
+        bot = spec_text(bot, options)
+    name = table.get("name")
+    if name is not None:
+        if not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name):
+            raise _fail(
+                source, f"{where}.name",
+                f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
+            )
+    return name, bot
+
+
+def parse_config(text: str, source: str = "<tournament>", default_name: str | None = None) -> TournamentConfig:
+    """Check the TOML ``text`` of a tournament file; ``source`` names it in errors.
+
+    Without a ``name`` key the tournament is called ``default_name``, else after ``source``'s file stem.
+
+    Bots are not loaded here: :func:`check_bots` does that.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    for key in data:
+        if key not in TOP_KEYS:
+            raise _fail(source, key, f"unknown key (a tournament takes {', '.join(TOP_KEYS)})")
+    for key in ("players", "deals", "seed", "entrants"):
+        if key not in data:
+            raise _fail(source, key, "missing")
+
+    name = data.get("name", default_name if default_name is not None else Path(source).stem)
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise _fail(source, "name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
+
+    players = data["players"]
+    if not _is_int(players) or not 2 <= players <= 5:
+        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {players!r}")
+    deals = data["deals"]
+    if not _is_int(deals) or deals < 1:
+        raise _fail(source, "deals", f"must be a whole number of at least 1, not {deals!r}")
+    seed = data["seed"]
+    if not _is_int(seed) or seed < 0:
+        raise _fail(source, "seed", f"must be a whole number of at least 0, not {seed!r}")
+    scoring = data.get("scoring", "uptown")
+    if scoring not in SCORINGS:
+        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {scoring!r}")
+    penalty = data.get("penalty", "color")
+    if penalty not in PENALTIES:
+        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {penalty!r}")
+    time_limit = data.get("time_limit", DEFAULT_TIME_LIMIT)
+    if (
+        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+        or not math.isfinite(time_limit) or time_limit <= 0
+    ):
+        raise _fail(source, "time_limit", f"must be a number of seconds above 0, not {time_limit!r}")
+    rotate = data.get("rotate", True)
+    if not isinstance(rotate, bool):
+        raise _fail(source, "rotate", f"must be true or false, not {rotate!r}")
+
+    tables = data["entrants"]
+    if not isinstance(tables, list):
+        raise _fail(source, "entrants", "must be an array of tables ([[entrants]])")
+    if len(tables) < 2:
+        raise _fail(source, "entrants", f"a tournament needs at least 2 entrants, not {len(tables)}")
+    entrants = []
+    seen: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        entrant_name, bot = _entrant(source, index, table)
+        entrant_name = entrant_name or _default_name(bot)
+        if entrant_name in seen:
+            raise _fail(
+                source, f"entrants[{index}].name",
+                f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
+            )
+        seen[entrant_name] = index
+        entrants.append(Entrant(entrant_name, bot))
+    return TournamentConfig(
+        name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
+        scoring=scoring, penalty=penalty, time_limit=float(time_limit), rotate=rotate,
+    )
+
+
+def _default_name(spec: str) -> str:
+    """An entrant without a name is called after its spec: ``mcts:iterations=200`` -> ``mcts-iterations-200``."""
+    return (re.sub(r"[^A-Za-z0-9._+@#-]+", "-", spec).strip("-._+@#") or "bot")[:40]
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and check the tournament file at ``path`` (bots are not loaded: see :func:`check_bots`)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a tournament file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_config(text, str(path), default_name=path.stem)
+
+
+def check_bots(config: TournamentConfig, source: str) -> None:
+    """Load every entrant's bot with its options, so a bad one stops the run before any game starts."""
+    from ..bots import BotError, load_bot, parse_bot_spec
+
+    for index, entrant in enumerate(config.entrants):
+        try:
+            load_bot(parse_bot_spec(entrant.spec))
+        except BotError as exc:
+            raise _fail(source, f"entrants[{index}].bot", str(exc)) from None

@@ -1,0 +1,438 @@
+"""The tables of a tournament, built with pandas from ``games.csv`` alone.
+
+``games.csv`` holds one row per seat per game (:data:`COLUMNS`).  Its
+``uptown_rank`` and ``blockers_rank`` are the game's own ranks, as in the game
+record.  The tables rank a faulted seat behind every seat that did not fault
+(the *tournament rank*): among seats that both faulted, or both did not, the
+game's ranks decide.  A seat **wins** when its tournament rank is 1, so a
+shared first place is a win for every seat that shares it.
+
+* ``standings``: per entrant, games (seats played), wins and win share under
+  each scoring with a 95% confidence interval (percentile bootstrap over the
+  deals, 1,000 resamples, seeded from the master seed), mean tournament rank
+  under each scoring, mean groups, captures, Blockers! penalty and score,
+  faults, and a rating.
+* ``head_to_head``: for each ordered pair of entrants that met, the games they
+  shared, how often the first finished ahead of, level with and behind the
+  second, and the share of shared games in which it finished ahead.
+* ``seats``: the same figures by seat, to show any first-player advantage.
+
+The **rating** is a Bradley-Terry fit of every pair of seats in every game
+(finishing ahead is a win, level is half a win) on the Elo scale: 400 points
+are odds of 10 to 1, and each entrant also plays one virtual win and one
+virtual loss against a 1500-rated anchor so that an entrant that never lost
+gets a finite rating.  The fit uses only counts, so it does not depend on the
+order the games were played in.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..rules import COLORS
+from ..rules.state import SCORINGS
+
+COLUMNS: tuple[str, ...] = (
+    "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
+    *(f"captures_{color}" for color in COLORS),
+    "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
+    "won", "faulted", "moves", "seconds",
+)
+#: Columns that depend on the machine's speed, not on the games.
+TIMING_COLUMNS = ("seconds",)
+BOOTSTRAP_RESAMPLES = 1000
+RATING_BASE = 1500.0
+RATING_SCALE = 400.0
+FORMATS = ("text", "csv", "markdown", "json")
+
+
+@dataclass
+class Tables:
+    """The three tables of a tournament, and the scoring they are ordered by."""
+
+    scoring: str
+    standings: pd.DataFrame
+    head_to_head: pd.DataFrame
+    seats: pd.DataFrame
+
+
+# -- rows ------------------------------------------------------------------
+
+
+def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]:
+    """The ranks of one game's seats with every faulted seat behind every other."""
+    keys = [(bool(f), r) for r, f in zip(ranks, faulted)]
+    return [1 + sum(other < key for other in keys) for key in keys]
+
+
+def game_rows(
+    game_id: str, table: int, deal: int, rotation: int, seed: int,
+    entrants: Sequence[str], bots: Sequence[str], record: dict[str, Any],
+    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
+) -> list[list[Any]]:
+    """The ``games.csv`` rows of one finished game, in :data:`COLUMNS` order."""
+    result = record["result"]
+    faulted = set(faulted)
+    flags = [seat in faulted for seat in range(len(result))]
+    deciding = tournament_ranks([row[f"{scoring}_rank"] for row in result], flags)
+    turns = [0] * len(result)
+    for move in record["moves"]:
+        turns[move["seat"]] += 1
+    rows = []
+    for seat, row in enumerate(result):
+        captures = row["captures"]
+        rows.append([
+            game_id, table, deal, rotation, seed, seat, entrants[seat], bots[seat], row["groups"],
+            *(captures.get(color, 0) for color in COLORS),
+            row["captured_total"], row["blockers_penalty"], row["blockers_score"],
+            row["uptown_rank"], row["blockers_rank"],
+            int(deciding[seat] == 1), int(flags[seat]), turns[seat], round(float(seconds[seat]), 6),
+        ])
+    return rows
+
+
+def rows_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text of ``rows`` (with the newline after the last row)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def header_text() -> str:
+    return rows_text([COLUMNS])
+
+
+def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
+    """``games.csv`` as a frame, with each seat's tournament rank under both scorings added.
+
+    Only complete lines are read, and with ``players`` given only games with a
+    row for every seat, so the folder of a run still going on, or interrupted,
+    can be read as it is.
+    """
+    data = Path(path).read_bytes()
+    data = data[: data.rfind(b"\n") + 1]
+    if not data:
+        raise ValueError(f"{path}: empty")
+    games = pd.read_csv(
+        io.BytesIO(data), dtype={"game_id": str, "entrant": str, "bot": str}, keep_default_na=False,
+    )
+    missing = [c for c in COLUMNS if c not in games.columns]
+    if missing:
+        raise ValueError(f"{path}: not a games table (no column {missing[0]})")
+    if players is not None and len(games):
+        sizes = games.groupby("game_id")["seat"].transform("size")
+        games = games[sizes == players].reset_index(drop=True)
+    return with_tournament_ranks(games)
+
+
+def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:
+    """Add ``t_uptown_rank`` and ``t_blockers_rank``: the ranks with faulted seats put last."""
+    games = games.copy()
+    for scoring in SCORINGS:
+        # Ranks are at most 5, so faulting dominates any rank difference.
+        key = games["faulted"].astype(int) * 10 + games[f"{scoring}_rank"]
+        games[f"t_{scoring}_rank"] = key.groupby(games["game_id"]).rank(method="min").astype(int)
+        games[f"t_{scoring}_won"] = (games[f"t_{scoring}_rank"] == 1).astype(int)
+    return games
+
+
+# -- tables ----------------------------------------------------------------
+
+
+def _derived_seed(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:8], "big")
+
+
+def bootstrap_ci(
+    wins: np.ndarray, games: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES,
+) -> tuple[float, float]:
+    """95% percentile interval of ``sum(wins) / sum(games)`` resampling the clusters (deals) with replacement."""
+    n = len(wins)
+    if n == 0:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    shares = np.empty(resamples)
+    # Resample in blocks so that memory stays small even for very long tournaments.
+    block = max(1, min(resamples, 2_000_000 // n))
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        idx = rng.integers(0, n, size=(size, n))
+        shares[done:done + size] = wins[idx].sum(axis=1) / games[idx].sum(axis=1)
+        done += size
+    low, high = np.percentile(shares, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def pairs(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """Every ordered pair of seats of different entrants in the same game, with who finished ahead."""
+    rank = f"t_{scoring}_rank"
+    left = games[["game_id", "entrant", rank]]
+    both = left.merge(left, on="game_id", suffixes=("", "_other"))
+    both = both[both["entrant"] != both["entrant_other"]]
+    return pd.DataFrame({
+        "entrant": both["entrant"].to_numpy(),
+        "opponent": both["entrant_other"].to_numpy(),
+        "game_id": both["game_id"].to_numpy(),
+        "ahead": (both[rank] < both[f"{rank}_other"]).to_numpy().astype(int),
+        "tied": (both[rank] == both[f"{rank}_other"]).to_numpy().astype(int),
+        "behind": (both[rank] > both[f"{rank}_other"]).to_numpy().astype(int),
+    })
+
+
+def head_to_head(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """Per ordered pair: shared games, ahead / tied / behind counts, and the share of games finished ahead.
+
+    A pair that met several times in one game (a filled table) counts that game once,
+    by the majority of its seat pairs.
+    """
+    p = pairs(games, scoring)
+    columns = ["entrant", "opponent", "games", "ahead", "tied", "behind", "ahead_share"]
+    if p.empty:
+        return pd.DataFrame(columns=columns)
+    per_game = p.groupby(["entrant", "opponent", "game_id"], sort=True)[["ahead", "tied", "behind"]].sum()
+    outcome = np.sign(per_game["ahead"] - per_game["behind"])
+    per_game = pd.DataFrame({
+        "ahead": (outcome > 0).astype(int), "tied": (outcome == 0).astype(int), "behind": (outcome < 0).astype(int),
+    })
+    table = per_game.groupby(level=["entrant", "opponent"], sort=True).sum()
+    table.insert(0, "games", table[["ahead", "tied", "behind"]].sum(axis=1))
+    table["ahead_share"] = table["ahead"] / table["games"]
+    return table.reset_index()[columns]
+
+
+def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> dict[str, float]:
+    """Bradley-Terry ratings (Elo scale) from every pair of seats' finishing order; see the module docstring."""
+    index = {name: i for i, name in enumerate(entrants)}
+    n = len(entrants)
+    wins = np.zeros((n, n))
+    p = pairs(games, scoring)
+    if not p.empty:
+        scored = p.assign(points=p["ahead"] + 0.5 * p["tied"])
+        grouped = scored.groupby(["entrant", "opponent"], sort=True)["points"].sum()
+        for (a, b), points in grouped.items():
+            wins[index[a], index[b]] += points
+    played = wins + wins.T
+    total_wins = wins.sum(axis=1) + 1.0  # the virtual win against the anchor
+    strength = np.ones(n)
+    for _ in range(10_000):
+        denominator = (played / (strength[:, None] + strength[None, :])).sum(axis=1) + 2.0 / (strength + 1.0)
+        new = total_wins / denominator
+        if np.max(np.abs(np.log(new) - np.log(strength))) < 1e-12:
+            strength = new
+            break
+        strength = new
+    return {name: RATING_BASE + RATING_SCALE * math.log10(strength[i]) for name, i in index.items()}
+
+
+def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per entrant figures, best first under ``scoring`` (see the module docstring)."""
+    if entrants is None:
+        entrants = sorted(games["entrant"].unique())
+    grouped = games.groupby("entrant", sort=True)
+    table = pd.DataFrame(index=pd.Index(list(entrants), name="entrant"))
+    first_bot = grouped["bot"].first()
+    table["bot"] = first_bot.reindex(table.index).fillna("")
+    table["games"] = grouped.size().reindex(table.index, fill_value=0).astype(int)
+    rating = ratings(games, scoring, list(entrants))
+    table["rating"] = [round(rating[name], 1) for name in table.index]
+    clusters = games.groupby(["entrant", "table", "deal"], sort=True)
+    for s in SCORINGS:
+        won = f"t_{s}_won"
+        table[f"wins_{s}"] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)
+        table[f"win_share_{s}"] = table[f"wins_{s}"] / table["games"].where(table["games"] > 0)
+        per_cluster = clusters[won].agg(["sum", "size"])
+        lows, highs = [], []
+        for name in table.index:
+            if name in per_cluster.index.get_level_values(0):
+                part = per_cluster.loc[name]
+                low, high = bootstrap_ci(
+                    part["sum"].to_numpy(dtype=float), part["size"].to_numpy(dtype=float),
+                    _derived_seed("uptown-bootstrap/1", master_seed, s, name),
+                )
+            else:
+                low, high = math.nan, math.nan
+            lows.append(low)
+            highs.append(high)
+        table[f"ci_low_{s}"] = lows
+        table[f"ci_high_{s}"] = highs
+        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean().reindex(table.index)
+    table["mean_groups"] = grouped["groups"].mean().reindex(table.index)
+    table["mean_captures"] = grouped["captured_total"].mean().reindex(table.index)
+    table["mean_blockers_penalty"] = grouped["blockers_penalty"].mean().reindex(table.index)
+    table["mean_blockers_score"] = grouped["blockers_score"].mean().reindex(table.index)
+    table["faults"] = grouped["faulted"].sum().reindex(table.index, fill_value=0).astype(int)
+    table = table.reset_index()
+    table = table.sort_values(
+        [f"win_share_{scoring}", f"mean_rank_{scoring}", "rating", "entrant"],
+        ascending=[False, True, False, True], kind="mergesort", na_position="last",
+    ).reset_index(drop=True)
+    table.insert(0, "place", range(1, len(table) + 1))
+    return table
+
+
+def seats(games: pd.DataFrame) -> pd.DataFrame:
+    """The figures by seat: games, win share and mean rank under each scoring, groups, captures, faults."""
+    grouped = games.groupby("seat", sort=True)
+    table = pd.DataFrame({"games": grouped.size()})
+    for s in SCORINGS:
+        table[f"win_share_{s}"] = grouped[f"t_{s}_won"].mean()
+        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean()
+    table["mean_groups"] = grouped["groups"].mean()
+    table["mean_captures"] = grouped["captured_total"].mean()
+    table["mean_blockers_score"] = grouped["blockers_score"].mean()
+    table["faults"] = grouped["faulted"].sum().astype(int)
+    return table.reset_index()
+
+
+def build_tables(
+    games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None,
+) -> Tables:
+    """All three tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
+    return Tables(
+        scoring=scoring,
+        standings=standings(games, scoring, master_seed, entrants),
+        head_to_head=head_to_head(games, scoring),
+        seats=seats(games),
+    )
+
+
+def write_tables(folder: str | Path, tables: Tables) -> None:
+    """Write ``standings.csv``, ``head_to_head.csv`` and ``seats.csv`` into ``folder``."""
+    folder = Path(folder)
+    for name in ("standings", "head_to_head", "seats"):
+        frame: pd.DataFrame = getattr(tables, name)
+        path = folder / f"{name}.csv"
+        tmp = path.with_suffix(".csv.tmp")
+        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+        tmp.replace(path)
+
+
+# -- printing ----------------------------------------------------------------
+
+
+def _percent(value: float) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
+
+
+def standings_display(tables: Tables) -> pd.DataFrame:
+    """The standings as a person reads them: shares in percent with their intervals, means rounded."""
+    s = tables.scoring
+    other = "blockers" if s == "uptown" else "uptown"
+    st = tables.standings
+    return pd.DataFrame({
+        "#": st["place"],
+        "entrant": st["entrant"],
+        "games": st["games"],
+        "rating": st["rating"].map(lambda v: f"{v:.0f}"),
+        f"wins ({s})": st[f"win_share_{s}"].map(_percent),
+        "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[f"ci_low_{s}"], st[f"ci_high_{s}"])],
+        f"rank ({s})": st[f"mean_rank_{s}"].map(lambda v: f"{v:.2f}"),
+        f"wins ({other})": st[f"win_share_{other}"].map(_percent),
+        f"rank ({other})": st[f"mean_rank_{other}"].map(lambda v: f"{v:.2f}"),
+        "groups": st["mean_groups"].map(lambda v: f"{v:.2f}"),
+        "captures": st["mean_captures"].map(lambda v: f"{v:.2f}"),
+        "penalty": st["mean_blockers_penalty"].map(lambda v: f"{v:.2f}"),
+        "blockers": st["mean_blockers_score"].map(lambda v: f"{v:.2f}"),
+        "faults": st["faults"],
+    })
+
+
+def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
+    """Row entrant's share of shared games finished ahead of the column entrant, in standings order."""
+    order = list(tables.standings["entrant"])
+    h2h = tables.head_to_head
+    matrix = pd.DataFrame("", index=order, columns=order)
+    for row in h2h.itertuples(index=False):
+        matrix.loc[row.entrant, row.opponent] = _percent(row.ahead_share)
+    for name in order:
+        matrix.loc[name, name] = "-"
+    matrix.index.name = "ahead of"
+    return matrix
+
+
+def seats_display(tables: Tables) -> pd.DataFrame:
+    s = tables.scoring
+    se = tables.seats
+    return pd.DataFrame({
+        "seat": se["seat"],
+        "games": se["games"],
+        f"wins ({s})": se[f"win_share_{s}"].map(_percent),
+        f"rank ({s})": se[f"mean_rank_{s}"].map(lambda v: f"{v:.2f}"),
+        "groups": se["mean_groups"].map(lambda v: f"{v:.2f}"),
+        "captures": se["mean_captures"].map(lambda v: f"{v:.2f}"),
+        "blockers": se["mean_blockers_score"].map(lambda v: f"{v:.2f}"),
+        "faults": se["faults"],
+    })
+
+
+def _markdown(frame: pd.DataFrame, index: bool = False) -> str:
+    if index:
+        frame = frame.reset_index()
+    cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row] for row in frame.itertuples(index=False)]
+    cells = [[c.replace("|", "\\|") for c in row] for row in cells]
+    lines = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+    return "\n".join(lines)
+
+
+def _json_ready(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    rows = []
+    for record in frame.to_dict(orient="records"):
+        clean = {}
+        for key, value in record.items():
+            if isinstance(value, np.generic):
+                value = value.item()
+            if isinstance(value, float) and math.isnan(value):
+                value = None
+            clean[str(key)] = value
+        rows.append(clean)
+    return rows
+
+
+def format_tables(tables: Tables, fmt: str, title: str = "", only_standings: bool = False) -> str:
+    """The tables as ``text`` (aligned, for a terminal), ``csv``, ``markdown`` or ``json``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+    if fmt == "json":
+        payload = {"scoring": tables.scoring, "standings": _json_ready(tables.standings)}
+        if not only_standings:
+            payload["head_to_head"] = _json_ready(tables.head_to_head)
+            payload["seats"] = _json_ready(tables.seats)
+        return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+    if fmt == "csv":
+        parts = [("standings", tables.standings)]
+        if not only_standings:
+            parts += [("head_to_head", tables.head_to_head), ("seats", tables.seats)]
+        out = []
+        for name, frame in parts:
+            out.append(f"# {name}\n" + frame.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
+        return "\n".join(out)
+    sections = [("Standings", standings_display(tables), False)]
+    if not only_standings:
+        sections += [
+            ("Head to head (share of shared games the row entrant finished ahead of the column entrant)",
+             head_to_head_matrix(tables), True),
+            ("By seat", seats_display(tables), False),
+        ]
+    out = []
+    heading = f"{title} - " if title else ""
+    for name, frame, index in sections:
+        if fmt == "markdown":
+            out.append(f"## {heading if name == 'Standings' else ''}{name}\n\n{_markdown(frame, index)}\n")
+        else:
+            label = f"{heading}{name}" if name == "Standings" else name
+            body = frame.to_string(index=index)
+            out.append(f"{label}\n{body}\n")
+    return "\n".join(out)

@@ -1,0 +1,96 @@
+"""The round-robin schedule: tables, the fill rule, seat rotations, seeds and game ids."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import Counter
+
+from arena.tournament.config import Entrant, TournamentConfig
+from arena.tournament.schedule import count_games, game_seed, rotations, schedule, tables
+
+
+def config(entrants: int, players: int, deals: int = 3, rotate: bool = True, seed: int = 5) -> TournamentConfig:
+    return TournamentConfig(
+        name="s", players=players, deals=deals, seed=seed, rotate=rotate,
+        entrants=tuple(Entrant(f"e{i}", "random") for i in range(entrants)),
+    )
+
+
+def test_every_k_subset_is_a_table():
+    assert tables(5, 3) == list(itertools.combinations(range(5), 3))
+    assert len(tables(6, 4)) == 15
+
+
+def test_fewer_entrants_than_seats_repeat_in_file_order():
+    assert tables(2, 4) == [(0, 1, 0, 1)]
+    assert tables(3, 5) == [(0, 1, 2, 0, 1)]
+
+
+def test_rotations_move_every_entrant_through_every_seat():
+    rots = rotations((0, 1, 2, 3), True)
+    assert [r for r, _ in rots] == [0, 1, 2, 3]
+    assert rots[1][1] == (3, 0, 1, 2)  # rotation 1 moves the entrant of seat s to seat s + 1
+    for seat in range(4):
+        assert sorted(seating[seat] for _, seating in rots) == [0, 1, 2, 3]
+
+
+def test_repeated_seatings_are_played_once():
+    assert rotations((0, 1, 0, 1), True) == [(0, (0, 1, 0, 1)), (1, (1, 0, 1, 0))]
+    assert rotations((0, 1, 2, 3), False) == [(0, (0, 1, 2, 3))]
+
+
+def test_duplicate_format_same_seed_for_every_rotation():
+    games = list(schedule(config(4, 3)))
+    by_deal: dict[tuple[int, int], set[int]] = {}
+    for game in games:
+        by_deal.setdefault((game.table, game.deal), set()).add(game.seed)
+    assert all(len(seeds) == 1 for seeds in by_deal.values())
+    # different deals and tables get different seeds
+    assert len({next(iter(s)) for s in by_deal.values()}) == len(by_deal)
+
+
+def test_each_entrant_plays_each_deal_from_every_seat():
+    games = list(schedule(config(4, 3, deals=2)))
+    for (table, deal), group in itertools.groupby(games, key=lambda g: (g.table, g.deal)):
+        group = list(group)
+        seen = Counter((entrant, seat) for g in group for seat, entrant in enumerate(g.seats))
+        assert all(count == 1 for count in seen.values())
+        assert len(seen) == 9  # 3 entrants x 3 seats
+
+
+def test_game_seed_is_documented_sha256():
+    digest = hashlib.sha256(b"uptown-tournament/1:5:e0|e1:7").digest()
+    assert game_seed(5, "e0|e1", 7) == int.from_bytes(digest[:8], "big") >> 1
+    assert 0 <= game_seed(2**80, "x", 0) < 2**63
+
+
+def test_seeds_do_not_depend_on_other_tables():
+    # Adding an entrant adds tables but keeps the seeds of the tables that were already there.
+    small = {g.game_id: g.seed for g in schedule(config(3, 2))}
+    large = {(g.table, g.deal): g.seed for g in schedule(config(4, 2))}
+    assert small["t000-d0001-r1"] == large[(0, 1)]
+
+
+def test_game_ids_are_unique_stable_and_padded():
+    games = list(schedule(config(4, 3, deals=12)))
+    ids = [g.game_id for g in games]
+    assert len(set(ids)) == len(ids) == count_games(config(4, 3, deals=12))
+    assert ids[0] == "t000-d0000-r0"
+    assert "t003-d0011-r2" in ids
+    assert [g.game_id for g in schedule(config(4, 3, deals=12))] == ids
+    wide = [g.game_id for g in schedule(config(2, 2, deals=12345))]
+    assert wide[-1] == "t000-d12344-r1"
+
+
+def test_schedule_goes_deal_by_deal():
+    deals = [g.deal for g in schedule(config(5, 3, deals=3))]
+    assert deals == sorted(deals)
+
+
+def test_count_games():
+    assert count_games(config(4, 4, deals=10)) == 40
+    assert count_games(config(5, 3, deals=2, rotate=False)) == 20
+    assert count_games(config(2, 4, deals=3)) == 6
+    for n, k in [(2, 2), (3, 4), (5, 5), (6, 2)]:
+        assert count_games(config(n, k)) == len(list(schedule(config(n, k))))
