@@ -1,4 +1,4 @@
-"""The Bot API.
+"""The Bot API, bot specs and discovery through entry points.
 
 A bot is a class.  The referee makes a fresh instance for every game::
 
@@ -12,15 +12,51 @@ over the referee calls ``bot.game_over(result)``.
 
 Options are declared in :attr:`Bot.options` as ``{name: default}``; the type
 of the default is the type of the option (``int``, ``float``, ``bool``, ``str``).
+
+Bots are found through the entry-point group ``arena.bots`` (:func:`discover`).
+A *bot spec* names a bot and its options in one line of text::
+
+    REF                      random
+    REF:key=value,key=value  mcts:iterations=400,seconds=0.5
+
+where ``REF`` is an entry-point name, ``package.module:Name`` or
+``path/to/file.py:Name``.  The options part starts after the last ``:`` that
+comes before the first ``=``; so a ``REF`` never contains ``=``, and an option
+value never contains ``,``.  Values are converted to the type of the option's
+default: ``int``, ``float``, ``bool`` (``true/false/yes/no/1/0``) or ``str``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import math
+import os
 import random
-from typing import Any, ClassVar
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from .rules import GameSettings, Move, SeatResult
-from .rules.view import SeatView
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from .rules.view import SeatView
+
+#: The entry-point group bots are registered in.
+GROUP = "arena.bots"
+#: The types an option's default may have.
+OPTION_TYPES = (bool, int, float, str)
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_TRUE = ("true", "yes", "1")
+_FALSE = ("false", "no", "0")
 
 
 class Bot:
@@ -48,3 +84,395 @@ class Bot:
 
     def game_over(self, result: list[SeatResult]) -> None:
         """Called once with the final result; the default does nothing."""
+
+
+class BotError(ValueError):
+    """A bot that cannot be used: the message is one line naming the bot and the problem."""
+
+    def __init__(self, ref: str, reason: str) -> None:
+        #: The bot as the user wrote it.
+        self.ref = ref
+        #: What is wrong, without the bot's name.
+        self.reason = " ".join(str(reason).split())
+        super().__init__(f"bot {ref!r}: {self.reason}")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot and the options it plays with, e.g. ``mcts:iterations=400``.
+
+    ``options`` holds only the options given (already converted to their
+    types); the bot's defaults fill in the rest (:func:`bot_options`).
+    ``str(spec)`` is the canonical text: options sorted by name.
+    """
+
+    ref: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.options:
+            return self.ref
+        return self.ref + ":" + ",".join(f"{k}={format_option(v)}" for k, v in sorted(self.options.items()))
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+class BotInfo(NamedTuple):
+    """A bot found through the entry points."""
+
+    name: str
+    #: The entry point's value and the distribution it comes from.
+    source: str
+    #: The first line of the class docstring.
+    description: str
+    #: Every option with its default.
+    options: dict[str, Any]
+    cls: type[Bot]
+
+
+class PluginFailure(NamedTuple):
+    """An entry point of the ``arena.bots`` group that could not be used."""
+
+    name: str
+    source: str
+    reason: str
+
+
+# -- bot specs -------------------------------------------------------------------
+
+
+def format_option(value: Any) -> str:
+    """An option value as it is written in a spec: ``true``/``false``, ``400``, ``0.5``, ``text``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def split_bot_spec(text: str) -> tuple[str, dict[str, str]]:
+    """Split spec text into its ``REF`` and its options as text, checking only the syntax."""
+    if not isinstance(text, str) or not text:
+        raise BotError(str(text), "a bot spec is REF or REF:key=value,... and cannot be empty")
+    eq = text.find("=")
+    if eq < 0:
+        ref, rest = text, ""
+    else:
+        colon = text.rfind(":", 0, eq)
+        if colon < 0:
+            raise BotError(text, "options follow the bot after a colon, as in mcts:iterations=400")
+        ref, rest = text[:colon], text[colon + 1:]
+    if not ref:
+        raise BotError(text, "the bot is missing before the options")
+    _check_ref(ref, text)
+    options: dict[str, str] = {}
+    if eq >= 0:
+        for item in rest.split(","):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise BotError(ref, f"option {item!r} has no value (options are written key=value,key=value)")
+            if not key:
+                raise BotError(ref, f"option {item!r} has no name (options are written key=value,key=value)")
+            if key in options:
+                raise BotError(ref, f"option {key!r} is given twice")
+            options[key] = value
+    return ref, options
+
+
+def _check_ref(ref: str, text: str) -> None:
+    if ref != ref.strip():
+        raise BotError(text, "a bot spec may not start or end with spaces")
+    where, colon, attr = ref.rpartition(":")
+    if not colon:
+        return  # an entry-point name
+    if not where:
+        raise BotError(text, "the module or file is missing before ':'")
+    if not _DOTTED.fullmatch(attr):
+        raise BotError(
+            text,
+            f"{attr!r} is not a class name; options are written REF:key=value (e.g. mcts:iterations=400)",
+        )
+    if not where.endswith(".py") and not _DOTTED.fullmatch(where):
+        raise BotError(text, f"{where!r} is neither a module name (package.module) nor a .py file")
+
+
+def parse_bot_spec(text: str) -> BotSpec:
+    """Read ``REF`` or ``REF:key=value,...``; the bot is loaded to check and convert its options.
+
+    Raises :class:`BotError` (one line) for bad syntax, an unknown bot, an
+    option the bot does not take or a value of the wrong type.
+    """
+    ref, raw = split_bot_spec(text)
+    return make_bot_spec(ref, raw)
+
+
+def make_bot_spec(ref: str, options: Mapping[str, Any] | None = None) -> BotSpec:
+    """A checked :class:`BotSpec` from a ``REF`` and options given as text or as typed values (TOML)."""
+    split_ref, inline = split_bot_spec(ref)
+    if inline:
+        raise BotError(ref, "give the options apart from the bot, not inside its name")
+    cls = load_bot(split_ref)
+    return BotSpec(split_ref, check_options(cls, split_ref, options or {}))
+
+
+def check_options(cls: type[Bot], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` converted to the types of ``cls``'s defaults; :class:`BotError` for unknown or bad ones."""
+    declared = cls.options
+    checked: dict[str, Any] = {}
+    for key, value in options.items():
+        if key not in declared:
+            takes = ", ".join(sorted(declared)) if declared else "none"
+            raise BotError(ref, f"takes no option {key!r} (its options: {takes})")
+        checked[key] = _convert(ref, key, declared[key], value)
+    return checked
+
+
+def _convert(ref: str, key: str, default: Any, value: Any) -> Any:
+    kind = type(default)
+    if isinstance(value, str) and kind is not str:
+        text = value.strip().lower()
+        if kind is bool:
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+        elif kind is int:
+            if re.fullmatch(r"[+-]?[0-9]+", text):
+                return int(text)
+        elif kind is float:
+            try:
+                number = float(text)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(number):
+                    return number
+    elif kind is bool:
+        if isinstance(value, bool):
+            return value
+    elif kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif kind is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+    elif kind is str:
+        if isinstance(value, str):
+            if "," in value:
+                raise BotError(ref, f"option {key!r}: a value may not contain ','")
+            return value
+    wanted = {bool: "true or false", int: "a whole number", float: "a finite number", str: "text"}[kind]
+    raise BotError(ref, f"option {key!r} takes {wanted} (default {format_option(default)}), not {value!r}")
+
+
+def bot_options(spec: BotSpec) -> dict[str, Any]:
+    """Every option the bot of ``spec`` plays with: its defaults, overridden by the spec's."""
+    cls = load_bot(spec)
+    return {**cls.options, **check_options(cls, spec.ref, spec.options)}
+
+
+# -- loading ---------------------------------------------------------------------
+
+
+def entry_points(group: str) -> Iterable[EntryPoint]:
+    """The installed entry points of ``group`` (tests replace this function to fake plug-ins)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
+
+
+# Classes already loaded: a tournament asks for the same bots game after game.
+# The key holds the entry_points function in use, so a replaced one is honoured.
+_loaded: dict[tuple[Any, ...], type[Bot]] = {}
+
+
+def load_bot(spec: BotSpec | str) -> type[Bot]:
+    """The bot class named by ``spec`` (a :class:`BotSpec` or a ``REF``), checked.
+
+    For a :class:`BotSpec` its options are checked too.  Raises
+    :class:`BotError` (one line): unknown bot, no such module, file not found,
+    no such class, not a Bot subclass, an option it does not take, a value of
+    the wrong type.
+    """
+    if isinstance(spec, BotSpec):
+        cls = _load_ref(spec.ref)
+        check_options(cls, spec.ref, spec.options)
+        return cls
+    if isinstance(spec, str):
+        ref, inline = split_bot_spec(spec)
+        if inline:
+            raise BotError(spec, "load_bot takes a bot without options; use parse_bot_spec for a whole spec")
+        return _load_ref(ref)
+    raise TypeError(f"a bot spec is a BotSpec or a str, not {type(spec).__name__}")
+
+
+def _load_ref(ref: str) -> type[Bot]:
+    where, colon, attr = ref.rpartition(":")
+    if not colon:
+        key: tuple[Any, ...] = ("entry point", ref, entry_points)
+    elif where.endswith(".py"):
+        key = ("file", str(Path(where).resolve()), attr)
+    else:
+        key = ("module", ref)
+    cls = _loaded.get(key)
+    if cls is None:
+        if not colon:
+            cls = _load_entry_point_named(ref)
+        elif where.endswith(".py"):
+            cls = _check_class(_attribute(_load_file(ref, where), attr, ref, where), ref)
+        else:
+            cls = _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+        _loaded[key] = cls
+    return cls
+
+
+def _load_entry_point_named(name: str) -> type[Bot]:
+    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+    if not found:
+        known = sorted({ep.name for ep in entry_points(group=GROUP)})
+        hint = f"known bots: {', '.join(known)}" if known else "no bots are installed"
+        raise BotError(name, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
+    return _load_entry_point(found[0])
+
+
+def _load_entry_point(ep: EntryPoint) -> type[Bot]:
+    try:
+        obj = ep.load()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a plug-in may fail in any way, even sys.exit
+        raise BotError(ep.name, f"entry point {ep.value} failed to load: {_describe(exc)}") from None
+    return _check_class(obj, ep.name)
+
+
+def _load_file(ref: str, where: str) -> Any:
+    path = Path(where)
+    if not path.is_file():
+        raise BotError(ref, f"file {where} not found" if not path.exists() else f"{where} is not a file")
+    path = path.resolve()
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    name = f"arena_bot_file_{re.sub(r'[^A-Za-z0-9_]', '_', path.stem)}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise BotError(ref, f"{where} cannot be loaded as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickle look the module up while it runs
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        del sys.modules[name]
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        del sys.modules[name]
+        raise BotError(ref, f"{where} failed to load: {_describe(exc)}") from None
+    return module
+
+
+def _import_module(ref: str, module: str) -> Any:
+    # Like `python -m`, let modules in the current directory be found, but after
+    # everything installed so that they shadow nothing.
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            raise BotError(ref, f"no module named {exc.name!r}") from None
+        raise BotError(ref, f"module {module} failed to load: {_describe(exc)}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        raise BotError(ref, f"module {module} failed to load: {_describe(exc)}") from None
+
+
+def _attribute(module: Any, attr: str, ref: str, where: str) -> Any:
+    obj = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise BotError(ref, f"{where} has no class {attr!r}") from None
+    return obj
+
+
+def _check_class(obj: Any, ref: str) -> type[Bot]:
+    if not isinstance(obj, type):
+        raise BotError(ref, f"{_name_of(obj)} is not a Bot subclass (it is {type(obj).__name__!r}, not a class)")
+    if not issubclass(obj, Bot):
+        raise BotError(ref, f"{_name_of(obj)} is not a Bot subclass (subclass arena.bots.Bot)")
+    if obj.choose is Bot.choose:
+        raise BotError(ref, f"{_name_of(obj)} does not define choose(view)")
+    declared = obj.options
+    if not isinstance(declared, dict):
+        raise BotError(ref, f"{_name_of(obj)}.options must be a dict of name -> default")
+    for key, default in declared.items():
+        if not isinstance(key, str) or not _NAME.fullmatch(key):
+            raise BotError(ref, f"{_name_of(obj)}.options: {key!r} is not a valid option name")
+        if type(default) not in OPTION_TYPES:
+            raise BotError(
+                ref, f"{_name_of(obj)}.options[{key!r}]: a default must be int, float, bool or str, not {default!r}"
+            )
+        if isinstance(default, float) and not math.isfinite(default):
+            raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default must be a finite number")
+        if isinstance(default, str) and "," in default:
+            raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default may not contain ','")
+    return obj
+
+
+def _name_of(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or repr(obj)
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- discovery -------------------------------------------------------------------
+
+
+def description(cls: type) -> str:
+    """The first line of a bot class's own docstring ('' when it has none)."""
+    doc = cls.__dict__.get("__doc__") or ""
+    for line in doc.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _source(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    if dist is not None:
+        return f"{ep.value} ({dist.name} {dist.version})"
+    return ep.value
+
+
+def discover() -> tuple[dict[str, BotInfo], list[PluginFailure]]:
+    """Every bot registered in the ``arena.bots`` group, and every entry point that failed.
+
+    Each plug-in is loaded and checked on its own: one that fails to import,
+    names something that is not a Bot subclass, or declares bad options is
+    reported in the failures and never hides the others.  When two
+    distributions register the same name, the first wins and the other is
+    reported.
+    """
+    bots: dict[str, BotInfo] = {}
+    failures: list[PluginFailure] = []
+    taken: dict[str, str] = {}
+    for ep in entry_points(group=GROUP):
+        source = _source(ep)
+        if ep.name in taken:
+            failures.append(PluginFailure(ep.name, source, f"the name is already taken by {taken[ep.name]}"))
+            continue
+        taken[ep.name] = source
+        try:
+            cls = _load_entry_point(ep)
+        except BotError as exc:
+            failures.append(PluginFailure(ep.name, source, exc.reason))
+            continue
+        bots[ep.name] = BotInfo(ep.name, source, description(cls), dict(cls.options), cls)
+    return dict(sorted(bots.items())), failures

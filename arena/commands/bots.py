@@ -1,0 +1,42 @@
+"""``arena bots``: every bot found through the entry points, and every plug-in that failed."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("bots")
+def command() -> None:
+    """List every bot registered in the entry-point group arena.bots.
+
+    For each: its name, where it comes from (entry point and distribution),
+    a one-line description and its options with their defaults.  Plug-ins
+    that fail to load are listed after them with the reason; they never hide
+    the others.
+    """
+    from ..bots import GROUP, discover, format_option
+
+    found, failures = discover()
+    if found:
+        click.echo(f"Bots ({len(found)}, entry-point group {GROUP}):")
+        width = max(len(name) for name in found)
+        for info in found.values():
+            click.echo("")
+            click.echo(f"  {info.name:<{width}}  {info.description or '(no description)'}")
+            pad = " " * (width + 4)
+            click.echo(f"{pad}from {info.source}")
+            options = ", ".join(f"{key}={format_option(value)}" for key, value in info.options.items())
+            click.echo(f"{pad}options: {options or 'none'}")
+    else:
+        click.echo(f"No bots found in the entry-point group {GROUP}.")
+    if failures:
+        click.echo("")
+        click.echo(f"Plug-ins that failed to load ({len(failures)}):")
+        width = max(len(failure.name) for failure in failures)
+        for failure in failures:
+            click.echo("")
+            click.echo(f"  {failure.name:<{width}}  {failure.source}")
+            click.echo(f"{' ' * (width + 4)}{failure.reason}")
+    click.echo("")
+    click.echo("Play one with its options as NAME:key=value,...; any Bot subclass can also be")
+    click.echo("given as package.module:Name or path/to/file.py:Name.")

@@ -1,0 +1,116 @@
+"""``arena play``: one game between 2-5 bots, refereed, with its board and result."""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+from pathlib import Path
+
+import click
+
+from ..rules.state import PENALTIES, SCORINGS
+
+
+def _check_record_path(path: Path) -> None:
+    """Fail before the game, not after it, when the record could not be written."""
+    if path.is_dir():
+        raise click.BadParameter(f"{path} is a folder, not a file", param_hint="'--record'")
+    folder = path.parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"folder {folder} does not exist", param_hint="'--record'")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{path} is not writable", param_hint="'--record'")
+
+
+@click.command("play")
+@click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
+@click.option("--seed", type=int, help="The deal's seed (default: a random one, printed).")
+@click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
+              help="The scoring that decides the winner (both are shown).")
+@click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
+              help="Blockers! penalty: the largest count of one color, or of one opponent (C4).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Per-move time limit; a bot that runs past it is faulted (default 10).")
+@click.option("--record", "record_path", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write the game record (uptown-game/1) to FILE.")
+@click.option("--isolate", is_flag=True, help="Run every bot in its own process, killed at the time limit.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
+def command(
+    bots: tuple[str, ...],
+    seed: int | None,
+    scoring: str,
+    penalty: str,
+    time_limit: float | None,
+    record_path: Path | None,
+    isolate: bool,
+    quiet: bool,
+) -> None:
+    """Play one game between 2 to 5 BOTs and show the final board and the result.
+
+    A BOT is a name from `arena bots`, package.module:Name or
+    path/to/file.py:Name, optionally followed by options:
+    mcts:iterations=400,seconds=0.5.  Seat 0 (the first BOT) moves first.
+
+    \b
+    Examples:
+      arena play random random random random
+      arena play greedy mcts:iterations=200 --seed 7 --record game.json
+      arena play examples/example_bot.py:ExampleBot random --time-limit 2
+    """
+    from .. import records, render
+    from ..bots import BotError, parse_bot_spec
+    from ..referee import DEFAULT_TIME_LIMIT, play_game
+
+    if not 2 <= len(bots) <= 5:
+        raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")
+    specs = []
+    for text in bots:
+        try:
+            specs.append(parse_bot_spec(text))
+        except BotError as exc:
+            raise click.ClickException(str(exc)) from None
+    if record_path is not None:
+        _check_record_path(record_path)
+    if seed is None:
+        seed = secrets.randbelow(2**32)
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+
+    outcome = play_game(specs, seed, scoring=scoring, penalty=penalty, time_limit=limit, isolate=isolate)
+    state = outcome.state
+    names = [player["name"] for player in outcome.record["players"]]
+
+    if record_path is not None:
+        try:
+            records.write(record_path, outcome.record)
+        except OSError as exc:
+            raise click.ClickException(
+                f"cannot write the record to {record_path}: {exc.strerror or exc}"
+            ) from None
+
+    if quiet:
+        winners = ", ".join(f"{names[s]} (seat {s})" for s in outcome.winners)
+        line = f"seed {seed}: {'winners' if len(outcome.winners) > 1 else 'winner'} {winners} under {scoring} scoring"
+        if outcome.faults:
+            line += "; faults: " + ", ".join(
+                f"seat {f['seat']} {f['kind']} at move {f['move']}" for f in outcome.faults
+            )
+        click.echo(line)
+        return
+    shown_limit = "no time limit" if math.isinf(limit) else f"time limit {limit:g} s"
+    click.echo(
+        f"seed {seed}, {state.settings.players} players, {scoring} scoring, "
+        f"{len(state.history)} moves, {shown_limit}"
+    )
+    # ANSI colors are written always; click.echo strips them unless stdout is a terminal.
+    click.echo(render.render_board(state, color=True, names=names), nl=False)
+    click.echo("")
+    click.echo(
+        render.render_result(
+            outcome.result, names, scoring, faults=outcome.faults,
+            colors=state.settings.seat_colors, color=True,
+        ),
+        nl=False,
+    )
+    if record_path is not None:
+        click.echo(f"record written to {record_path}")

@@ -1,0 +1,651 @@
+"""The referee: plays one game between bots and contains every kind of bot failure.
+
+:func:`play_game` deals the game from its seed, makes a fresh bot for every
+seat, hands each seat only its own :class:`~arena.rules.view.SeatView`, and
+returns the finished game with its ``uptown-game/1`` record.
+
+What the referee guarantees (in-process mode, the default):
+
+* **Faults never stop the game.**  A bot that raises, calls ``sys.exit``,
+  raises ``KeyboardInterrupt`` itself, returns something that is not a
+  :class:`~arena.rules.Move`, returns an illegal move (a pass while moves
+  exist included), or runs past the per-move time limit is *faulted*: the
+  fault (seat, 0-based move index, kind, message) goes into the record's
+  ``faults`` list, and from that move on the seat's moves are drawn uniformly
+  from the legal moves by a generator seeded from the game seed and the seat
+  (``derived_random("uptown-fallback/1", seed, seat)``).  The bot is not asked
+  again, nor told the result.  The record stays a valid game.
+* **Time limits are enforced** on every call into a bot (making it,
+  ``choose``, ``game_over``).  In the main thread a ``SIGALRM`` interval timer
+  raises :class:`BotTimeout` inside the bot's code when its time is up, so a
+  pure-Python endless loop, or a ``time.sleep``, is stopped at the limit (and
+  again every 50 ms if the bot swallows the exception).  In other threads a
+  watchdog thread raises it asynchronously, which stops Python code but not a
+  sleep.  Code blocked inside C (a long C call, a deadlock) is only stopped
+  when it returns, and is then faulted for being late; ``isolate=True`` runs
+  every bot in its own process, killed at the limit, and contains even that.
+  The per-move cost of the in-process guard is two clock reads and two
+  attribute swaps: the timer is armed once per game and re-armed lazily.
+* **Bots cannot disturb the referee.**  ``sys.stdout`` is swapped for a sink
+  around every call, so ``print`` in a bot never reaches the referee's output
+  (writes straight to file descriptor 1 do, except with ``isolate=True``).
+  Views are copies: changing one changes nothing in the game, and the
+  referee checks moves against its own copy of the legal moves.  A
+  ``KeyboardInterrupt`` from a real Ctrl-C still stops the run; one raised by
+  the bot itself is a fault when the two can be told apart (the default SIGINT
+  handler, an ignored SIGINT, or a thread other than the main one).
+  ``os._exit`` or a crash of the interpreter cannot be contained in-process.
+* **Determinism.** Same seed, same bots and options: the same record, byte
+  for byte, as long as no bot runs into the time limit.  Timing stays out of
+  the record (it is in :attr:`GameOutcome.seconds`).
+
+A seat with no legal move passes (M6) without its bot being asked.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any
+
+from . import records
+from .bots import Bot, BotSpec, bot_options, load_bot
+from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
+from .rules.view import SeatView
+
+log = logging.getLogger("arena.referee")
+
+#: The per-move time limit, in seconds, when none is given.
+DEFAULT_TIME_LIMIT = 10.0
+#: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
+BOT_STREAM = "uptown-bot/1"
+#: The stream of the random fallback that plays for a faulted seat.
+FALLBACK_STREAM = "uptown-fallback/1"
+#: What a fault can be.
+FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout", "crash")
+#: The extra keys the referee writes into every record.
+RECORD_KEYS = ("bots", "time_limit", "faults")
+# After a timeout, raise again this often while the bot keeps running.
+_RETRY = 0.05
+# setitimer(0) disarms the timer: never arm it for less than this.
+_MIN_ARM = 0.001
+# Extra time a bot's process gets to start, on top of the time limit.
+_STARTUP = 10.0
+
+Fault = tuple[str, str]
+
+
+class BotTimeout(BaseException):
+    """Raised inside a bot's code when its time is up.
+
+    A BaseException, so that ``except Exception`` in a bot does not swallow it.
+    """
+
+
+@dataclass
+class GameOutcome:
+    """A finished game: its record, final state, result and the faults of its bots."""
+
+    #: The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``.
+    record: dict[str, Any]
+    state: GameState
+    result: list[SeatResult]
+    #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
+    faults: list[dict[str, Any]]
+    #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
+    seconds: list[float]
+    #: The seats whose bot faulted.
+    faulted: set[int] = field(default_factory=set)
+
+    @property
+    def winners(self) -> list[int]:
+        """The seats of rank 1 under the game's scoring."""
+        return self.state.winners()
+
+
+# -- calling a bot under the clock ----------------------------------------------
+
+
+class _Sink:
+    """Stands in for ``sys.stdout`` while a bot runs: swallows everything."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError("a bot's stdout is not a file")
+
+
+_SINK = _Sink()
+
+
+def _describe(exc: BaseException) -> str:
+    """One line: the exception and where in the bot it was raised."""
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    where = ""
+    tb = exc.__traceback__
+    if tb is not None:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = f" (at {os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name})"
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
+class _Guard:
+    """Calls into bots with stdout silenced, the clock running and faults classified.
+
+    Main-thread version: one ``ITIMER_REAL`` timer is armed for the whole
+    game.  When it fires, the handler raises :class:`BotTimeout` if a bot call
+    has passed its deadline, and otherwise re-arms itself for the running
+    call's deadline (or a full limit when no bot is running).  So the timer
+    never fires later than the deadline of the call in progress, and a move
+    costs no system call.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.timeout_message = f"no move within the time limit of {limit:g} s"
+        self.active = False
+        self.start = 0.0
+        #: Set when a real Ctrl-C arrived, so the KeyboardInterrupt is not taken for a bot's.
+        self.user_interrupt = False
+        #: Whether a KeyboardInterrupt raised by a bot can be told from the user's.
+        self.tells_interrupts = False
+        self._saved: list[tuple[Callable[[], None]]] = []
+
+    # The game's lifetime -------------------------------------------------------
+
+    def __enter__(self) -> _Guard:
+        if math.isfinite(self.limit):
+            old_handler = signal.signal(signal.SIGALRM, self._on_alarm)
+            old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
+            armed = perf_counter()
+
+            def restore_timer() -> None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old_handler)
+                if old_delay > 0:  # give back the caller's timer, minus the time spent here
+                    left = max(old_delay - (perf_counter() - armed), _MIN_ARM)
+                    signal.setitimer(signal.ITIMER_REAL, left, old_interval)
+
+            self._saved.append((restore_timer,))
+        old_int = signal.getsignal(signal.SIGINT)
+        if old_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self._on_sigint)
+            self._saved.append((lambda: signal.signal(signal.SIGINT, old_int),))
+            self.tells_interrupts = True
+        elif old_int == signal.SIG_IGN:
+            self.tells_interrupts = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        while self._saved:
+            (undo,) = self._saved.pop()
+            undo()
+
+    def _on_alarm(self, signum: int, frame: Any) -> None:
+        if self.active:
+            remaining = self.start + self.limit - perf_counter()
+            if remaining <= 0:
+                signal.setitimer(signal.ITIMER_REAL, _RETRY)
+                raise BotTimeout(self.timeout_message)
+            signal.setitimer(signal.ITIMER_REAL, max(remaining, _MIN_ARM))
+        else:
+            signal.setitimer(signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.user_interrupt = True
+        raise KeyboardInterrupt
+
+    # One call --------------------------------------------------------------
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> tuple[Any, float, Fault | None]:
+        """``fn(*args)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
+        saved = sys.stdout
+        sys.stdout = _SINK
+        try:
+            try:
+                self.start = start = perf_counter()
+                self.active = True
+                value = fn(*args)
+                self.active = False
+                elapsed = perf_counter() - start
+                if elapsed > self.limit:
+                    return None, elapsed, ("timeout", self.timeout_message)
+                return value, elapsed, None
+            except BaseException as exc:
+                self.active = False
+                return None, perf_counter() - self.start, self._fault(exc)
+        except BotTimeout:  # the alarm landed in the handler above
+            self.active = False
+            return None, perf_counter() - self.start, ("timeout", self.timeout_message)
+        finally:
+            sys.stdout = saved
+
+    def _fault(self, exc: BaseException) -> Fault:
+        if isinstance(exc, BotTimeout):
+            return "timeout", self.timeout_message
+        if isinstance(exc, KeyboardInterrupt):
+            if self.user_interrupt or not self.tells_interrupts:
+                raise exc
+            return "interrupt", "raised KeyboardInterrupt"
+        if isinstance(exc, SystemExit):
+            return "exit", f"called sys.exit({exc.code!r})"
+        return "exception", _describe(exc)
+
+
+class _ThreadGuard(_Guard):
+    """The guard for threads other than the main one, where signals cannot be used.
+
+    A watchdog thread checks the running call every few milliseconds and
+    raises :class:`BotTimeout` in the referee's thread with
+    ``PyThreadState_SetAsyncExc``: that stops Python code, not a blocking call.
+    """
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(limit)
+        self.tells_interrupts = True  # Ctrl-C only ever reaches the main thread
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread_id = threading.get_ident()
+        self._raised_at = 0.0
+
+    def __enter__(self) -> _ThreadGuard:
+        if math.isfinite(self.limit):
+            poll = min(max(self.limit / 20, 0.002), 0.05)
+            watchdog = threading.Thread(target=self._watch, args=(poll,), name="arena-referee-watchdog", daemon=True)
+            watchdog.start()
+            self._saved.append((lambda: (self._stop.set(), watchdog.join()),))
+        return self
+
+    def _watch(self, poll: float) -> None:
+        while not self._stop.wait(poll):
+            with self._lock:
+                now = perf_counter()
+                if self.active and now - self.start > self.limit and now - self._raised_at > _RETRY:
+                    self._raised_at = now
+                    self._async_raise(BotTimeout)
+
+    def _async_raise(self, exc: type[BaseException] | None) -> None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(self._thread_id), ctypes.py_object(exc) if exc is not None else None
+        )
+
+    def _settle(self) -> None:
+        with self._lock:
+            self.active = False
+            if self._raised_at:  # a timeout may still be pending: drop it
+                self._raised_at = 0.0
+                self._async_raise(None)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> tuple[Any, float, Fault | None]:
+        saved = sys.stdout
+        sys.stdout = _SINK
+        try:
+            try:
+                self.start = start = perf_counter()
+                self.active = True
+                value = fn(*args)
+                self._settle()
+                elapsed = perf_counter() - start
+                if elapsed > self.limit:
+                    return None, elapsed, ("timeout", self.timeout_message)
+                return value, elapsed, None
+            except BaseException as exc:
+                self._settle()
+                return None, perf_counter() - self.start, self._fault(exc)
+        except BotTimeout:
+            self._settle()
+            return None, perf_counter() - self.start, ("timeout", self.timeout_message)
+        finally:
+            sys.stdout = saved
+
+
+# -- the seats ---------------------------------------------------------------------
+
+
+class _Seat:
+    """A bot played in the referee's own process."""
+
+    def __init__(self, guard: _Guard, cls: type[Bot], seat: int, settings: GameSettings,
+                 options: dict[str, Any], seed: int) -> None:
+        self.guard = guard
+        self.cls = cls
+        self.seat = seat
+        self.settings = settings
+        self.options = options
+        self.seed = seed
+        self.bot: Bot | None = None
+
+    def start(self) -> tuple[float, Fault | None]:
+        rng = derived_random(BOT_STREAM, self.seed, self.seat)
+        bot, elapsed, fault = self.guard.call(self.cls, self.seat, self.settings, dict(self.options), rng)
+        if fault is None and not isinstance(bot, Bot):
+            fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
+        self.bot = bot if fault is None else None
+        if self.bot is not None:
+            # Bound once: asking for a move is then one C-level call into the guard.
+            self.ask = functools.partial(self.guard.call, self.bot.choose)  # type: ignore[method-assign]
+        return elapsed, fault
+
+    def ask(self, view: SeatView) -> tuple[Any, float, Fault | None]:
+        return self.guard.call(self.bot.choose, view)  # type: ignore[union-attr]
+
+    def listens(self) -> bool:
+        """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
+        return type(self.bot).game_over is not Bot.game_over
+
+    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
+        _, elapsed, fault = self.guard.call(self.bot.game_over, result)  # type: ignore[union-attr]
+        return elapsed, fault
+
+    def close(self) -> None:
+        self.bot = None
+
+
+def _serve(conn: Any, spec: BotSpec, seat: int, settings: GameSettings, options: dict[str, Any], seed: int) -> None:
+    """The loop of a bot's own process (``isolate=True``): make the bot, then answer the referee."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    sys.stdout = _SINK
+    guard = _Guard(math.inf)
+    guard.tells_interrupts = True
+
+    def reply(value: Any, fault: Fault | None) -> None:
+        if fault is not None:
+            conn.send(("fault", fault))
+        elif isinstance(value, Move):
+            try:
+                conn.send(("move", tuple(value)))
+            except Exception as exc:  # noqa: BLE001 - fields that do not pickle
+                conn.send(("fault", ("invalid", f"returned a Move that cannot be sent: {_describe(exc)}")))
+        else:
+            conn.send(("value", _show_value(value)))
+
+    try:
+        cls = load_bot(spec)
+        bot, _, fault = guard.call(cls, seat, settings, dict(options), derived_random(BOT_STREAM, seed, seat))
+    except Exception as exc:  # noqa: BLE001
+        bot, fault = None, ("exception", _describe(exc))
+    conn.send(("ready", fault))
+    if fault is not None:
+        return
+    while True:
+        try:
+            what, payload = conn.recv()
+        except EOFError:
+            return
+        if what == "choose":
+            value, _, fault = guard.call(bot.choose, payload)
+            reply(value, fault)
+        else:
+            _, _, fault = guard.call(bot.game_over, payload)
+            conn.send(("done", fault))
+            return
+
+
+class _IsolatedSeat:
+    """A bot played in a process of its own, killed when it runs past the limit."""
+
+    def __init__(self, spec: BotSpec, seat: int, settings: GameSettings, options: dict[str, Any],
+                 seed: int, limit: float) -> None:
+        self.limit = limit
+        ctx = multiprocessing.get_context()
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(
+            target=_serve, args=(child, spec, seat, settings, options, seed), name=f"arena-bot-{seat}", daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.started = perf_counter()
+
+    def _wait(self, seconds: float) -> tuple[Any, Fault | None]:
+        """The process's next message, or a fault when it is late or gone (then it is killed)."""
+        try:
+            if self.conn.poll(seconds):
+                return self.conn.recv(), None
+        except (EOFError, OSError):
+            self.process.join(1.0)
+            return None, ("crash", f"the bot's process ended (exit code {self.process.exitcode})")
+        self.close()
+        return None, ("timeout", f"no move within the time limit of {self.limit:g} s")
+
+    def start(self) -> tuple[float, Fault | None]:
+        message, fault = self._wait(max(self.started + self.limit + _STARTUP - perf_counter(), 0.0))
+        elapsed = perf_counter() - self.started
+        if fault is None:
+            _, fault = message
+        return elapsed, fault
+
+    def ask(self, view: SeatView) -> tuple[Any, float, Fault | None]:
+        start = perf_counter()
+        self.conn.send(("choose", view))
+        message, fault = self._wait(self.limit)
+        elapsed = perf_counter() - start
+        if fault is not None:
+            return None, elapsed, fault
+        what, payload = message
+        if what == "fault":
+            return None, elapsed, tuple(payload)  # type: ignore[return-value]
+        if what == "value":
+            return None, elapsed, ("invalid", f"returned {payload}, not a Move")
+        return Move(*payload), elapsed, None
+
+    def listens(self) -> bool:
+        return True
+
+    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
+        start = perf_counter()
+        self.conn.send(("over", result))
+        message, fault = self._wait(self.limit)
+        if fault is None:
+            _, fault = message
+        return perf_counter() - start, fault
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.conn.close()
+
+
+# -- one game ----------------------------------------------------------------------
+
+
+def _show_value(value: Any) -> str:
+    """A returned value for a fault message, without running any of the bot's code."""
+    if value is None or type(value) in (bool, int, float, str):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return f"a {type(value).__name__}"
+
+
+def _show_move(move: Move) -> str:
+    color, tile, cell = move
+    if type(color) is int and type(tile) is int and type(cell) is int:
+        try:
+            return str(move)
+        except IndexError:
+            pass
+    return f"Move({_show_value(color)}, {_show_value(tile)}, {_show_value(cell)})"
+
+
+def _legal(move: Move, options: tuple[tuple[int, int, int], ...]) -> bool:
+    """Whether ``move`` (an exact Move) is among ``options``.
+
+    Only plain ints are compared, so no code of the bot runs here, and the
+    move, an immutable tuple of ints, can be played as it is.
+    """
+    color, tile, cell = move
+    if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
+        for c, t, cells in options:
+            if t == tile and c == color:
+                return cells >> cell & 1 == 1
+    return False
+
+
+def play_game(
+    specs: Sequence[BotSpec],
+    seed: int,
+    *,
+    scoring: str = "uptown",
+    penalty: str = "color",
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    names: Sequence[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    on_move: Callable[[GameState, Move], None] | None = None,
+    isolate: bool = False,
+) -> GameOutcome:
+    """Play one game: seat ``i`` is played by a fresh bot made from ``specs[i]``.
+
+    The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets
+    ``derived_random("uptown-bot/1", seed, seat)`` as its generator.
+    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
+    ``names`` are the players' names in the record (default: the spec texts);
+    ``extra`` keys are added to the record after the referee's own.
+    ``on_move(state, move)`` is called after every move, passes included.
+    With ``isolate=True`` every bot runs in its own process (see the module
+    docstring); this cannot be used inside a daemonic process such as a pool worker.
+
+    Raises ValueError for a bad number of bots, settings, names or time
+    limit, and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"a seed is an integer, not {seed!r}")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
+    time_limit = float(time_limit)
+    settings = GameSettings.for_players(len(specs), scoring, penalty)
+    specs = [spec if isinstance(spec, BotSpec) else BotSpec(spec) for spec in specs]
+    classes = [load_bot(spec) for spec in specs]
+    options = [bot_options(spec) for spec in specs]
+    names = [str(spec) for spec in specs] if names is None else [str(name) for name in names]
+    if len(names) != len(specs):
+        raise ValueError(f"{len(specs)} bots need {len(specs)} names, not {len(names)}")
+    clash = set(extra or {}) & set(RECORD_KEYS)
+    if clash:
+        raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
+
+    state = GameState(settings, deal(seed, settings))
+    in_main = threading.current_thread() is threading.main_thread()
+    guard = _Guard(time_limit) if in_main else _ThreadGuard(time_limit)
+    n = len(specs)
+    seats: list[Any] = []
+    started = [False] * n
+    faulted = [False] * n
+    fallback: list[Any] = [None] * n
+    seconds = [0.0] * n
+    faults: list[dict[str, Any]] = []
+
+    def fault(seat: int, index: int, kind: str, message: str) -> None:
+        faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
+        faulted[seat] = True
+        fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
+        log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
+        seats[seat].close()
+
+    with guard:
+        try:
+            for seat in range(n):
+                if isolate:
+                    seats.append(_IsolatedSeat(specs[seat], seat, settings, options[seat], seed, time_limit))
+                else:
+                    seats.append(_Seat(guard, classes[seat], seat, settings, options[seat], seed))
+            history = state.history
+            while not state.over:
+                seat = state.to_move
+                if faulted[seat]:
+                    move = state.legal_moves().choice(fallback[seat])
+                else:
+                    view = SeatView.of(state, seat)
+                    legal = view.legal.options  # the referee's copy: the bot may change its view
+                    if not legal:
+                        move = PASS
+                    else:
+                        index = len(history)
+                        move = None
+                        if not started[seat]:
+                            started[seat] = True
+                            elapsed, problem = seats[seat].start()
+                            seconds[seat] += elapsed
+                            if problem is not None:
+                                fault(seat, index, problem[0], "while starting: " + problem[1])
+                        if not faulted[seat]:
+                            value, elapsed, problem = seats[seat].ask(view)
+                            seconds[seat] += elapsed
+                            if problem is None:
+                                if type(value) is Move:
+                                    if _legal(value, legal):
+                                        move = value
+                                    else:
+                                        if type(value.color) is int and value.color < 0:
+                                            problem = ("illegal", f"passed while {len(MoveSet(legal))} moves were legal")
+                                        else:
+                                            problem = ("illegal", f"returned {_show_move(value)}, not a legal move")
+                                else:
+                                    problem = ("invalid", f"returned {_show_value(value)}, not a Move")
+                            if problem is not None:
+                                fault(seat, index, *problem)
+                        if move is None:
+                            move = MoveSet(legal).choice(fallback[seat])
+                state.push(move)
+                if on_move is not None:
+                    on_move(state, move)
+
+            result = state.result()
+            for seat in range(n):
+                if started[seat] and not faulted[seat] and seats[seat].listens():
+                    # Each bot gets its own copy of the result: one cannot change another's.
+                    elapsed, problem = seats[seat].tell(state.result())
+                    seconds[seat] += elapsed
+                    if problem is not None:
+                        log.info("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
+        finally:
+            for player in seats:
+                player.close()
+
+    record = records.build_record(
+        state,
+        names,
+        seed=seed,
+        extra={
+            "bots": [{"seat": seat, "spec": str(spec), "options": options[seat]} for seat, spec in enumerate(specs)],
+            "time_limit": time_limit if math.isfinite(time_limit) else None,
+            "faults": faults,
+            **(extra or {}),
+        },
+    )
+    return GameOutcome(
+        record=record,
+        state=state,
+        result=result,
+        faults=faults,
+        seconds=seconds,
+        faulted={seat for seat in range(n) if faulted[seat]},
+    )
