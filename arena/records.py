@@ -153,6 +153,10 @@ def write(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
     text = dumps(record)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
+        # mkstemp makes the file private; give it the mode an ordinary new file would get.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="ascii", newline="\n") as out:
             out.write(text)
             out.flush()
