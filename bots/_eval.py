@@ -1,0 +1,78 @@
+"""Position features shared by the built-in bots: groups, frontiers, reach of the tiles to come.
+
+Everything here works on bitboards (one 81-bit int per color, see
+:mod:`arena.rules.geometry`) and reads only what a seat may see: the boards,
+the seat's own racks, and each color's unplayed tiles (public, S2).
+"""
+
+from __future__ import annotations
+
+from arena.rules.geometry import FULL, NEIGHBOURS, NOT_COLUMN_1, NOT_COLUMN_9, flood
+from arena.rules.tiles import FITS, N_TILES, WILD
+
+ALL_TILES = frozenset(range(N_TILES))
+
+
+def spread(board: int) -> int:
+    """``board`` and every cell touching it side to side."""
+    return board | (board << 1) & NOT_COLUMN_1 | (board >> 1) & NOT_COLUMN_9 | (board << 9) & FULL | board >> 9
+
+
+def components(board: int) -> list[int]:
+    """The groups of ``board``, one bitboard each."""
+    groups = []
+    while board:
+        group = flood(board & -board, board)
+        groups.append(group)
+        board &= ~group
+    return groups
+
+
+def touching_groups(groups: list[int], cell: int) -> int:
+    """How many of ``groups`` touch ``cell`` side to side."""
+    around = NEIGHBOURS[cell]
+    return sum(1 for g in groups if g & around)
+
+
+def bridges(groups: list[int], cells: int) -> int:
+    """The cells of ``cells`` that touch two or more of ``groups``: where one tile merges groups."""
+    seen = 0
+    twice = 0
+    for g in groups:
+        around = spread(g) & cells
+        twice |= seen & around
+        seen |= around
+    return twice
+
+
+def reach(tiles, cells: int) -> int:
+    """How many of ``tiles`` fit at least one cell of ``cells``."""
+    return sum(1 for t in tiles if FITS[t] & cells)
+
+
+def unplayed_tiles(played: tuple[int, ...]) -> set[int]:
+    """The tiles of a color that has played ``played`` (rack and pile together)."""
+    return set(ALL_TILES.difference(played))
+
+
+
+
+
+def penalty_raisers(view) -> int:
+    """The colors (a bit each) whose capture now would raise the seat's Blockers! penalty (C2, C4)."""
+    settings = view.settings
+    captures = view.captures[view.seat]
+    mask = 0
+    if settings.penalty == "opponent":
+        sums = {s: sum(captures[c] for c in cs) for s, cs in enumerate(settings.seat_colors) if s != view.seat}
+        top = max(sums.values(), default=0)
+        for s, total in sums.items():
+            if total + 1 > top:
+                for c in settings.seat_colors[s]:
+                    mask |= 1 << c
+    else:
+        top = max(captures)
+        for c in settings.colors:
+            if captures[c] + 1 > top:
+                mask |= 1 << c
+    return mask

@@ -1,0 +1,118 @@
+"""The ``greedy`` bot."""
+
+from __future__ import annotations
+
+from arena.bots import Bot
+from arena.rules import PASS, Move
+from arena.rules.geometry import FULL, NEIGHBOURS, iter_cells
+from arena.rules.tiles import FITS, WILD
+from arena.rules.view import SeatView
+
+from ._eval import components, penalty_raisers, spread
+
+
+class GreedyBot(Bot):
+    """One move ahead: fewest own groups, captures weighed by their scoring cost, future fits kept open.
+
+    Every legal move is given a cost from what it does at once, and the
+    cheapest is played (exact ties broken with the bot's own generator):
+
+    * the change in the seat's own groups: a tile that touches ``k`` groups of
+      its color changes their count by ``1 - k`` (with two players each color
+      is counted apart, as in the scoring);
+    * a capture adds one to ``captured_total`` (the tie-breaker of both
+      scorings) and, under Blockers! scoring, one to the penalty when it raises
+      the largest count of one captured color; capturing a lone tile also
+      takes a group away from its owner, which helps that rival;
+    * tie-breaks that keep future placements open: how many of the color's
+      unplayed tiles (the rack counts more than the pile) still fit a free
+      cell next to its groups after the move, a cost for spending the wild
+      ``$`` unless it joins groups, and a preference for playing the tile with
+      the fewest good cells now and keeping the flexible ones.
+    """
+
+    def choose(self, view: SeatView) -> Move:
+        if not view.legal:
+            return PASS
+        costs = move_costs(view)
+        low = min(cost for cost, _ in costs)
+        best = [move for cost, move in costs if cost < low + 1e-9]
+        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+
+
+#: Weight of one unplayed tile that can (or can no longer) reach a free cell next to its color's groups.
+REACH = 0.12
+#: A pile tile counts this much of a rack tile in the reach.
+PILE = 0.5
+#: Cost of spending the wild tile without joining groups.
+WILD_COST = 0.6
+#: Cost of a capture that changes no score but the tie-breaker.
+CAPTURE = 0.05
+#: Cost per good cell of the tile played (flexible tiles are kept for later).
+FLEXIBLE = 0.01
+
+
+def move_costs(view: SeatView) -> list[tuple[float, Move]]:
+    """Every legal move with its greedy cost (lower is better), in the order of ``view.legal``."""
+    boards = view.boards
+    occupied = 0
+    for board in boards:
+        occupied |= board
+    empty = FULL & ~occupied
+    colors = view.colors
+    players = view.settings.players
+    raises = penalty_raisers(view) if view.settings.scoring == "blockers" else 0
+    # Helping one rival matters most when there is only one.
+    rival = 1.0 if players == 2 else 1.0 / (players - 1)
+
+    groups = {}
+    front = {}
+    weights: dict[int, dict[int, float]] = {}
+    for c in colors:
+        groups[c] = components(boards[c])
+        front[c] = spread(boards[c]) & empty
+        w = dict.fromkeys(view.unplayed(c), PILE)
+        for t in view.racks[c]:
+            w[t] = 1.0
+        weights[c] = w
+
+    out: list[tuple[float, Move]] = []
+    for color, tile, cells in view.legal.options:
+        g = groups[color]
+        base = FLEXIBLE * (FITS[tile] & front[color]).bit_count()
+        for cell in iter_cells(cells):
+            bit = 1 << cell
+            around = NEIGHBOURS[cell]
+            k = 0
+            for grp in g:
+                if grp & around:
+                    k += 1
+            cost = 1 - k + base
+            if tile == WILD and k < 2:
+                cost += WILD_COST
+            if occupied & bit:
+                victim = view.color_at(cell)
+                cost += CAPTURE
+                if raises >> victim & 1:
+                    cost += 1.0
+                if not around & boards[victim]:
+                    cost += rival
+            # How many unplayed tiles of each own color gain (or lose) a free cell next to their groups.
+            new_empty = empty & ~bit
+            gain = 0.0
+            for c in colors:
+                before = front[c]
+                after = (before | around & new_empty) & ~bit if c == color else before & ~bit
+                if after == before:
+                    continue
+                for t, wt in weights[c].items():
+                    if c == color and t == tile:
+                        continue
+                    f = FITS[t]
+                    if f & after:
+                        if not f & before:
+                            gain += wt
+                    elif f & before:
+                        gain -= wt
+            out.append((cost - REACH * gain, Move(color, tile, cell)))
+    return out
