@@ -357,7 +357,8 @@ def _settings(record: Mapping[str, Any]) -> tuple[GameSettings, tuple[str, ...]]
             raise RecordError(f"players: seat {seat} colors must be a list of color names, not {_kind(colors)}")
         if len(colors) != want:
             raise RecordError(
-                f"players: with {len(players)} players each seat plays {want} color(s); seat {seat} has {len(colors)} (T2)"
+                f"players: with {len(players)} players each seat plays {want} color(s); "
+                f"seat {seat} has {len(colors)} (T2)"
             )
         indices = tuple(_color(c, f"players: seat {seat}: ") for c in colors)
         for c in indices:
@@ -396,7 +397,8 @@ def _deals(record: Mapping[str, Any], settings: GameSettings) -> dict[int, tuple
             if missing:
                 problem.append("missing: " + " ".join(TILE_NAMES[t] for t in missing))
             raise RecordError(
-                f"deal of {name} is not the {N_TILES} tiles of that color ({len(tiles)} tiles; {'; '.join(problem)}) (T1)"
+                f"deal of {name} is not the {N_TILES} tiles of that color "
+                f"({len(tiles)} tiles; {'; '.join(problem)}) (T1)"
             )
         deals[color] = tiles
     return deals
@@ -526,7 +528,8 @@ def replay(record: Mapping[str, Any]) -> Replay:
         _play(state, index, entry)
     if not state.over:
         raise RecordError(
-            f"moves missing at the end: after {len(moves)} move(s) the game is not over, seat {state.to_move} is to move (E2)"
+            f"moves missing at the end: after {len(moves)} move(s) the game is not over, "
+            f"seat {state.to_move} is to move (E2)"
         )
     if record.get("result") is not None:
         _check_result(record["result"], state)

@@ -105,7 +105,9 @@ def _legend(settings: GameSettings, names: Sequence[str] | None, color: bool) ->
     seats = []
     for seat, colors in enumerate(settings.seat_colors):
         who = f"seat {seat}" + (f" {names[seat]}" if names and seat < len(names) else "")
-        marks = " ".join(_paint(f"{COLOR_LETTERS[COLORS[c]]}={COLORS[c]}", "1;" + _ANSI[COLORS[c]], color) for c in colors)
+        marks = " ".join(
+            _paint(f"{COLOR_LETTERS[COLORS[c]]}={COLORS[c]}", "1;" + _ANSI[COLORS[c]], color) for c in colors
+        )
         seats.append(f"{marks} ({who})")
     symbols = " ".join(f"{SYMBOL_ABBREVIATIONS[name]}={name}" for name in REGIONS)
     return [
@@ -176,7 +178,8 @@ def render_result(
     numeric = {i for i, h in enumerate(header) if h not in ("name", "colors", "captures", "won")}
 
     def fmt(cells: Sequence[str]) -> str:
-        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        padded = (c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(padded).rstrip()
 
     out = [_paint(fmt(header), "1", color), fmt(["-" * w for w in widths])]
     out += [fmt(line) for line in table]

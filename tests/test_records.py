@@ -20,8 +20,8 @@ import pytest
 from arena import records
 from arena.records import FORMAT, RecordError, build_record, dumps, dumps_line, loads, replay
 from arena.rules import CELL_NAMES, COLORS, TILE_NAMES, GameSettings, GameState, Move, deal
-from arena.rules.tiles import FITS, tile_index
 from arena.rules.geometry import cell_index
+from arena.rules.tiles import FITS, tile_index
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -620,7 +620,8 @@ def test_E1_reject_a_move_of_a_finished_color():
 def test_M4_reject_a_pass_while_a_move_is_legal():
     record = g4()
     record["moves"][30] = {"seat": record["moves"][30]["seat"], "pass": True}
-    rejects(record, rf"^move 30: seat {record['moves'][30]['seat']} passes but has \d+ legal move\(s\), e.g. \S+ \(M4\)$")
+    seat = record["moves"][30]["seat"]
+    rejects(record, rf"^move 30: seat {seat} passes but has \d+ legal move\(s\), e.g. \S+ \(M4\)$")
     record["moves"][30]["pass"] = "yes"
     rejects(record, '^move 30: "pass" must be true or false, not "yes"$')
     record["moves"][30] = {"seat": record["moves"][30]["seat"], "pass": True, "tile": "A"}
@@ -647,7 +648,10 @@ def test_E2_reject_moves_missing_at_the_end():
     n = len(record["moves"])
     seat = record["moves"][-1]["seat"]
     del record["moves"][-1]
-    rejects(record, rf"^moves missing at the end: after {n - 1} move\(s\) the game is not over, seat {seat} is to move \(E2\)$")
+    rejects(
+        record,
+        rf"^moves missing at the end: after {n - 1} move\(s\) the game is not over, seat {seat} is to move \(E2\)$",
+    )
     record["moves"] = []
     rejects(record, r"^moves missing at the end: after 0 move\(s\)")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,12 @@ def _is_lines_file(path: Path) -> bool:
 def _find_game(path: Path, game_id: str) -> dict[str, Any]:
     """The record whose ``game_id`` is ``game_id`` in the JSON-lines file ``path``."""
     opener = gzip.open if path.name.endswith(".gz") else open
+    # Skip lines without the id's text, unless the id is something JSON might write escaped.
+    quick = re.fullmatch(r"[A-Za-z0-9_.:+-]+", game_id) is not None
     try:
         with opener(path, "rt", encoding="utf-8", errors="replace") as lines:  # type: ignore[operator]
             for line in lines:
-                if game_id not in line:
+                if quick and game_id not in line:
                     continue
                 try:
                     record = json.loads(line)
@@ -89,7 +92,8 @@ def command(file: Path, verify: bool, step: bool, game_id: str | None) -> None:
         return
     # ANSI colors are written always; click.echo strips them unless stdout is a terminal.
     seed = f"seed {game.seed}, " if game.seed is not None else ""
-    click.echo(f"{label}: {seed}{game.settings.players} players, {game.settings.scoring} scoring, {len(game.moves)} moves")
+    settings = game.settings
+    click.echo(f"{label}: {seed}{settings.players} players, {settings.scoring} scoring, {len(game.moves)} moves")
     if step:
         for index, seat, move, captured, state in game.states():
             click.echo("")
