@@ -11,8 +11,20 @@ import pandas as pd
 import pytest
 
 from arena.tournament.results import (
-    COLUMNS, bootstrap_ci, build_tables, format_tables, game_rows, head_to_head, load_games, ratings, rows_text,
-    header_text, seats, standings, tournament_ranks, with_tournament_ranks,
+    COLUMNS,
+    bootstrap_ci,
+    build_tables,
+    format_tables,
+    game_rows,
+    head_to_head,
+    header_text,
+    load_games,
+    ratings,
+    rows_text,
+    seats,
+    standings,
+    tournament_ranks,
+    with_tournament_ranks,
 )
 
 
@@ -69,7 +81,7 @@ def test_game_rows_follow_the_columns():
     assert [r["faulted"] for r in by_name] == [1, 0, 0]
     assert by_name[0]["captures_red"] == 1 and by_name[0]["captures_blue"] == 0
     assert [r["moves"] for r in by_name] == [10, 10, 10]
-    assert by_name[1]["bot"] == "greedy" and by_name[2]["seconds"] == 0.125
+    assert by_name[1]["bot"] == "greedy" and by_name[2]["seconds"] == "0.125000"
 
 
 def test_standings_count_wins_ranks_and_shared_first_places():

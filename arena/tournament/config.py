@@ -126,12 +126,11 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str]:
             raise _fail(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
         bot = spec_text(bot, options)
     name = table.get("name")
-    if name is not None:
-        if not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name):
-            raise _fail(
-                source, f"{where}.name",
-                f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
-            )
+    if name is not None and (not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name)):
+        raise _fail(
+            source, f"{where}.name",
+            f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
+        )
     return name, bot
 
 

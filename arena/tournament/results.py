@@ -27,12 +27,11 @@ order the games were played in.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,17 +39,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..rules import COLORS
 from ..rules.state import SCORINGS
+from .rows import COLUMNS, game_rows, header_text, rows_text, tournament_ranks
 
-COLUMNS: tuple[str, ...] = (
-    "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
-    *(f"captures_{color}" for color in COLORS),
-    "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
-    "won", "faulted", "moves", "seconds",
-)
-#: Columns that depend on the machine's speed, not on the games.
-TIMING_COLUMNS = ("seconds",)
+__all__ = [
+    "COLUMNS", "FORMATS", "Tables", "bootstrap_ci", "build_tables", "format_tables", "game_rows", "head_to_head",
+    "header_text", "load_games", "ratings", "rows_text", "seats", "standings", "tournament_ranks",
+    "with_tournament_ranks", "write_tables",
+]
+
 BOOTSTRAP_RESAMPLES = 1000
 RATING_BASE = 1500.0
 RATING_SCALE = 400.0
@@ -67,50 +64,7 @@ class Tables:
     seats: pd.DataFrame
 
 
-# -- rows ------------------------------------------------------------------
-
-
-def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]:
-    """The ranks of one game's seats with every faulted seat behind every other."""
-    keys = [(bool(f), r) for r, f in zip(ranks, faulted)]
-    return [1 + sum(other < key for other in keys) for key in keys]
-
-
-def game_rows(
-    game_id: str, table: int, deal: int, rotation: int, seed: int,
-    entrants: Sequence[str], bots: Sequence[str], record: dict[str, Any],
-    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
-) -> list[list[Any]]:
-    """The ``games.csv`` rows of one finished game, in :data:`COLUMNS` order."""
-    result = record["result"]
-    faulted = set(faulted)
-    flags = [seat in faulted for seat in range(len(result))]
-    deciding = tournament_ranks([row[f"{scoring}_rank"] for row in result], flags)
-    turns = [0] * len(result)
-    for move in record["moves"]:
-        turns[move["seat"]] += 1
-    rows = []
-    for seat, row in enumerate(result):
-        captures = row["captures"]
-        rows.append([
-            game_id, table, deal, rotation, seed, seat, entrants[seat], bots[seat], row["groups"],
-            *(captures.get(color, 0) for color in COLORS),
-            row["captured_total"], row["blockers_penalty"], row["blockers_score"],
-            row["uptown_rank"], row["blockers_rank"],
-            int(deciding[seat] == 1), int(flags[seat]), turns[seat], round(float(seconds[seat]), 6),
-        ])
-    return rows
-
-
-def rows_text(rows: Iterable[Sequence[Any]]) -> str:
-    """CSV text of ``rows`` (with the newline after the last row)."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
-
-
-def header_text() -> str:
-    return rows_text([COLUMNS])
+# -- reading -----------------------------------------------------------------
 
 
 def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:

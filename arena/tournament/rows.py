@@ -1,0 +1,65 @@
+"""The rows of ``games.csv``: one per seat per game, made in the worker that played the game.
+
+Kept apart from the tables so that a worker process never imports pandas.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..rules import COLORS
+
+COLUMNS: tuple[str, ...] = (
+    "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
+    *(f"captures_{color}" for color in COLORS),
+    "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
+    "won", "faulted", "moves", "seconds",
+)
+#: Columns that depend on the machine's speed, not on the games.
+TIMING_COLUMNS = ("seconds",)
+
+
+def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]:
+    """The ranks of one game's seats with every faulted seat behind every other."""
+    keys = [(bool(f), r) for r, f in zip(ranks, faulted)]
+    return [1 + sum(other < key for other in keys) for key in keys]
+
+
+def game_rows(
+    game_id: str, table: int, deal: int, rotation: int, seed: int,
+    entrants: Sequence[str], bots: Sequence[str], record: dict[str, Any],
+    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
+) -> list[list[Any]]:
+    """The ``games.csv`` rows of one finished game, in :data:`COLUMNS` order."""
+    result = record["result"]
+    faulted = set(faulted)
+    flags = [seat in faulted for seat in range(len(result))]
+    deciding = tournament_ranks([row[f"{scoring}_rank"] for row in result], flags)
+    turns = [0] * len(result)
+    for move in record["moves"]:
+        turns[move["seat"]] += 1
+    rows = []
+    for seat, row in enumerate(result):
+        captures = row["captures"]
+        rows.append([
+            game_id, table, deal, rotation, seed, seat, entrants[seat], bots[seat], row["groups"],
+            *(captures.get(color, 0) for color in COLORS),
+            row["captured_total"], row["blockers_penalty"], row["blockers_score"],
+            row["uptown_rank"], row["blockers_rank"],
+            int(deciding[seat] == 1), int(flags[seat]), turns[seat], f"{float(seconds[seat]):.6f}",
+        ])
+    return rows
+
+
+def rows_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text of ``rows`` (with the newline after the last row)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def header_text() -> str:
+    return rows_text([COLUMNS])

@@ -1,0 +1,607 @@
+"""Play a tournament's games in worker processes and append the results as each game finishes.
+
+The parent process never plays and never keeps a record: it hands each
+worker small task tuples (game id, seeds, seating), builds nothing but the
+progress bar, and appends what comes back to the results folder:
+
+* ``records.jsonl`` (or ``records.jsonl.gz``): one ``uptown-game/1`` record
+  per line, in the order games finish;
+* ``games.csv``: the game's rows, one per seat.
+
+A game is *stored* once both are on disk: its record line is written and
+flushed first, then its rows.  :func:`recover` (used by ``--resume``) drops a
+half-written last line and any game that is not complete in both files, so
+an interrupted run — Ctrl-C or the process killed outright — is continued
+with only the missing games.  When every game is stored, ``games.csv`` is
+rewritten in schedule order (table, deal, rotation, seat), so it is the same
+file for any number of workers, either start method and any interruptions.
+
+Bots are built inside the worker from their spec strings.  Worker log
+messages reach ``arena.log`` through multiprocessing-logging under ``fork``,
+and through a queue from the ``spawn`` context otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import logging
+import logging.handlers
+import multiprocessing
+import os
+import signal
+import sys
+import time
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from .config import ConfigError, TournamentConfig, parse_config
+from .schedule import Game, count_games, schedule
+
+log = logging.getLogger("arena.tournament")
+
+TOURNAMENT_FILE = "tournament.toml"
+GAMES_FILE = "games.csv"
+RECORDS_FILE = "records.jsonl"
+RECORDS_GZ_FILE = "records.jsonl.gz"
+LOG_FILE = "arena.log"
+TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv")
+#: Every file a run writes; ``--overwrite`` removes these and nothing else.
+OUTPUT_FILES = (TOURNAMENT_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES)
+START_METHODS = ("fork", "spawn", "forkserver")
+
+
+class RunError(Exception):
+    """A run that cannot start or go on; the message is one line for the user."""
+
+
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C); every game finished so far is stored."""
+
+    def __init__(self, stored: int, total: int) -> None:
+        super().__init__(f"interrupted with {stored} of {total} games stored")
+        self.stored = stored
+        self.total = total
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    out: Path
+    total: int
+    already: int
+    played: int
+    seconds: float
+    records: Path = field(default_factory=Path)
+
+
+# -- the worker side -----------------------------------------------------------
+
+#: Per-process settings, filled by :func:`init_worker` (the parent's own copy is used with one worker).
+_WORKER: dict[str, Any] = {}
+
+
+def worker_settings(config: TournamentConfig) -> dict[str, Any]:
+    """What every worker needs to play any game: plain values only, so it pickles under spawn."""
+    return {
+        "tournament": config.name,
+        "names": list(config.names),
+        "specs": [e.spec for e in config.entrants],
+        "scoring": config.scoring,
+        "penalty": config.penalty,
+        "time_limit": config.time_limit,
+    }
+
+
+def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO, child: bool = True) -> None:
+    """Set up one worker process (also called in the parent when it plays by itself)."""
+    if child:
+        # Ctrl-C is the parent's to handle: it stops the pool and keeps what is stored.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if log_queue is not None:
+        logger = logging.getLogger("arena")
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(logging.handlers.QueueHandler(log_queue))
+        logger.setLevel(level)
+        logger.propagate = False
+    from ..bots import parse_bot_spec
+
+    _WORKER.clear()
+    _WORKER.update(settings)
+    # Parsed once per process; the bot itself is made fresh for every game by the referee.
+    _WORKER["parsed"] = [parse_bot_spec(spec) for spec in settings["specs"]]
+
+
+def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, str, str]:
+    """Play one game: ``(game id, record line, games.csv rows)``."""
+    from ..records import dumps_line
+    from ..referee import play_game
+    from .rows import game_rows, rows_text
+
+    game_id, table, deal, rotation, seed, seats = task
+    w = _WORKER
+    names = [w["names"][i] for i in seats]
+    try:
+        outcome = play_game(
+            [w["parsed"][i] for i in seats], seed,
+            scoring=w["scoring"], penalty=w["penalty"], time_limit=w["time_limit"], names=names,
+            extra={
+                "game_id": game_id,
+                "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
+            },
+        )
+    except Exception as exc:
+        log.exception("%s: the game could not be played", game_id)
+        raise RuntimeError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
+    for fault in outcome.faults:
+        log.warning(
+            "%s: seat %s (%s) fault at move %s: %s: %s",
+            game_id, fault["seat"], names[fault["seat"]], fault["move"], fault["kind"], fault["message"],
+        )
+    record = outcome.record
+    rows = game_rows(
+        game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], record,
+        outcome.faulted, outcome.seconds, w["scoring"],
+    )
+    return game_id, dumps_line(record), rows_text(rows)
+
+
+# -- the results folder -----------------------------------------------------------
+
+
+def _complete_lines(data: bytes) -> tuple[bytes, int]:
+    """The part of ``data`` up to its last newline, and how many bytes were cut after it."""
+    end = data.rfind(b"\n") + 1
+    return data[:end], len(data) - end
+
+
+def _read_gzip_tolerant(path: Path) -> tuple[bytes, bool]:
+    """Everything that can be decompressed from ``path``, and whether the file ended cleanly.
+
+    A run killed while writing leaves its last gzip member cut short; what that
+    member held up to its last flush is still returned.
+    """
+    data = path.read_bytes()
+    out = []
+    while data:
+        d = zlib.decompressobj(wbits=31)
+        try:
+            out.append(d.decompress(data))
+        except zlib.error:
+            return b"".join(out), False
+        if not d.eof:
+            out.append(d.flush())
+            return b"".join(out), False
+        data = d.unused_data
+    return b"".join(out), True
+
+
+def _record_game_id(line: bytes) -> str | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    game_id = value.get("game_id") if isinstance(value, dict) else None
+    return game_id if isinstance(game_id, str) else None
+
+
+@dataclass
+class Recovered:
+    """The games already stored in a results folder, after cleaning it up."""
+
+    done: set[str]
+    dropped: int
+    cut_bytes: int
+
+
+def _read_games(path: Path, header: str, valid_ids: set[str], seats: int) -> tuple[dict[str, list[str]], set[str], int, bool]:
+    """``games.csv``'s rows by game, the games whose rows are complete, bytes cut, and whether the header was there."""
+    rows_by_game: dict[str, list[str]] = {}
+    bad: set[str] = set()
+    if not path.exists():
+        return rows_by_game, set(), 0, False
+    raw, cut = _complete_lines(path.read_bytes())
+    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
+    if not lines:
+        return rows_by_game, set(), cut, False
+    if lines[0] != header:
+        raise RunError(f"{path}: not a games table of this arena (its header differs)")
+    width = header.count(",") + 1
+    for line in lines[1:]:
+        try:
+            row = next(csv.reader([line]))
+            game_id, seat = row[0], int(row[5])
+        except (StopIteration, IndexError, ValueError):
+            raise RunError(f"{path}: a malformed row: {line.strip()[:60]!r}") from None
+        if game_id not in valid_ids:
+            raise RunError(f"{path}: game {game_id} is not part of this tournament")
+        rows = rows_by_game.setdefault(game_id, [])
+        if len(row) != width or seat != len(rows):
+            bad.add(game_id)
+        rows.append(line)
+    complete = {g for g, rows in rows_by_game.items() if len(rows) == seats and g not in bad}
+    return rows_by_game, complete, cut, True
+
+
+def recover(out: Path, config: TournamentConfig, header: str) -> Recovered:
+    """Make ``out``'s results consistent and say which games are stored.
+
+    A half-written last line is cut off; a game whose record or rows are
+    missing or incomplete is dropped from both files (it will be played
+    again); a game id that is not in the schedule is an error.
+    """
+    valid_ids = {game.game_id for game in schedule(config)}
+    games_path = out / GAMES_FILE
+    records_path, compressed = records_file(out)
+
+    rows_by_game, rows_complete, games_cut, header_ok = _read_games(games_path, header, valid_ids, config.players)
+
+    record_lines: list[tuple[str | None, bytes]] = []
+    records_cut, records_clean = 0, True
+    if records_path.exists():
+        if compressed:
+            data, records_clean = _read_gzip_tolerant(records_path)
+        else:
+            data = records_path.read_bytes()
+        raw, records_cut = _complete_lines(data)
+        for line in raw.splitlines(keepends=True):
+            game_id = _record_game_id(line)
+            if game_id is not None and game_id not in valid_ids:
+                raise RunError(f"{records_path}: game {game_id} is not part of this tournament")
+            record_lines.append((game_id, line))
+    seen: set[str] = set()
+    twice: set[str] = set()
+    for game_id, _ in record_lines:
+        if game_id is not None:
+            (twice if game_id in seen else seen).add(game_id)
+
+    # A game counts only when its record and all its rows are there, once.
+    done = (seen & rows_complete) - twice
+    dropped = len((seen | set(rows_by_game)) - done)
+
+    if not header_ok or games_cut or any(g not in done for g in rows_by_game):
+        _rewrite_text(games_path, header, (line for g, rows in rows_by_game.items() if g in done for line in rows))
+    if not records_path.exists() or records_cut or not records_clean or any(g not in done for g, _ in record_lines):
+        _rewrite_records(records_path, compressed, (line for g, line in record_lines if g in done))
+    return Recovered(done, dropped, games_cut + records_cut)
+
+
+def _rewrite_text(path: Path, header: str, lines: Iterable[str]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(header)
+        f.writelines(lines)
+    tmp.replace(path)
+
+
+def _rewrite_records(path: Path, compressed: bool, lines: Iterable[bytes]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with (gzip.open(tmp, "wb") if compressed else open(tmp, "wb")) as f:
+        f.writelines(lines)
+    tmp.replace(path)
+
+
+def records_file(out: Path, compress: bool | None = None) -> tuple[Path, bool]:
+    """The records file of ``out`` and whether it is gzipped: the one that exists, else as ``compress`` says."""
+    plain, packed = out / RECORDS_FILE, out / RECORDS_GZ_FILE
+    if packed.exists() and not plain.exists():
+        return packed, True
+    if plain.exists():
+        return plain, False
+    return (packed, True) if compress else (plain, False)
+
+
+def _stored_games(out: Path) -> int:
+    """How many data rows ``games.csv`` holds, roughly (for messages)."""
+    path = out / GAMES_FILE
+    if not path.exists():
+        return 0
+    with open(path, "rb") as f:
+        return max(0, sum(1 for _ in f) - 1)
+
+
+def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
+    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
+            if getattr(a, k) != getattr(b, k)]
+    return ", ".join(keys) or "content"
+
+
+def prepare_folder(
+    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
+) -> tuple[Recovered, Path, bool]:
+    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
+
+    Refuses (:class:`RunError`) rather than lose data: a folder holding another
+    tournament, or this one's results without ``--resume`` or ``--overwrite``.
+    """
+    from .rows import header_text
+
+    if resume and overwrite:
+        raise RunError("--resume and --overwrite exclude each other: continue the run, or start it again")
+    if out.exists() and not out.is_dir():
+        raise RunError(f"{out}: exists and is not a folder")
+    existing = out / TOURNAMENT_FILE
+    ours = [name for name in OUTPUT_FILES if (out / name).exists()]
+    if overwrite:
+        for name in ours:
+            try:
+                (out / name).unlink()
+            except OSError as exc:
+                raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
+        ours = []
+    if existing.exists():
+        try:
+            previous = parse_config(existing.read_text(encoding="utf-8"), str(existing), default_name=config.name)
+        except (ConfigError, OSError, UnicodeDecodeError):
+            previous = None
+        if previous != config:
+            what = f"differs in {_differences(previous, config)}" if previous is not None else "cannot be read"
+            raise RunError(
+                f"{out} already holds a different tournament ({existing} {what}); "
+                f"choose another folder with --out, or start again with --overwrite"
+            )
+        stored = _stored_games(out)
+        if not resume and (stored or records_file(out)[0].exists()):
+            raise RunError(
+                f"{out} already holds {stored // config.players} games of this tournament; "
+                f"add --resume to play only the missing ones, or --overwrite to start again"
+            )
+    elif any(name in ours for name in (GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE)):
+        raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not existing.exists():
+            tmp = out / (TOURNAMENT_FILE + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(existing)
+    except OSError as exc:
+        raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK):
+        raise RunError(f"{out}: cannot write there: permission denied")
+
+    header = header_text()
+    records_path, compressed = records_file(out, compress)
+    if (out / GAMES_FILE).exists() or records_path.exists():
+        return recover(out, config, header), records_path, compressed
+    _rewrite_text(out / GAMES_FILE, header, ())
+    _rewrite_records(records_path, compressed, ())
+    return Recovered(set(), 0, 0), records_path, compressed
+
+
+def sort_games_file(path: Path) -> None:
+    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat."""
+    with open(path, encoding="utf-8", newline="") as f:
+        header = f.readline()
+        lines = f.readlines()
+
+    def key(line: str) -> tuple[int, int, int, int]:
+        row = next(csv.reader([line]))
+        return int(row[1]), int(row[2]), int(row[3]), int(row[5])
+
+    lines.sort(key=key)
+    _rewrite_text(path, header, lines)
+
+
+# -- logging -------------------------------------------------------------------
+
+
+class _LogSetup:
+    """``arena.log`` for the parent and its workers; undone by :meth:`close`."""
+
+    def __init__(self, path: Path, ctx: Any, workers: int) -> None:
+        self.logger = logging.getLogger("arena")
+        self.saved = (list(self.logger.handlers), self.logger.level, self.logger.propagate)
+        for handler in self.saved[0]:
+            self.logger.removeHandler(handler)
+        self.file_handler = logging.FileHandler(path, encoding="utf-8")
+        self.file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        self.logger.addHandler(self.file_handler)
+        self.logger.setLevel(logging.INFO)
+        self.logger.propagate = False
+        self.queue = None
+        self.listener: logging.handlers.QueueListener | None = None
+        self.mp_handlers: list[logging.Handler] = []
+        if workers <= 1:
+            return
+        if ctx.get_start_method() == "fork" and multiprocessing.get_start_method() == "fork":
+            import multiprocessing_logging
+
+            # Forked workers inherit the wrapped handler and send their records to the parent's thread.
+            multiprocessing_logging.install_mp_handler(self.logger)
+            self.mp_handlers = list(self.logger.handlers)
+        else:
+            # multiprocessing-logging needs fork; spawned workers get a queue of the same context instead.
+            self.queue = ctx.Queue(-1)
+            self.listener = logging.handlers.QueueListener(self.queue, self.file_handler, respect_handler_level=True)
+            self.listener.start()
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.stop()
+        for handler in list(self.logger.handlers):
+            self.logger.removeHandler(handler)
+            handler.close()
+        self.file_handler.close()
+        handlers, level, propagate = self.saved
+        for handler in handlers:
+            self.logger.addHandler(handler)
+        self.logger.setLevel(level)
+        self.logger.propagate = propagate
+
+
+# -- the run ----------------------------------------------------------------------
+
+
+def _chunksize(games: int, workers: int) -> int:
+    # Bigger chunks save inter-process traffic; small ones keep the workers evenly busy near the end.
+    return max(1, min(16, games // (workers * 32)))
+
+
+def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[tuple[str, int, int, int, int, tuple[int, ...]]]:
+    for game in schedule(config):
+        if game.game_id not in done:
+            yield _task(game)
+
+
+def _task(game: Game) -> tuple[str, int, int, int, int, tuple[int, ...]]:
+    return (game.game_id, game.table, game.deal, game.rotation, game.seed, game.seats)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    text: str,
+    out: Path,
+    *,
+    workers: int = 1,
+    start_method: str | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    compress: bool = False,
+    progress: bool = False,
+) -> RunSummary:
+    """Play every game of ``config`` not yet stored in ``out``; see the module docstring.
+
+    With ``workers == 1`` the games are played in this process.  Raises
+    :class:`RunError` for a folder that cannot be used, :class:`Interrupted`
+    on Ctrl-C (everything finished is stored).
+    """
+    if workers < 1:
+        raise RunError(f"--workers must be at least 1, not {workers}")
+    if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
+        raise RunError(f"start method {start_method!r} is not available here")
+    recovered, records_path, compressed = prepare_folder(
+        config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+    )
+    done = recovered.done
+    total = count_games(config)
+    remaining = total - len(done)
+    ctx = multiprocessing.get_context(start_method)
+    logs = _LogSetup(out / LOG_FILE, ctx, workers if remaining > 1 else 1)
+    start = time.perf_counter()
+    played = 0
+    try:
+        log.info(
+            "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s)",
+            config.name, total, len(done), remaining, workers, ctx.get_start_method() if workers > 1 else "in process",
+        )
+        if recovered.dropped or recovered.cut_bytes:
+            log.info(
+                "resume: dropped %d incomplete game(s) and %d byte(s) of half-written lines",
+                recovered.dropped, recovered.cut_bytes,
+            )
+        if remaining:
+            played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress)
+        sort_games_file(out / GAMES_FILE)
+        log.info("tournament %s: all %d games stored (%d played now)", config.name, total, played)
+    finally:
+        logs.close()
+    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path)
+
+
+def _open_records(path: Path, compressed: bool) -> IO[bytes]:
+    if compressed:
+        return gzip.open(path, "ab")
+    return open(path, "ab")
+
+
+def _play(
+    config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
+    records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
+) -> int:
+    from tqdm import tqdm
+
+    settings = worker_settings(config)
+    tasks = _tasks(config, done)
+    stored = len(done)
+    played = 0
+    pool = None
+    bar = tqdm(
+        total=total, initial=stored, unit="game", file=sys.stderr, disable=not progress,
+        dynamic_ncols=True, smoothing=0.05, desc=config.name,
+    )
+    try:
+        with _open_records(records_path, compressed) as records, \
+                open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games:
+            if workers == 1 or remaining == 1:
+                init_worker(settings, child=False)
+                results: Iterable[tuple[str, str, str]] = map(play_task, tasks)
+            else:
+                pool = ctx.Pool(
+                    min(workers, remaining), initializer=init_worker,
+                    initargs=(settings, logs.queue, logging.INFO, True),
+                )
+                results = pool.imap_unordered(play_task, tasks, chunksize=_chunksize(remaining, workers))
+            for _game_id, record_line, rows in results:
+                # The record first: a game counts once its rows follow it (see recover()).
+                records.write(record_line.encode("ascii") + b"\n")
+                records.flush()
+                games.write(rows)
+                games.flush()
+                played += 1
+                bar.update(1)
+            if pool is not None:
+                pool.close()
+                pool.join()
+                pool = None
+    except KeyboardInterrupt:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+            pool = None
+        log.warning("interrupted by the user with %d of %d games stored", stored + played, total)
+        raise Interrupted(stored + played, total) from None
+    except RuntimeError as exc:
+        raise RunError(f"{exc} (the {stored + played} games stored so far are kept; fix it and run again with --resume)") from None
+    except OSError as exc:
+        raise RunError(f"{out}: cannot write the results: {exc.strerror or exc} (the games stored so far are kept)") from None
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        bar.close()
+    return played
+
+
+def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
+    """The tournament a results folder holds, from its ``tournament.toml``."""
+    path = folder / TOURNAMENT_FILE
+    if not folder.is_dir():
+        raise RunError(f"{folder}: no such results folder")
+    if not path.exists():
+        raise RunError(f"{folder}: not a results folder (no {TOURNAMENT_FILE})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunError(f"{path}: cannot read: {exc}") from None
+    try:
+        return parse_config(text, str(path), default_name=folder.name), text
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
+
+
+__all__ = [
+    "GAMES_FILE",
+    "LOG_FILE",
+    "RECORDS_FILE",
+    "RECORDS_GZ_FILE",
+    "TOURNAMENT_FILE",
+    "Interrupted",
+    "RunError",
+    "RunSummary",
+    "init_worker",
+    "play_task",
+    "prepare_folder",
+    "read_tournament",
+    "records_file",
+    "recover",
+    "run_tournament",
+    "sort_games_file",
+    "worker_settings",
+]

@@ -1,0 +1,393 @@
+"""The tournament runner: same results for any workers and start method, resume, refusals, logs, faults."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.config import load_config
+from arena.tournament.results import build_tables, load_games, write_tables
+from arena.tournament.rows import COLUMNS, header_text
+from arena.tournament.runner import Interrupted, RunError, recover, run_tournament
+from arena.tournament.schedule import count_games
+
+BOTS = '''
+import time
+
+from arena.bots import Bot
+
+
+class SlowBot(Bot):
+    """Plays like random, a few milliseconds per move (so that a run can be stopped half way)."""
+
+    options = {"delay": 0.004}
+
+    def choose(self, view):
+        time.sleep(self.config["delay"])
+        return view.legal.choice(self.rng)
+
+
+class BrokenBot(Bot):
+    """Raises on its third move."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.moves = 0
+
+    def choose(self, view):
+        self.moves += 1
+        if self.moves == 3:
+            raise RuntimeError("broken on purpose")
+        return view.legal.choice(self.rng)
+'''
+
+TOURNAMENT = """
+name = "{name}"
+players = {players}
+deals = {deals}
+seed = 11
+time_limit = 5
+[[entrants]]
+name = "rnd"
+bot = "random"
+[[entrants]]
+name = "greedy"
+bot = "greedy"
+[[entrants]]
+name = "other"
+bot = "{third}"
+"""
+
+
+@pytest.fixture
+def bots_file(tmp_path: Path) -> Path:
+    path = tmp_path / "testbots.py"
+    path.write_text(BOTS)
+    return path
+
+
+def write_tournament(tmp_path: Path, name: str = "demo", players: int = 2, deals: int = 2, third: str = "random") -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(TOURNAMENT.format(name=name, players=players, deals=deals, third=third))
+    return path
+
+
+def run(path: Path, out: Path, **kwargs) -> None:
+    config = load_config(path)
+    run_tournament(config, path.read_text(), out, **kwargs)
+    write_tables(out, build_tables(load_games(out / "games.csv", config.players), config.scoring, config.seed,
+                                   config.names))
+
+
+def games_without_timing(out: Path) -> list[str]:
+    lines = (out / "games.csv").read_text().splitlines()
+    drop = COLUMNS.index("seconds")
+    return [",".join(v for i, v in enumerate(line.split(",")) if i != drop) for line in lines]
+
+
+def records_by_id(out: Path) -> dict[str, str]:
+    path = out / "records.jsonl"
+    if path.exists():
+        text = path.read_text()
+    else:
+        text = gzip.decompress((out / "records.jsonl.gz").read_bytes()).decode()
+    lines = text.splitlines()
+    by_id = {json.loads(line)["game_id"]: line for line in lines}
+    assert len(by_id) == len(lines), "a game was stored twice"
+    return by_id
+
+
+def tables_of(out: Path) -> dict[str, str]:
+    return {name: (out / name).read_text() for name in ("standings.csv", "head_to_head.csv", "seats.csv")}
+
+
+def test_every_game_is_stored_once_with_its_rows(tmp_path):
+    path = write_tournament(tmp_path, players=3, deals=2)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    config = load_config(path)
+    records = records_by_id(out)
+    assert len(records) == count_games(config) == 6
+    lines = (out / "games.csv").read_text().splitlines()
+    assert lines[0] == ",".join(COLUMNS)
+    assert len(lines) == 1 + 3 * 6
+    # rows are in schedule order: table, deal, rotation, seat
+    keys = [tuple(int(v) for v in (row.split(",")[1], row.split(",")[2], row.split(",")[3], row.split(",")[5]))
+            for row in lines[1:]]
+    assert keys == sorted(keys)
+    record = json.loads(records["t000-d0001-r2"])
+    assert record["tournament"] == {"name": "demo", "table": 0, "deal": 1, "rotation": 2}
+    assert record["format"] == "uptown-game/1"
+    # rotation 2 moves the entrant of seat 0 to seat 2
+    assert [p["name"] for p in record["players"]] == ["greedy", "other", "rnd"]
+    assert (out / "tournament.toml").read_text() == path.read_text()
+    assert "all 6 games stored" in (out / "arena.log").read_text()
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"{start_method} is not available here")
+    path = write_tournament(tmp_path, players=2, deals=3)
+    run(path, tmp_path / "one", workers=1)
+    run(path, tmp_path / "two", workers=2, start_method=start_method)
+    assert games_without_timing(tmp_path / "one") == games_without_timing(tmp_path / "two")
+    assert records_by_id(tmp_path / "one") == records_by_id(tmp_path / "two")
+    assert tables_of(tmp_path / "one") == tables_of(tmp_path / "two")
+    assert start_method in (tmp_path / "two" / "arena.log").read_text()
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_method):
+    path = write_tournament(tmp_path, players=3, deals=1, third=f"{bots_file}:BrokenBot")
+    out = tmp_path / "out"
+    run(path, out, workers=2, start_method=start_method)
+    log = (out / "arena.log").read_text()
+    faults = [line for line in log.splitlines() if "broken on purpose" in line and "WARNING" in line]
+    assert len(faults) == 3  # one per rotation: the broken bot faults in every game
+    assert all("PoolWorker" in line for line in faults)
+    assert "seat" in faults[0] and "(other) fault at move" in faults[0]
+    games = load_games(out / "games.csv", 3)
+    broken = games[games["entrant"] == "other"]
+    assert broken["faulted"].tolist() == [1, 1, 1] and broken["won"].sum() == 0
+    assert games[games["entrant"] != "other"]["faulted"].sum() == 0
+    for line in records_by_id(out).values():
+        assert json.loads(line)["faults"][0]["kind"] == "exception"
+
+
+def test_compressed_records(tmp_path):
+    path = write_tournament(tmp_path, players=2, deals=2)
+    run(path, tmp_path / "plain", workers=1)
+    run(path, tmp_path / "packed", workers=2, compress=True)
+    assert not (tmp_path / "packed" / "records.jsonl").exists()
+    assert records_by_id(tmp_path / "plain") == records_by_id(tmp_path / "packed")
+
+
+# -- resume ---------------------------------------------------------------------
+
+
+def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
+    path = write_tournament(tmp_path, players=2, deals=3)
+    run(path, tmp_path / "whole", workers=1)
+
+    out = tmp_path / "cut"
+    run(path, out, workers=1)
+    games = (out / "games.csv").read_text().splitlines(keepends=True)
+    records = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    # Keep the first 7 games; game 8's record is there but only one of its rows, half written.
+    last = json.loads(records[7])["game_id"]
+    kept_rows = [row for row in games[1:] if row.split(",")[0] in {json.loads(r)["game_id"] for r in records[:7]}]
+    last_rows = [row for row in games[1:] if row.startswith(last + ",")]
+    (out / "games.csv").write_text(games[0] + "".join(kept_rows) + last_rows[0][:12])
+    (out / "records.jsonl").write_text("".join(records[:8]) + records[8][:40])
+    for name in ("standings.csv", "head_to_head.csv", "seats.csv"):
+        (out / name).unlink()
+
+    run(path, out, workers=2, resume=True)
+    assert "stored 7 games" not in (out / "arena.log").read_text()
+    assert "18 games, 7 stored, 11 to play" in (out / "arena.log").read_text()
+    assert "dropped 1 incomplete game(s) and 52 byte(s)" in (out / "arena.log").read_text()
+    assert games_without_timing(out) == games_without_timing(tmp_path / "whole")
+    assert records_by_id(out) == records_by_id(tmp_path / "whole")
+    assert tables_of(out) == tables_of(tmp_path / "whole")
+
+
+def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
+    path = write_tournament(tmp_path, players=2, deals=2)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    games = (out / "games.csv").read_text().splitlines(keepends=True)
+    records = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(records[0])["game_id"]
+    # a game with rows but no record, and a record written twice
+    (out / "records.jsonl").write_text("".join(records[1:]) + records[2])
+    twice = json.loads(records[2])["game_id"]
+    recovered = recover(out, load_config(path), header_text())
+    assert first not in recovered.done and twice not in recovered.done
+    assert len(recovered.done) == len(records) - 2 and recovered.dropped == 2
+    assert set(records_by_id(out)) == recovered.done
+    rows = (out / "games.csv").read_text().splitlines(keepends=True)
+    assert rows[0] == games[0] and len(rows) == 1 + 2 * len(recovered.done)
+
+
+def test_resume_with_a_cut_gzip_member(tmp_path):
+    path = write_tournament(tmp_path, players=2, deals=3)
+    run(path, tmp_path / "whole", workers=1)
+    out = tmp_path / "packed"
+    run(path, out, workers=1, compress=True)
+    packed = out / "records.jsonl.gz"
+    packed.write_bytes(packed.read_bytes()[:-300])  # the file as a kill in mid-write leaves it
+    run(path, out, workers=1, resume=True, compress=True)
+    assert records_by_id(out) == records_by_id(tmp_path / "whole")
+    with gzip.open(packed, "rt") as f:  # readable to the end again
+        assert len(f.read().splitlines()) == count_games(load_config(path))
+
+
+def _start(path: Path, out: Path, workers: int) -> subprocess.Popen:
+    code = "from arena.cli import main; main()"
+    return subprocess.Popen(
+        [sys.executable, "-c", code, "run", str(path), "--out", str(out), "--workers", str(workers), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+
+
+def _wait_for_games(out: Path, rows: int, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        path = out / "games.csv"
+        if path.exists() and path.read_bytes().count(b"\n") > rows:
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended before it could be stopped: {proc.communicate()}")
+        time.sleep(0.02)
+    pytest.fail("the run stored no game in time")
+
+
+@pytest.mark.parametrize(("how", "workers"), [("kill", 1), ("kill", 2), ("ctrl-c", 2)])
+def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, workers):
+    path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
+    config = load_config(path)
+    total = count_games(config)
+    run(path, tmp_path / "whole", workers=2)
+
+    out = tmp_path / "stopped"
+    proc = _start(path, out, workers)
+    _wait_for_games(out, 3 * 3, proc)
+    if how == "kill":
+        os.killpg(proc.pid, signal.SIGKILL)  # the parent and its workers, all at once
+    else:
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
+    _, err = proc.communicate(timeout=60)
+    if how == "ctrl-c":
+        assert proc.returncode == 130
+        assert "interrupted:" in err and "--resume" in err
+    else:
+        assert proc.returncode == -signal.SIGKILL
+    stored = len(load_games(out / "games.csv", 3)["game_id"].unique())
+    assert 0 < stored < total
+
+    with pytest.raises(RunError, match="--resume"):
+        run(path, out, workers=1)
+    run(path, out, workers=2, resume=True)
+    assert games_without_timing(out) == games_without_timing(tmp_path / "whole")
+    assert records_by_id(out) == records_by_id(tmp_path / "whole")
+    assert tables_of(out) == tables_of(tmp_path / "whole")
+
+
+def test_ctrl_c_in_process_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
+    path = write_tournament(tmp_path, players=2, deals=3)
+    config = load_config(path)
+    from arena.tournament import runner
+
+    real = runner.play_task
+    calls = {"n": 0}
+
+    def stop_after_four(task):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(runner, "play_task", stop_after_four)
+    with pytest.raises(Interrupted) as info:
+        run_tournament(config, path.read_text(), tmp_path / "out", workers=1)
+    assert (info.value.stored, info.value.total) == (4, count_games(config))
+    assert len(records_by_id(tmp_path / "out")) == 4
+
+
+def test_resume_of_a_finished_run_plays_nothing(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    before = games_without_timing(out)
+    config = load_config(path)
+    summary = run_tournament(config, path.read_text(), out, workers=1, resume=True)
+    assert summary.played == 0 and summary.already == count_games(config)
+    assert games_without_timing(out) == before
+
+
+# -- refusals ---------------------------------------------------------------------
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_refuses_a_folder_holding_another_tournament(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    before = snapshot(out)
+    other = write_tournament(tmp_path, name="demo", deals=5)
+    other_config = load_config(other)
+    for resume in (False, True):
+        with pytest.raises(RunError, match=r"already holds a different tournament .*differs in deals"):
+            run_tournament(other_config, other.read_text(), out, workers=1, resume=resume)
+    assert snapshot(out) == before
+
+
+def test_refuses_to_start_again_over_results(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    before = snapshot(out)
+    config = load_config(path)
+    with pytest.raises(RunError, match="already holds 12 games of this tournament; add --resume"):
+        run_tournament(config, path.read_text(), out, workers=1)
+    with pytest.raises(RunError, match="exclude each other"):
+        run_tournament(config, path.read_text(), out, workers=1, resume=True, overwrite=True)
+    assert snapshot(out) == before
+    # a comment or a new layout is the same tournament
+    relaid = tmp_path / "relaid.toml"
+    relaid.write_text("# the same games\n" + path.read_text().replace("deals = 2", "deals   = 2"))
+    run_tournament(load_config(relaid), relaid.read_text(), out, workers=1, resume=True)
+
+
+def test_overwrite_starts_again(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    (out / "notes.txt").write_text("mine")
+    other = write_tournament(tmp_path, name="demo", deals=1)
+    run(other, out, workers=1, overwrite=True)
+    assert len(records_by_id(out)) == count_games(load_config(other))
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_refuses_results_without_a_tournament_file(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "games.csv").write_text("something\n")
+    with pytest.raises(RunError, match="without a tournament.toml"):
+        run_tournament(load_config(path), path.read_text(), out, workers=1)
+    assert (out / "games.csv").read_text() == "something\n"
+
+
+def test_unwritable_folder(tmp_path):
+    path = write_tournament(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(RunError, match="cannot write there"):
+        run_tournament(load_config(path), path.read_text(), blocker / "out", workers=1)
+    with pytest.raises(RunError, match="not a folder"):
+        run_tournament(load_config(path), path.read_text(), blocker, workers=1)
+
+
+def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    run(path, out, workers=1)
+    (out / "games.csv").write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(RunError, match="header differs"):
+        run_tournament(load_config(path), path.read_text(), out, workers=1, resume=True)
+
