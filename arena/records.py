@@ -179,6 +179,11 @@ def _reject_constant(name: str) -> Any:
 
 def loads(text: str | bytes) -> dict[str, Any]:
     """The record object in ``text``; RecordError if it is not a JSON object (content is checked by :func:`replay`)."""
+    # Some editors start UTF-8 files with a byte-order mark; it is not part of the JSON.
+    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]
+    elif isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except RecordError:

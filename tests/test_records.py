@@ -252,6 +252,14 @@ def test_dumps_is_json_and_dumps_line_is_one_line():
     assert dumps(json.loads(line)) == text
 
 
+def test_a_byte_order_mark_is_ignored(tmp_path):
+    text = dumps(golden("2p-seed2.json"))
+    assert loads("\ufeff" + text) == loads(text)
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    replay(records.load(path))
+
+
 def test_write_is_atomic_and_load_reads_it_back(tmp_path):
     record = golden("3p-seed3.json")
     path = tmp_path / "game.json"
