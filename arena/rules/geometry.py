@@ -6,6 +6,8 @@ left); bit ``i`` of a bitboard is set when the cell belongs to the set.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 ROWS = "ABCDEFGHI"
 COLUMNS = "123456789"
 N_CELLS = 81
@@ -37,6 +39,7 @@ def cell_index(name: str) -> int:
 
 
 def region_of(cell: int) -> int:
+    """The region (B2) that holds ``cell``, as an index into :data:`REGIONS`."""
     return 3 * (cell // 27) + (cell % 9) // 3
 
 
@@ -82,16 +85,53 @@ def flood(seed: int, within: int) -> int:
         reached = grown
 
 
+def removable(board: int) -> int:
+    """The tiles of ``board`` that can leave it without splitting their group (M3).
+
+    Most tiles are judged from their eight surrounding cells, all at once by
+    shifts: going round a tile (up, right, down, left), each side neighbour
+    joins the run of the previous one when that neighbour and the corner
+    between them hold tiles too.  When the side neighbours form at most one
+    run they stay connected without the tile.  Only the tiles whose
+    neighbours fall into two or more runs can be cut points; each of those is
+    settled by a flood fill of its group without it.
+    """
+    up = board << 9 & FULL  # bit i: the cell above cell i holds a tile
+    down = board >> 9
+    left = board << 1 & NOT_COLUMN_1
+    right = board >> 1 & NOT_COLUMN_9
+    # A side neighbour that starts a run of its own, going round clockwise.
+    starts_right = right & ~(up & right << 9)
+    starts_down = down & ~(right & right >> 9)
+    starts_left = left & ~(down & left >> 9)
+    starts_up = up & ~(left & left << 9)
+    split = (
+        starts_right & (starts_down | starts_left | starts_up)
+        | starts_down & (starts_left | starts_up)
+        | starts_left & starts_up
+    ) & board
+    free = board ^ split
+    while split:
+        bit = split & -split
+        split ^= bit
+        touching = spread(bit) & board ^ bit
+        if not touching & ~flood(touching & -touching, board ^ bit):
+            free |= bit
+    return free
+
+
 def count_groups(board: int) -> int:
     """The number of groups (sets of tiles joined side to side) in ``board``."""
-    groups = 0
-    while board:
-        board &= ~flood(board & -board, board)
+    # Lone tiles are counted all at once; only the larger groups need a flood fill.
+    joined = board & ((board << 1) & NOT_COLUMN_1 | (board >> 1) & NOT_COLUMN_9 | board << 9 | board >> 9)
+    groups = (board ^ joined).bit_count()
+    while joined:
+        joined ^= flood(joined & -joined, joined)
         groups += 1
     return groups
 
 
-def iter_cells(board: int):
+def iter_cells(board: int) -> Iterator[int]:
     """The cells of ``board`` in increasing order."""
     while board:
         low = board & -board

@@ -9,10 +9,11 @@ generator the caller passes.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Iterator, NamedTuple, Sequence
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
-from .geometry import CELL_NAMES, FULL, NEIGHBOURS, RING, cell_index, count_groups, flood, iter_cells
+from .geometry import CELL_NAMES, FULL, NEIGHBOURS, cell_index, count_groups, iter_cells, removable
 from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
 
 RACK_SIZE = 5
@@ -22,6 +23,8 @@ SCORINGS = ("uptown", "blockers")
 #: How the Blockers! penalty counts captures (C4): the largest count of one color
 #: (the rule texts, the default) or of one opponent (BGA's two-player variant).
 PENALTIES = ("color", "opponent")
+#: Every tile of a color as a 28-bit set (bit ``t`` for tile ``t``).
+ALL_TILES = (1 << N_TILES) - 1
 
 
 @dataclass(frozen=True)
@@ -29,28 +32,41 @@ class GameSettings:
     """What is fixed for a whole game: who plays which colors and how it is scored.
 
     ``seat_colors[s]`` are the colors of seat ``s`` (two each with 2 players, T2;
-    one each with 3-5 players).
+    one each with 3-5 players).  ``scoring`` decides the winners (C3);
+    ``penalty`` is how Blockers! counts captures (C4).
     """
 
     seat_colors: tuple[tuple[int, ...], ...]
     scoring: str = "uptown"
     penalty: str = "color"
+    #: Every color in play, in seat order.
+    colors: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: ``rivals[s]``: the colors in play that seat ``s`` may capture (M2).
+    rivals: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        n = len(self.seat_colors)
+        try:
+            seat_colors = tuple(tuple(int(c) for c in colors) for colors in self.seat_colors)
+        except (TypeError, ValueError):
+            raise ValueError("seat_colors must be one tuple of color numbers per seat") from None
+        n = len(seat_colors)
         if not 2 <= n <= 5:
             raise ValueError(f"Uptown is played by 2 to 5 players, not {n}")
         want = 2 if n == 2 else 1
-        for seat, colors in enumerate(self.seat_colors):
+        for seat, colors in enumerate(seat_colors):
             if len(colors) != want:
                 raise ValueError(f"with {n} players each seat plays {want} color(s); seat {seat} has {len(colors)}")
-        flat = [c for colors in self.seat_colors for c in colors]
+        flat = tuple(c for colors in seat_colors for c in colors)
         if len(set(flat)) != len(flat) or not all(0 <= c < len(COLORS) for c in flat):
             raise ValueError("every seat needs colors of its own")
         if self.scoring not in SCORINGS:
             raise ValueError(f"unknown scoring {self.scoring!r} (choose uptown or blockers)")
         if self.penalty not in PENALTIES:
             raise ValueError(f"unknown penalty {self.penalty!r} (choose color or opponent)")
+        # Derived once here so the hot paths of the state only index tuples.
+        object.__setattr__(self, "seat_colors", seat_colors)
+        object.__setattr__(self, "colors", flat)
+        object.__setattr__(self, "rivals", tuple(tuple(c for c in flat if c not in own) for own in seat_colors))
 
     @classmethod
     def for_players(cls, players: int, scoring: str = "uptown", penalty: str = "color") -> GameSettings:
@@ -67,12 +83,8 @@ class GameSettings:
     def players(self) -> int:
         return len(self.seat_colors)
 
-    @property
-    def colors(self) -> tuple[int, ...]:
-        """Every color in play, in seat order."""
-        return tuple(c for colors in self.seat_colors for c in colors)
-
     def seat_of(self, color: int) -> int:
+        """The seat that plays ``color``; ValueError if it is not in play."""
         for seat, colors in enumerate(self.seat_colors):
             if color in colors:
                 return seat
@@ -115,20 +127,37 @@ class Move(NamedTuple):
 
 PASS = Move(-1, -1, -1)
 
+_new_move = Move.__new__
+
 
 class MoveSet:
     """The legal moves of one turn, kept as one bitboard of target cells per (color, tile).
 
-    Iterating yields :class:`Move` objects; ``len()``, ``choice()`` and ``in``
-    work on the bitboards without building them.
+    Iterating yields :class:`Move` objects in a fixed order (the seat's colors
+    in order, each rack in order, cells in increasing order); ``len()``,
+    ``[i]``, ``choice()`` and ``in`` work on the bitboards without building them.
     """
 
     __slots__ = ("options", "_count")
 
-    def __init__(self, options: Sequence[tuple[int, int, int]]) -> None:
+    options: tuple[tuple[int, int, int], ...]
+    _count: int
+
+    def __init__(self, options: Iterable[tuple[int, int, int]] = ()) -> None:
         #: ``(color, tile, cells)`` for every rack tile with at least one legal cell.
         self.options = tuple(options)
         self._count = -1
+
+    @classmethod
+    def _of(cls, options: tuple[tuple[int, int, int], ...], count: int) -> MoveSet:
+        moves = cls.__new__(cls)
+        moves.options = options
+        moves._count = count
+        return moves
+
+    def copy(self) -> MoveSet:
+        """A MoveSet of its own over the same (immutable) options."""
+        return MoveSet._of(self.options, len(self))
 
     def __len__(self) -> int:
         if self._count < 0:
@@ -144,9 +173,15 @@ class MoveSet:
                 yield Move(color, tile, cell)
 
     def __contains__(self, move: object) -> bool:
-        if not isinstance(move, Move) or move.is_pass:
+        if not isinstance(move, tuple) or len(move) != 3:
             return False
-        return any(c == move.color and t == move.tile and cells >> move.cell & 1 for c, t, cells in self.options)
+        color, tile, cell = move
+        if not isinstance(cell, int) or not 0 <= cell < 81:
+            return False
+        for c, t, cells in self.options:
+            if c == color and t == tile:
+                return bool(cells >> cell & 1)
+        return False
 
     def __repr__(self) -> str:
         return f"<MoveSet of {len(self)} moves>"
@@ -155,18 +190,24 @@ class MoveSet:
         """The ``index``-th move in iteration order."""
         if index < 0:
             index += len(self)
+            if index < 0:
+                raise IndexError("move index out of range")
         for color, tile, cells in self.options:
             n = cells.bit_count()
             if index < n:
-                while index:
+                if index > n >> 1:
+                    # Nearer the top: walk down from the highest cell.
+                    for _ in range(n - 1 - index):
+                        cells ^= 1 << (cells.bit_length() - 1)
+                    return _new_move(Move, color, tile, cells.bit_length() - 1)
+                for _ in range(index):
                     cells &= cells - 1
-                    index -= 1
-                return Move(color, tile, (cells & -cells).bit_length() - 1)
+                return _new_move(Move, color, tile, (cells & -cells).bit_length() - 1)
             index -= n
         raise IndexError("move index out of range")
 
     def choice(self, rng: random.Random) -> Move:
-        """A legal move drawn uniformly with ``rng``; :data:`PASS` when there is none."""
+        """A legal move drawn uniformly with ``rng`` (one ``randrange(len)``); :data:`PASS` when there is none."""
         if not self.options:
             return PASS
         return self[rng.randrange(len(self))]
@@ -192,7 +233,8 @@ class SeatResult:
     uptown_rank: int
     blockers_rank: int
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The row as written in a game record."""
         return {
             "seat": self.seat,
             "groups": self.groups,
@@ -208,47 +250,69 @@ class SeatResult:
 class GameState:
     """The whole game as the referee sees it: board, racks, piles, captures, history.
 
-    Boards are one 81-bit int per color.  :meth:`push` does not check the
+    Boards are one 81-bit int per color (index = color, 0 for colors not in
+    play); ``occupied`` is their union.  :meth:`push` does not check the
     move: check it against :meth:`legal_moves` first (the referee and the
-    record reader do).
+    record reader do).  The lists may be edited by hand to set up a position
+    (tests do); keep ``occupied`` equal to the union of ``boards`` and
+    ``played[c]`` equal to ``drawn[c] - len(racks[c])``.
     """
 
     __slots__ = (
         "settings", "deals", "drawn", "racks", "boards", "occupied", "played",
-        "captures", "to_move", "passes", "history", "over", "_colors", "_checked", "_removable",
+        "captures", "to_move", "passes", "history", "over", "_unplayed", "_free_of", "_free",
     )
+
+    settings: GameSettings
+    #: ``deals[color]``: the 28 tiles of ``color`` in draw order (``()`` for colors not in play).
+    deals: tuple[tuple[int, ...], ...]
+    #: ``drawn[color]``: how many tiles of the deal have left the pile (the first five to the rack at once).
+    drawn: list[int]
+    #: ``racks[color]``: the tiles on the rack, oldest first.
+    racks: list[list[int]]
+    boards: list[int]
+    occupied: int
+    #: ``played[color]``: tiles placed so far (E1).
+    played: list[int]
+    #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` has captured.
+    captures: list[list[int]]
+    to_move: int
+    #: Passes in a row since the last placement (M6).
+    passes: int
+    #: Every turn so far: the move and the color it captured (-1 for none).
+    history: list[tuple[Move, int]]
+    over: bool
 
     def __init__(self, settings: GameSettings, deals: dict[int, Sequence[int]]) -> None:
         """Set up a game (S1): ``deals[color]`` is that color's 28 tiles in draw order."""
         self.settings = settings
-        self._colors = settings.colors
-        if sorted(deals) != sorted(self._colors):
+        if sorted(deals) != sorted(settings.colors):
             raise ValueError("a deal is needed for exactly the colors in play")
         full: list[tuple[int, ...]] = [()] * len(COLORS)
+        everything = set(range(N_TILES))
         for color, tiles in deals.items():
             tiles = tuple(tiles)
-            if sorted(tiles) != list(range(N_TILES)):
+            if len(tiles) != N_TILES or set(tiles) != everything:
                 raise ValueError(f"the deal of {COLORS[color]} is not its 28 tiles")
             full[color] = tiles
         self.deals = tuple(full)
-        self.drawn = [RACK_SIZE if self.deals[c] else 0 for c in range(len(COLORS))]
-        self.racks = [list(self.deals[c][:RACK_SIZE]) for c in range(len(COLORS))]
+        self.drawn = [RACK_SIZE if tiles else 0 for tiles in full]
+        self.racks = [list(tiles[:RACK_SIZE]) for tiles in full]
         self.boards = [0] * len(COLORS)
         self.occupied = 0
         self.played = [0] * len(COLORS)
-        #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` has captured.
         self.captures = [[0] * len(COLORS) for _ in settings.seat_colors]
         self.to_move = 0
-        #: Passes in a row since the last placement (M6).
         self.passes = 0
-        #: Every turn so far: the move and the color it captured (-1 for none).
-        self.history: list[tuple[Move, int]] = []
+        self.history = []
         self.over = False
-        # Cells whose capture has been judged (bitboard), and those found capturable.
-        # A cell's verdict depends only on its own color's board, so only the
-        # cells of a color whose board changed are judged again.
-        self._checked = 0
-        self._removable = 0
+        # Public knowledge kept up to date for the seat views: each color's
+        # unplayed tiles (rack and pile together, S2) as a 28-bit set.
+        self._unplayed = [ALL_TILES if tiles else 0 for tiles in full]
+        # M3 memo: _free[c] = removable(b) for the board b = _free_of[c].  Keyed by
+        # the board itself, so it can never be stale, even when boards are set by hand.
+        self._free_of = [-1] * len(COLORS)
+        self._free = [0] * len(COLORS)
 
     @classmethod
     def restore(
@@ -262,27 +326,37 @@ class GameState:
         to_move: int,
         passes: int,
         history: Sequence[tuple[Move, int]],
+        over: bool = False,
     ) -> GameState:
-        """A mid-game state from its parts (used to sample determinizations)."""
+        """A mid-game state from its parts (used to sample determinizations and to set up positions).
+
+        ``deals[c][:drawn[c]]`` must hold the tiles ``c`` has played and its rack;
+        ``boards`` is indexed by color.
+        """
         state = cls(settings, deals)
         for color in settings.colors:
+            rack = list(racks[color])
             state.drawn[color] = drawn[color]
-            state.racks[color] = list(racks[color])
-            state.played[color] = drawn[color] - len(racks[color])
-        state.boards = list(boards)
-        for board in boards:
+            state.racks[color] = rack
+            state.played[color] = drawn[color] - len(rack)
+            unplayed = 0
+            for tile in (*rack, *state.deals[color][drawn[color]:]):
+                unplayed |= 1 << tile
+            state._unplayed[color] = unplayed
+        state.boards = list(boards) + [0] * (len(COLORS) - len(boards))
+        for board in state.boards:
             state.occupied |= board
         state.captures = [list(row) for row in captures]
         state.to_move = to_move
         state.passes = passes
         state.history = list(history)
+        state.over = over
         return state
 
     def copy(self) -> GameState:
         """An independent copy (cheap: a few short lists)."""
         new = GameState.__new__(GameState)
         new.settings = self.settings
-        new._colors = self._colors
         new.deals = self.deals
         new.drawn = self.drawn[:]
         new.racks = [rack[:] for rack in self.racks]
@@ -294,8 +368,9 @@ class GameState:
         new.passes = self.passes
         new.history = self.history[:]
         new.over = self.over
-        new._checked = self._checked
-        new._removable = self._removable
+        new._unplayed = self._unplayed[:]
+        new._free_of = self._free_of[:]
+        new._free = self._free[:]
         return new
 
     # -- what is where ---------------------------------------------------
@@ -305,14 +380,19 @@ class GameState:
         bit = 1 << cell
         if self.occupied & bit:
             boards = self.boards
-            for color in self._colors:
+            for color in self.settings.colors:
                 if boards[color] & bit:
                     return color
         return -1
 
     def pile(self, color: int) -> tuple[int, ...]:
-        """The tiles still to be drawn by ``color``, in draw order."""
+        """The tiles still to be drawn by ``color``, in draw order (hidden from every seat, S2)."""
         return self.deals[color][self.drawn[color]:]
+
+    def unplayed(self, color: int) -> frozenset[int]:
+        """The tiles ``color`` has not played yet, rack and pile together (public, S2)."""
+        bits = self._unplayed[color]
+        return frozenset(t for t in range(N_TILES) if bits >> t & 1)
 
     def is_finished(self, color: int) -> bool:
         """E1: a color is finished once it has played 24 tiles."""
@@ -321,115 +401,114 @@ class GameState:
     def seat_active(self, seat: int) -> bool:
         """Whether ``seat`` still has a color to play (E2 skips it otherwise)."""
         played = self.played
-        return any(played[c] < TILES_PLAYED for c in self.settings.seat_colors[seat])
+        for color in self.settings.seat_colors[seat]:
+            if played[color] < TILES_PLAYED:
+                return True
+        return False
 
     # -- moves -------------------------------------------------------------
 
-    def can_capture(self, cell: int) -> bool:
-        """M3: whether the tile on ``cell`` may be captured: its color's group must not split."""
-        color = self.color_at(cell)
-        if color < 0:
-            return False
+    def _removable(self, color: int) -> int:
+        """The tiles of ``color`` that may be captured (M3), from the memo when its board is unchanged."""
         board = self.boards[color]
-        touching = NEIGHBOURS[cell] & board
-        if not touching & (touching - 1):
-            return True  # a lone tile or the end of a line
-        start = touching & -touching
-        # Usually the touching tiles meet again right around the cell...
-        if not touching & ~flood(start, board & RING[cell]):
-            return True
-        # ...otherwise follow the whole group without the cell.
-        return not touching & ~flood(start, board & ~(1 << cell))
+        if self._free_of[color] != board:
+            self._free[color] = removable(board)
+            self._free_of[color] = board
+        return self._free[color]
 
-    def _capturable(self, cells: int) -> int:
-        """The cells of ``cells`` (all holding tiles) that may be captured."""
-        new = cells & ~self._checked
-        if new:
-            removable = self._removable
-            for cell in iter_cells(new):
-                if self.can_capture(cell):
-                    removable |= 1 << cell
-            self._removable = removable
-            self._checked |= new
-        return cells & self._removable
+    def can_capture(self, cell: int) -> bool:
+        """M3: whether the tile on ``cell`` may be captured: the tiles of its color that touched it
+        must stay connected without it.  (Whether the mover may capture that color at all is M2.)"""
+        color = self.color_at(cell)
+        return color >= 0 and bool(self._removable(color) >> cell & 1)
 
     def legal_moves(self) -> MoveSet:
-        """Every legal move of the seat to move (M1-M4, E1); empty when it must pass (M6)."""
+        """Every legal move of the seat to move (M1-M4, E1); empty when it must pass (M6) or the game is over."""
         if self.over:
-            return MoveSet(())
+            return MoveSet._of((), 0)
+        seat = self.to_move
+        settings = self.settings
         boards = self.boards
-        played = self.played
-        colors = self.settings.seat_colors[self.to_move]
-        own = 0
-        for color in colors:
-            own |= boards[color]
-        empty = FULL & ~self.occupied
-        opponents = self.occupied & ~own
+        free_of = self._free_of
+        free = self._free
+        # Where a tile may go: an empty cell, or a rival tile whose capture splits nothing.
+        targets = FULL ^ self.occupied
+        for color in settings.rivals[seat]:
+            board = boards[color]
+            if board:
+                if free_of[color] != board:
+                    free[color] = removable(board)
+                    free_of[color] = board
+                targets |= free[color]
         options = []
-        for color in colors:
-            if played[color] >= TILES_PLAYED:
-                continue
-            for tile in self.racks[color]:
-                fits = FITS[tile]
-                cells = fits & empty
-                if fits & opponents:
-                    cells |= self._capturable(fits & opponents)
-                if cells:
-                    options.append((color, tile, cells))
-        return MoveSet(options)
+        count = 0
+        played = self.played
+        racks = self.racks
+        for color in settings.seat_colors[seat]:
+            if played[color] < TILES_PLAYED:
+                for tile in racks[color]:
+                    cells = FITS[tile] & targets
+                    if cells:
+                        options.append((color, tile, cells))
+                        count += cells.bit_count()
+        return MoveSet._of(tuple(options), count)
 
     def push(self, move: Move) -> None:
         """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check."""
-        if move.color < 0:
+        color, tile, cell = move
+        if color < 0:
             self.push_pass()
             return
-        color, tile, cell = move
         bit = 1 << cell
         boards = self.boards
         victim = -1
-        changed = 0
         if self.occupied & bit:
-            victim = self.color_at(cell)
+            for victim in self.settings.colors:
+                if boards[victim] & bit:
+                    break
             boards[victim] ^= bit
             self.captures[self.to_move][victim] += 1
-            changed = boards[victim]
         else:
             self.occupied |= bit
         boards[color] |= bit
-        changed = ~(changed | boards[color])
-        self._checked &= changed
-        self._removable &= changed
         rack = self.racks[color]
         rack.remove(tile)
         drawn = self.drawn[color]
         if drawn < N_TILES:  # M5: draw from the pile of the color played
             rack.append(self.deals[color][drawn])
             self.drawn[color] = drawn + 1
-        self.played[color] += 1
+        self._unplayed[color] &= ~(1 << tile)
+        played = self.played
+        played[color] += 1
         self.history.append((move, victim))
         self.passes = 0
-        self._hand_on()
+        # T3, E2: the next seat that still has a color to play.
+        seat_colors = self.settings.seat_colors
+        n = len(seat_colors)
+        seat = self.to_move
+        for _ in range(n):
+            seat = seat + 1 if seat + 1 < n else 0
+            for c in seat_colors[seat]:
+                if played[c] < TILES_PLAYED:
+                    self.to_move = seat
+                    return
+        self.over = True  # E2: every color is finished
 
     def push_pass(self) -> None:
-        """M6: the seat to move has no legal play and passes."""
+        """M6: the seat to move has no legal play and passes (it draws nothing)."""
         self.history.append((PASS, -1))
         self.passes += 1
-        active = sum(1 for seat in range(self.settings.players) if self.seat_active(seat))
-        if self.passes >= active:
-            self.over = True  # E3: everyone still playing passed in a row
-        else:
-            self._hand_on()
-
-    def _hand_on(self) -> None:
-        """Give the turn to the next seat that still has a color to play (T3, E2)."""
         n = self.settings.players
+        if self.passes >= sum(1 for seat in range(n) if self.seat_active(seat)):
+            self.over = True  # E3: everyone still playing passed in a row
+            return
         seat = self.to_move
         for _ in range(n):
             seat = seat + 1 if seat + 1 < n else 0
             if self.seat_active(seat):
                 self.to_move = seat
                 return
-        self.over = True  # E2: every color is finished
+        self.over = True
 
     # -- scoring -------------------------------------------------------------
 
@@ -437,36 +516,41 @@ class GameState:
         """The seat's groups on the board, counted per color and added (T2)."""
         return sum(count_groups(self.boards[c]) for c in self.settings.seat_colors[seat])
 
+    def penalty(self, seat: int) -> int:
+        """The seat's Blockers! penalty (C4): the largest count of captured tiles of one color,
+        or with ``penalty="opponent"`` of one opponent seat."""
+        counts = self.captures[seat]
+        settings = self.settings
+        if settings.penalty == "opponent":
+            return max(
+                (sum(counts[c] for c in colors) for s, colors in enumerate(settings.seat_colors) if s != seat),
+                default=0,
+            )
+        return max(counts)
+
     def result(self) -> list[SeatResult]:
         """Both scorings for every seat (C1-C4); meaningful once the game is over."""
-        settings = self.settings
-        rows = []
-        for seat in range(settings.players):
-            counts = self.captures[seat]
-            groups = self.groups(seat)
-            total = sum(counts)
-            if settings.penalty == "opponent":
-                penalty = max(
-                    (sum(counts[c] for c in colors) for s, colors in enumerate(settings.seat_colors) if s != seat),
-                    default=0,
-                )
-            else:
-                penalty = max(counts)
-            rows.append((seat, groups, counts, total, penalty))
-        uptown = [(g, t) for _, g, _, t, _ in rows]
-        blockers = [(g + p, t) for _, g, _, t, p in rows]
+        n = self.settings.players
+        groups = [self.groups(seat) for seat in range(n)]
+        totals = [sum(row) for row in self.captures]
+        penalties = [self.penalty(seat) for seat in range(n)]
+        # C1, C2: a seat's rank is 1 + the number of seats with a strictly better (smaller) key.
+        uptown = list(zip(groups, totals))
+        blockers = [(g + p, t) for g, p, t in zip(groups, penalties, totals)]
+        uptown_sorted = sorted(uptown)
+        blockers_sorted = sorted(blockers)
         return [
             SeatResult(
                 seat=seat,
-                groups=groups,
-                captures={COLORS[c]: n for c, n in enumerate(counts) if n},
-                captured_total=total,
-                blockers_penalty=penalty,
-                blockers_score=groups + penalty,
-                uptown_rank=1 + sum(other < uptown[seat] for other in uptown),
-                blockers_rank=1 + sum(other < blockers[seat] for other in blockers),
+                groups=groups[seat],
+                captures={COLORS[c]: k for c, k in enumerate(self.captures[seat]) if k},
+                captured_total=totals[seat],
+                blockers_penalty=penalties[seat],
+                blockers_score=groups[seat] + penalties[seat],
+                uptown_rank=1 + bisect_left(uptown_sorted, uptown[seat]),
+                blockers_rank=1 + bisect_left(blockers_sorted, blockers[seat]),
             )
-            for seat, groups, counts, total, penalty in rows
+            for seat in range(n)
         ]
 
     def winners(self) -> list[int]:

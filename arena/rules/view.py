@@ -8,66 +8,104 @@ nothing reachable from it leads to another rack or to any pile's order.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from functools import cached_property
+from operator import sub
+from typing import NamedTuple
 
 from .geometry import N_CELLS
-from .state import GameSettings, GameState, Move, MoveSet
+from .state import TILES_PLAYED, GameSettings, GameState, Move, MoveSet
 from .tiles import COLORS, N_TILES
 
+_tuple_new = tuple.__new__
 
-@dataclass(frozen=True, eq=False)
-class SeatView:
-    """The game as ``seat`` sees it when it is asked for a move.
 
-    Per-color tuples are indexed by color (0-4); colors not in play hold 0 or ``()``.
+class SeatView(NamedTuple):
+    """The game as ``seat`` sees it: public facts plus its own rack(s), nothing more (S2).
+
+    An immutable tuple of copies, built by :meth:`of` for every turn; picklable.
+    Per-color tuples are indexed by color (0-4); colors not in play hold 0.
     """
 
     settings: GameSettings
+    #: The seat this view belongs to.
     seat: int
+    #: The seat to move (T3).
+    to_move: int
+    #: Whether the game has ended (E2, E3).
+    over: bool
     #: One bitboard per color.
     boards: tuple[int, ...]
-    #: The seat's own rack(s): ``{color: tiles}``.
+    #: The seat's own rack(s): ``{color: tiles}``, oldest tile first.
     racks: dict[int, tuple[int, ...]]
+    #: How many tiles each color's rack holds.
     rack_sizes: tuple[int, ...]
+    #: How many tiles each color's pile holds.
     pile_sizes: tuple[int, ...]
+    #: Each color's tiles not played yet (rack and pile together) as a 28-bit set: bit ``t`` for tile ``t``.
+    unplayed_bits: tuple[int, ...]
     #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` captured.
     captures: tuple[tuple[int, ...], ...]
     #: Every turn so far: the move and the color it captured (-1 for none).
     history: tuple[tuple[Move, int], ...]
+    #: Passes in a row since the last placement (M6).
     passes: int
+    #: The seat's legal moves; empty when it is not its turn, it must pass, or the game is over.
     legal: MoveSet
 
     @classmethod
-    def of(cls, state: GameState, seat: int) -> SeatView:
-        """The view of ``seat`` in ``state``."""
-        n_colors = len(COLORS)
-        return cls(
-            settings=state.settings,
-            seat=seat,
-            boards=tuple(state.boards),
-            racks={c: tuple(state.racks[c]) for c in state.settings.seat_colors[seat]},
-            rack_sizes=tuple(len(r) for r in state.racks),
-            pile_sizes=tuple(len(state.deals[c]) - state.drawn[c] for c in range(n_colors)),
-            captures=tuple(tuple(row) for row in state.captures),
-            history=tuple(state.history),
-            passes=state.passes,
-            legal=state.legal_moves() if state.to_move == seat and not state.over else MoveSet(()),
-        )
+    def of(cls, state: GameState, seat: int, legal: MoveSet | None = None) -> SeatView:
+        """The view of ``seat`` in ``state``.
 
-    @cached_property
-    def played_tiles(self) -> tuple[tuple[int, ...], ...]:
-        """Tiles each color has placed, in the order played (from the public history)."""
-        played: list[list[int]] = [[] for _ in COLORS]
-        for move, _ in self.history:
-            if not move.is_pass:
-                played[move.color].append(move.tile)
-        return tuple(tuple(p) for p in played)
+        ``legal`` may pass the ``state.legal_moves()`` the caller already made
+        (the view takes its own copy, so a bot that tampers with it changes
+        nothing outside); otherwise they are generated here.
+        """
+        if state.to_move == seat and not state.over:
+            legal = state.legal_moves() if legal is None else legal.copy()
+        else:
+            legal = MoveSet._of((), 0)
+        racks = state.racks
+        colors = state.settings.seat_colors[seat]
+        if len(colors) == 1:
+            own = {colors[0]: tuple(racks[colors[0]])}
+        else:
+            own = {c: tuple(racks[c]) for c in colors}
+        return _tuple_new(cls, (
+            state.settings,
+            seat,
+            state.to_move,
+            state.over,
+            tuple(state.boards),
+            own,
+            tuple(map(len, racks)),
+            tuple(map(sub, map(len, state.deals), state.drawn)),
+            tuple(state._unplayed),
+            tuple(map(tuple, state.captures)),
+            tuple(state.history),
+            state.passes,
+            legal,
+        ))
+
+    def __repr__(self) -> str:
+        return f"<SeatView of seat {self.seat}, move {len(self.history)}, {len(self.legal)} legal moves>"
+
+    # Views compare and hash by identity, like the mutable objects they describe.
+    __eq__ = object.__eq__  # type: ignore[assignment]
+    __ne__ = object.__ne__  # type: ignore[assignment]
+    __hash__ = object.__hash__  # type: ignore[assignment]
 
     @property
     def colors(self) -> tuple[int, ...]:
         """The seat's own colors."""
         return self.settings.seat_colors[self.seat]
+
+    @property
+    def played_tiles(self) -> tuple[tuple[int, ...], ...]:
+        """Tiles each color has placed, in the order played (read from the history on each call)."""
+        played: list[list[int]] = [[] for _ in COLORS]
+        for move, _ in self.history:
+            if move.color >= 0:
+                played[move.color].append(move.tile)
+        return tuple(tuple(p) for p in played)
 
     def color_at(self, cell: int) -> int:
         """The color of the tile on ``cell``, or -1 if it is empty."""
@@ -78,12 +116,17 @@ class SeatView:
 
     def unplayed(self, color: int) -> frozenset[int]:
         """The tiles ``color`` has not played yet: its rack and pile together (public, S2)."""
-        if not self.rack_sizes[color] and not self.pile_sizes[color]:
-            return frozenset()
-        return frozenset(range(N_TILES)) - set(self.played_tiles[color])
+        bits = self.unplayed_bits[color]
+        return frozenset(t for t in range(N_TILES) if bits >> t & 1)
+
+    def played_count(self, color: int) -> int:
+        """How many tiles ``color`` has placed (0 for colors not in play)."""
+        bits = self.unplayed_bits[color]
+        return N_TILES - bits.bit_count() if bits else 0
 
     def is_finished(self, color: int) -> bool:
-        return len(self.played_tiles[color]) >= 24
+        """E1: whether ``color`` has played its 24 tiles."""
+        return self.played_count(color) >= TILES_PLAYED
 
     def board_cells(self) -> list[int]:
         """The color on each of the 81 cells (-1 for empty)."""
@@ -92,20 +135,24 @@ class SeatView:
     def sample(self, rng: random.Random) -> GameState:
         """A full state consistent with what this seat knows (determinization).
 
-        Opponent racks and every pile's order are drawn at random, with ``rng``,
-        from each color's unseen tiles; the board, captures and history are as seen.
+        Opponent racks and every pile's order (its own piles included) are
+        drawn with ``rng`` from each color's unplayed tiles; the board,
+        captures, history, turn and this seat's racks are as seen.  The same
+        generator state gives the same sample.
         """
         deals: dict[int, tuple[int, ...]] = {}
         drawn: dict[int, int] = {}
         racks: dict[int, list[int]] = {}
         for color in self.settings.colors:
-            played = self.played_tiles[color]
+            bits = self.unplayed_bits[color]
+            unplayed = [t for t in range(N_TILES) if bits >> t & 1]
+            played = [t for t in range(N_TILES) if not bits >> t & 1]
             if color in self.racks:
                 rack = list(self.racks[color])
-                pile = sorted(self.unplayed(color) - set(rack))
+                pile = [t for t in unplayed if t not in rack]
                 rng.shuffle(pile)
             else:
-                pool = sorted(self.unplayed(color))
+                pool = unplayed
                 rng.shuffle(pool)
                 size = self.rack_sizes[color]
                 rack, pile = pool[:size], pool[size:]
@@ -113,5 +160,6 @@ class SeatView:
             drawn[color] = len(played) + len(rack)
             racks[color] = rack
         return GameState.restore(
-            self.settings, deals, drawn, racks, self.boards, self.captures, self.seat, self.passes, self.history
+            self.settings, deals, drawn, racks, self.boards, self.captures,
+            self.to_move, self.passes, self.history, self.over,
         )
