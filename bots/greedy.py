@@ -48,6 +48,8 @@ PILE = 0.5
 WILD_COST = 0.6
 #: Cost of a capture that changes no score but the tie-breaker.
 CAPTURE = 0.05
+#: Cost of playing a color that is ahead of the seat's other color, per 24 tiles ahead.
+BALANCE = 3.0
 #: Cost per good cell of the tile played (flexible tiles are kept for later).
 FLEXIBLE = 0.01
 
@@ -76,10 +78,13 @@ def move_costs(view: SeatView) -> list[tuple[float, Move]]:
             w[t] = 1.0
         weights[c] = w
 
+    played = {c: len(view.played_tiles[c]) for c in colors}
+    lag = {c: (played[c] - min(played.values())) / 24 for c in colors}
+
     out: list[tuple[float, Move]] = []
     for color, tile, cells in view.legal.options:
         g = groups[color]
-        base = FLEXIBLE * (FITS[tile] & front[color]).bit_count()
+        base = FLEXIBLE * (FITS[tile] & front[color]).bit_count() + BALANCE * lag[color]
         for cell in iter_cells(cells):
             bit = 1 << cell
             around = NEIGHBOURS[cell]
@@ -87,7 +92,8 @@ def move_costs(view: SeatView) -> list[tuple[float, Move]]:
             for grp in g:
                 if grp & around:
                     k += 1
-            cost = 1 - k + base
+            # A color's first tile starts a group whenever it is played: only later ones count.
+            cost = (1 - k if g else 0) + base
             if tile == WILD and k < 2:
                 cost += WILD_COST
             if occupied & bit:
