@@ -322,7 +322,13 @@ def _load_ref(ref: str) -> type[Bot]:
         elif where.endswith(".py"):
             cls = _check_class(_attribute(_load_file(ref, where), attr, ref, where), ref)
         else:
-            cls = _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+            try:
+                cls = _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+            except BotError as exc:
+                if where in {ep.name for ep in entry_points(group=GROUP)}:
+                    # Most likely an option written without its value, as in mcts:400.
+                    raise BotError(ref, f"{exc.reason} (to give bot {where} an option, write {where}:name=value)") from None
+                raise
         _loaded[key] = cls
     return cls
 
