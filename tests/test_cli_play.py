@@ -1,0 +1,183 @@
+"""``arena play``: one refereed game from the command line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena import records
+from arena.cli import main
+
+ROOT = Path(__file__).parents[1]
+BAD = Path(__file__).parent / "fixtures" / "bad_bots.py"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["play", *args])
+
+
+def one_line_error(result, *, status: int | None = None) -> str:
+    """The error of a failed run: non-zero exit, no traceback, the message on one 'Error:' line."""
+    assert result.exit_code != 0, result.output
+    if status is not None:
+        assert result.exit_code == status
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def test_play_four_random_bots_shows_board_and_result():
+    result = run("random", "random", "random", "random", "--seed", "5")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.startswith("seed 5, 4 players, uptown scoring, ")
+    assert "\x1b[" not in out  # plain text when not on a terminal
+    assert re.search(r"^A  ", out, re.M) and re.search(r"^I  ", out, re.M)
+    for heading in ("groups", "captures", "penalty", "blockers", "uptown rank", "blockers rank", "faults", "won"):
+        assert heading in out
+    assert re.search(r"^Winners? under Uptown scoring: random \(seat \d\)", out, re.M)
+
+
+def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
+    path = tmp_path / "game.json"
+    result = run("random", "random", "--record", str(path))
+    assert result.exit_code == 0, result.output
+    seed = int(re.match(r"seed (\d+),", result.output).group(1))
+    assert records.load(path)["seed"] == seed
+    assert f"record written to {path}" in result.output
+
+
+def test_record_is_written_and_replays_to_the_shown_result(tmp_path):
+    path = tmp_path / "game.json"
+    result = run("random", "random", "random", "--seed", "9", "--scoring", "blockers", "--penalty", "opponent",
+                 "--time-limit", "3", "--record", str(path))
+    assert result.exit_code == 0, result.output
+    record = records.load(path)
+    game = records.replay(record)
+    assert record["seed"] == 9 and record["scoring"] == "blockers" and record["penalty"] == "opponent"
+    assert record["time_limit"] == 3.0 and record["faults"] == []
+    assert [b["spec"] for b in record["bots"]] == ["random"] * 3
+    assert "Winner under Blockers! scoring" in result.output or "Winners under Blockers! scoring" in result.output
+    assert path.read_text() == records.dumps(record)
+    assert len(game.moves) == len(record["moves"])
+
+
+def test_same_seed_same_record(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for path in (first, second):
+        example = f"{ROOT / 'examples' / 'example_bot.py'}:ExampleBot"
+        assert run("random", example, "--seed", "77", "--record", str(path), "-q").exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_quiet_prints_only_the_winner_line():
+    result = run("random", "random", "--seed", "3", "--quiet")
+    assert result.exit_code == 0
+    assert re.fullmatch(r"seed 3: winners? random \(seat \d\)(, random \(seat \d\))? under uptown scoring\n", result.output)
+
+
+def test_the_example_bot_plays_by_its_file_name(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = run("examples/example_bot.py:ExampleBot", "random", "random", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert "examples/example_bot.py:ExampleBot" in result.output
+    result = run("examples/example_bot.py:ExampleBot:captures=false", "random", "--seed", "1", "-q")
+    assert result.exit_code == 0, result.output
+
+
+def test_bots_with_options_and_faults_in_the_table(tmp_path):
+    path = tmp_path / "game.json"
+    result = run(f"{BAD}:RaisingBot:after=1", f"{BAD}:LoopingBot:after=2", "random", "--seed", "4",
+                 "--time-limit", "0.3", "--record", str(path))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "faults:" in out
+    assert re.search(r"seat 0 .*move 3: exception: ValueError: the bot broke", out)
+    assert re.search(r"seat 1 .*move 7: timeout: no move within the time limit of 0.3 s", out)
+    record = records.load(path)
+    assert [(f["seat"], f["move"], f["kind"]) for f in record["faults"]] == [(0, 3, "exception"), (1, 7, "timeout")]
+    assert record["bots"][0]["spec"] == f"{BAD}:RaisingBot:after=1"
+    records.replay(record)
+    quiet = run(f"{BAD}:RaisingBot:after=1", "random", "--seed", "4", "-q")
+    assert "; faults: seat 0 exception at move 2" in quiet.output
+
+
+def test_a_printing_bot_does_not_corrupt_the_output():
+    result = run(f"{BAD}:PrintingBot", "random", "--seed", "2")
+    assert result.exit_code == 0
+    assert "BOT" not in result.output
+    assert result.output.startswith("seed 2, 2 players")
+
+
+def test_a_bot_calling_sys_exit_does_not_end_the_command():
+    result = run(f"{BAD}:ExitBot:after=0", "random", "--seed", "2")
+    assert result.exit_code == 0, result.output
+    assert "exit: called sys.exit(3)" in result.output
+
+
+def test_isolated_play():
+    result = run(f"{BAD}:HardExitBot:after=1", "random", "--seed", "2", "--isolate", "--time-limit", "2")
+    assert result.exit_code == 0, result.output
+    assert "crash: the bot's process ended (exit code 7)" in result.output
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["random"], "Uptown is played by 2 to 5 bots, not 1"),
+        ([], "Uptown is played by 2 to 5 bots, not 0"),
+        (["random"] * 6, "Uptown is played by 2 to 5 bots, not 6"),
+        (["random", "nobody"], "bot 'nobody': unknown bot (known bots: "),
+        (["random", "random:depth=3"], "bot 'random': takes no option 'depth' (its options: none)"),
+        (["random", f"{BAD}:OptionsBot:depth=deep"], "option 'depth' takes a whole number (default 3), not 'deep'"),
+        (["random", f"{BAD}:OptionsBot:greedy=maybe"], "option 'greedy' takes true or false"),
+        (["random", "depth=3"], "options follow the bot after a colon"),
+        (["random", "mcts:400"], "'400' is not a class name"),
+        (["random", "missing/bot.py:Bot"], "bot 'missing/bot.py:Bot': file missing/bot.py not found"),
+        (["random", "no_such_module:Bot"], "bot 'no_such_module:Bot': no module named 'no_such_module'"),
+        (["random", "bots.random_bot:Nothing"], "bots.random_bot has no class 'Nothing'"),
+        (["random", f"{BAD}:NotABot"], "NotABot is not a Bot subclass"),
+        (["random", "arena.rules:Move"], "Move is not a Bot subclass"),
+        (["random", "random", "--seed", "x"], "'x' is not a valid integer"),
+        (["random", "random", "--seed", "1.5"], "'1.5' is not a valid integer"),
+        (["random", "random", "--time-limit", "0"], "--time-limit"),
+        (["random", "random", "--time-limit", "-1"], "--time-limit"),
+        (["random", "random", "--time-limit", "soon"], "'soon' is not a valid float"),
+        (["random", "random", "--scoring", "golf"], "'golf' is not one of 'uptown', 'blockers'"),
+        (["random", "random", "--penalty", "none"], "'none' is not one of 'color', 'opponent'"),
+        (["random", "random", "--record", "no/such/folder/game.json"], "folder no/such/folder does not exist"),
+    ],
+)
+def test_bad_input_is_one_line_without_traceback(args, message):
+    line = one_line_error(run(*args))
+    assert message in line, line
+
+
+def test_record_path_that_is_a_folder(tmp_path):
+    line = one_line_error(run("random", "random", "--record", str(tmp_path)))
+    assert "is a folder, not a file" in line
+
+
+def test_record_path_that_is_not_writable(tmp_path, monkeypatch):
+    # Checked with os.access before the game; faked here, since root may write anywhere.
+    monkeypatch.setattr("arena.commands.play.os.access", lambda path, mode: False)
+    line = one_line_error(run("random", "random", "--record", str(tmp_path / "game.json")))
+    assert f"{tmp_path / 'game.json'} is not writable" in line
+
+
+def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch):
+    def refuse(path, record):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(records, "write", refuse)
+    result = run("random", "random", "--seed", "1", "--record", str(tmp_path / "game.json"))
+    line = one_line_error(result, status=1)
+    assert f"cannot write the record to {tmp_path / 'game.json'}: Permission denied" in line
