@@ -257,11 +257,10 @@ def _convert(ref: str, key: str, default: Any, value: Any) -> Any:
     elif kind is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             return float(value)
-    elif kind is str:
-        if isinstance(value, str):
-            if "," in value:
-                raise BotError(ref, f"option {key!r}: a value may not contain ','")
-            return value
+    elif kind is str and isinstance(value, str):
+        if "," in value:
+            raise BotError(ref, f"option {key!r}: a value may not contain ','")
+        return value
     wanted = {bool: "true or false", int: "a whole number", float: "a finite number", str: "text"}[kind]
     raise BotError(ref, f"option {key!r} takes {wanted} (default {format_option(default)}), not {value!r}")
 
@@ -327,7 +326,8 @@ def _load_ref(ref: str) -> type[Bot]:
             except BotError as exc:
                 if where in {ep.name for ep in entry_points(group=GROUP)}:
                     # Most likely an option written without its value, as in mcts:400.
-                    raise BotError(ref, f"{exc.reason} (to give bot {where} an option, write {where}:name=value)") from None
+                    hint = f"to give bot {where} an option, write {where}:name=value"
+                    raise BotError(ref, f"{exc.reason} ({hint})") from None
                 raise
         _loaded[key] = cls
     return cls

@@ -510,6 +510,15 @@ def _legal(move: Move, options: tuple[tuple[int, int, int], ...]) -> bool:
     return False
 
 
+def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
+    """The fault of a bot that answered ``value``, which is not one of the ``legal`` moves."""
+    if type(value) is not Move:
+        return "invalid", f"returned {_show_value(value)}, not a Move"
+    if type(value.color) is int and value.color < 0:
+        return "illegal", f"passed while {len(MoveSet(legal))} moves were legal"
+    return "illegal", f"returned {_show_move(value)}, not a legal move"
+
+
 def play_game(
     specs: Sequence[BotSpec],
     seed: int,
@@ -600,16 +609,10 @@ def play_game(
                             value, elapsed, problem = seats[seat].ask(view)
                             seconds[seat] += elapsed
                             if problem is None:
-                                if type(value) is Move:
-                                    if _legal(value, legal):
-                                        move = value
-                                    else:
-                                        if type(value.color) is int and value.color < 0:
-                                            problem = ("illegal", f"passed while {len(MoveSet(legal))} moves were legal")
-                                        else:
-                                            problem = ("illegal", f"returned {_show_move(value)}, not a legal move")
+                                if type(value) is Move and _legal(value, legal):
+                                    move = value
                                 else:
-                                    problem = ("invalid", f"returned {_show_value(value)}, not a Move")
+                                    problem = _wrong_move(value, legal)
                             if problem is not None:
                                 fault(seat, index, *problem)
                         if move is None:

@@ -10,8 +10,18 @@ import pytest
 
 import arena.bots
 from arena.bots import (
-    GROUP, Bot, BotError, BotSpec, bot_options, description, discover, format_option, load_bot, make_bot_spec,
-    parse_bot_spec, split_bot_spec,
+    GROUP,
+    Bot,
+    BotError,
+    BotSpec,
+    bot_options,
+    description,
+    discover,
+    format_option,
+    load_bot,
+    make_bot_spec,
+    parse_bot_spec,
+    split_bot_spec,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -64,7 +74,8 @@ def test_split_bot_spec(text, ref, options):
         (":x=1", "the bot is missing"),
         ("mcts:400", "'400' is not a class name; options are written REF:key=value"),
         ("random:", "'' is not a class name"),
-        ("random:iterations", "random has no class 'iterations' (to give bot random an option, write random:name=value)"),
+        ("random:iterations",
+         "random has no class 'iterations' (to give bot random an option, write random:name=value)"),
         ("greedy:depth", "no module named 'greedy' (to give bot greedy an option, write greedy:name=value)"),
         ("mcts:iterations=4,seconds", "option 'seconds' has no value"),
         ("mcts:=4", "has no name"),
@@ -175,7 +186,8 @@ def test_module_in_the_current_folder_can_be_named(monkeypatch):
 @pytest.mark.parametrize(
     "ref, message",
     [
-        ("no_such_bot", "unknown bot \\(known bots: .*random.*; or give package.module:Name or path/to/file.py:Name\\)"),
+        ("no_such_bot",
+         "unknown bot \\(known bots: .*random.*; or give package.module:Name or path/to/file.py:Name\\)"),
         ("no_such_module.sub:Bot", "no module named 'no_such_module'"),
         ("bots.no_such_module:Bot", "no module named 'bots.no_such_module'"),
         ("bots.random_bot:NoSuchBot", "bots.random_bot has no class 'NoSuchBot'"),

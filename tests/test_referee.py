@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import random
 import signal
 import sys
@@ -18,7 +17,7 @@ import pytest
 from arena import records
 from arena.bots import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
 from arena.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
-from arena.rules import GameSettings, GameState, Move, deal, derived_random, tile_index
+from arena.rules import GameSettings, GameState, deal, derived_random, tile_index
 from arena.rules.view import SeatView
 
 ROOT = Path(__file__).parents[1]
@@ -188,7 +187,9 @@ def test_the_fallback_plays_seeded_uniform_random_moves_after_the_fault():
     assert fault["move"] == 4 * 4 + 1
 
 
-@pytest.mark.parametrize("name, message", [("BadInitBot", "RuntimeError: cannot start"), ("SlowInitBot", "no move within")])
+@pytest.mark.parametrize(
+    "name, message", [("BadInitBot", "RuntimeError: cannot start"), ("SlowInitBot", "no move within")]
+)
 def test_a_bot_that_cannot_be_made_is_faulted_at_its_first_move(name, message):
     outcome = play_game([RANDOM, bad(name)], 9, time_limit=0.3)
     (fault,) = outcome.faults
