@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from arena.tournament.config import (
-    DEFAULT_TIME_LIMIT, ConfigError, Entrant, check_bots, load_config, parse_config, spec_text,
+    DEFAULT_TIME_LIMIT,
+    ConfigError,
+    Entrant,
+    check_bots,
+    load_config,
+    parse_config,
+    spec_text,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
