@@ -224,15 +224,15 @@ class _Guard:
 
     # One call --------------------------------------------------------------
 
-    def call(self, fn: Callable[..., Any], *args: Any) -> tuple[Any, float, Fault | None]:
-        """``fn(*args)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
+    def call(self, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, float, Fault | None]:
+        """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
         saved = sys.stdout
         sys.stdout = _SINK
         try:
             try:
                 self.start = start = perf_counter()
                 self.active = True
-                value = fn(*args)
+                value = fn(arg)
                 self.active = False
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
@@ -303,14 +303,14 @@ class _ThreadGuard(_Guard):
                 self._raised_at = 0.0
                 self._async_raise(None)
 
-    def call(self, fn: Callable[..., Any], *args: Any) -> tuple[Any, float, Fault | None]:
+    def call(self, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, float, Fault | None]:
         saved = sys.stdout
         sys.stdout = _SINK
         try:
             try:
                 self.start = start = perf_counter()
                 self.active = True
-                value = fn(*args)
+                value = fn(arg)
                 self._settle()
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
@@ -344,7 +344,8 @@ class _Seat:
 
     def start(self) -> tuple[float, Fault | None]:
         rng = derived_random(BOT_STREAM, self.seed, self.seat)
-        bot, elapsed, fault = self.guard.call(self.cls, self.seat, self.settings, dict(self.options), rng)
+        make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
+        bot, elapsed, fault = self.guard.call(make, rng)
         if fault is None and not isinstance(bot, Bot):
             fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
@@ -390,7 +391,8 @@ def _serve(conn: Any, spec: BotSpec, seat: int, settings: GameSettings, options:
 
     try:
         cls = load_bot(spec)
-        bot, _, fault = guard.call(cls, seat, settings, dict(options), derived_random(BOT_STREAM, seed, seat))
+        make = functools.partial(cls, seat, settings, dict(options))
+        bot, _, fault = guard.call(make, derived_random(BOT_STREAM, seed, seat))
     except Exception as exc:  # noqa: BLE001
         bot, fault = None, ("exception", _describe(exc))
     conn.send(("ready", fault))
@@ -496,20 +498,6 @@ def _show_move(move: Move) -> str:
     return f"Move({_show_value(color)}, {_show_value(tile)}, {_show_value(cell)})"
 
 
-def _legal(move: Move, options: tuple[tuple[int, int, int], ...]) -> bool:
-    """Whether ``move`` (an exact Move) is among ``options``.
-
-    Only plain ints are compared, so no code of the bot runs here, and the
-    move, an immutable tuple of ints, can be played as it is.
-    """
-    color, tile, cell = move
-    if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
-        for c, t, cells in options:
-            if t == tile and c == color:
-                return cells >> cell & 1 == 1
-    return False
-
-
 def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
     """The fault of a bot that answered ``value``, which is not one of the ``legal`` moves."""
     if type(value) is not Move:
@@ -586,42 +574,71 @@ def play_game(
                     seats.append(_IsolatedSeat(specs[seat], seat, settings, options[seat], seed, time_limit))
                 else:
                     seats.append(_Seat(guard, classes[seat], seat, settings, options[seat], seed))
-            history = state.history
+            # asks[seat] answers a view with (value, seconds, fault); None until the bot
+            # is made, and again once it has faulted.
+            asks: list[Any] = [None] * n
+
+            def first_or_fallback(seat: int, legal: tuple[tuple[int, int, int], ...]) -> Move | None:
+                """Make the seat's bot at its first turn; the fallback's move once it has faulted."""
+                if not started[seat]:
+                    started[seat] = True
+                    elapsed, problem = seats[seat].start()
+                    seconds[seat] += elapsed
+                    if problem is None:
+                        asks[seat] = seats[seat].ask
+                        return None
+                    fault(seat, len(state.history), problem[0], "while starting: " + problem[1])
+                return MoveSet(legal).choice(fallback[seat])
+
             while not state.over:
                 seat = state.to_move
                 if faulted[seat]:
-                    move = state.legal_moves().choice(fallback[seat])
+                    state.push(state.legal_moves().choice(fallback[seat]))
+                    if on_move is not None:
+                        on_move(state, state.history[-1][0])
+                    continue
+                view = SeatView.of(state, seat)
+                legal = view.legal.options  # the referee's copy: the bot may change its view
+                if not legal:
+                    move = PASS  # M6, without asking the bot
                 else:
-                    view = SeatView.of(state, seat)
-                    legal = view.legal.options  # the referee's copy: the bot may change its view
-                    if not legal:
-                        move = PASS
-                    else:
-                        index = len(history)
-                        move = None
-                        if not started[seat]:
-                            started[seat] = True
-                            elapsed, problem = seats[seat].start()
-                            seconds[seat] += elapsed
-                            if problem is not None:
-                                fault(seat, index, problem[0], "while starting: " + problem[1])
-                        if not faulted[seat]:
-                            value, elapsed, problem = seats[seat].ask(view)
-                            seconds[seat] += elapsed
-                            if problem is None:
-                                if type(value) is Move and _legal(value, legal):
-                                    move = value
-                                else:
-                                    problem = _wrong_move(value, legal)
-                            if problem is not None:
-                                fault(seat, index, *problem)
+                    move = None if asks[seat] is not None else first_or_fallback(seat, legal)
+                    if move is None:
+                        value, elapsed, problem = asks[seat](view)
+                        seconds[seat] += elapsed
+                        if problem is None and type(value) is Move:
+                            # Is it legal?  Inline for speed; only exact ints are compared, so no
+                            # code of the bot runs here and the immutable move can be played as it is.
+                            color, tile, cell = value
+                            if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
+                                for c, t, cells in legal:
+                                    if t == tile and c == color:
+                                        if cells >> cell & 1:
+                                            move = value
+                                        break
                         if move is None:
+                            if problem is None:
+                                problem = _wrong_move(value, legal)
+                            fault(seat, len(state.history), *problem)
+                            asks[seat] = None
                             move = MoveSet(legal).choice(fallback[seat])
                 state.push(move)
                 if on_move is not None:
                     on_move(state, move)
 
-            result = state.result()
+            record = records.build_record(
+                state,
+                names,
+                seed=seed,
+                extra={
+                    "bots": [{"seat": s, "spec": str(spec), "options": options[s]} for s, spec in enumerate(specs)],
+                    "time_limit": time_limit if math.isfinite(time_limit) else None,
+                    "faults": faults,
+                    **(extra or {}),
+                },
+            )
+            # The result again from the record's rows: cheaper than scoring the game twice.
+            result = [SeatResult(**{**row, "captures": dict(row["captures"])}) for row in record["result"]]
             for seat in range(n):
                 if started[seat] and not faulted[seat] and seats[seat].listens():
                     # Each bot gets its own copy of the result: one cannot change another's.
@@ -633,17 +650,6 @@ def play_game(
             for player in seats:
                 player.close()
 
-    record = records.build_record(
-        state,
-        names,
-        seed=seed,
-        extra={
-            "bots": [{"seat": seat, "spec": str(spec), "options": options[seat]} for seat, spec in enumerate(specs)],
-            "time_limit": time_limit if math.isfinite(time_limit) else None,
-            "faults": faults,
-            **(extra or {}),
-        },
-    )
     return GameOutcome(
         record=record,
         state=state,
