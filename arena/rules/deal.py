@@ -11,6 +11,7 @@ versions; the built-in ``hash()`` is not, and is never used.
 from __future__ import annotations
 
 import hashlib
+import operator
 import random
 
 from .state import GameSettings
@@ -24,7 +25,8 @@ def derived_random(*parts: object) -> random.Random:
 
 
 def deal_pile(seed: int, color: int) -> tuple[int, ...]:
-    """The 28 tiles of ``color`` in draw order for game seed ``seed``."""
+    """The 28 tiles of ``color`` in draw order for game seed ``seed`` (any integer)."""
+    seed = operator.index(seed)  # an int-like seed (True, numpy ints) means its int; "7" or 7.0 is refused
     tiles = list(range(N_TILES))
     derived_random("uptown-deal/1", seed, COLORS[color]).shuffle(tiles)
     return tuple(tiles)
