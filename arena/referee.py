@@ -71,7 +71,10 @@ DEFAULT_TIME_LIMIT = 10.0
 BOT_STREAM = "uptown-bot/1"
 #: The stream of the random fallback that plays for a faulted seat.
 FALLBACK_STREAM = "uptown-fallback/1"
-#: What a fault can be.
+#: What a fault can be: the bot raised an exception; called ``sys.exit``; raised
+#: ``KeyboardInterrupt`` itself; returned something that is not a Move; returned
+#: a Move that is not legal now (a pass while moves exist included); ran past
+#: the time limit; or (with ``isolate=True``) its process ended.
 FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout", "crash")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
@@ -176,6 +179,7 @@ class _Guard:
         self.user_interrupt = False
         #: Whether a KeyboardInterrupt raised by a bot can be told from the user's.
         self.tells_interrupts = False
+        self.closed = False
         self._saved: list[tuple[Callable[[], None]]] = []
 
     # The game's lifetime -------------------------------------------------------
@@ -204,11 +208,14 @@ class _Guard:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closed = True  # an alarm still on its way must not arm the timer again
         while self._saved:
             (undo,) = self._saved.pop()
             undo()
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
+        if self.closed:
+            return
         if self.active:
             remaining = self.start + self.limit - perf_counter()
             if remaining <= 0:
@@ -381,7 +388,7 @@ def _serve(conn: Any, spec: BotSpec, seat: int, settings: GameSettings, options:
     def reply(value: Any, fault: Fault | None) -> None:
         if fault is not None:
             conn.send(("fault", fault))
-        elif isinstance(value, Move):
+        elif type(value) is Move:
             try:
                 conn.send(("move", tuple(value)))
             except Exception as exc:  # noqa: BLE001 - fields that do not pickle
@@ -445,9 +452,19 @@ class _IsolatedSeat:
             _, fault = message
         return elapsed, fault
 
+    def _send(self, message: tuple[str, Any]) -> Fault | None:
+        try:
+            self.conn.send(message)
+        except OSError:  # the process is gone
+            self.process.join(1.0)
+            return "crash", f"the bot's process ended (exit code {self.process.exitcode})"
+        return None
+
     def ask(self, view: SeatView) -> tuple[Any, float, Fault | None]:
         start = perf_counter()
-        self.conn.send(("choose", view))
+        fault = self._send(("choose", view))
+        if fault is not None:
+            return None, perf_counter() - start, fault
         message, fault = self._wait(self.limit)
         elapsed = perf_counter() - start
         if fault is not None:
@@ -464,10 +481,11 @@ class _IsolatedSeat:
 
     def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
         start = perf_counter()
-        self.conn.send(("over", result))
-        message, fault = self._wait(self.limit)
+        fault = self._send(("over", result))
         if fault is None:
-            _, fault = message
+            message, fault = self._wait(self.limit)
+            if fault is None:
+                _, fault = message
         return perf_counter() - start, fault
 
     def close(self) -> None:
@@ -550,7 +568,7 @@ def play_game(
         raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
 
     state = GameState(settings, deal(seed, settings))
-    in_main = threading.current_thread() is threading.main_thread()
+    in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
     guard = _Guard(time_limit) if in_main else _ThreadGuard(time_limit)
     n = len(specs)
     seats: list[Any] = []
