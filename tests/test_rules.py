@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal, deal_pile
+from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal
 from arena.rules.geometry import cell_index
 from arena.rules.tiles import COLORS, FITS, TILE_NAMES, WILD, color_index, tile_index
 from arena.rules.view import SeatView

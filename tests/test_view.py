@@ -8,7 +8,7 @@ import random
 import sys
 import types
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -156,7 +156,8 @@ def test_views_pickle_and_compare_by_identity() -> None:
     assert isinstance(again, SeatView) and isinstance(again.legal, MoveSet)
     assert again.boards == view.boards and again.racks == view.racks and again.history == view.history
     assert again.legal.options == view.legal.options
-    assert view == view and view != SeatView.of(state, 1)
+    twin = view
+    assert view == twin and view != SeatView.of(state, 1)
     assert len({view, SeatView.of(state, 1)}) == 2
 
 

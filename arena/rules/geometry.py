@@ -6,7 +6,7 @@ left); bit ``i`` of a bitboard is set when the cell belongs to the set.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 ROWS = "ABCDEFGHI"
 COLUMNS = "123456789"

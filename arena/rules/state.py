@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from .geometry import CELL_NAMES, FULL, NEIGHBOURS, cell_index, count_groups, iter_cells, removable
+from .geometry import CELL_NAMES, FULL, cell_index, count_groups, iter_cells, removable
 from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
 
 RACK_SIZE = 5
@@ -138,7 +139,7 @@ class MoveSet:
     ``[i]``, ``choice()`` and ``in`` work on the bitboards without building them.
     """
 
-    __slots__ = ("options", "_count")
+    __slots__ = ("_count", "options")
 
     options: tuple[tuple[int, int, int], ...]
     _count: int
@@ -259,8 +260,21 @@ class GameState:
     """
 
     __slots__ = (
-        "settings", "deals", "drawn", "racks", "boards", "occupied", "played",
-        "captures", "to_move", "passes", "history", "over", "_unplayed", "_free_of", "_free",
+        "_free",
+        "_free_of",
+        "_unplayed",
+        "boards",
+        "captures",
+        "deals",
+        "drawn",
+        "history",
+        "occupied",
+        "over",
+        "passes",
+        "played",
+        "racks",
+        "settings",
+        "to_move",
     )
 
     settings: GameSettings
@@ -283,7 +297,7 @@ class GameState:
     history: list[tuple[Move, int]]
     over: bool
 
-    def __init__(self, settings: GameSettings, deals: dict[int, Sequence[int]]) -> None:
+    def __init__(self, settings: GameSettings, deals: Mapping[int, Sequence[int]]) -> None:
         """Set up a game (S1): ``deals[color]`` is that color's 28 tiles in draw order."""
         self.settings = settings
         if sorted(deals) != sorted(settings.colors):
@@ -318,9 +332,9 @@ class GameState:
     def restore(
         cls,
         settings: GameSettings,
-        deals: dict[int, Sequence[int]],
-        drawn: dict[int, int],
-        racks: dict[int, Sequence[int]],
+        deals: Mapping[int, Sequence[int]],
+        drawn: Mapping[int, int],
+        racks: Mapping[int, Sequence[int]],
         boards: Sequence[int],
         captures: Sequence[Sequence[int]],
         to_move: int,

@@ -88,10 +88,15 @@ class SeatView(NamedTuple):
     def __repr__(self) -> str:
         return f"<SeatView of seat {self.seat}, move {len(self.history)}, {len(self.legal)} legal moves>"
 
-    # Views compare and hash by identity, like the mutable objects they describe.
-    __eq__ = object.__eq__  # type: ignore[assignment]
-    __ne__ = object.__ne__  # type: ignore[assignment]
-    __hash__ = object.__hash__  # type: ignore[assignment]
+    # Views compare and hash by identity: two turns may look alike, but they are not the same view.
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return object.__hash__(self)
 
     @property
     def colors(self) -> tuple[int, ...]:
