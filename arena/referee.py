@@ -59,7 +59,7 @@ from time import perf_counter
 from typing import Any
 
 from . import records
-from .bots import Bot, BotSpec, bot_options, load_bot
+from .bots import Bot, BotSpec, bot_options, load_bot, parse_bot_spec
 from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
 from .rules.view import SeatView
 
@@ -557,7 +557,7 @@ def play_game(
         raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
     time_limit = float(time_limit)
     settings = GameSettings.for_players(len(specs), scoring, penalty)
-    specs = [spec if isinstance(spec, BotSpec) else BotSpec(spec) for spec in specs]
+    specs = [spec if isinstance(spec, BotSpec) else parse_bot_spec(spec) for spec in specs]
     classes = [load_bot(spec) for spec in specs]
     options = [bot_options(spec) for spec in specs]
     names = [str(spec) for spec in specs] if names is None else [str(name) for name in names]
