@@ -267,7 +267,7 @@ def _convert(ref: str, key: str, default: Any, value: Any) -> Any:
 
 def bot_options(spec: BotSpec) -> dict[str, Any]:
     """Every option the bot of ``spec`` plays with: its defaults, overridden by the spec's."""
-    cls = load_bot(spec)
+    cls = _load_ref(spec.ref)
     return {**cls.options, **check_options(cls, spec.ref, spec.options)}
 
 

@@ -44,6 +44,7 @@ A seat with no legal move passes (M6) without its bot being asked.
 
 from __future__ import annotations
 
+import _signal
 import ctypes
 import functools
 import logging
@@ -185,25 +186,27 @@ class _Guard:
     # The game's lifetime -------------------------------------------------------
 
     def __enter__(self) -> _Guard:
+        # _signal is what the signal module wraps: the same calls, without turning
+        # handlers into enums on the way (which costs more than a whole move).
         if math.isfinite(self.limit):
-            old_handler = signal.signal(signal.SIGALRM, self._on_alarm)
-            old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
+            old_handler = _signal.signal(_signal.SIGALRM, self._on_alarm)
+            old_delay, old_interval = _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
             armed = perf_counter()
 
             def restore_timer() -> None:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old_handler)
+                _signal.setitimer(_signal.ITIMER_REAL, 0)
+                _signal.signal(_signal.SIGALRM, old_handler)
                 if old_delay > 0:  # give back the caller's timer, minus the time spent here
                     left = max(old_delay - (perf_counter() - armed), _MIN_ARM)
-                    signal.setitimer(signal.ITIMER_REAL, left, old_interval)
+                    _signal.setitimer(_signal.ITIMER_REAL, left, old_interval)
 
             self._saved.append((restore_timer,))
-        old_int = signal.getsignal(signal.SIGINT)
-        if old_int is signal.default_int_handler:
-            signal.signal(signal.SIGINT, self._on_sigint)
-            self._saved.append((lambda: signal.signal(signal.SIGINT, old_int),))
+        old_int = _signal.getsignal(_signal.SIGINT)
+        if old_int is _signal.default_int_handler:
+            _signal.signal(_signal.SIGINT, self._on_sigint)
+            self._saved.append((lambda: _signal.signal(_signal.SIGINT, old_int),))
             self.tells_interrupts = True
-        elif old_int == signal.SIG_IGN:
+        elif old_int == _signal.SIG_IGN:
             self.tells_interrupts = True
         return self
 
@@ -219,11 +222,11 @@ class _Guard:
         if self.active:
             remaining = self.start + self.limit - perf_counter()
             if remaining <= 0:
-                signal.setitimer(signal.ITIMER_REAL, _RETRY)
+                _signal.setitimer(_signal.ITIMER_REAL, _RETRY)
                 raise BotTimeout(self.timeout_message)
-            signal.setitimer(signal.ITIMER_REAL, max(remaining, _MIN_ARM))
+            _signal.setitimer(_signal.ITIMER_REAL, max(remaining, _MIN_ARM))
         else:
-            signal.setitimer(signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
+            _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         self.user_interrupt = True
@@ -516,6 +519,12 @@ def _show_move(move: Move) -> str:
     return f"Move({_show_value(color)}, {_show_value(tile)}, {_show_value(cell)})"
 
 
+@functools.lru_cache(maxsize=64)
+def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
+    """The standard settings, made once: they are frozen, and checking them costs more than a move."""
+    return GameSettings.for_players(players, scoring, penalty)
+
+
 def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
     """The fault of a bot that answered ``value``, which is not one of the ``legal`` moves."""
     if type(value) is not Move:
@@ -556,9 +565,9 @@ def play_game(
     if not (isinstance(time_limit, (int, float)) and time_limit > 0):
         raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
     time_limit = float(time_limit)
-    settings = GameSettings.for_players(len(specs), scoring, penalty)
+    settings = _settings(len(specs), scoring, penalty)
     specs = [spec if isinstance(spec, BotSpec) else parse_bot_spec(spec) for spec in specs]
-    classes = [load_bot(spec) for spec in specs]
+    classes = [load_bot(spec.ref) for spec in specs]
     options = [bot_options(spec) for spec in specs]
     names = [str(spec) for spec in specs] if names is None else [str(name) for name in names]
     if len(names) != len(specs):
@@ -572,6 +581,9 @@ def play_game(
     guard = _Guard(time_limit) if in_main else _ThreadGuard(time_limit)
     n = len(specs)
     seats: list[Any] = []
+    # asks[seat] answers a view with (value, seconds, fault): None until the seat's
+    # bot is made at its first turn, and again once it has faulted.
+    asks: list[Any] = [None] * n
     started = [False] * n
     faulted = [False] * n
     fallback: list[Any] = [None] * n
@@ -581,9 +593,21 @@ def play_game(
     def fault(seat: int, index: int, kind: str, message: str) -> None:
         faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
         faulted[seat] = True
+        asks[seat] = None
         fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
         log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
         seats[seat].close()
+
+    def make(seat: int, index: int) -> Any:
+        """Make the seat's bot at its first turn: its ask, or None when that faulted."""
+        started[seat] = True
+        elapsed, problem = seats[seat].start()
+        seconds[seat] += elapsed
+        if problem is not None:
+            fault(seat, index, problem[0], "while starting: " + problem[1])
+            return None
+        asks[seat] = seats[seat].ask
+        return asks[seat]
 
     with guard:
         try:
@@ -592,53 +616,37 @@ def play_game(
                     seats.append(_IsolatedSeat(specs[seat], seat, settings, options[seat], seed, time_limit))
                 else:
                     seats.append(_Seat(guard, classes[seat], seat, settings, options[seat], seed))
-            # asks[seat] answers a view with (value, seconds, fault); None until the bot
-            # is made, and again once it has faulted.
-            asks: list[Any] = [None] * n
-
-            def first_or_fallback(seat: int, legal: tuple[tuple[int, int, int], ...]) -> Move | None:
-                """Make the seat's bot at its first turn; the fallback's move once it has faulted."""
-                if not started[seat]:
-                    started[seat] = True
-                    elapsed, problem = seats[seat].start()
-                    seconds[seat] += elapsed
-                    if problem is None:
-                        asks[seat] = seats[seat].ask
-                        return None
-                    fault(seat, len(state.history), problem[0], "while starting: " + problem[1])
-                return MoveSet(legal).choice(fallback[seat])
 
             while not state.over:
                 seat = state.to_move
-                if faulted[seat]:
-                    state.push(state.legal_moves().choice(fallback[seat]))
-                    if on_move is not None:
-                        on_move(state, state.history[-1][0])
-                    continue
-                view = SeatView.of(state, seat)
-                legal = view.legal.options  # the referee's copy: the bot may change its view
-                if not legal:
-                    move = PASS  # M6, without asking the bot
+                ask = asks[seat]
+                if ask is None and faulted[seat]:
+                    move = state.legal_moves().choice(fallback[seat])
                 else:
-                    move = None if asks[seat] is not None else first_or_fallback(seat, legal)
-                    if move is None:
-                        value, elapsed, problem = asks[seat](view)
-                        seconds[seat] += elapsed
-                        if problem is None and type(value) is Move:
-                            # Is it legal?  Inline for speed; only exact ints are compared, so no
-                            # code of the bot runs here and the immutable move can be played as it is.
-                            color, tile, cell = value
-                            if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
-                                for c, t, cells in legal:
-                                    if t == tile and c == color:
-                                        if cells >> cell & 1:
-                                            move = value
-                                        break
+                    view = SeatView.of(state, seat)
+                    legal = view.legal.options  # the referee's copy: the bot may change its view
+                    if not legal:
+                        move = PASS  # M6, without asking the bot
+                    else:
+                        if ask is None:
+                            ask = make(seat, len(state.history))
+                        move = None
+                        if ask is not None:
+                            value, elapsed, problem = ask(view)
+                            seconds[seat] += elapsed
+                            if problem is None and type(value) is Move:
+                                # Is it legal?  Inline for speed; only exact ints are compared, so no
+                                # code of the bot runs here, and the immutable move can be played as it is.
+                                color, tile, cell = value
+                                if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
+                                    for c, t, cells in legal:
+                                        if t == tile and c == color:
+                                            if cells >> cell & 1:
+                                                move = value
+                                            break
+                            if move is None:
+                                fault(seat, len(state.history), *(problem or _wrong_move(value, legal)))
                         if move is None:
-                            if problem is None:
-                                problem = _wrong_move(value, legal)
-                            fault(seat, len(state.history), *problem)
-                            asks[seat] = None
                             move = MoveSet(legal).choice(fallback[seat])
                 state.push(move)
                 if on_move is not None:
