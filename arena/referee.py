@@ -671,7 +671,7 @@ def play_game(
                     elapsed, problem = seats[seat].tell(state.result())
                     seconds[seat] += elapsed
                     if problem is not None:
-                        log.info("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
+                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
         finally:
             for player in seats:
                 player.close()
