@@ -283,6 +283,41 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, wo
     assert tables_of(out) == tables_of(tmp_path / "whole")
 
 
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
+    path = write_tournament(tmp_path, players=3, deals=20, third=f"{bots_file}:SlowBot")
+    out = tmp_path / "out"
+    proc = _start(path, out, 2)
+    try:
+        _wait_for_games(out, 3, proc)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2
+        proc.kill()  # the parent only
+        proc.communicate(timeout=30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+            time.sleep(0.1)
+        assert not any(Path(f"/proc/{w}").exists() for w in workers), "orphaned workers kept running"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def test_ctrl_c_in_process_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, players=2, deals=3)
     config = load_config(path)

@@ -12,7 +12,7 @@ import click
 @click.command(name="run")
 @click.argument("file", metavar="FILE")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes playing games (default: the number of CPUs). 1 plays in this process.")
+              help="Worker processes playing games (default: the CPUs this process may use). 1 plays in this process.")
 @click.option("--out", "out", metavar="DIR", default=None,
               help="Results folder (default: results/NAME, NAME from the file).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
@@ -44,7 +44,8 @@ def command(
         raise click.ClickException(str(exc)) from None
     text = path.read_text(encoding="utf-8")
     folder = Path(out) if out is not None else Path("results") / config.name
-    workers = workers or os.cpu_count() or 1
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     total = count_games(config)
     if not quiet:
         n_tables = len(tables(len(config.entrants), config.players))
