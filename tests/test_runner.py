@@ -387,6 +387,19 @@ def test_refuses_to_start_again_over_results(tmp_path):
     run_tournament(load_config(relaid), relaid.read_text(), out, workers=1, resume=True)
 
 
+def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    config = load_config(path)
+    from arena.tournament.runner import prepare_folder
+
+    for compress in (False, True):
+        prepare_folder(config, path.read_text(), out, resume=False, overwrite=True, compress=compress)
+        # what a run stopped before its first game leaves: the header and an empty records file
+        run(path, out, workers=1, compress=compress)
+        assert len(records_by_id(out)) == count_games(config)
+
+
 def test_overwrite_starts_again(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"

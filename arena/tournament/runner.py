@@ -306,6 +306,16 @@ def _stored_games(out: Path) -> int:
         return max(0, sum(1 for _ in f) - 1)
 
 
+def _records_hold_data(out: Path) -> bool:
+    """Whether the records file holds anything at all (an empty one is what a fresh start leaves)."""
+    path, compressed = records_file(out)
+    if not path.exists():
+        return False
+    if compressed:
+        return bool(_read_gzip_tolerant(path)[0])
+    return path.stat().st_size > 0
+
+
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
     keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
             if getattr(a, k) != getattr(b, k)]
@@ -347,7 +357,7 @@ def prepare_folder(
                 f"choose another folder with --out, or start again with --overwrite"
             )
         stored = _stored_games(out)
-        if not resume and (stored or records_file(out)[0].exists()):
+        if not resume and (stored or _records_hold_data(out)):
             raise RunError(
                 f"{out} already holds {stored // config.players} games of this tournament; "
                 f"add --resume to play only the missing ones, or --overwrite to start again"
