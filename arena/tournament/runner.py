@@ -417,7 +417,6 @@ class _LogSetup:
         self.logger.propagate = False
         self.queue = None
         self.listener: logging.handlers.QueueListener | None = None
-        self.mp_handlers: list[logging.Handler] = []
         if workers <= 1:
             return
         if ctx.get_start_method() == "fork" and multiprocessing.get_start_method() == "fork":
@@ -425,7 +424,6 @@ class _LogSetup:
 
             # Forked workers inherit the wrapped handler and send their records to the parent's thread.
             multiprocessing_logging.install_mp_handler(self.logger)
-            self.mp_handlers = list(self.logger.handlers)
         else:
             # multiprocessing-logging needs fork; spawned workers get a queue of the same context instead.
             self.queue = ctx.Queue(-1)
