@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rules import PASS, GameSettings, GameState, Move, deal, deal_pile, derived_random
-from arena.rules.geometry import count_groups
+from arena.rules.geometry import count_groups, removable
 from arena.rules.tiles import COLORS, N_TILES
 from arena.rules.view import SeatView
 
@@ -46,6 +46,7 @@ class Ledger:
     def __init__(self) -> None:
         self.on_board: dict[int, tuple[int, int]] = {}  # cell -> (color, tile)
         self.captured: list[tuple[int, int]] = []
+        self.placed: dict[int, list[int]] = {c: [] for c in range(len(COLORS))}
 
     def follow(self, move: Move, victim: int) -> None:
         if move.is_pass:
@@ -57,6 +58,7 @@ class Ledger:
         else:
             assert move.cell not in self.on_board
         self.on_board[move.cell] = (move.color, move.tile)
+        self.placed[move.color].append(move.tile)
 
 
 def check_turn(state: GameState, ledger: Ledger, finished_before: set[int], rng: random.Random) -> None:
@@ -71,11 +73,17 @@ def check_turn(state: GameState, ledger: Ledger, finished_before: set[int], rng:
         cells = sum(1 << cell for cell, (c, _) in ledger.on_board.items() if c == color)
         assert state.boards[color] == cells
         assert state.played[color] == state.drawn[color] - len(state.racks[color])
+        assert state.played_tiles[color] == tuple(ledger.placed[color])
+        assert state.unplayed(color) == set(state.racks[color]) | set(state.pile(color))
     union = 0
     for board in state.boards:
         assert not union & board
         union |= board
     assert union == state.occupied
+    # The capture memo, kept up to date by push, agrees with a fresh computation whenever it is current.
+    for color in settings.colors:
+        if state._free_of[color] == state.boards[color]:
+            assert state._free[color] == removable(state.boards[color])
     # Group counts equal a plain breadth-first count.
     for color in settings.colors:
         assert count_groups(state.boards[color]) == bfs_groups(state.boards[color])

@@ -176,6 +176,7 @@ def assert_consistent(sample: GameState, view: SeatView) -> None:
         assert len(sample.pile(color)) == view.pile_sizes[color]
         assert set(sample.racks[color]) | set(sample.pile(color)) == view.unplayed(color)
         assert sample.played[color] == view.played_count(color)
+        assert sample.played_tiles[color] == view.played_tiles[color]
     for color, rack in view.racks.items():
         assert tuple(sample.racks[color]) == rack
     if view.to_move == view.seat and not view.over:

@@ -96,7 +96,9 @@ def removable(board: int) -> int:
     neighbours fall into two or more runs can be cut points; each of those is
     settled by a flood fill of its group without it.
     """
-    up = board << 9 & FULL  # bit i: the cell above cell i holds a tile
+    # Bit i of ``up``: the cell above cell i holds a tile.  (Bits past the board are
+    # never shifted back down and the last ``& board`` drops them.)
+    up = board << 9
     down = board >> 9
     left = board << 1 & NOT_COLUMN_1
     right = board >> 1 & NOT_COLUMN_9

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .geometry import CELL_NAMES, FULL, cell_index, count_groups, iter_cells, removable
+from .geometry import CELL_NAMES, FULL, NEIGHBOURS, cell_index, count_groups, iter_cells, removable
 from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
 
 RACK_SIZE = 5
@@ -24,8 +24,7 @@ SCORINGS = ("uptown", "blockers")
 #: How the Blockers! penalty counts captures (C4): the largest count of one color
 #: (the rule texts, the default) or of one opponent (BGA's two-player variant).
 PENALTIES = ("color", "opponent")
-#: Every tile of a color as a 28-bit set (bit ``t`` for tile ``t``).
-ALL_TILES = (1 << N_TILES) - 1
+EVERY_TILE = frozenset(range(N_TILES))
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,8 @@ class GameSettings:
     colors: tuple[int, ...] = field(init=False, repr=False, compare=False)
     #: ``rivals[s]``: the colors in play that seat ``s`` may capture (M2).
     rivals: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    #: ``turn_order[s]``: the seats in the order they come after seat ``s`` (T3), ``s`` itself last.
+    turn_order: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
@@ -68,6 +69,7 @@ class GameSettings:
         object.__setattr__(self, "seat_colors", seat_colors)
         object.__setattr__(self, "colors", flat)
         object.__setattr__(self, "rivals", tuple(tuple(c for c in flat if c not in own) for own in seat_colors))
+        object.__setattr__(self, "turn_order", tuple(tuple((s + k) % n for k in range(1, n + 1)) for s in range(n)))
 
     @classmethod
     def for_players(cls, players: int, scoring: str = "uptown", penalty: str = "color") -> GameSettings:
@@ -129,6 +131,7 @@ class Move(NamedTuple):
 PASS = Move(-1, -1, -1)
 
 _new_move = Move.__new__
+_new_object = object.__new__
 
 
 class MoveSet:
@@ -209,9 +212,20 @@ class MoveSet:
 
     def choice(self, rng: random.Random) -> Move:
         """A legal move drawn uniformly with ``rng`` (one ``randrange(len)``); :data:`PASS` when there is none."""
-        if not self.options:
+        count = self._count
+        if count < 0:
+            count = len(self)
+        if not count:
             return PASS
-        return self[rng.randrange(len(self))]
+        index = rng.randrange(count)
+        for color, tile, cells in self.options:
+            n = cells.bit_count()
+            if index < n:
+                for _ in range(index):
+                    cells &= cells - 1
+                return _new_move(Move, color, tile, (cells & -cells).bit_length() - 1)
+            index -= n
+        raise AssertionError("unreachable: index < count")
 
     def targets(self, color: int, tile: int) -> int:
         """The legal cells (a bitboard) for ``tile`` of ``color``."""
@@ -255,14 +269,13 @@ class GameState:
     play); ``occupied`` is their union.  :meth:`push` does not check the
     move: check it against :meth:`legal_moves` first (the referee and the
     record reader do).  The lists may be edited by hand to set up a position
-    (tests do); keep ``occupied`` equal to the union of ``boards`` and
-    ``played[c]`` equal to ``drawn[c] - len(racks[c])``.
+    (tests do); keep ``occupied`` equal to the union of ``boards``,
+    ``played[c]`` equal to ``drawn[c] - len(racks[c])`` and to ``len(played_tiles[c])``.
     """
 
     __slots__ = (
         "_free",
         "_free_of",
-        "_unplayed",
         "boards",
         "captures",
         "deals",
@@ -272,6 +285,7 @@ class GameState:
         "over",
         "passes",
         "played",
+        "played_tiles",
         "racks",
         "settings",
         "to_move",
@@ -288,6 +302,8 @@ class GameState:
     occupied: int
     #: ``played[color]``: tiles placed so far (E1).
     played: list[int]
+    #: ``played_tiles[color]``: the tiles placed so far, in the order played (public, S2).
+    played_tiles: list[tuple[int, ...]]
     #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` has captured.
     captures: list[list[int]]
     to_move: int
@@ -320,9 +336,7 @@ class GameState:
         self.passes = 0
         self.history = []
         self.over = False
-        # Public knowledge kept up to date for the seat views: each color's
-        # unplayed tiles (rack and pile together, S2) as a 28-bit set.
-        self._unplayed = [ALL_TILES if tiles else 0 for tiles in full]
+        self.played_tiles = [()] * len(COLORS)
         # M3 memo: _free[c] = removable(b) for the board b = _free_of[c].  Keyed by
         # the board itself, so it can never be stale, even when boards are set by hand.
         self._free_of = [-1] * len(COLORS)
@@ -353,10 +367,6 @@ class GameState:
             state.drawn[color] = drawn[color]
             state.racks[color] = rack
             state.played[color] = drawn[color] - len(rack)
-            unplayed = 0
-            for tile in (*rack, *state.deals[color][drawn[color]:]):
-                unplayed |= 1 << tile
-            state._unplayed[color] = unplayed
         state.boards = list(boards) + [0] * (len(COLORS) - len(boards))
         for board in state.boards:
             state.occupied |= board
@@ -365,6 +375,14 @@ class GameState:
         state.passes = passes
         state.history = list(history)
         state.over = over
+        # The tiles played, in order: from the history when it tells all, else the start of the deal.
+        placed: list[list[int]] = [[] for _ in COLORS]
+        for move, _ in state.history:
+            if move.color >= 0:
+                placed[move.color].append(move.tile)
+        for color in settings.colors:
+            n = state.played[color]
+            state.played_tiles[color] = tuple(placed[color]) if len(placed[color]) == n else state.deals[color][:n]
         return state
 
     def copy(self) -> GameState:
@@ -382,7 +400,7 @@ class GameState:
         new.passes = self.passes
         new.history = self.history[:]
         new.over = self.over
-        new._unplayed = self._unplayed[:]
+        new.played_tiles = self.played_tiles[:]
         new._free_of = self._free_of[:]
         new._free = self._free[:]
         return new
@@ -405,8 +423,9 @@ class GameState:
 
     def unplayed(self, color: int) -> frozenset[int]:
         """The tiles ``color`` has not played yet, rack and pile together (public, S2)."""
-        bits = self._unplayed[color]
-        return frozenset(t for t in range(N_TILES) if bits >> t & 1)
+        if not self.deals[color]:
+            return frozenset()
+        return EVERY_TILE.difference(self.played_tiles[color])
 
     def is_finished(self, color: int) -> bool:
         """E1: a color is finished once it has played 24 tiles."""
@@ -465,7 +484,10 @@ class GameState:
                     if cells:
                         options.append((color, tile, cells))
                         count += cells.bit_count()
-        return MoveSet._of(tuple(options), count)
+        moves = _new_object(MoveSet)
+        moves.options = tuple(options)
+        moves._count = count
+        return moves
 
     def push(self, move: Move) -> None:
         """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check."""
@@ -475,33 +497,53 @@ class GameState:
             return
         bit = 1 << cell
         boards = self.boards
+        free_of = self._free_of
+        free = self._free
         victim = -1
         if self.occupied & bit:
             for victim in self.settings.colors:
                 if boards[victim] & bit:
                     break
-            boards[victim] ^= bit
+            board = boards[victim]
+            boards[victim] = board ^ bit
             self.captures[self.to_move][victim] += 1
+            # A lone tile leaves the capture memo right as it is, less itself.
+            if free_of[victim] == board and not NEIGHBOURS[cell] & board:
+                free[victim] &= ~bit
+                free_of[victim] = board ^ bit
         else:
             self.occupied |= bit
-        boards[color] |= bit
+        board = boards[color]
+        boards[color] = board | bit
+        if free_of[color] == board:
+            # Keep the capture memo when the new tile joins at most one tile of its color:
+            # it is capturable itself, and the one it hangs on becomes a cut point if it
+            # has other neighbours.  Nothing else changes: a leaf closes no loop.
+            touching = NEIGHBOURS[cell] & board
+            if not touching:
+                free[color] |= bit
+                free_of[color] = board | bit
+            elif not touching & (touching - 1):
+                if NEIGHBOURS[touching.bit_length() - 1] & board:
+                    free[color] = (free[color] | bit) & ~touching
+                else:
+                    free[color] |= bit
+                free_of[color] = board | bit
         rack = self.racks[color]
         rack.remove(tile)
         drawn = self.drawn[color]
         if drawn < N_TILES:  # M5: draw from the pile of the color played
             rack.append(self.deals[color][drawn])
             self.drawn[color] = drawn + 1
-        self._unplayed[color] &= ~(1 << tile)
+        self.played_tiles[color] += (tile,)
         played = self.played
         played[color] += 1
         self.history.append((move, victim))
         self.passes = 0
         # T3, E2: the next seat that still has a color to play.
-        seat_colors = self.settings.seat_colors
-        n = len(seat_colors)
-        seat = self.to_move
-        for _ in range(n):
-            seat = seat + 1 if seat + 1 < n else 0
+        settings = self.settings
+        seat_colors = settings.seat_colors
+        for seat in settings.turn_order[self.to_move]:
             for c in seat_colors[seat]:
                 if played[c] < TILES_PLAYED:
                     self.to_move = seat
@@ -512,13 +554,11 @@ class GameState:
         """M6: the seat to move has no legal play and passes (it draws nothing)."""
         self.history.append((PASS, -1))
         self.passes += 1
-        n = self.settings.players
-        if self.passes >= sum(1 for seat in range(n) if self.seat_active(seat)):
+        settings = self.settings
+        if self.passes >= sum(1 for seat in range(settings.players) if self.seat_active(seat)):
             self.over = True  # E3: everyone still playing passed in a row
             return
-        seat = self.to_move
-        for _ in range(n):
-            seat = seat + 1 if seat + 1 < n else 0
+        for seat in settings.turn_order[self.to_move]:
             if self.seat_active(seat):
                 self.to_move = seat
                 return

@@ -12,8 +12,7 @@ from operator import sub
 from typing import NamedTuple
 
 from .geometry import N_CELLS
-from .state import TILES_PLAYED, GameSettings, GameState, Move, MoveSet
-from .tiles import COLORS, N_TILES
+from .state import EVERY_TILE, TILES_PLAYED, GameSettings, GameState, Move, MoveSet
 
 _tuple_new = tuple.__new__
 
@@ -40,8 +39,8 @@ class SeatView(NamedTuple):
     rack_sizes: tuple[int, ...]
     #: How many tiles each color's pile holds.
     pile_sizes: tuple[int, ...]
-    #: Each color's tiles not played yet (rack and pile together) as a 28-bit set: bit ``t`` for tile ``t``.
-    unplayed_bits: tuple[int, ...]
+    #: The tiles each color has placed, in the order played.
+    played_tiles: tuple[tuple[int, ...], ...]
     #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` captured.
     captures: tuple[tuple[int, ...], ...]
     #: Every turn so far: the move and the color it captured (-1 for none).
@@ -78,7 +77,7 @@ class SeatView(NamedTuple):
             own,
             tuple(map(len, racks)),
             tuple(map(sub, map(len, state.deals), state.drawn)),
-            tuple(state._unplayed),
+            tuple(state.played_tiles),
             tuple(map(tuple, state.captures)),
             tuple(state.history),
             state.passes,
@@ -103,15 +102,6 @@ class SeatView(NamedTuple):
         """The seat's own colors."""
         return self.settings.seat_colors[self.seat]
 
-    @property
-    def played_tiles(self) -> tuple[tuple[int, ...], ...]:
-        """Tiles each color has placed, in the order played (read from the history on each call)."""
-        played: list[list[int]] = [[] for _ in COLORS]
-        for move, _ in self.history:
-            if move.color >= 0:
-                played[move.color].append(move.tile)
-        return tuple(tuple(p) for p in played)
-
     def color_at(self, cell: int) -> int:
         """The color of the tile on ``cell``, or -1 if it is empty."""
         for color, board in enumerate(self.boards):
@@ -121,17 +111,17 @@ class SeatView(NamedTuple):
 
     def unplayed(self, color: int) -> frozenset[int]:
         """The tiles ``color`` has not played yet: its rack and pile together (public, S2)."""
-        bits = self.unplayed_bits[color]
-        return frozenset(t for t in range(N_TILES) if bits >> t & 1)
+        if not self.rack_sizes[color]:
+            return frozenset()  # not in play (a color in play keeps at least 4 tiles)
+        return EVERY_TILE.difference(self.played_tiles[color])
 
     def played_count(self, color: int) -> int:
-        """How many tiles ``color`` has placed (0 for colors not in play)."""
-        bits = self.unplayed_bits[color]
-        return N_TILES - bits.bit_count() if bits else 0
+        """How many tiles ``color`` has placed."""
+        return len(self.played_tiles[color])
 
     def is_finished(self, color: int) -> bool:
         """E1: whether ``color`` has played its 24 tiles."""
-        return self.played_count(color) >= TILES_PLAYED
+        return len(self.played_tiles[color]) >= TILES_PLAYED
 
     def board_cells(self) -> list[int]:
         """The color on each of the 81 cells (-1 for empty)."""
@@ -149,9 +139,8 @@ class SeatView(NamedTuple):
         drawn: dict[int, int] = {}
         racks: dict[int, list[int]] = {}
         for color in self.settings.colors:
-            bits = self.unplayed_bits[color]
-            unplayed = [t for t in range(N_TILES) if bits >> t & 1]
-            played = [t for t in range(N_TILES) if not bits >> t & 1]
+            played = self.played_tiles[color]
+            unplayed = sorted(self.unplayed(color))
             if color in self.racks:
                 rack = list(self.racks[color])
                 pile = [t for t in unplayed if t not in rack]
