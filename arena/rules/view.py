@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from .geometry import N_CELLS
 from .state import EVERY_TILE, TILES_PLAYED, GameSettings, GameState, Move, MoveSet
+from .tiles import N_TILES
 
 _tuple_new = tuple.__new__
 
@@ -35,10 +36,8 @@ class SeatView(NamedTuple):
     boards: tuple[int, ...]
     #: The seat's own rack(s): ``{color: tiles}``, oldest tile first.
     racks: dict[int, tuple[int, ...]]
-    #: How many tiles each color's rack holds.
-    rack_sizes: tuple[int, ...]
-    #: How many tiles each color's pile holds.
-    pile_sizes: tuple[int, ...]
+    #: How many tiles each color has taken from its pile so far (its first five included).
+    drawn: tuple[int, ...]
     #: The tiles each color has placed, in the order played.
     played_tiles: tuple[tuple[int, ...], ...]
     #: ``captures[seat][color]``: tiles of ``color`` that ``seat`` captured.
@@ -75,8 +74,7 @@ class SeatView(NamedTuple):
             state.over,
             tuple(state.boards),
             own,
-            tuple(map(len, racks)),
-            tuple(map(sub, map(len, state.deals), state.drawn)),
+            tuple(state.drawn),
             tuple(state.played_tiles),
             tuple(map(tuple, state.captures)),
             tuple(state.history),
@@ -102,6 +100,16 @@ class SeatView(NamedTuple):
         """The seat's own colors."""
         return self.settings.seat_colors[self.seat]
 
+    @property
+    def rack_sizes(self) -> tuple[int, ...]:
+        """How many tiles each color's rack holds."""
+        return tuple(map(sub, self.drawn, map(len, self.played_tiles)))
+
+    @property
+    def pile_sizes(self) -> tuple[int, ...]:
+        """How many tiles each color's pile holds."""
+        return tuple(N_TILES - n if n else 0 for n in self.drawn)
+
     def color_at(self, cell: int) -> int:
         """The color of the tile on ``cell``, or -1 if it is empty."""
         for color, board in enumerate(self.boards):
@@ -111,8 +119,8 @@ class SeatView(NamedTuple):
 
     def unplayed(self, color: int) -> frozenset[int]:
         """The tiles ``color`` has not played yet: its rack and pile together (public, S2)."""
-        if not self.rack_sizes[color]:
-            return frozenset()  # not in play (a color in play keeps at least 4 tiles)
+        if not self.drawn[color]:
+            return frozenset()  # not in play
         return EVERY_TILE.difference(self.played_tiles[color])
 
     def played_count(self, color: int) -> int:
@@ -138,6 +146,7 @@ class SeatView(NamedTuple):
         deals: dict[int, tuple[int, ...]] = {}
         drawn: dict[int, int] = {}
         racks: dict[int, list[int]] = {}
+        rack_sizes = self.rack_sizes
         for color in self.settings.colors:
             played = self.played_tiles[color]
             unplayed = sorted(self.unplayed(color))
@@ -148,7 +157,7 @@ class SeatView(NamedTuple):
             else:
                 pool = unplayed
                 rng.shuffle(pool)
-                size = self.rack_sizes[color]
+                size = rack_sizes[color]
                 rack, pile = pool[:size], pool[size:]
             deals[color] = (*played, *rack, *pile)
             drawn[color] = len(played) + len(rack)
