@@ -386,16 +386,16 @@ def prepare_folder(
 
 
 def sort_games_file(path: Path) -> None:
-    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat."""
+    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat.
+
+    Plain text order is that order: a line starts with the game id, whose
+    zero-padded fields have widths fixed by the tournament, and the seat
+    (one digit) is the first field after it that differs within a game.
+    """
     with open(path, encoding="utf-8", newline="") as f:
         header = f.readline()
         lines = f.readlines()
-
-    def key(line: str) -> tuple[int, int, int, int]:
-        row = next(csv.reader([line]))
-        return int(row[1]), int(row[2]), int(row[3]), int(row[5])
-
-    lines.sort(key=key)
+    lines.sort()
     _rewrite_text(path, header, lines)
 
 
