@@ -387,6 +387,6 @@ def format_tables(tables: Tables, fmt: str, title: str = "", only_standings: boo
             out.append(f"## {heading if name == 'Standings' else ''}{name}\n\n{_markdown(frame, index)}\n")
         else:
             label = f"{heading}{name}" if name == "Standings" else name
-            body = frame.to_string(index=index)
+            body = frame.rename_axis(None).to_string(index=index)
             out.append(f"{label}\n{body}\n")
     return "\n".join(out)
