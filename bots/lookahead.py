@@ -12,29 +12,33 @@ from arena.rules.view import SeatView
 from ._eval import bridges, components, spread
 from .greedy import move_costs
 
-#: Cost of a next turn on which no own tile can join a group (a forced new group, most likely).
-FORCED = 0.6
 #: Credit for each pair of groups that an unplayed tile can still join through a free cell.
 MERGE = 0.35
 #: A pile tile counts this much of a rack tile when judging what can still join groups.
 PILE = 0.5
+#: Credit per unplayed tile and free cell next to its color's groups that it fits (up to two cells).
+ROBUST = 0.05
+#: Credit per unplayed rival tile that loses its last free cell next to its groups.
+BLOCK = 0.1
 
 
 class LookaheadBot(Bot):
-    """Greedy's cost plus a look at the tiles still to come: can the next turns join up?
+    """Greedy's cost plus a look at the tiles still to come: room to grow, merges to come, rivals hemmed in.
 
     The ``width`` cheapest moves by the greedy bot's cost are looked at again
-    in the position they leave, through the seat's unplayed tiles (its racks,
-    and its piles as far as the public tile counts tell):
+    in the position they leave, through every color's unplayed tiles (known
+    from the public history: a seat's own rack, its pile, and each rival's
+    rack and pile together):
 
-    * the chance that the next turn has no tile that touches a group of its
-      color, so that it would have to start a new one: zero when a rack tile
-      still fits a free cell next to a group, else the chance that the tile
-      drawn after this move does (only for the color played, whose pile is
-      drawn from); with two colors, both must fail;
+    * room to grow: for each unplayed tile of the seat's colors, how many free
+      cells next to a group of its color it fits, counting up to two, so that
+      a frontier with a spare cell in each row, column and region is worth
+      more than one a single rival tile can close;
     * merges still to come: each free cell that touches two groups of one
       color and that an unplayed tile of that color fits is worth a share of
-      a group (no more than the groups there are to join).
+      a group (no more than the groups there are to join);
+    * rivals hemmed in: each unplayed rival tile whose last free cell next to
+      its color's groups the move takes.
 
     The move with the lowest total cost is played; exact ties are broken with
     the bot's own generator.
@@ -56,33 +60,42 @@ class LookaheadBot(Bot):
 
 
 def future_cost(view: SeatView, move: Move) -> float:
-    """The look-ahead part of the cost of ``move``: forced new groups to fear, merges to hope for."""
+    """The look-ahead part of the cost of ``move`` (lower is better)."""
     boards = view.boards
     occupied = 0
     for board in boards:
         occupied |= board
     bit = 1 << move.cell
     empty = FULL & ~(occupied | bit)
-    no_join = 1.0
     merges = 0.0
-    for c in view.colors:
+    room = 0
+    own = view.colors
+    for c in own:
         played = len(view.played_tiles[c]) + (c == move.color)
         if played >= TILES_PLAYED:
             continue
         board = boards[c] | bit if c == move.color else boards[c]
-        rack = list(view.racks[c])
+        unplayed = view.unplayed(c)
         if c == move.color:
-            rack.remove(move.tile)
-        pile = view.unplayed(c).difference(view.racks[c])
-        groups = components(board)
+            unplayed = unplayed - {move.tile}
         front = spread(board) & empty if board else empty
-        if any(FITS[t] & front for t in rack):
-            no_join = 0.0
-        elif c == move.color and pile:
-            no_join *= 1.0 - sum(1 for t in pile if FITS[t] & front) / len(pile)
+        for t in unplayed:
+            room += min(2, (FITS[t] & front).bit_count())
+        groups = components(board)
         if len(groups) > 1:
             links = bridges(groups, empty)
             if links:
-                hope = sum(1.0 for t in rack if FITS[t] & links) + PILE * sum(1 for t in pile if FITS[t] & links)
+                rack = view.racks[c]
+                hope = sum(1.0 if t in rack else PILE for t in unplayed if FITS[t] & links)
                 merges += min(len(groups) - 1, hope)
-    return FORCED * no_join - MERGE * merges
+    blocked = 0
+    for c in view.settings.colors:
+        if c in own or not boards[c] or view.is_finished(c):
+            continue
+        before = spread(boards[c]) & ~occupied
+        if before & bit:
+            after = before ^ bit
+            for t in view.unplayed(c):
+                if FITS[t] & before and not FITS[t] & after:
+                    blocked += 1
+    return -MERGE * merges - ROBUST * room - BLOCK * blocked
