@@ -1,0 +1,176 @@
+"""Strength of the built-in bots: duplicate two-player matches and a four-player table.
+
+    python benchmarks/strength.py --deals 100 --four-deals 25 --mcts iterations=1000 --workers 2
+
+Two-player pairings (``--pairs``, default ``greedy-random,mcts-greedy,lookahead-greedy``):
+every deal is played twice, A in seat 0 and B in seat 1, then swapped, so
+both bots play the same tiles from both seats (``--deals 100`` = 200 games a
+pairing).  Four-player table (``--four``, default ``random,greedy,lookahead,mcts``):
+every deal is played once per seat rotation (``--four-deals 25`` = 100 games).
+
+A win is rank 1 under the game's scoring (Uptown, C1, unless ``--scoring``);
+a shared first place counts half a win in two-player games and ``1/k`` of a
+win when ``k`` seats share it.  The tables show each bot's win share, mean
+groups, mean captures, and its thinking time per move (mean and the slowest
+move, wall clock, so they vary with the machine's load).  Games are played by
+the referee (:func:`arena.referee.play_game`) in ``--workers`` processes; bots
+are built inside the workers.  Deal seeds are ``--seed``, ``--seed + 1``, ...
+for every pairing.  ``--mcts`` sets the options of every ``mcts`` entrant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from collections import defaultdict
+from multiprocessing import Pool
+
+from arena.bots import parse_bot_spec
+from arena.referee import play_game
+
+
+def play(job: tuple[list[str], int, str, float]) -> dict:
+    """Play one game; what each seat scored and how long its moves took."""
+    specs, seed, scoring, time_limit = job
+    last = [time.perf_counter()]
+    slowest = [0.0] * len(specs)
+    moves = [0] * len(specs)
+
+    def on_move(state, move) -> None:
+        now = time.perf_counter()
+        if not move.is_pass:
+            mover = state.settings.seat_of(move.color)
+            slowest[mover] = max(slowest[mover], now - last[0])
+            moves[mover] += 1
+        last[0] = now
+
+    outcome = play_game([parse_bot_spec(s) for s in specs], seed, scoring=scoring, time_limit=time_limit,
+                        on_move=on_move)
+    key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
+    ranks = [getattr(r, key) for r in outcome.result]
+    firsts = ranks.count(1)
+    return {
+        "specs": specs,
+        "seed": seed,
+        "win": [1.0 / firsts if r == 1 else 0.0 for r in ranks],
+        "groups": [r.groups for r in outcome.result],
+        "captures": [r.captured_total for r in outcome.result],
+        "seconds": list(outcome.seconds),
+        "moves": moves,
+        "slowest": slowest,
+        "faults": len(outcome.faults),
+    }
+
+
+class Tally:
+    """Per-entrant sums over the games of one table."""
+
+    def __init__(self) -> None:
+        self.games = defaultdict(int)
+        self.win = defaultdict(float)
+        self.groups = defaultdict(list)
+        self.captures = defaultdict(list)
+        self.seconds = defaultdict(float)
+        self.moves = defaultdict(int)
+        self.slowest = defaultdict(float)
+        self.faults = 0
+        self.count = 0
+
+    def add(self, game: dict) -> None:
+        self.count += 1
+        self.faults += game["faults"]
+        for seat, spec in enumerate(game["specs"]):
+            self.games[spec] += 1
+            self.win[spec] += game["win"][seat]
+            self.groups[spec].append(game["groups"][seat])
+            self.captures[spec].append(game["captures"][seat])
+            self.seconds[spec] += game["seconds"][seat]
+            self.moves[spec] += game["moves"][seat]
+            self.slowest[spec] = max(self.slowest[spec], game["slowest"][seat])
+
+    def rows(self, entrants: list[str]) -> list[str]:
+        out = []
+        for spec in entrants:
+            n = self.games[spec]
+            share = self.win[spec] / n
+            # Standard error of the win share, from the games as independent trials.
+            se = math.sqrt(max(share * (1 - share), 1e-12) / n)
+            per_move = self.seconds[spec] / max(1, self.moves[spec])
+            out.append(
+                f"| {spec} | {n} | {100 * share:.1f}% ± {100 * se:.1f} | {statistics.mean(self.groups[spec]):.2f} "
+                f"| {statistics.mean(self.captures[spec]):.2f} | {per_move:.3f} s | {self.slowest[spec]:.2f} s |"
+            )
+        return out
+
+
+HEADER = [
+    "| bot | games | win share | mean groups | mean captures | time/move | slowest move |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", default="greedy-random,mcts-greedy,lookahead-greedy",
+                        help="two-player pairings A-B, comma-separated ('' for none)")
+    parser.add_argument("--deals", type=int, default=100, help="deals per pairing; each is played twice (default 100)")
+    parser.add_argument("--four", default="random,greedy,lookahead,mcts",
+                        help="the four bots of the four-player table ('' for none)")
+    parser.add_argument("--four-deals", type=int, default=25,
+                        help="four-player deals, each played in 4 seat rotations (default 25)")
+    parser.add_argument("--mcts", default="iterations=1000", help="options of every mcts entrant (default iterations=1000)")
+    parser.add_argument("--scoring", choices=("uptown", "blockers"), default="uptown")
+    parser.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="referee's per-move limit (default 60)")
+    args = parser.parse_args(argv)
+
+    def spec(name: str) -> str:
+        text = f"{name}:{args.mcts}" if name == "mcts" and args.mcts else name
+        parse_bot_spec(text)  # fail early on a bad bot or option
+        return text
+
+    pairs = [tuple(spec(x) for x in p.split("-")) for p in args.pairs.split(",") if p]
+    four = [spec(x) for x in args.four.split(",") if x]
+    if four and len(four) != 4:
+        parser.error("--four needs exactly four bots")
+    jobs = []
+    for a, b in pairs:
+        for i in range(args.deals):
+            jobs.append(([a, b], args.seed + i, args.scoring, args.time_limit))
+            jobs.append(([b, a], args.seed + i, args.scoring, args.time_limit))
+    if four:
+        for i in range(args.four_deals):
+            for r in range(4):
+                jobs.append((four[r:] + four[:r], args.seed + i, args.scoring, args.time_limit))
+    # The slow games (search bots) first, so the workers finish together.
+    jobs.sort(key=lambda job: -sum("mcts" in s for s in job[0]))
+
+    tallies: dict[tuple[str, ...], Tally] = defaultdict(Tally)
+    start = time.perf_counter()
+    with Pool(args.workers) as pool:
+        for done, game in enumerate(pool.imap_unordered(play, jobs), 1):
+            key = tuple(sorted(game["specs"]))
+            tallies[key].add(game)
+            if done % 10 == 0 or done == len(jobs):
+                print(f"{done}/{len(jobs)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+    print(f"Scoring {args.scoring}; seeds {args.seed}..{args.seed + max(args.deals, args.four_deals) - 1}; "
+          f"a shared first place counts as a share of a win (half in two-player games).")
+    for a, b in pairs:
+        tally = tallies[tuple(sorted((a, b)))]
+        print(f"\nTwo players, {a} vs {b}: {tally.count} games ({args.deals} deals, both seats), faults {tally.faults}\n")
+        print("\n".join(HEADER + tally.rows([a, b])))
+    if four:
+        tally = tallies[tuple(sorted(four))]
+        print(f"\nFour players: {tally.count} games ({args.four_deals} deals, 4 seat rotations), "
+              f"faults {tally.faults}\n")
+        print("\n".join(HEADER + tally.rows(four)))
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
