@@ -468,11 +468,10 @@ class GameState:
         targets = FULL ^ self.occupied
         for color in settings.rivals[seat]:
             board = boards[color]
-            if board:
-                if free_of[color] != board:
-                    free[color] = removable(board)
-                    free_of[color] = board
-                targets |= free[color]
+            if free_of[color] != board:
+                free[color] = removable(board)
+                free_of[color] = board
+            targets |= free[color]
         options = []
         count = 0
         played = self.played
