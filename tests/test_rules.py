@@ -306,6 +306,8 @@ def test_B1_moves_name_cells_row_then_column() -> None:
     for bad in ("red:A", "red@A1", "red:A@J1", "pink:A@A1", "red:Z@A1", "", "red:$@A1@B2"):
         with pytest.raises(ValueError):
             Move.parse(bad)
+    with pytest.raises(TypeError):
+        Move.parse(5)  # type: ignore[arg-type]
 
 
 def test_B2_symbol_tiles_fit_their_region() -> None:

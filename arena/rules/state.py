@@ -118,7 +118,9 @@ class Move(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Read ``red:ring@B2`` or ``pass``; ValueError when it is neither."""
+        """Read ``red:ring@B2`` or ``pass``; ValueError when it is neither (TypeError for a non-string)."""
+        if not isinstance(text, str):
+            raise TypeError(f"a move is written as a string, not {type(text).__name__}")
         if text == "pass":
             return PASS
         color, sep, rest = text.partition(":")
