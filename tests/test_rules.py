@@ -734,6 +734,19 @@ def test_copy_is_independent() -> None:
     assert moves_of(state) == moves_of(state.copy())
 
 
+def test_states_pickle_and_deep_copy() -> None:
+    import pickle
+
+    settings = GameSettings.for_players(2, scoring="blockers", penalty="opponent")
+    state = GameState(settings, deal(9, settings))
+    for _ in range(12):
+        state.push(state.legal_moves()[-1])
+    for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert twin.settings == settings and twin.history == state.history and twin.racks == state.racks
+        assert twin.legal_moves().options == state.legal_moves().options
+        assert [r.to_dict() for r in twin.result()] == [r.to_dict() for r in state.result()]
+
+
 def test_boards_set_by_hand_after_moves_are_judged_afresh() -> None:
     state = position(3, board={"B1": "blue", "B2": "blue"}, racks={"red": ["B"]})
     assert "red:B@B2" in moves_of(state)
