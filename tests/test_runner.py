@@ -439,3 +439,13 @@ def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path):
     with pytest.raises(RunError, match="header differs"):
         run_tournament(load_config(path), path.read_text(), out, workers=1, resume=True)
 
+
+
+def test_chunks_follow_the_time_a_game_takes():
+    from arena.tournament.runner import MAX_CHUNK, _chunksize
+
+    assert _chunksize(100_000, 2, 0.001) == MAX_CHUNK  # random bots: big chunks save traffic
+    assert _chunksize(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
+    assert _chunksize(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
+    assert _chunksize(160, 2, 0.001) == 10  # at least eight chunks per worker
+    assert _chunksize(3, 2, 0.001) == 1

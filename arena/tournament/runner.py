@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import json
 import logging
 import logging.handlers
@@ -111,24 +112,27 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
         logger.setLevel(level)
         logger.propagate = False
     from ..bots import parse_bot_spec
+    from ..records import dumps_line
+    from ..referee import play_game
 
     _WORKER.clear()
     _WORKER.update(settings)
     # Parsed once per process; the bot itself is made fresh for every game by the referee.
     _WORKER["parsed"] = [parse_bot_spec(spec) for spec in settings["specs"]]
+    _WORKER["play_game"] = play_game
+    _WORKER["dumps_line"] = dumps_line
 
 
-def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, str, str]:
-    """Play one game: ``(game id, record line, games.csv rows)``."""
-    from ..records import dumps_line
-    from ..referee import play_game
+def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, bytes, str, float]:
+    """Play one game: ``(game id, record line with its newline, games.csv rows, seconds it took)``."""
     from .rows import game_rows, rows_text
 
+    started = time.perf_counter()
     game_id, table, deal, rotation, seed, seats = task
     w = _WORKER
     names = [w["names"][i] for i in seats]
     try:
-        outcome = play_game(
+        outcome = w["play_game"](
             [w["parsed"][i] for i in seats], seed,
             scoring=w["scoring"], penalty=w["penalty"], time_limit=w["time_limit"], names=names,
             extra={
@@ -149,7 +153,8 @@ def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[st
         game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], record,
         outcome.faulted, outcome.seconds, w["scoring"],
     )
-    return game_id, dumps_line(record), rows_text(rows)
+    # Encoded here, in parallel, so the parent only writes.
+    return game_id, (w["dumps_line"](record) + "\n").encode("ascii"), rows_text(rows), time.perf_counter() - started
 
 
 # -- the results folder -----------------------------------------------------------
@@ -447,9 +452,31 @@ class _LogSetup:
 # -- the run ----------------------------------------------------------------------
 
 
-def _chunksize(games: int, workers: int) -> int:
-    # Bigger chunks save inter-process traffic; small ones keep the workers evenly busy near the end.
-    return max(1, min(16, games // (workers * 32)))
+#: Work a chunk of games sent to a worker at once should take (seconds): big enough to save
+#: inter-process traffic on fast games, small enough to keep the progress bar moving on slow ones.
+CHUNK_SECONDS = 0.25
+MAX_CHUNK = 64
+
+
+def _chunksize(games: int, workers: int, seconds_per_game: float) -> int:
+    by_time = int(CHUNK_SECONDS / seconds_per_game) if seconds_per_game > 0 else MAX_CHUNK
+    # ...and at least eight chunks per worker, so that all of them stay busy until near the end.
+    return max(1, min(MAX_CHUNK, by_time, games // (workers * 8)))
+
+
+def _pooled_results(
+    pool: Any, tasks: Iterator[Any], workers: int, remaining: int,
+) -> Iterator[tuple[str, bytes, str, float]]:
+    """Results from the pool: a first few games one by one to time them, then the rest in chunks."""
+    probe = list(itertools.islice(tasks, 2 * workers))
+    took = []
+    for result in pool.imap_unordered(play_task, probe):
+        took.append(result[3])
+        yield result
+    seconds_per_game = sum(took) / max(1, len(took))
+    rest = remaining - len(probe)
+    if rest > 0:
+        yield from pool.imap_unordered(play_task, tasks, chunksize=_chunksize(rest, workers, seconds_per_game))
 
 
 def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[tuple[str, int, int, int, int, tuple[int, ...]]]:
@@ -539,16 +566,16 @@ def _play(
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games:
             if workers == 1 or remaining == 1:
                 init_worker(settings, child=False)
-                results: Iterable[tuple[str, str, str]] = map(play_task, tasks)
+                results: Iterable[tuple[str, bytes, str, float]] = map(play_task, tasks)
             else:
                 pool = ctx.Pool(
                     min(workers, remaining), initializer=init_worker,
                     initargs=(settings, logs.queue, logging.INFO, True),
                 )
-                results = pool.imap_unordered(play_task, tasks, chunksize=_chunksize(remaining, workers))
-            for _game_id, record_line, rows in results:
+                results = _pooled_results(pool, tasks, workers, remaining)
+            for _game_id, record_line, rows, _seconds in results:
                 # The record first: a game counts once its rows follow it (see recover()).
-                records.write(record_line.encode("ascii") + b"\n")
+                records.write(record_line)
                 records.flush()
                 games.write(rows)
                 games.flush()
