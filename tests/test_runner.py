@@ -16,9 +16,10 @@ import pytest
 
 from arena.tournament.config import load_config
 from arena.tournament.results import build_tables, load_games, write_tables
-from arena.tournament.rows import COLUMNS, header_text
-from arena.tournament.runner import Interrupted, RunError, recover, run_tournament
+from arena.tournament.rows import COLUMNS
+from arena.tournament.runner import Interrupted, RunError, run_tournament
 from arena.tournament.schedule import count_games
+from arena.tournament.store import recover
 
 BOTS = '''
 import time
@@ -211,7 +212,7 @@ def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
     # a game with rows but no record, and a record written twice
     (out / "records.jsonl").write_text("".join(records[1:]) + records[2])
     twice = json.loads(records[2])["game_id"]
-    recovered = recover(out, load_config(path), header_text())
+    recovered = recover(out, load_config(path))
     assert first not in recovered.done and twice not in recovered.done
     assert len(recovered.done) == len(records) - 2 and recovered.dropped == 2
     assert set(records_by_id(out)) == recovered.done
@@ -391,7 +392,7 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
     config = load_config(path)
-    from arena.tournament.runner import prepare_folder
+    from arena.tournament.store import prepare_folder
 
     for compress in (False, True):
         prepare_folder(config, path.read_text(), out, resume=False, overwrite=True, compress=compress)

@@ -21,8 +21,8 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
     complete games are counted).
     """
     from ..tournament.results import build_tables, format_tables, load_games
-    from ..tournament.runner import GAMES_FILE, RunError, read_tournament
     from ..tournament.schedule import count_games
+    from ..tournament.store import GAMES_FILE, RunError, read_tournament
 
     path = Path(folder)
     try:

@@ -9,8 +9,8 @@ progress bar, and appends what comes back to the results folder:
 * ``games.csv``: the game's rows, one per seat.
 
 A game is *stored* once both are on disk: its record line is written and
-flushed first, then its rows.  :func:`recover` (used by ``--resume``) drops a
-half-written last line and any game that is not complete in both files, so
+flushed first, then its rows.  With ``resume``, :func:`~.store.recover` drops
+a half-written last line and any game that is not complete in both files, so
 an interrupted run — Ctrl-C or the process killed outright — is continued
 with only the missing games.  When every game is stored, ``games.csv`` is
 rewritten in schedule order (table, deal, rotation, seat), so it is the same
@@ -23,41 +23,26 @@ and through a queue from the ``spawn`` context otherwise.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import itertools
-import json
 import logging
 import logging.handlers
 import multiprocessing
-import os
 import signal
 import sys
 import time
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .config import ConfigError, TournamentConfig, parse_config
+from .config import TournamentConfig
 from .schedule import Game, count_games, schedule
+from .store import GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
 
 log = logging.getLogger("arena.tournament")
 
-TOURNAMENT_FILE = "tournament.toml"
-GAMES_FILE = "games.csv"
-RECORDS_FILE = "records.jsonl"
-RECORDS_GZ_FILE = "records.jsonl.gz"
-LOG_FILE = "arena.log"
-TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv")
-#: Every file a run writes; ``--overwrite`` removes these and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES)
 START_METHODS = ("fork", "spawn", "forkserver")
-
-
-class RunError(Exception):
-    """A run that cannot start or go on; the message is one line for the user."""
 
 
 class Interrupted(Exception):
@@ -155,253 +140,6 @@ def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[st
     )
     # Encoded here, in parallel, so the parent only writes.
     return game_id, (w["dumps_line"](record) + "\n").encode("ascii"), rows_text(rows), time.perf_counter() - started
-
-
-# -- the results folder -----------------------------------------------------------
-
-
-def _complete_lines(data: bytes) -> tuple[bytes, int]:
-    """The part of ``data`` up to its last newline, and how many bytes were cut after it."""
-    end = data.rfind(b"\n") + 1
-    return data[:end], len(data) - end
-
-
-def _read_gzip_tolerant(path: Path) -> tuple[bytes, bool]:
-    """Everything that can be decompressed from ``path``, and whether the file ended cleanly.
-
-    A run killed while writing leaves its last gzip member cut short; what that
-    member held up to its last flush is still returned.
-    """
-    data = path.read_bytes()
-    out = []
-    while data:
-        d = zlib.decompressobj(wbits=31)
-        try:
-            out.append(d.decompress(data))
-        except zlib.error:
-            return b"".join(out), False
-        if not d.eof:
-            out.append(d.flush())
-            return b"".join(out), False
-        data = d.unused_data
-    return b"".join(out), True
-
-
-def _record_game_id(line: bytes) -> str | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    game_id = value.get("game_id") if isinstance(value, dict) else None
-    return game_id if isinstance(game_id, str) else None
-
-
-@dataclass
-class Recovered:
-    """The games already stored in a results folder, after cleaning it up."""
-
-    done: set[str]
-    dropped: int
-    cut_bytes: int
-
-
-def _read_games(path: Path, header: str, valid_ids: set[str], seats: int) -> tuple[dict[str, list[str]], set[str], int, bool]:
-    """``games.csv``'s rows by game, the games whose rows are complete, bytes cut, and whether the header was there."""
-    rows_by_game: dict[str, list[str]] = {}
-    bad: set[str] = set()
-    if not path.exists():
-        return rows_by_game, set(), 0, False
-    raw, cut = _complete_lines(path.read_bytes())
-    lines = raw.decode("utf-8", errors="replace").splitlines(keepends=True)
-    if not lines:
-        return rows_by_game, set(), cut, False
-    if lines[0] != header:
-        raise RunError(f"{path}: not a games table of this arena (its header differs)")
-    width = header.count(",") + 1
-    for line in lines[1:]:
-        try:
-            row = next(csv.reader([line]))
-            game_id, seat = row[0], int(row[5])
-        except (StopIteration, IndexError, ValueError):
-            raise RunError(f"{path}: a malformed row: {line.strip()[:60]!r}") from None
-        if game_id not in valid_ids:
-            raise RunError(f"{path}: game {game_id} is not part of this tournament")
-        rows = rows_by_game.setdefault(game_id, [])
-        if len(row) != width or seat != len(rows):
-            bad.add(game_id)
-        rows.append(line)
-    complete = {g for g, rows in rows_by_game.items() if len(rows) == seats and g not in bad}
-    return rows_by_game, complete, cut, True
-
-
-def recover(out: Path, config: TournamentConfig, header: str) -> Recovered:
-    """Make ``out``'s results consistent and say which games are stored.
-
-    A half-written last line is cut off; a game whose record or rows are
-    missing or incomplete is dropped from both files (it will be played
-    again); a game id that is not in the schedule is an error.
-    """
-    valid_ids = {game.game_id for game in schedule(config)}
-    games_path = out / GAMES_FILE
-    records_path, compressed = records_file(out)
-
-    rows_by_game, rows_complete, games_cut, header_ok = _read_games(games_path, header, valid_ids, config.players)
-
-    record_lines: list[tuple[str | None, bytes]] = []
-    records_cut, records_clean = 0, True
-    if records_path.exists():
-        if compressed:
-            data, records_clean = _read_gzip_tolerant(records_path)
-        else:
-            data = records_path.read_bytes()
-        raw, records_cut = _complete_lines(data)
-        for line in raw.splitlines(keepends=True):
-            game_id = _record_game_id(line)
-            if game_id is not None and game_id not in valid_ids:
-                raise RunError(f"{records_path}: game {game_id} is not part of this tournament")
-            record_lines.append((game_id, line))
-    seen: set[str] = set()
-    twice: set[str] = set()
-    for game_id, _ in record_lines:
-        if game_id is not None:
-            (twice if game_id in seen else seen).add(game_id)
-
-    # A game counts only when its record and all its rows are there, once.
-    done = (seen & rows_complete) - twice
-    dropped = len((seen | set(rows_by_game)) - done)
-
-    if not header_ok or games_cut or any(g not in done for g in rows_by_game):
-        _rewrite_text(games_path, header, (line for g, rows in rows_by_game.items() if g in done for line in rows))
-    if not records_path.exists() or records_cut or not records_clean or any(g not in done for g, _ in record_lines):
-        _rewrite_records(records_path, compressed, (line for g, line in record_lines if g in done))
-    return Recovered(done, dropped, games_cut + records_cut)
-
-
-def _rewrite_text(path: Path, header: str, lines: Iterable[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(header)
-        f.writelines(lines)
-    tmp.replace(path)
-
-
-def _rewrite_records(path: Path, compressed: bool, lines: Iterable[bytes]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with (gzip.open(tmp, "wb") if compressed else open(tmp, "wb")) as f:
-        f.writelines(lines)
-    tmp.replace(path)
-
-
-def records_file(out: Path, compress: bool | None = None) -> tuple[Path, bool]:
-    """The records file of ``out`` and whether it is gzipped: the one that exists, else as ``compress`` says."""
-    plain, packed = out / RECORDS_FILE, out / RECORDS_GZ_FILE
-    if packed.exists() and not plain.exists():
-        return packed, True
-    if plain.exists():
-        return plain, False
-    return (packed, True) if compress else (plain, False)
-
-
-def _stored_games(out: Path) -> int:
-    """How many data rows ``games.csv`` holds, roughly (for messages)."""
-    path = out / GAMES_FILE
-    if not path.exists():
-        return 0
-    with open(path, "rb") as f:
-        return max(0, sum(1 for _ in f) - 1)
-
-
-def _records_hold_data(out: Path) -> bool:
-    """Whether the records file holds anything at all (an empty one is what a fresh start leaves)."""
-    path, compressed = records_file(out)
-    if not path.exists():
-        return False
-    if compressed:
-        return bool(_read_gzip_tolerant(path)[0])
-    return path.stat().st_size > 0
-
-
-def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
-    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
-            if getattr(a, k) != getattr(b, k)]
-    return ", ".join(keys) or "content"
-
-
-def prepare_folder(
-    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
-) -> tuple[Recovered, Path, bool]:
-    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
-
-    Refuses (:class:`RunError`) rather than lose data: a folder holding another
-    tournament, or this one's results without ``--resume`` or ``--overwrite``.
-    """
-    from .rows import header_text
-
-    if resume and overwrite:
-        raise RunError("--resume and --overwrite exclude each other: continue the run, or start it again")
-    if out.exists() and not out.is_dir():
-        raise RunError(f"{out}: exists and is not a folder")
-    existing = out / TOURNAMENT_FILE
-    ours = [name for name in OUTPUT_FILES if (out / name).exists()]
-    if overwrite:
-        for name in ours:
-            try:
-                (out / name).unlink()
-            except OSError as exc:
-                raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
-        ours = []
-    if existing.exists():
-        try:
-            previous = parse_config(existing.read_text(encoding="utf-8"), str(existing), default_name=config.name)
-        except (ConfigError, OSError, UnicodeDecodeError):
-            previous = None
-        if previous != config:
-            what = f"differs in {_differences(previous, config)}" if previous is not None else "cannot be read"
-            raise RunError(
-                f"{out} already holds a different tournament ({existing} {what}); "
-                f"choose another folder with --out, or start again with --overwrite"
-            )
-        stored = _stored_games(out)
-        if not resume and (stored or _records_hold_data(out)):
-            raise RunError(
-                f"{out} already holds {stored // config.players} games of this tournament; "
-                f"add --resume to play only the missing ones, or --overwrite to start again"
-            )
-    elif any(name in ours for name in (GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE)):
-        raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
-
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        if not existing.exists():
-            tmp = out / (TOURNAMENT_FILE + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(existing)
-    except OSError as exc:
-        raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
-    if not os.access(out, os.W_OK):
-        raise RunError(f"{out}: cannot write there: permission denied")
-
-    header = header_text()
-    records_path, compressed = records_file(out, compress)
-    if (out / GAMES_FILE).exists() or records_path.exists():
-        return recover(out, config, header), records_path, compressed
-    _rewrite_text(out / GAMES_FILE, header, ())
-    _rewrite_records(records_path, compressed, ())
-    return Recovered(set(), 0, 0), records_path, compressed
-
-
-def sort_games_file(path: Path) -> None:
-    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat.
-
-    Plain text order is that order: a line starts with the game id, whose
-    zero-padded fields have widths fixed by the tournament, and the seat
-    (one digit) is the first field after it that differs within a game.
-    """
-    with open(path, encoding="utf-8", newline="") as f:
-        header = f.readline()
-        lines = f.readlines()
-    lines.sort()
-    _rewrite_text(path, header, lines)
 
 
 # -- logging -------------------------------------------------------------------
@@ -604,39 +342,4 @@ def _play(
     return played
 
 
-def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
-    """The tournament a results folder holds, from its ``tournament.toml``."""
-    path = folder / TOURNAMENT_FILE
-    if not folder.is_dir():
-        raise RunError(f"{folder}: no such results folder")
-    if not path.exists():
-        raise RunError(f"{folder}: not a results folder (no {TOURNAMENT_FILE})")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot read: {exc}") from None
-    try:
-        return parse_config(text, str(path), default_name=folder.name), text
-    except ConfigError as exc:
-        raise RunError(str(exc)) from None
-
-
-__all__ = [
-    "GAMES_FILE",
-    "LOG_FILE",
-    "RECORDS_FILE",
-    "RECORDS_GZ_FILE",
-    "TOURNAMENT_FILE",
-    "Interrupted",
-    "RunError",
-    "RunSummary",
-    "init_worker",
-    "play_task",
-    "prepare_folder",
-    "read_tournament",
-    "records_file",
-    "recover",
-    "run_tournament",
-    "sort_games_file",
-    "worker_settings",
-]
+__all__ = ["Interrupted", "RunError", "RunSummary", "init_worker", "play_task", "run_tournament", "worker_settings"]
