@@ -1,8 +1,9 @@
 """Play a tournament's games in worker processes and append the results as each game finishes.
 
-The parent process never plays and never keeps a record: it hands each
-worker small task tuples (game id, seeds, seating), builds nothing but the
-progress bar, and appends what comes back to the results folder:
+With more than one worker the parent process never plays: it hands each
+worker small task tuples (game id, seed, seating), shows the progress bar,
+and appends what comes back to the results folder, keeping no record in
+memory (with one worker it plays the games itself, the same way):
 
 * ``records.jsonl`` (or ``records.jsonl.gz``): one ``uptown-game/1`` record
   per line, in the order games finish;
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .config import TournamentConfig
+from .rows import game_rows, rows_text
 from .schedule import Game, count_games, schedule
 from .store import GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
 
@@ -110,8 +112,6 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
 
 def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, bytes, str, float]:
     """Play one game: ``(game id, record line with its newline, games.csv rows, seconds it took)``."""
-    from .rows import game_rows, rows_text
-
     started = time.perf_counter()
     game_id, table, deal, rotation, seed, seats = task
     w = _WORKER
