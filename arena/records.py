@@ -14,6 +14,7 @@ the file.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -61,13 +62,16 @@ def _move_dict(seat: int, move: Move, captured: int) -> dict[str, Any]:
     return entry
 
 
-def _seats_of_history(state: GameState) -> list[int]:
+def turn_seats(state: GameState) -> list[int]:
     """The seat that made each turn of ``state.history``."""
     settings = state.settings
     history = state.history
-    if all(not move.is_pass for move, _ in history):
+    seat_of = _seat_of_color(settings.seat_colors)
+    try:
         # Without passes every placement's color names its seat.
-        return [settings.seat_of(move.color) for move, _ in history]
+        return [seat_of[move[0]] for move, _ in history]
+    except KeyError:
+        pass
     # A pass names no color: follow the turn order by playing the moves again.
     deals = {c: state.deals[c] for c in settings.colors}
     game = GameState(settings, deals)
@@ -78,17 +82,25 @@ def _seats_of_history(state: GameState) -> list[int]:
     return seats
 
 
+@functools.lru_cache(maxsize=64)
+def _seat_of_color(seat_colors: tuple[tuple[int, ...], ...]) -> dict[int, int]:
+    return {color: seat for seat, colors in enumerate(seat_colors) for color in colors}
+
+
 def build_record(
     state: GameState,
     names: Sequence[str],
     seed: int | None = None,
     extra: Mapping[str, Any] | None = None,
+    *,
+    result: Sequence[SeatResult] | None = None,
 ) -> dict[str, Any]:
     """The ``uptown-game/1`` record of ``state`` (normally a finished game).
 
     ``names[s]`` is the name of seat ``s``.  ``seed`` is written when given;
     ``extra`` keys (bots, faults, time limit, tournament …) follow the
-    standard ones.  ``result`` is written only when the game is over.
+    standard ones.  ``result`` is written only when the game is over; a caller
+    that has ``state.result()`` already may pass it.
     """
     settings = state.settings
     if len(names) != settings.players:
@@ -99,20 +111,24 @@ def build_record(
         record["penalty"] = settings.penalty
     if seed is not None:
         record["seed"] = seed
-    record["players"] = [
-        {"seat": seat, "name": str(name), "colors": [COLORS[c] for c in colors]}
-        for seat, (name, colors) in enumerate(zip(names, settings.seat_colors))
-    ]
+    record["players"] = _players(names, settings)
     record["deal"] = {COLORS[c]: [TILE_NAMES[t] for t in state.deals[c]] for c in settings.colors}
-    seats = _seats_of_history(state)
+    seats = turn_seats(state)
     record["moves"] = [_move_dict(seat, move, captured) for seat, (move, captured) in zip(seats, state.history)]
     if state.over:
-        record["result"] = [row.to_dict() for row in state.result()]
+        record["result"] = [row.to_dict() for row in (state.result() if result is None else result)]
     for key, value in (extra or {}).items():
         if key in STANDARD_KEYS:
             raise ValueError(f"extra key {key!r} would overwrite a standard key of the record")
         record[key] = value
     return record
+
+
+def _players(names: Sequence[str], settings: GameSettings) -> list[dict[str, Any]]:
+    return [
+        {"seat": seat, "name": str(name), "colors": [COLORS[c] for c in colors]}
+        for seat, (name, colors) in enumerate(zip(names, settings.seat_colors))
+    ]
 
 
 def _compact(value: Any) -> str:
@@ -142,9 +158,148 @@ def dumps(record: Mapping[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+# What json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":")) does, made once.
+_encode_line = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+
+
 def dumps_line(record: Mapping[str, Any]) -> str:
     """``record`` as one compact line of ASCII JSON (no newline), for JSON-lines files."""
-    return json.dumps(record, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    return _encode_line(record)
+
+
+class _MoveTexts(dict):  # type: ignore[type-arg]
+    """The JSON text of a move entry, per history entry ``(move, captured)``, for one seating.
+
+    Filled on demand with the generic encoder, so each text is exactly what
+    :func:`dumps_line` writes for that entry.  A pass has no text here (its
+    seat does not follow from the entry): ``None``.
+    """
+
+    def __init__(self, seat_colors: tuple[tuple[int, ...], ...]) -> None:
+        super().__init__()
+        self.seat_of = _seat_of_color(seat_colors)
+
+    def __missing__(self, key: tuple[Move, int]) -> str | None:
+        move, captured = key
+        if move[0] < 0:
+            return None
+        text = _encode_line(_move_dict(self.seat_of[move[0]], Move(*move), captured))
+        if len(self) < _MOVE_TEXTS_KEPT:
+            self[key] = text
+        return text
+
+
+# Per seating at most every (color, tile, cell, captured color) there is.
+_MOVE_TEXTS_KEPT = 5 * 28 * 81 * 6
+
+
+@functools.lru_cache(maxsize=16)
+def _move_texts(seat_colors: tuple[tuple[int, ...], ...]) -> _MoveTexts:
+    return _MoveTexts(seat_colors)
+
+
+_TILE_TEXTS = tuple(_encode_line(name) for name in TILE_NAMES)
+_COLOR_KEYS = tuple(_encode_line(name) + ":" for name in COLORS)
+_CAPTURE_KEYS = {name: _encode_line(name) + ":" for name in COLORS}
+# Small caches of texts that recur from game to game: a tournament plays each deal
+# once per seat rotation, and the same names at the same seats table after table.
+_CACHED = 64
+_deal_texts: dict[tuple[tuple[int, ...], ...], str] = {}
+_player_texts: dict[tuple[Any, ...], str] = {}
+
+
+def _remember(cache: dict[Any, str], key: Any, text: str) -> str:
+    if len(cache) >= _CACHED:
+        cache.clear()
+    cache[key] = text
+    return text
+
+
+def _deal_text(state: GameState) -> str:
+    """The JSON text inside the braces of "deal"."""
+    deals = state.deals
+    colors = state.settings.colors
+    key = (colors, deals)
+    text = _deal_texts.get(key)
+    if text is None:
+        tiles = _TILE_TEXTS.__getitem__
+        text = _remember(_deal_texts, key, ",".join(
+            [_COLOR_KEYS[c] + "[" + ",".join(map(tiles, deals[c])) + "]" for c in colors]
+        ))
+    return text
+
+
+def _head_text(settings: GameSettings, names: Sequence[str], seed: int | None) -> str:
+    """The record's text from its start to the end of "players", without the closing brace."""
+    names = [str(name) for name in names]
+    key = (settings.seat_colors, settings.scoring, settings.penalty, *names)
+    players = _player_texts.get(key)
+    if players is None:
+        players = _remember(_player_texts, key, _encode_line(_players(names, settings)))
+    if type(seed) is int or seed is None:
+        # The common case, written out: the format, scorings, penalties and an int need no escapes.
+        text = f'{{"format":"{FORMAT}","scoring":"{settings.scoring}"'
+        if settings.penalty != "color":
+            text += f',"penalty":"{settings.penalty}"'
+        if seed is not None:
+            text += f',"seed":{seed}'
+        return text + ',"players":' + players
+    head: dict[str, Any] = {"format": FORMAT, "scoring": settings.scoring}
+    if settings.penalty != "color":
+        head["penalty"] = settings.penalty
+    head["seed"] = seed
+    head["players"] = None
+    return _encode_line(head)[: -len("null}")] + players
+
+
+def _result_text(result: Sequence[SeatResult]) -> str:
+    """The JSON text of ``[row.to_dict() for row in result]`` for the rows of :meth:`GameState.result`."""
+    keys = _CAPTURE_KEYS
+    return "[" + ",".join([
+        f'{{"seat":{row.seat},"groups":{row.groups},"captures":{{'
+        + ",".join([keys[color] + str(count) for color, count in row.captures.items()])
+        + f'}},"captured_total":{row.captured_total},"blockers_penalty":{row.blockers_penalty},'
+        f'"blockers_score":{row.blockers_score},"uptown_rank":{row.uptown_rank},"blockers_rank":{row.blockers_rank}}}'
+        for row in result
+    ]) + "]"
+
+
+def record_line(
+    state: GameState,
+    names: Sequence[str],
+    seed: int | None = None,
+    extra: Mapping[str, Any] | None = None,
+    *,
+    result: Sequence[SeatResult] | None = None,
+) -> str:
+    """``dumps_line(build_record(state, names, seed, extra))``, byte for byte, without building the record.
+
+    The tournament's hot path: the moves are written from texts made once per
+    (move, capture) and the deal from texts made once per tile.
+    """
+    settings = state.settings
+    if len(names) != settings.players:
+        raise ValueError(f"{settings.players} seats need {settings.players} names, not {len(names)}")
+    extra = extra or {}
+    for key in extra:
+        if key in STANDARD_KEYS:
+            raise ValueError(f"extra key {key!r} would overwrite a standard key of the record")
+    history = state.history
+    texts = list(map(_move_texts(settings.seat_colors).__getitem__, history))
+    if None in texts:
+        for index, seat in enumerate(turn_seats(state)):
+            if texts[index] is None:
+                texts[index] = _encode_line({"seat": seat, "pass": True})
+    parts = [_head_text(settings, names, seed), ',"deal":{', _deal_text(state), '},"moves":[', ",".join(texts), "]"]
+    if state.over:
+        parts.append(',"result":')
+        parts.append(_result_text(state.result() if result is None else result))
+    if extra:
+        parts.append(",")
+        parts.append(_encode_line(dict(extra))[1:])
+    else:
+        parts.append("}")
+    return "".join(parts)
 
 
 def write(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:

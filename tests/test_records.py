@@ -299,6 +299,35 @@ def test_records_round_trip_over_random_games(players):
         assert dumps(build_record(game.state, game.names, seed=game.seed)) == text
 
 
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_record_line_is_dumps_line_of_build_record(players):
+    extra = {"bots": [{"seat": 0, "spec": "random", "options": {"x": 1.5}}], "faults": [], "t": None}
+    for seed in range(20):
+        scoring, penalty = (("uptown", "color"), ("blockers", "opponent"))[seed % 2]
+        settings = GameSettings.for_players(players, scoring, penalty)
+        state = random_game(settings, seed)
+        if seed % 3 == 0:  # an unfinished game: no result
+            state = GameState.restore(
+                settings, {c: state.deals[c] for c in settings.colors}, dict(enumerate(state.drawn)),
+                dict(enumerate(state.racks)), state.boards, state.captures, state.to_move, 0, state.history[:30],
+            )
+        names = [f"R\u00e9my \"{seat}\"" for seat in range(players)]
+        for seed_written, more in ((seed, extra), (None, None), (True, {"note": "x"})):
+            line = records.record_line(state, names, seed_written, more)
+            assert line == dumps_line(build_record(state, names, seed_written, more))
+    # A pass, and colors seated out of order.
+    assert records.record_line(passing_game(), "abcde", 1) == dumps_line(build_record(passing_game(), "abcde", 1))
+    settings = GameSettings(((2,), (0,), (1,)))
+    state = GameState(settings, deal(8, settings))
+    rng = random.Random(8)
+    while not state.over:
+        state.push(state.legal_moves().choice(rng))
+    assert records.record_line(state, "abc", 8) == dumps_line(build_record(state, "abc", 8))
+    with pytest.raises(ValueError):
+        records.record_line(state, "abc", extra={"moves": []})
+
+
 def _as_another_program(record: dict) -> dict:
     """The same game as another program might write it: its own key order, null captures, extra keys, no result."""
     other: dict[str, Any] = {"generator": {"name": "elsewhere", "version": [1, 2]}}
