@@ -490,12 +490,15 @@ class GameState:
         moves._count = count
         return moves
 
-    def push(self, move: Move) -> None:
-        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check."""
+    def push(self, move: Move) -> int:
+        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check.
+
+        Returns the color it captured, -1 for none (as in :attr:`history`).
+        """
         color, tile, cell = move
         if color < 0:
             self.push_pass()
-            return
+            return -1
         bit = 1 << cell
         boards = self.boards
         free_of = self._free_of
@@ -548,8 +551,9 @@ class GameState:
             for c in seat_colors[seat]:
                 if played[c] < TILES_PLAYED:
                     self.to_move = seat
-                    return
+                    return victim
         self.over = True  # E2: every color is finished
+        return victim
 
     def push_pass(self) -> None:
         """M6: the seat to move has no legal play and passes (it draws nothing)."""
