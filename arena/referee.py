@@ -24,13 +24,15 @@ What the referee guarantees (in-process mode, the default):
   sleep.  Code blocked inside C (a long C call, a deadlock) is only stopped
   when it returns, and is then faulted for being late; ``isolate=True`` runs
   every bot in its own process, killed at the limit, and contains even that.
-  The per-move cost of the in-process guard is two clock reads and two
-  attribute swaps: the timer is armed once per game and re-armed lazily.
-* **Bots cannot disturb the referee.**  ``sys.stdout`` is swapped for a sink
-  around every call, so ``print`` in a bot never reaches the referee's output
-  (writes straight to file descriptor 1 do, except with ``isolate=True``).
-  Views are copies: changing one changes nothing in the game, and the
-  referee checks moves against its own copy of the legal moves.  A
+  The per-move cost of the in-process guard is two clock reads and a few
+  attribute stores: the timer is armed once per game and re-armed lazily.
+* **Bots cannot disturb the referee.**  ``sys.stdout`` is a sink while a
+  game is played (it is put back for ``on_move`` and when the game ends, and
+  set again before every call in case a bot replaced it), so ``print`` in a
+  bot never reaches the referee's output (writes straight to file descriptor
+  1 do, except with ``isolate=True``).  Views hold only immutable values and
+  copies: changing one changes nothing in the game, and the referee checks
+  moves against its own copy of the legal moves.  A
   ``KeyboardInterrupt`` from a real Ctrl-C still stops the run; one raised by
   the bot itself is a fault when the two can be told apart (the default SIGINT
   handler, an ignored SIGINT, or a thread other than the main one).
@@ -55,7 +57,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
@@ -96,25 +97,72 @@ class BotTimeout(BaseException):
     """
 
 
-@dataclass
 class GameOutcome:
-    """A finished game: its record, final state, result and the faults of its bots."""
+    """A finished game: its record, final state, result and the faults of its bots.
 
-    #: The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``.
-    record: dict[str, Any]
-    state: GameState
-    result: list[SeatResult]
-    #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
-    faults: list[dict[str, Any]]
-    #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
-    seconds: list[float]
-    #: The seats whose bot faulted.
-    faulted: set[int] = field(default_factory=set)
+    The record is made on first use (:attr:`record`), or written straight to
+    its JSON line (:meth:`record_line`), from the final state.
+    """
+
+    def __init__(
+        self,
+        state: GameState,
+        result: list[SeatResult],
+        faults: list[dict[str, Any]],
+        seconds: list[float],
+        faulted: set[int],
+        names: Sequence[str],
+        seed: int,
+        extra: dict[str, Any],
+    ) -> None:
+        self.state = state
+        #: Both scorings for every seat.
+        self.result = result
+        #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
+        self.faults = faults
+        #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
+        self.seconds = seconds
+        #: The seats whose bot faulted.
+        self.faulted = faulted
+        self._names = list(names)
+        self._seed = seed
+        self._extra = extra
+        self._record: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"<GameOutcome of seed {self._seed}: {len(self.state.history)} moves, {len(self.faults)} fault(s)>"
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``."""
+        if self._record is None:
+            self._record = records.build_record(
+                self.state, self._names, seed=self._seed, extra=self._extra, result=self.result,
+            )
+        return self._record
+
+    def record_line(self) -> str:
+        """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
+        if self._record is not None:
+            return records.dumps_line(self._record)
+        return records.record_line(self.state, self._names, seed=self._seed, extra=self._extra, result=self.result)
+
+    @property
+    def turns(self) -> list[int]:
+        """How many turns each seat took, passes included."""
+        state = self.state
+        seat_colors = state.settings.seat_colors
+        played = state.played
+        if sum(played) == len(state.history):  # no pass: a seat's turns are its colors' placements
+            return [sum(played[c] for c in colors) for colors in seat_colors]
+        seats = records.turn_seats(state)
+        return [seats.count(seat) for seat in range(len(seat_colors))]
 
     @property
     def winners(self) -> list[int]:
         """The seats of rank 1 under the game's scoring."""
-        return self.state.winners()
+        key = "uptown_rank" if self.state.settings.scoring == "uptown" else "blockers_rank"
+        return [row.seat for row in self.result if getattr(row, key) == 1]
 
 
 # -- calling a bot under the clock ----------------------------------------------
@@ -519,10 +567,41 @@ def _show_move(move: Move) -> str:
     return f"Move({_show_value(color)}, {_show_value(tile)}, {_show_value(cell)})"
 
 
+_tuple_new = tuple.__new__
+
+# A tournament plays each deal once per seat rotation, one after the other: a deal is
+# made once per seed.  The cache holds only tuples, so no game can change another's deal.
+_KEPT_DEALS = 32
+_deals: dict[tuple[Any, ...], dict[int, tuple[int, ...]]] = {}
+
+
+def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
+    """``deal(seed, settings)``, from the cache when the same seed was dealt lately."""
+    key = (seed, settings.seat_colors, deal)  # the function too: tests replace it
+    found = _deals.get(key)
+    if found is None:
+        if len(_deals) >= _KEPT_DEALS:
+            _deals.clear()
+        found = _deals[key] = {color: tuple(tiles) for color, tiles in deal(seed, settings).items()}
+    return dict(found)
+
+
 @functools.lru_cache(maxsize=64)
 def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     """The standard settings, made once: they are frozen, and checking them costs more than a move."""
     return GameSettings.for_players(players, scoring, penalty)
+
+
+def _legal_or_none(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Move | None:
+    """``value`` when it is one of the ``legal`` moves, else None; no code of the bot runs here."""
+    if type(value) is not Move:
+        return None
+    color, tile, cell = value
+    if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
+        for c, t, cells in legal:
+            if t == tile and c == color:
+                return value if cells >> cell & 1 else None
+    return None
 
 
 def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
@@ -576,14 +655,19 @@ def play_game(
     if clash:
         raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
 
-    state = GameState(settings, deal(seed, settings))
+    state = GameState(settings, _deal(seed, settings))
     in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
     guard = _Guard(time_limit) if in_main else _ThreadGuard(time_limit)
+    # In the main thread, with bots in this process, the guard's call is written out in
+    # the loop below: a function call and a tuple per move are a good part of its cost.
+    inline = in_main and not isolate
     n = len(specs)
     seats: list[Any] = []
-    # asks[seat] answers a view with (value, seconds, fault): None until the seat's
-    # bot is made at its first turn, and again once it has faulted.
+    # asks[seat] answers a view with (value, seconds, fault), and chooses[seat] is the bot's
+    # choose for the written-out call: None until the seat's bot is made at its first turn,
+    # and again once it has faulted.
     asks: list[Any] = [None] * n
+    chooses: list[Any] = [None] * n
     started = [False] * n
     faulted = [False] * n
     fallback: list[Any] = [None] * n
@@ -593,22 +677,27 @@ def play_game(
     def fault(seat: int, index: int, kind: str, message: str) -> None:
         faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
         faulted[seat] = True
-        asks[seat] = None
+        asks[seat] = chooses[seat] = None
         fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
         log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
         seats[seat].close()
 
-    def make(seat: int, index: int) -> Any:
-        """Make the seat's bot at its first turn: its ask, or None when that faulted."""
+    def make(seat: int, index: int) -> None:
+        """Make the seat's bot at its first turn (and fault the seat when that fails)."""
         started[seat] = True
         elapsed, problem = seats[seat].start()
         seconds[seat] += elapsed
         if problem is not None:
             fault(seat, index, problem[0], "while starting: " + problem[1])
-            return None
-        asks[seat] = seats[seat].ask
-        return asks[seat]
+            return
+        if inline:
+            chooses[seat] = seats[seat].bot.choose
+        else:
+            asks[seat] = seats[seat].ask
 
+    # sys.stdout is the sink from a bot's first call to the end of the game (put back
+    # around on_move), and set again before every call in case a bot changed it.
+    stdout = sys.stdout
     with guard:
         try:
             for seat in range(n):
@@ -617,54 +706,100 @@ def play_game(
                 else:
                     seats.append(_Seat(guard, classes[seat], seat, settings, options[seat], seed))
 
+            # The parts of the views.  The state's lists change in place and are copied into
+            # tuples for every view; the captures change only with a capture, so their copy
+            # is made again only then (and after every move when on_move may change the state).
+            history = state.history
+            boards = state.boards
+            racks = state.racks
+            drawn = state.drawn
+            played_tiles = state.played_tiles
+            captures = state.captures
+            seat_colors = settings.seat_colors
+            rack_color = [colors[0] for colors in seat_colors] if len(seat_colors[0]) == 1 else None
+            legal_moves = state.legal_moves
+            push = state.push
+            timeout = ("timeout", guard.timeout_message)
+            captures_seen = tuple(map(tuple, captures))
+
             while not state.over:
                 seat = state.to_move
-                ask = asks[seat]
-                if ask is None and faulted[seat]:
-                    move = state.legal_moves().choice(fallback[seat])
-                else:
-                    view = SeatView.of(state, seat)
-                    legal = view.legal.options  # the referee's copy: the bot may change its view
-                    if not legal:
-                        move = PASS  # M6, without asking the bot
+                moves = legal_moves()
+                legal = moves.options  # the referee's own: the bot may change the MoveSet it is given
+                choose = chooses[seat]
+                if not legal:
+                    move = PASS  # M6, without asking the bot
+                elif choose is not None:
+                    # The seat's view, and _Guard.call written out.
+                    if rack_color is not None:
+                        color = rack_color[seat]
+                        own = {color: tuple(racks[color])}
                     else:
-                        if ask is None:
-                            ask = make(seat, len(state.history))
-                        move = None
-                        if ask is not None:
-                            value, elapsed, problem = ask(view)
-                            seconds[seat] += elapsed
-                            if problem is None and type(value) is Move:
-                                # Is it legal?  Inline for speed; only exact ints are compared, so no
-                                # code of the bot runs here, and the immutable move can be played as it is.
-                                color, tile, cell = value
-                                if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
-                                    for c, t, cells in legal:
-                                        if t == tile and c == color:
-                                            if cells >> cell & 1:
-                                                move = value
-                                            break
-                            if move is None:
-                                fault(seat, len(state.history), *(problem or _wrong_move(value, legal)))
-                        if move is None:
-                            move = MoveSet(legal).choice(fallback[seat])
-                state.push(move)
-                if on_move is not None:
-                    on_move(state, move)
+                        own = {c: tuple(racks[c]) for c in seat_colors[seat]}
+                    view = _tuple_new(SeatView, (
+                        settings, seat, seat, False, tuple(boards), own, tuple(drawn), tuple(played_tiles),
+                        captures_seen, tuple(history), state.passes, moves,
+                    ))
+                    if sys.stdout is not _SINK:
+                        sys.stdout = _SINK
+                    try:
+                        try:
+                            guard.start = start = perf_counter()
+                            guard.active = True
+                            value = choose(view)
+                            guard.active = False
+                            elapsed = perf_counter() - start
+                            problem = None if elapsed <= time_limit else timeout
+                        except BaseException as exc:
+                            guard.active = False
+                            elapsed = perf_counter() - guard.start
+                            value, problem = None, guard._fault(exc)
+                    except BotTimeout:  # the alarm landed in the handler above
+                        guard.active = False
+                        elapsed = perf_counter() - guard.start
+                        value, problem = None, timeout
+                    seconds[seat] += elapsed
+                    # Is it legal?  Only exact ints are compared, so no code of the bot
+                    # runs here, and the immutable move can be played as it is.
+                    move = None
+                    if problem is None and type(value) is Move:
+                        color, tile, cell = value
+                        if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
+                            for c, t, cells in legal:
+                                if t == tile and c == color:
+                                    if cells >> cell & 1:
+                                        move = value
+                                    break
+                    if move is None:
+                        fault(seat, len(history), *(problem or _wrong_move(value, legal)))
+                        move = MoveSet(legal).choice(fallback[seat])
+                elif not started[seat]:
+                    make(seat, len(history))
+                    continue  # the same turn again, with the bot made (or the seat faulted)
+                elif faulted[seat]:
+                    move = moves.choice(fallback[seat])
+                else:
+                    # A bot in a process of its own, or a guard in another thread.
+                    value, elapsed, problem = asks[seat](SeatView.of(state, seat, moves))
+                    seconds[seat] += elapsed
+                    move = _legal_or_none(value, legal) if problem is None else None
+                    if move is None:
+                        fault(seat, len(history), *(problem or _wrong_move(value, legal)))
+                        move = MoveSet(legal).choice(fallback[seat])
+                if push(move) >= 0 or on_move is not None:
+                    captures_seen = tuple(map(tuple, captures))
+                    if on_move is not None:
+                        sys.stdout = stdout
+                        on_move(state, move)
+                        stdout = sys.stdout
 
-            record = records.build_record(
-                state,
-                names,
-                seed=seed,
-                extra={
-                    "bots": [{"seat": s, "spec": str(spec), "options": options[s]} for s, spec in enumerate(specs)],
-                    "time_limit": time_limit if math.isfinite(time_limit) else None,
-                    "faults": faults,
-                    **(extra or {}),
-                },
-            )
-            # The result again from the record's rows: cheaper than scoring the game twice.
-            result = [SeatResult(**{**row, "captures": dict(row["captures"])}) for row in record["result"]]
+            result = state.result()
+            extra = {
+                "bots": [{"seat": s, "spec": str(spec), "options": options[s]} for s, spec in enumerate(specs)],
+                "time_limit": time_limit if math.isfinite(time_limit) else None,
+                "faults": faults,
+                **(extra or {}),
+            }
             for seat in range(n):
                 if started[seat] and not faulted[seat] and seats[seat].listens():
                     # Each bot gets its own copy of the result: one cannot change another's.
@@ -673,14 +808,10 @@ def play_game(
                     if problem is not None:
                         log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
         finally:
+            sys.stdout = stdout
             for player in seats:
                 player.close()
 
     return GameOutcome(
-        record=record,
-        state=state,
-        result=result,
-        faults=faults,
-        seconds=seconds,
-        faulted={seat for seat in range(n) if faulted[seat]},
+        state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed, extra,
     )

@@ -517,3 +517,12 @@ def test_stdout_swap_leaves_sys_stdout_as_it_was():
     before = sys.stdout
     play_game([bad("PrintingBot"), RANDOM], 1)
     assert sys.stdout is before
+
+
+def test_a_bot_replacing_sys_stdout_reaches_neither_the_referee_nor_on_move(capsys):
+    before = sys.stdout
+    outcome = play_game([bad("StdoutSwappingBot"), RANDOM], 3, on_move=lambda state, move: print("MOVE", move))
+    assert sys.stdout is before
+    out = capsys.readouterr().out
+    assert "BOT" not in out
+    assert out.splitlines() == [f"MOVE {move}" for move, _ in outcome.state.history]
