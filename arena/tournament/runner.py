@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .config import TournamentConfig
-from .rows import game_rows, rows_text
+from .rows import game_rows_text
 from .schedule import Game, count_games, schedule
 from .store import GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
 
@@ -99,7 +99,6 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
         logger.setLevel(level)
         logger.propagate = False
     from ..bots import parse_bot_spec
-    from ..records import dumps_line
     from ..referee import play_game
 
     _WORKER.clear()
@@ -107,7 +106,6 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
     # Parsed once per process; the bot itself is made fresh for every game by the referee.
     _WORKER["parsed"] = [parse_bot_spec(spec) for spec in settings["specs"]]
     _WORKER["play_game"] = play_game
-    _WORKER["dumps_line"] = dumps_line
 
 
 def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, bytes, str, float]:
@@ -133,13 +131,12 @@ def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[st
             "%s: seat %s (%s) fault at move %s: %s: %s",
             game_id, fault["seat"], names[fault["seat"]], fault["move"], fault["kind"], fault["message"],
         )
-    record = outcome.record
-    rows = game_rows(
-        game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], record,
-        outcome.faulted, outcome.seconds, w["scoring"],
+    rows = game_rows_text(
+        game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], outcome.result,
+        outcome.turns, outcome.faulted, outcome.seconds, w["scoring"],
     )
     # Encoded here, in parallel, so the parent only writes.
-    return game_id, (w["dumps_line"](record) + "\n").encode("ascii"), rows_text(rows), time.perf_counter() - started
+    return game_id, (outcome.record_line() + "\n").encode("ascii"), rows, time.perf_counter() - started
 
 
 # -- logging -------------------------------------------------------------------
