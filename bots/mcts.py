@@ -8,12 +8,16 @@ from random import Random
 
 from arena.bots import Bot
 from arena.rules import PASS, GameState, Move
-from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
+from arena.rules.geometry import FULL, NEIGHBOURS, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
 from arena.rules.state import TILES_PLAYED
 from arena.rules.tiles import FITS, WILD
 from arena.rules.view import SeatView
 
 from .greedy import move_costs
+
+
+# Moves are made without the NamedTuple constructor's argument handling (a hot path).
+_new_move = tuple.__new__
 
 
 class Node:
@@ -39,34 +43,45 @@ class MctsBot(Bot):
     """Information-set MCTS over determinizations drawn with the view's sampler.
 
     Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree
-    over the moves as this seat sees them.  Every iteration draws a full game
-    state consistent with what the seat knows (``view.sample``: opponent racks
-    and pile orders at random), walks down the tree choosing among the moves
-    legal in that determinization by UCB1 with availability counts, adds one
-    new move, plays the game out to its end and backs up the result.
+    over the moves as this seat sees them, shared by all determinizations.
+    Every iteration draws a full game state consistent with what the seat
+    knows (``view.sample``: rival racks and every pile order at random), walks
+    down the tree, adds one move to it, plays the game out to its end and
+    backs the result up the path, each node from the point of view of the
+    seat that made its move.
 
-    The root only considers the ``candidates`` best moves by the greedy bot's
-    cost, which keeps the search on moves worth comparing.  The playout policy
-    ``greedy`` (the default) plays, for the seat to move, a random rack tile
-    onto a random free cell next to a group of its color when there is one
-    (keeping ``$`` back), and a random legal move otherwise; ``random`` plays
-    uniformly random legal moves.  A finished playout is scored by the
-    game's own scoring: the reward of each seat is its share of the seats it
-    beat (ties count half), blended with its score margin over the average
-    rival, so that playouts that are lost by little still count for more than
-    heavy losses.
+    * The root considers only the ``candidates`` cheapest moves by the greedy
+      bot's cost; its moves are legal in every determinization.
+    * Below the root, which moves exist depends on the hidden tiles.  The
+      playout policy proposes a move; it becomes a new child while the node
+      has fewer than ``1 + widening * sqrt(visits)`` children (progressive
+      widening), otherwise UCB1 with availability counts (a child's
+      exploration term counts only the iterations in which its move was
+      legal) picks among the children legal in this determinization.
+    * The playout policy ``greedy`` (the default) plays, for the seat to
+      move, a random rack tile onto a random free cell next to a group of its
+      color (``$`` only when nothing else fits), else a capture next to its
+      groups, else a tile onto any free cell; ``random`` plays uniformly
+      random legal moves.
+    * A finished playout is scored by the game's own scoring (groups, the
+      Blockers! penalty under that scoring, captures as the tie-breaker): a
+      seat's reward is half its share of the rivals it beat (ties count
+      half) and half a logistic function of its score margin over the
+      average rival, so that narrow losses still count for more than heavy
+      ones.
 
     The search stops after ``iterations`` iterations or ``seconds`` seconds,
-    whichever comes first (0 switches a budget off).  With an iteration
-    budget only, the bot is deterministic for a given generator; the most
-    visited root move is played.
+    whichever comes first (0 switches a budget off); the most visited root
+    move is played.  With an iteration budget only, the bot is deterministic
+    for a given generator.
     """
 
     options = {
         "iterations": 400,
         "seconds": 0.0,
         "exploration": 0.7,
-        "candidates": 12,
+        "candidates": 8,
+        "widening": 1.0,
         "playout": "greedy",
     }
 
@@ -81,6 +96,7 @@ class MctsBot(Bot):
         self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Move:
+        self.last_iterations = 0
         legal = view.legal
         if not legal:
             return PASS
@@ -97,6 +113,7 @@ class MctsBot(Bot):
         iterations = self.config["iterations"]
         seconds = self.config["seconds"]
         c = self.config["exploration"]
+        widen = self.config["widening"]
         playout = rollout_greedy if self.config["playout"] == "greedy" else rollout_random
         deadline = time.perf_counter() + seconds if seconds > 0 else math.inf
         me = self.seat
@@ -108,36 +125,39 @@ class MctsBot(Bot):
         while (not iterations or done < iterations) and (seconds <= 0 or time.perf_counter() < deadline):
             done += 1
             state = view.sample(rng)
-            path = []
-            # The root: every allowed move is always legal for the observer.
+            # The root: every allowed move is legal in every determinization.
             for child in root_moves:
                 child.avail += 1
-            node = _ucb(root_moves, c, rng)
+            node = _ucb(root_moves, c)
             state.push(node.move)
-            path.append(node)
+            path = [node]
             while not state.over:
-                legal = state.legal_moves()
-                if not legal:
+                # Below the root the moves depend on the hidden tiles: the playout
+                # policy proposes one; it becomes a new child while the node may
+                # still widen, else UCB picks among the children legal here.
+                move = policy_move(state, rng)
+                if move.color < 0:
                     state.push_pass()
                     continue
-                mover = state.to_move
                 children = node.children
-                moves = list(legal)
-                untried = [m for m in moves if m not in children]
-                if untried:
-                    move = untried[rng.randrange(len(untried))]
-                    for m in moves:
-                        if m in children:
-                            children[m].avail += 1
-                    child = Node(move, mover)
+                child = children.get(move)
+                if child is None and len(children) < 1 + widen * math.sqrt(node.visits):
+                    child = Node(move, state.to_move)
                     children[move] = child
                     state.push(move)
                     path.append(child)
                     break
-                options = [children[m] for m in moves]
-                for child in options:
-                    child.avail += 1
-                node = _ucb(options, c, rng)
+                legal = state.legal_moves()
+                options = [ch for ch in children.values() if ch.move in legal]
+                if not options:
+                    child = Node(move, state.to_move)
+                    children[move] = child
+                    state.push(move)
+                    path.append(child)
+                    break
+                for ch in options:
+                    ch.avail += 1
+                node = _ucb(options, c)
                 state.push(node.move)
                 path.append(node)
             if not state.over:
@@ -151,7 +171,7 @@ class MctsBot(Bot):
         return best.move
 
 
-def _ucb(children: list[Node], c: float, rng: Random) -> Node:
+def _ucb(children: list[Node], c: float) -> Node:
     """The child with the highest UCB1 score; unvisited children first."""
     best = None
     best_score = -math.inf
@@ -203,93 +223,109 @@ def rollout_random(state: GameState, rng: Random) -> None:
             state.push_pass()
 
 
-def rollout_greedy(state: GameState, rng: Random) -> None:
-    """Play to the end with a cheap policy that grows groups and rarely starts new ones.
+def policy_move(state: GameState, rng: Random) -> Move:
+    """The move of the cheap playout policy for the seat to move (:data:`PASS` when nothing is legal).
 
-    The seat to move plays, in this order of preference, a random one of:
-    a rack tile onto a free cell next to its color's groups (``$`` only when
-    nothing else fits); a capture next to its color's groups; a tile onto any
-    free cell; any legal move.  Only the second step needs the capture test,
-    and only on a few cells, so most turns skip full move generation.
+    In this order of preference, a random one of: a rack tile onto a free cell
+    next to its color's groups (``$`` only when nothing else fits); a capture
+    next to its color's groups; a tile onto any free cell; any legal move.
+    Only the second step needs the capture test, and only on a few cells, so
+    most turns skip full move generation.
     """
     boards = state.boards
     racks = state.racks
     played = state.played
-    seat_colors = state.settings.seat_colors
-    randrange = rng.randrange
-    can_capture = state.can_capture
-    while not state.over:
-        occupied = state.occupied
-        empty = FULL & ~occupied
-        attach = []
-        wild = None
-        near = []
-        free = []
-        colors = seat_colors[state.to_move]
-        own = 0
-        for color in colors:
-            own |= boards[color]
-        for color in colors:
-            if played[color] >= TILES_PLAYED:
-                continue
-            b = boards[color]
-            if b:
-                around = (b << 1 & NOT_COLUMN_1 | b >> 1 & NOT_COLUMN_9 | b << 9 | b >> 9) & FULL & ~b
-            else:
-                around = FULL
+    occupied = state.occupied
+    empty = FULL ^ occupied
+    colors = state.settings.seat_colors[state.to_move]
+    attach = []
+    wild = None
+    open_colors = []
+    for color in colors:
+        if played[color] >= TILES_PLAYED:
+            continue
+        b = boards[color]
+        if b:
+            around = (b << 1 & NOT_COLUMN_1 | b >> 1 & NOT_COLUMN_9 | b << 9 | b >> 9) & ~b
             front = around & empty
-            rivals = around & occupied & ~own
-            for tile in racks[color]:
-                fits = FITS[tile]
-                cells = fits & front
+        else:
+            around = front = empty
+        rack = racks[color]
+        if front:
+            for tile in rack:
+                cells = FITS[tile] & front
                 if cells:
                     if tile == WILD:
                         wild = (color, tile, cells)
                     else:
                         attach.append((color, tile, cells))
-                elif not attach:
-                    if fits & rivals:
-                        near.append((color, tile, fits & rivals))
-                    if fits & empty:
-                        free.append((color, tile, fits & empty))
-        if not attach and wild is not None:
-            attach.append(wild)
-        if attach:
-            color, tile, cells = attach[randrange(len(attach))] if len(attach) > 1 else attach[0]
-            state.push(Move(color, tile, _pick(cells, randrange)))
-            continue
-        if near:
-            start = randrange(len(near))
-            move = None
-            for i in range(len(near)):
-                color, tile, cells = near[(start + i) % len(near)]
-                while cells:
-                    low = cells & -cells
-                    cell = low.bit_length() - 1
-                    if can_capture(cell):
-                        move = Move(color, tile, cell)
-                        break
-                    cells ^= low
-                if move is not None:
-                    break
-            if move is not None:
-                state.push(move)
-                continue
-        if free:
-            color, tile, cells = free[randrange(len(free))] if len(free) > 1 else free[0]
-            state.push(Move(color, tile, _pick(cells, randrange)))
-            continue
-        legal = state.legal_moves()
-        if legal:
-            state.push(legal.choice(rng))
-        else:
+        open_colors.append((color, around, rack))
+    if attach:
+        color, tile, cells = attach[rng.randrange(len(attach))] if len(attach) > 1 else attach[0]
+        return _new_move(Move, (color, tile, _pick(cells, rng)))
+    if wild is not None:
+        color, tile, cells = wild
+        return _new_move(Move, (color, tile, _pick(cells, rng)))
+    own = 0
+    for color in colors:
+        own |= boards[color]
+    rivals = occupied & ~own
+    near = []
+    for color, around, rack in open_colors:
+        targets = around & rivals
+        if targets:
+            for tile in rack:
+                cells = FITS[tile] & targets
+                if cells:
+                    near.append((color, tile, cells))
+    if near:
+        start = rng.randrange(len(near)) if len(near) > 1 else 0
+        for i in range(len(near)):
+            color, tile, cells = near[(start + i) % len(near)]
+            while cells:
+                low = cells & -cells
+                cell = low.bit_length() - 1
+                if _capturable(state, cell, boards):
+                    return _new_move(Move, (color, tile, cell))
+                cells ^= low
+    free = []
+    for color, around, rack in open_colors:
+        for tile in rack:
+            cells = FITS[tile] & empty
+            if cells:
+                free.append((color, tile, cells))
+    if free:
+        color, tile, cells = free[rng.randrange(len(free))] if len(free) > 1 else free[0]
+        return _new_move(Move, (color, tile, _pick(cells, rng)))
+    return state.legal_moves().choice(rng)
+
+
+def rollout_greedy(state: GameState, rng: Random) -> None:
+    """Play to the end of the game with :func:`policy_move`."""
+    while not state.over:
+        move = policy_move(state, rng)
+        if move.color < 0:
             state.push_pass()
+        else:
+            state.push(move)
 
 
-def _pick(cells: int, randrange) -> int:
+def _capturable(state: GameState, cell: int, boards: list[int]) -> bool:
+    """M3 for the rival tile on ``cell``, with the common cases settled without a group search."""
+    for board in boards:
+        if board >> cell & 1:
+            touching = NEIGHBOURS[cell] & board
+            # A lone tile or the end of a line never splits its group.
+            if not touching & (touching - 1):
+                return True
+            return state.can_capture(cell)
+    return False
+
+
+def _pick(cells: int, rng: Random) -> int:
     """A cell of ``cells`` (not empty) drawn uniformly."""
     count = cells.bit_count()
     if count > 1:
-        for _ in range(randrange(count)):
+        for _ in range(rng.randrange(count)):
             cells &= cells - 1
     return (cells & -cells).bit_length() - 1
