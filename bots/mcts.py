@@ -8,7 +8,7 @@ from random import Random
 
 from arena.bots import Bot
 from arena.rules import PASS, GameState, Move
-from arena.rules.geometry import FULL, NEIGHBOURS, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
+from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
 from arena.rules.state import TILES_PLAYED
 from arena.rules.tiles import FITS, WILD
 from arena.rules.view import SeatView
@@ -310,13 +310,36 @@ def rollout_greedy(state: GameState, rng: Random) -> None:
             state.push(move)
 
 
+def _ring_sides(cell: int) -> tuple[tuple[int, int, int], ...]:
+    """For each side of ``cell`` going round: (that side, the side before it, the corner between them)."""
+    r, c = divmod(cell, 9)
+
+    def bit(rr: int, cc: int) -> int:
+        return 1 << (rr * 9 + cc) if 0 <= rr < 9 and 0 <= cc < 9 else 0
+
+    up, right, down, left = bit(r - 1, c), bit(r, c + 1), bit(r + 1, c), bit(r, c - 1)
+    return (
+        (up, left, bit(r - 1, c - 1)),
+        (right, up, bit(r - 1, c + 1)),
+        (down, right, bit(r + 1, c + 1)),
+        (left, down, bit(r + 1, c - 1)),
+    )
+
+
+_SIDES = tuple(_ring_sides(cell) for cell in range(81))
+
+
 def _capturable(state: GameState, cell: int, boards: list[int]) -> bool:
-    """M3 for the rival tile on ``cell``, with the common cases settled without a group search."""
+    """M3 for the rival tile on ``cell``; the common cases are settled from its eight surrounding cells."""
     for board in boards:
         if board >> cell & 1:
-            touching = NEIGHBOURS[cell] & board
-            # A lone tile or the end of a line never splits its group.
-            if not touching & (touching - 1):
+            # Going round the tile, count the side neighbours that start a new run of
+            # tiles; one run (or none) stays connected without the tile.
+            starts = 0
+            for side, before, corner in _SIDES[cell]:
+                if board & side and not (board & before and board & corner):
+                    starts += 1
+            if starts <= 1:
                 return True
             return state.can_capture(cell)
     return False
