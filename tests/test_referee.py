@@ -253,11 +253,14 @@ def test_M6_a_seat_without_a_legal_move_passes_without_its_bot_being_asked(monke
     cls.script = list(game.moves)
     cls.asked = []
     outcome = play_game([bad("ScriptedBot")] * 5, 0)
+    line = outcome.record_line()  # written from the state, before the record is built
+    assert line == records.dumps_line(outcome.record)
     passes = [i for i, move in enumerate(game.moves) if move.is_pass]
     assert passes
     assert outcome.faults == []
     assert outcome.record["moves"] == golden["moves"]
     assert cls.asked == [i for i in range(len(game.moves)) if i not in passes]
+    assert outcome.turns == [sum(1 for m in golden["moves"] if m["seat"] == seat) for seat in range(5)]
 
 
 # -- time limits and signals --------------------------------------------------------------
@@ -526,3 +529,13 @@ def test_a_bot_replacing_sys_stdout_reaches_neither_the_referee_nor_on_move(caps
     out = capsys.readouterr().out
     assert "BOT" not in out
     assert out.splitlines() == [f"MOVE {move}" for move, _ in outcome.state.history]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_record_line_is_the_record_written_as_one_line(players):
+    specs = [bad("RaisingBot", after=3)] + [RANDOM] * (players - 1)
+    outcome = play_game(specs, 40 + players, extra={"note": ["x", {"y": None}]})
+    line = outcome.record_line()  # written from the state, before the record is built
+    assert line == records.dumps_line(outcome.record)
+    assert outcome.record_line() == line
+    assert outcome.record["faults"] and outcome.record["note"] == ["x", {"y": None}]

@@ -450,3 +450,24 @@ def test_chunks_follow_the_time_a_game_takes():
     assert _chunksize(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
     assert _chunksize(160, 2, 0.001) == 10  # at least eight chunks per worker
     assert _chunksize(3, 2, 0.001) == 1
+
+
+def test_rows_from_the_result_are_the_rows_from_the_record():
+    from arena.referee import play_game
+    from arena.tournament.rows import game_rows, game_rows_text, rows_text
+
+    fixtures = Path(__file__).parent / "fixtures" / "bad_bots.py"
+    for players, seed in ((2, 3), (3, 4), (4, 5), (5, 6)):
+        specs = [f"{fixtures}:RaisingBot"] + ["random"] * (players - 1)
+        bots = ["a,b", 'say "hi"', "line\nbreak", "plain", "x"][:players]
+        names = [f"p{seat}" for seat in range(players)]
+        for scoring in ("uptown", "blockers"):
+            outcome = play_game(specs, seed, scoring=scoring, names=names)
+            assert outcome.faulted == {0}
+            args = ("t000-d0001-r0", 0, 1, 2, seed, names, bots)
+            expected = rows_text(game_rows(
+                *args, outcome.record, outcome.faulted, outcome.seconds, scoring,
+            ))
+            assert game_rows_text(
+                *args, outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
+            ) == expected
