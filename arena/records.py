@@ -264,6 +264,16 @@ def _result_text(result: Sequence[SeatResult]) -> str:
     ]) + "]"
 
 
+def _moves_text(state: GameState) -> str:
+    """The JSON text inside the brackets of "moves"."""
+    texts = list(map(_move_texts(state.settings.seat_colors).__getitem__, state.history))
+    if None in texts:
+        for index, seat in enumerate(turn_seats(state)):
+            if texts[index] is None:
+                texts[index] = _encode_line({"seat": seat, "pass": True})
+    return ",".join(texts)
+
+
 def record_line(
     state: GameState,
     names: Sequence[str],
@@ -284,13 +294,7 @@ def record_line(
     for key in extra:
         if key in STANDARD_KEYS:
             raise ValueError(f"extra key {key!r} would overwrite a standard key of the record")
-    history = state.history
-    texts = list(map(_move_texts(settings.seat_colors).__getitem__, history))
-    if None in texts:
-        for index, seat in enumerate(turn_seats(state)):
-            if texts[index] is None:
-                texts[index] = _encode_line({"seat": seat, "pass": True})
-    parts = [_head_text(settings, names, seed), ',"deal":{', _deal_text(state), '},"moves":[', ",".join(texts), "]"]
+    parts = [_head_text(settings, names, seed), ',"deal":{', _deal_text(state), '},"moves":[', _moves_text(state), "]"]
     if state.over:
         parts.append(',"result":')
         parts.append(_result_text(state.result() if result is None else result))
