@@ -2,7 +2,8 @@
 
 :func:`play_game` deals the game from its seed, makes a fresh bot for every
 seat, hands each seat only its own :class:`~arena.rules.view.SeatView`, and
-returns the finished game with its ``uptown-game/1`` record.
+returns the finished game, whose ``uptown-game/1`` record is made when first
+asked for (or written straight to its JSON line, as a tournament does).
 
 What the referee guarantees (in-process mode, the default):
 
@@ -663,9 +664,9 @@ def play_game(
     inline = in_main and not isolate
     n = len(specs)
     seats: list[Any] = []
-    # asks[seat] answers a view with (value, seconds, fault), and chooses[seat] is the bot's
-    # choose for the written-out call: None until the seat's bot is made at its first turn,
-    # and again once it has faulted.
+    # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
+    # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
+    # until the seat's bot is made at its first turn, and again once it has faulted.
     asks: list[Any] = [None] * n
     chooses: list[Any] = [None] * n
     started = [False] * n

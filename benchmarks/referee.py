@@ -1,39 +1,50 @@
-"""What the referee costs per move, next to the bare engine, with random bots.
+"""What the referee and a tournament worker cost per move, next to the bare engine, with random bots.
 
-    python benchmarks/referee.py --players 4 --games 300 --rounds 5
+    python benchmarks/referee.py --players 4 --games 400 --rounds 5
 
-Each round plays the same seeds as a bare engine loop (deal, legal moves, a
-uniform choice, push, result), then with a seat view built every turn, then
-with the bots' generators and the record made too, and finally through
-:func:`arena.referee.play_game` with ``random`` bots; the differences split
-the referee's overhead into its parts.  Rounds alternate so that all see the
-same machine load; the best round of each is kept.  Times are the process's
-CPU time, which other work on a busy machine disturbs less than the wall clock.  The last line printed is
-``<float> us/move referee overhead``.
+Plays the same seeds, each ``--rotations`` times in a row as a tournament
+plays a deal once per seat rotation, four ways in every round:
+
+* ``engine``: the bare engine loop of ``benchmarks/engine.py`` (deals made
+  before the clock, legal moves, a uniform choice, push, result);
+* ``referee``: :func:`arena.referee.play_game` with ``random`` bots (the deal,
+  the bots and their generators, a seat view and a guarded call per move, the
+  move check, the result);
+* ``record``: the same, plus the game's ``records.jsonl`` line;
+* ``worker``: the same, plus its ``games.csv`` rows: what a tournament worker
+  does per game (:func:`arena.tournament.runner.play_task` minus the files).
+
+The deal and the bots' generators are also timed alone, so the referee's
+overhead splits into what it pays once per game and what it pays per move
+(views, guarded calls, move checks).  Rounds alternate so that all see the
+same machine load; the median round of each is kept.  Times are the
+process's CPU time, which other work on a busy machine disturbs less than the
+wall clock.  The last line printed is ``<float> us/move worker overhead``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import random
+import statistics
 import time
 
 from arena.bots import parse_bot_spec
-from arena.records import build_record
-from arena.referee import play_game
+from arena.referee import BOT_STREAM, play_game
 from arena.rules import GameSettings, GameState, deal, derived_random
-from arena.rules.view import SeatView
+from arena.tournament.rows import game_rows_text
+
+Result = tuple[float, int]
 
 
-def engine_games(players: int, seeds: range) -> tuple[float, int]:
-    """Seconds and turns for bare random games, deals included."""
+def engine_games(players: int, seeds: list[int]) -> Result:
+    """Seconds and turns for bare random games, deals made before the clock (as benchmarks/engine.py)."""
     settings = GameSettings.for_players(players)
+    deals = {seed: deal(seed, settings) for seed in set(seeds)}
     turns = 0
     start = time.process_time()
     for seed in seeds:
-        state = GameState(settings, deal(seed, settings))
-        rng = random.Random(seed)
+        state = GameState(settings, deals[seed])
+        rng = derived_random("bench", seed)
         while not state.over:
             moves = state.legal_moves()
             if moves:
@@ -45,71 +56,80 @@ def engine_games(players: int, seeds: range) -> tuple[float, int]:
     return time.process_time() - start, turns
 
 
-def view_games(players: int, seeds: range, record: bool) -> tuple[float, int]:
-    """The bare games plus a seat view every turn (and, with ``record``, the bots' generators and the record)."""
-    settings = GameSettings.for_players(players)
-    names = ["random"] * players
-    turns = 0
-    start = time.process_time()
-    for seed in seeds:
-        state = GameState(settings, deal(seed, settings))
-        rng = random.Random(seed)
-        if record:
-            [derived_random("uptown-bot/1", seed, seat) for seat in range(players)]
-        while not state.over:
-            moves = SeatView.of(state, state.to_move).legal
-            if moves:
-                state.push(moves.choice(rng))
-            else:
-                state.push_pass()
-        state.result()
-        if record:
-            build_record(state, names, seed=seed, extra={"bots": [], "time_limit": 10.0, "faults": []})
-        turns += len(state.history)
-    return time.process_time() - start, turns
-
-
-def referee_games(players: int, seeds: range, isolate: bool) -> tuple[float, int]:
-    """Seconds and turns for the same games played by the referee with random bots."""
+def referee_games(players: int, seeds: list[int], record: bool, rows: bool, isolate: bool) -> Result:
+    """Seconds and turns for the same seeds played by the referee, with the record line and rows if asked."""
     specs = [parse_bot_spec("random")] * players
+    names = [f"random-{seat}" for seat in range(players)]
+    bots = ["random"] * players
+    extra = {"game_id": "t000-d0000-r0", "tournament": {"name": "bench", "table": 0, "deal": 0, "rotation": 0}}
     turns = 0
     start = time.process_time()
     for seed in seeds:
-        turns += len(play_game(specs, seed, isolate=isolate).state.history)
+        outcome = play_game(specs, seed, names=names, extra=extra, isolate=isolate)
+        if record:
+            (outcome.record_line() + "\n").encode("ascii")
+        if rows:
+            game_rows_text(
+                "t000-d0000-r0", 0, 0, 0, seed, names, bots, outcome.result, outcome.turns,
+                outcome.faulted, outcome.seconds, "uptown",
+            )
+        turns += len(outcome.state.history)
     return time.process_time() - start, turns
+
+
+def per_game_parts(players: int, seeds: list[int], rotations: int) -> float:
+    """Seconds for what the referee makes once per game before any move: deals (once per seed) and bot generators."""
+    settings = GameSettings.for_players(players)
+    start = time.process_time()
+    for index, seed in enumerate(seeds):
+        if index % rotations == 0:
+            deal(seed, settings)
+        for seat in range(players):
+            derived_random(BOT_STREAM, seed, seat)
+    return time.process_time() - start
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N", help="2 to 5 (default 4)")
-    parser.add_argument("--games", type=int, default=300, metavar="G", help="games per round (default 300)")
-    parser.add_argument("--rounds", type=int, default=5, metavar="R", help="rounds, best kept (default 5)")
+    parser.add_argument("--games", type=int, default=400, metavar="G", help="games per round (default 400)")
+    parser.add_argument("--rotations", type=int, default=4, metavar="R",
+                        help="games per seed in a row, as seat rotations play them (default 4)")
+    parser.add_argument("--rounds", type=int, default=5, metavar="K", help="rounds, median kept (default 5)")
     parser.add_argument("--isolate", action="store_true", help="run every bot in its own process")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.rounds < 1:
-        parser.error("--games and --rounds must be at least 1")
+    if args.games < 1 or args.rounds < 1 or args.rotations < 1:
+        parser.error("--games, --rotations and --rounds must be at least 1")
 
-    seeds = range(1, args.games + 1)
-    best = {"engine": math.inf, "views": math.inf, "record": math.inf, "referee": math.inf}
+    seeds = [1 + index // args.rotations for index in range(args.games)]
     runs = {
         "engine": lambda: engine_games(args.players, seeds),
-        "views": lambda: view_games(args.players, seeds, record=False),
-        "record": lambda: view_games(args.players, seeds, record=True),
-        "referee": lambda: referee_games(args.players, seeds, args.isolate),
+        "referee": lambda: referee_games(args.players, seeds, False, False, args.isolate),
+        "record": lambda: referee_games(args.players, seeds, True, False, args.isolate),
+        "worker": lambda: referee_games(args.players, seeds, True, True, args.isolate),
+        "parts": lambda: (per_game_parts(args.players, seeds, args.rotations), 0),
     }
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    turns = 0
     for _ in range(args.rounds):
         for name, run in runs.items():
-            seconds, turns = run()
-            best[name] = min(best[name], seconds)
-    per_move = {name: seconds / turns * 1e6 for name, seconds in best.items()}
-    print(f"players {args.players}, games {args.games} x {args.rounds} rounds, turns {turns}")
-    print(f"engine:  {args.games / best['engine']:8.1f} games/s  {per_move['engine']:6.2f} us/move")
-    print(f"referee: {args.games / best['referee']:8.1f} games/s  {per_move['referee']:6.2f} us/move")
-    print(f"  of which seat views:                  {per_move['views'] - per_move['engine']:5.2f} us/move")
-    print(f"  bots' generators and the record:      {per_move['record'] - per_move['views']:5.2f} us/move")
-    print(f"  guarded calls, move checks, the rest: {per_move['referee'] - per_move['record']:5.2f} us/move")
-    print(f"referee reaches {best['engine'] / best['referee']:.0%} of the engine's games/s")
-    print(f"{per_move['referee'] - per_move['engine']:.2f} us/move referee overhead")
+            seconds, counted = run()
+            times[name].append(seconds)
+            turns = counted or turns
+    us = {name: statistics.median(values) / turns * 1e6 for name, values in times.items()}
+    games = len(seeds)
+    print(f"players {args.players}, games {games} ({args.rotations} per seed) x {args.rounds} rounds, turns {turns}")
+    print(f"engine:  {games / statistics.median(times['engine']):8.1f} games/s  {us['engine']:6.2f} us/move")
+    print(f"referee: {games / statistics.median(times['referee']):8.1f} games/s  {us['referee']:6.2f} us/move")
+    print(f"worker:  {games / statistics.median(times['worker']):8.1f} games/s  {us['worker']:6.2f} us/move")
+    print(f"  deals and bots' generators (per game, spread over its moves): {us['parts']:5.2f} us/move")
+    print(f"  the rest of the referee (views, guarded calls, checks, ...):  "
+          f"{us['referee'] - us['engine'] - us['parts']:5.2f} us/move")
+    print(f"  the record line:                                              {us['record'] - us['referee']:5.2f} us/move")
+    print(f"  the games.csv rows:                                           {us['worker'] - us['record']:5.2f} us/move")
+    print(f"referee reaches {us['engine'] / us['referee']:.0%} of the engine's games/s, "
+          f"a worker {us['engine'] / us['worker']:.0%}")
+    print(f"{us['worker'] - us['engine']:.2f} us/move worker overhead")
 
 
 if __name__ == "__main__":

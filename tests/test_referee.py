@@ -539,3 +539,42 @@ def test_the_record_line_is_the_record_written_as_one_line(players):
     assert line == records.dumps_line(outcome.record)
     assert outcome.record_line() == line
     assert outcome.record["faults"] and outcome.record["note"] == ["x", {"y": None}]
+
+
+def test_a_game_outside_the_main_thread_is_the_same_game():
+    specs = [RANDOM, bad("LastMoveBot"), RANDOM]
+    found = []
+    thread = threading.Thread(target=lambda: found.append(play_game(specs, 17).record_line()))
+    thread.start()
+    thread.join(30)
+    assert found == [play_game(specs, 17).record_line()]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_views_handed_to_a_bot_are_its_seats_views_and_hide_the_rest(players):
+    cls = load_bot(f"{BAD}:SpyBot")
+    cls.seen.clear()
+    outcome = play_game([bad("SpyBot")] + [RANDOM] * (players - 1), 11 + players)
+    views = {len(args[0].history): args[0] for kind, args, _ in cls.seen if kind == "choose"}
+    assert len(views) == sum(1 for m in outcome.record["moves"] if m["seat"] == 0)
+    referee_state = outcome.state  # its lists are the ones the game was played with
+    private = {id(x) for x in (referee_state.racks, referee_state.boards, referee_state.history,
+                               referee_state.captures, referee_state.drawn, referee_state.played,
+                               referee_state.played_tiles, *referee_state.racks, *referee_state.captures)}
+    game = records.replay(outcome.record)
+    state = GameState(game.settings, game.deals)
+    for index, move in enumerate(game.moves):
+        if index in views:
+            view, expected = views[index], SeatView.of(state, 0)
+            for name in SeatView._fields:
+                if name != "legal":
+                    assert getattr(view, name) == getattr(expected, name), name
+            assert view.legal.options == expected.legal.options and len(view.legal) == len(expected.legal)
+            objects = reachable(view)
+            assert not any(isinstance(o, (GameState, random.Random)) for o in objects)
+            assert not private & {id(o) for o in objects}
+            hidden = set(hidden_sequences(state, 0))
+            for obj in objects:
+                if isinstance(obj, (tuple, list)) and obj and all(type(x) is int for x in obj):
+                    assert tuple(obj) not in hidden
+        state.push(move)
