@@ -193,7 +193,7 @@ class _MoveTexts(dict):  # type: ignore[type-arg]
 _MOVE_TEXTS_KEPT = 5 * 28 * 81 * 6
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=5)  # one seating per number of players in a tournament
 def _move_texts(seat_colors: tuple[tuple[int, ...], ...]) -> _MoveTexts:
     return _MoveTexts(seat_colors)
 
