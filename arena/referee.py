@@ -292,19 +292,23 @@ class _Guard:
                 self.start = start = perf_counter()
                 self.active = True
                 value = fn(arg)
-                self.active = False
+                self._settle()
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
                     return None, elapsed, ("timeout", self.timeout_message)
                 return value, elapsed, None
             except BaseException as exc:
-                self.active = False
+                self._settle()
                 return None, perf_counter() - self.start, self._fault(exc)
         except BotTimeout:  # the alarm landed in the handler above
-            self.active = False
+            self._settle()
             return None, perf_counter() - self.start, ("timeout", self.timeout_message)
         finally:
             sys.stdout = saved
+
+    def _settle(self) -> None:
+        """The call has returned: a late alarm must no longer fire into the referee."""
+        self.active = False
 
     def _fault(self, exc: BaseException) -> Fault:
         if isinstance(exc, BotTimeout):
@@ -361,28 +365,6 @@ class _ThreadGuard(_Guard):
             if self._raised_at:  # a timeout may still be pending: drop it
                 self._raised_at = 0.0
                 self._async_raise(None)
-
-    def call(self, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, float, Fault | None]:
-        saved = sys.stdout
-        sys.stdout = _SINK
-        try:
-            try:
-                self.start = start = perf_counter()
-                self.active = True
-                value = fn(arg)
-                self._settle()
-                elapsed = perf_counter() - start
-                if elapsed > self.limit:
-                    return None, elapsed, ("timeout", self.timeout_message)
-                return value, elapsed, None
-            except BaseException as exc:
-                self._settle()
-                return None, perf_counter() - self.start, self._fault(exc)
-        except BotTimeout:
-            self._settle()
-            return None, perf_counter() - self.start, ("timeout", self.timeout_message)
-        finally:
-            sys.stdout = saved
 
 
 # -- the seats ---------------------------------------------------------------------
