@@ -19,16 +19,19 @@ class GreedyBot(Bot):
 
     * the change in the seat's own groups: a tile that touches ``k`` groups of
       its color changes their count by ``1 - k`` (with two players each color
-      is counted apart, as in the scoring);
+      is counted apart, as in the scoring).  A color's first tile costs
+      nothing extra, since it starts a group whenever it is played;
     * a capture adds one to ``captured_total`` (the tie-breaker of both
       scorings) and, under Blockers! scoring, one to the penalty when it raises
       the largest count of one captured color; capturing a lone tile also
       takes a group away from its owner, which helps that rival;
     * tie-breaks that keep future placements open: how many of the color's
-      unplayed tiles (the rack counts more than the pile) still fit a free
-      cell next to its groups after the move, a cost for spending the wild
-      ``$`` unless it joins groups, and a preference for playing the tile with
-      the fewest good cells now and keeping the flexible ones.
+      unplayed tiles (the rack counts more than the pile) gain or lose a free
+      cell next to its groups, a cost for spending the wild ``$`` unless it
+      joins groups, a preference for the tile with the fewest good cells now
+      (flexible tiles are kept), and, with two colors, a cost for playing the
+      color that is ahead: a color left behind ends up playing its last tiles
+      onto a full board, where little fits next to its groups.
     """
 
     def choose(self, view: SeatView) -> Move:

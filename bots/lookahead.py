@@ -49,14 +49,22 @@ class LookaheadBot(Bot):
     def choose(self, view: SeatView) -> Move:
         if not view.legal:
             return PASS
-        costs = sorted(move_costs(view), key=lambda cm: cm[0])
-        width = self.config["width"]
-        if width > 0:
-            costs = costs[:width]
-        scored = [(cost + future_cost(view, move), move) for cost, move in costs]
-        low = min(cost for cost, _ in scored)
+        scored = ranked_moves(view, self.config["width"])
+        low = scored[0][0]
         best = [move for cost, move in scored if cost < low + 1e-9]
         return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]
+
+
+def ranked_moves(view: SeatView, width: int) -> list[tuple[float, Move]]:
+    """The ``width`` cheapest legal moves by greedy cost (all when ``width`` is 0), cheapest first by full cost.
+
+    The full cost is the greedy cost plus :func:`future_cost`; ties keep the
+    order of ``view.legal``.
+    """
+    costs = sorted(move_costs(view), key=lambda cm: cm[0])
+    if width > 0:
+        costs = costs[:width]
+    return sorted(((cost + future_cost(view, move), move) for cost, move in costs), key=lambda cm: cm[0])
 
 
 def future_cost(view: SeatView, move: Move) -> float:

@@ -13,7 +13,10 @@ from arena.rules.state import TILES_PLAYED
 from arena.rules.tiles import FITS, WILD
 from arena.rules.view import SeatView
 
-from .greedy import move_costs
+from .lookahead import ranked_moves
+
+#: How many of the greedy bot's cheapest moves the lookahead bot ranks for the root.
+LOOKAHEAD_WIDTH = 16
 
 
 # Moves are made without the NamedTuple constructor's argument handling (a hot path).
@@ -50,8 +53,9 @@ class MctsBot(Bot):
     backs the result up the path, each node from the point of view of the
     seat that made its move.
 
-    * The root considers only the ``candidates`` cheapest moves by the greedy
-      bot's cost; its moves are legal in every determinization.
+    * The root considers only the ``candidates`` cheapest moves by the
+      lookahead bot's cost (greedy's cost plus its look at the tiles to
+      come); its moves are legal in every determinization.
     * Below the root, which moves exist depends on the hidden tiles.  The
       playout policy proposes a move; it becomes a new child while the node
       has fewer than ``1 + widening * sqrt(visits)`` children (progressive
@@ -80,7 +84,7 @@ class MctsBot(Bot):
         "iterations": 400,
         "seconds": 0.0,
         "exploration": 0.7,
-        "candidates": 8,
+        "candidates": 6,
         "widening": 1.0,
         "playout": "greedy",
     }
@@ -100,9 +104,9 @@ class MctsBot(Bot):
         legal = view.legal
         if not legal:
             return PASS
-        costs = sorted(move_costs(view), key=lambda cm: cm[0])
         width = self.config["candidates"]
-        allowed = [move for _, move in costs[:width]] if width > 0 else [move for _, move in costs]
+        ranked = ranked_moves(view, max(width, LOOKAHEAD_WIDTH) if width > 0 else 0)
+        allowed = [move for _, move in ranked[:width]] if width > 0 else [move for _, move in ranked]
         if len(allowed) == 1:
             return allowed[0]
         return self.search(view, allowed)

@@ -176,7 +176,7 @@ def test_mcts_same_generator_same_search() -> None:
     assert len(moves) == 1
 
 
-def test_mcts_with_one_candidate_plays_greedys_choice_without_searching() -> None:
+def test_mcts_with_one_candidate_plays_the_cheapest_move_without_searching() -> None:
     state = restored(3, 7, {0: ["E4", "E6"]}, {0: ["E", "1", "2", "3", "4"]})
     bot = MctsBot(0, state.settings, {"candidates": 1}, derived_random("t", 7))
     assert bot.choose(SeatView.of(state, 0)) == Move(0, tile_index("E"), cell_index("E5"))
