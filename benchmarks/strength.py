@@ -1,6 +1,6 @@
 """Strength of the built-in bots: duplicate two-player matches and a four-player table.
 
-    python benchmarks/strength.py --deals 100 --four-deals 25 --mcts iterations=1000 --workers 2
+    python benchmarks/strength.py --deals 100 --four-deals 25 --mcts iterations=600,seconds=1.0 --workers 2
 
 Two-player pairings (``--pairs``, default ``greedy-random,mcts-greedy,lookahead-greedy``):
 every deal is played twice, A in seat 0 and B in seat 1, then swapped, so
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="the four bots of the four-player table ('' for none)")
     parser.add_argument("--four-deals", type=int, default=25,
                         help="four-player deals, each played in 4 seat rotations (default 25)")
-    parser.add_argument("--mcts", default="iterations=1000", help="options of every mcts entrant (default iterations=1000)")
+    parser.add_argument("--mcts", default="iterations=600,seconds=1.0", help="options of every mcts entrant (default iterations=600,seconds=1.0)")
     parser.add_argument("--scoring", choices=("uptown", "blockers"), default="uptown")
     parser.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")

@@ -81,7 +81,7 @@ class MctsBot(Bot):
     """
 
     options = {
-        "iterations": 400,
+        "iterations": 600,
         "seconds": 0.0,
         "exploration": 0.7,
         "candidates": 6,
