@@ -1,16 +1,13 @@
-"""Position features shared by the built-in bots: groups, frontiers, reach of the tiles to come.
+"""Position features shared by the built-in bots: groups, frontiers, merges, the Blockers! penalty.
 
 Everything here works on bitboards (one 81-bit int per color, see
-:mod:`arena.rules.geometry`) and reads only what a seat may see: the boards,
-the seat's own racks, and each color's unplayed tiles (public, S2).
+:mod:`arena.rules.geometry`) and reads only what a seat may see.
 """
 
 from __future__ import annotations
 
-from arena.rules.geometry import FULL, NEIGHBOURS, NOT_COLUMN_1, NOT_COLUMN_9, flood
-from arena.rules.tiles import FITS, N_TILES, WILD
-
-ALL_TILES = frozenset(range(N_TILES))
+from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, flood
+from arena.rules.view import SeatView
 
 
 def spread(board: int) -> int:
@@ -28,12 +25,6 @@ def components(board: int) -> list[int]:
     return groups
 
 
-def touching_groups(groups: list[int], cell: int) -> int:
-    """How many of ``groups`` touch ``cell`` side to side."""
-    around = NEIGHBOURS[cell]
-    return sum(1 for g in groups if g & around)
-
-
 def bridges(groups: list[int], cells: int) -> int:
     """The cells of ``cells`` that touch two or more of ``groups``: where one tile merges groups."""
     seen = 0
@@ -45,20 +36,7 @@ def bridges(groups: list[int], cells: int) -> int:
     return twice
 
 
-def reach(tiles, cells: int) -> int:
-    """How many of ``tiles`` fit at least one cell of ``cells``."""
-    return sum(1 for t in tiles if FITS[t] & cells)
-
-
-def unplayed_tiles(played: tuple[int, ...]) -> set[int]:
-    """The tiles of a color that has played ``played`` (rack and pile together)."""
-    return set(ALL_TILES.difference(played))
-
-
-
-
-
-def penalty_raisers(view) -> int:
+def penalty_raisers(view: SeatView) -> int:
     """The colors (a bit each) whose capture now would raise the seat's Blockers! penalty (C2, C4)."""
     settings = view.settings
     captures = view.captures[view.seat]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from arena.bots import Bot
 from arena.rules import PASS, Move
 from arena.rules.geometry import FULL
@@ -44,7 +46,7 @@ class LookaheadBot(Bot):
     the bot's own generator.
     """
 
-    options = {"width": 16}
+    options: ClassVar[dict[str, Any]] = {"width": 16}
 
     def choose(self, view: SeatView) -> Move:
         if not view.legal:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from random import Random
+from typing import Any, ClassVar
 
 from arena.bots import Bot
 from arena.rules import PASS, GameState, Move
@@ -31,7 +32,7 @@ class Node:
     was legal in the determinization at hand (ISMCTS availability).
     """
 
-    __slots__ = ("move", "seat", "visits", "reward", "avail", "children")
+    __slots__ = ("avail", "children", "move", "reward", "seat", "visits")
 
     def __init__(self, move: Move, seat: int) -> None:
         self.move = move
@@ -80,7 +81,7 @@ class MctsBot(Bot):
     for a given generator.
     """
 
-    options = {
+    options: ClassVar[dict[str, Any]] = {
         "iterations": 600,
         "seconds": 0.0,
         "exploration": 0.7,
