@@ -197,13 +197,17 @@ def reward(state: GameState) -> list[float]:
     captures = state.captures
     n = settings.players
     blockers = settings.scoring == "blockers"
+    by_opponent = settings.penalty == "opponent"
     keys = []
     for seat, colors in enumerate(settings.seat_colors):
         score = 0
         for color in colors:
             score += count_groups(boards[color])
         if blockers:
-            score += max(captures[seat])
+            if by_opponent:
+                score += max(sum(captures[seat][c] for c in cs) for s, cs in enumerate(settings.seat_colors) if s != seat)
+            else:
+                score += max(captures[seat])
         keys.append((score, sum(captures[seat])))
     out = []
     mean = sum(k[0] for k in keys) / n

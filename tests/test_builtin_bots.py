@@ -248,3 +248,19 @@ def test_lookahead_of_width_one_keeps_to_greedys_cheapest_moves() -> None:
     cheapest = {m for c, m in costs if c < low + 1e-9}
     bot = LookaheadBot(state.to_move, settings, {"width": 1}, derived_random("t", 1))
     assert bot.choose(view) in cheapest
+
+
+@pytest.mark.parametrize("scoring,penalty", [("uptown", "color"), ("blockers", "color"), ("blockers", "opponent")])
+def test_reward_ranks_like_the_result(scoring: str, penalty: str) -> None:
+    for players in (2, 4):
+        settings = GameSettings.for_players(players, scoring, penalty)
+        for seed in range(6):
+            state = GameState(settings, deal(seed, settings))
+            rollout_greedy(state, derived_random("t", seed))
+            rewards = reward(state)
+            key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
+            ranks = [getattr(r, key) for r in state.result()]
+            for a in range(players):
+                for b in range(players):
+                    if ranks[a] < ranks[b]:
+                        assert rewards[a] > rewards[b]
