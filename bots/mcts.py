@@ -101,6 +101,9 @@ class MctsBot(Bot):
         self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Move:
+        # The time budget covers the whole answer, ranking the root moves included.
+        seconds = self.config["seconds"]
+        deadline = time.perf_counter() + seconds if seconds > 0 else math.inf
         self.last_iterations = 0
         legal = view.legal
         if not legal:
@@ -110,24 +113,23 @@ class MctsBot(Bot):
         allowed = [move for _, move in ranked[:width]] if width > 0 else [move for _, move in ranked]
         if len(allowed) == 1:
             return allowed[0]
-        return self.search(view, allowed)
+        return self.search(view, allowed, deadline)
 
-    def search(self, view: SeatView, allowed: list[Move]) -> Move:
-        """Run the search from ``view`` over the root moves ``allowed``; the most visited one."""
+    def search(self, view: SeatView, allowed: list[Move], deadline: float = math.inf) -> Move:
+        """Search from ``view`` over the root moves ``allowed`` until the budget or ``deadline``; the most visited."""
         rng = self.rng
         iterations = self.config["iterations"]
-        seconds = self.config["seconds"]
+        timed = deadline < math.inf
         c = self.config["exploration"]
         widen = self.config["widening"]
         playout = rollout_greedy if self.config["playout"] == "greedy" else rollout_random
-        deadline = time.perf_counter() + seconds if seconds > 0 else math.inf
         me = self.seat
         root = Node(PASS, -1)
         for move in allowed:
             root.children[move] = Node(move, me)
         root_moves = list(root.children.values())
         done = 0
-        while (not iterations or done < iterations) and (seconds <= 0 or time.perf_counter() < deadline):
+        while (not iterations or done < iterations) and (not timed or time.perf_counter() < deadline):
             done += 1
             state = view.sample(rng)
             # The root: every allowed move is legal in every determinization.
