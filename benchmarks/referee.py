@@ -30,7 +30,8 @@ import time
 
 from arena.bots import parse_bot_spec
 from arena.referee import BOT_STREAM, play_game
-from arena.rules import GameSettings, GameState, deal, derived_random
+from arena.rules import GameSettings, deal, derived_random
+from engine import play
 from arena.tournament.rows import game_rows_text
 
 Result = tuple[float, int]
@@ -43,16 +44,7 @@ def engine_games(players: int, seeds: list[int]) -> Result:
     turns = 0
     start = time.process_time()
     for seed in seeds:
-        state = GameState(settings, deals[seed])
-        rng = derived_random("bench", seed)
-        while not state.over:
-            moves = state.legal_moves()
-            if moves:
-                state.push(moves.choice(rng))
-            else:
-                state.push_pass()
-        state.result()
-        turns += len(state.history)
+        turns += play(settings, deals[seed], derived_random("bench", seed))
     return time.process_time() - start, turns
 
 
