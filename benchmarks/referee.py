@@ -28,10 +28,11 @@ import argparse
 import statistics
 import time
 
+from engine import play
+
 from arena.bots import parse_bot_spec
 from arena.referee import BOT_STREAM, play_game
 from arena.rules import GameSettings, deal, derived_random
-from engine import play
 from arena.tournament.rows import game_rows_text
 
 Result = tuple[float, int]
