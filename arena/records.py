@@ -281,11 +281,14 @@ def record_line(
     extra: Mapping[str, Any] | None = None,
     *,
     result: Sequence[SeatResult] | None = None,
+    members: str = "",
 ) -> str:
     """``dumps_line(build_record(state, names, seed, extra))``, byte for byte, without building the record.
 
     The tournament's hot path: the moves are written from texts made once per
-    (move, capture) and the deal from texts made once per tile.
+    (move, capture) and the deal from texts made once per tile.  ``members``
+    is JSON text of further keys (``"key":value,...``) written after ``extra``'s,
+    for a caller that has them as text already (the referee).
     """
     settings = state.settings
     if len(names) != settings.players:
@@ -300,9 +303,11 @@ def record_line(
         parts.append(_result_text(state.result() if result is None else result))
     if extra:
         parts.append(",")
-        parts.append(_encode_line(dict(extra))[1:])
-    else:
-        parts.append("}")
+        parts.append(_encode_line(dict(extra))[1:-1])
+    if members:
+        parts.append(",")
+        parts.append(members)
+    parts.append("}")
     return "".join(parts)
 
 

@@ -59,11 +59,12 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import records
 from .bots import Bot, BotSpec, bot_options, load_bot, parse_bot_spec
 from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
+from .rules.tiles import FITS
 from .rules.view import SeatView
 
 log = logging.getLogger("arena.referee")
@@ -115,6 +116,7 @@ class GameOutcome:
         names: Sequence[str],
         seed: int,
         extra: dict[str, Any],
+        members: str | None = None,
     ) -> None:
         self.state = state
         #: Both scorings for every seat.
@@ -128,6 +130,8 @@ class GameOutcome:
         self._names = list(names)
         self._seed = seed
         self._extra = extra
+        # The JSON text of the extra keys, when the referee has written it.
+        self._members = members
         self._record: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
@@ -146,6 +150,8 @@ class GameOutcome:
         """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
         if self._record is not None:
             return records.dumps_line(self._record)
+        if self._members is not None:
+            return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=self._members)
         return records.record_line(self.state, self._names, seed=self._seed, extra=self._extra, result=self.result)
 
     @property
@@ -223,8 +229,8 @@ class _Guard:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.timeout_message = f"no move within the time limit of {limit:g} s"
-        self.active = False
-        self.start = 0.0
+        #: When the running bot call started (``perf_counter``); 0.0 while no bot runs.
+        self.started = 0.0
         #: Set when a real Ctrl-C arrived, so the KeyboardInterrupt is not taken for a bot's.
         self.user_interrupt = False
         #: Whether a KeyboardInterrupt raised by a bot can be told from the user's.
@@ -268,8 +274,8 @@ class _Guard:
     def _on_alarm(self, signum: int, frame: Any) -> None:
         if self.closed:
             return
-        if self.active:
-            remaining = self.start + self.limit - perf_counter()
+        if self.started:
+            remaining = self.started + self.limit - perf_counter()
             if remaining <= 0:
                 _signal.setitimer(_signal.ITIMER_REAL, _RETRY)
                 raise BotTimeout(self.timeout_message)
@@ -287,10 +293,10 @@ class _Guard:
         """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
         saved = sys.stdout
         sys.stdout = _SINK
+        start = perf_counter()
         try:
             try:
-                self.start = start = perf_counter()
-                self.active = True
+                self.started = start
                 value = fn(arg)
                 self._settle()
                 elapsed = perf_counter() - start
@@ -299,16 +305,16 @@ class _Guard:
                 return value, elapsed, None
             except BaseException as exc:
                 self._settle()
-                return None, perf_counter() - self.start, self._fault(exc)
+                return None, perf_counter() - start, self._fault(exc)
         except BotTimeout:  # the alarm landed in the handler above
             self._settle()
-            return None, perf_counter() - self.start, ("timeout", self.timeout_message)
+            return None, perf_counter() - start, ("timeout", self.timeout_message)
         finally:
             sys.stdout = saved
 
     def _settle(self) -> None:
         """The call has returned: a late alarm must no longer fire into the referee."""
-        self.active = False
+        self.started = 0.0
 
     def _fault(self, exc: BaseException) -> Fault:
         if isinstance(exc, BotTimeout):
@@ -350,7 +356,8 @@ class _ThreadGuard(_Guard):
         while not self._stop.wait(poll):
             with self._lock:
                 now = perf_counter()
-                if self.active and now - self.start > self.limit and now - self._raised_at > _RETRY:
+                started = self.started
+                if started and now - started > self.limit and now - self._raised_at > _RETRY:
                     self._raised_at = now
                     self._async_raise(BotTimeout)
 
@@ -361,7 +368,7 @@ class _ThreadGuard(_Guard):
 
     def _settle(self) -> None:
         with self._lock:
-            self.active = False
+            self.started = 0.0
             if self._raised_at:  # a timeout may still be pending: drop it
                 self._raised_at = 0.0
                 self._async_raise(None)
@@ -596,98 +603,162 @@ def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
     return "illegal", f"returned {_show_move(value)}, not a legal move"
 
 
-def play_game(
-    specs: Sequence[BotSpec],
-    seed: int,
-    *,
-    scoring: str = "uptown",
-    penalty: str = "color",
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    names: Sequence[str] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    on_move: Callable[[GameState, Move], None] | None = None,
-    isolate: bool = False,
-) -> GameOutcome:
-    """Play one game: seat ``i`` is played by a fresh bot made from ``specs[i]``.
+class PreparedBot(NamedTuple):
+    """A bot spec resolved once, to be made into a fresh bot game after game (see :func:`prepare_bot`)."""
 
-    The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets
-    ``derived_random("uptown-bot/1", seed, seat)`` as its generator.
-    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
-    ``names`` are the players' names in the record (default: the spec texts);
-    ``extra`` keys are added to the record after the referee's own.
-    ``on_move(state, move)`` is called after every move, passes included.
-    With ``isolate=True`` every bot runs in its own process (see the module
-    docstring); this cannot be used inside a daemonic process such as a pool worker.
+    spec: BotSpec
+    cls: type[Bot]
+    #: Every option the bot plays with, its defaults filled in.
+    options: dict[str, Any]
+    #: ``str(spec)``: the spec as the record writes it.
+    text: str
+    #: The JSON text of the bot's entry in the record's ``bots`` list after its ``"seat"`` member.
+    entry_tail: str
 
-    Raises ValueError for a bad number of bots, settings, names or time
-    limit, and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+    def __str__(self) -> str:
+        return self.text
+
+
+def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
+    """Load and check the bot of a spec (text or :class:`BotSpec`) once; a :class:`PreparedBot` is kept as it is.
+
+    Raises :class:`~arena.bots.BotError` for a bot that cannot be loaded or options it does not take.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"a seed is an integer, not {seed!r}")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
-    time_limit = float(time_limit)
-    settings = _settings(len(specs), scoring, penalty)
-    specs = [spec if isinstance(spec, BotSpec) else parse_bot_spec(spec) for spec in specs]
-    classes = [load_bot(spec.ref) for spec in specs]
-    options = [bot_options(spec) for spec in specs]
-    names = [str(spec) for spec in specs] if names is None else [str(name) for name in names]
-    if len(names) != len(specs):
-        raise ValueError(f"{len(specs)} bots need {len(specs)} names, not {len(names)}")
-    clash = set(extra or {}) & set(RECORD_KEYS)
-    if clash:
-        raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
+    if isinstance(bot, PreparedBot):
+        return bot
+    spec = bot if isinstance(bot, BotSpec) else parse_bot_spec(bot)
+    options = bot_options(spec)
+    text = str(spec)
+    tail = records.dumps_line({"spec": text, "options": options})[1:]
+    return PreparedBot(spec, load_bot(spec), options, text, tail)
 
-    state = GameState(settings, _deal(seed, settings))
-    in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-    guard = _Guard(time_limit) if in_main else _ThreadGuard(time_limit)
-    # In the main thread, with bots in this process, the guard's call is written out in
-    # the loop below: a function call and a tuple per move are a good part of its cost.
-    inline = in_main and not isolate
-    n = len(specs)
-    seats: list[Any] = []
-    # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
-    # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
-    # until the seat's bot is made at its first turn, and again once it has faulted.
-    asks: list[Any] = [None] * n
-    chooses: list[Any] = [None] * n
-    started = [False] * n
-    faulted = [False] * n
-    fallback: list[Any] = [None] * n
-    seconds = [0.0] * n
-    faults: list[dict[str, Any]] = []
 
-    def fault(seat: int, index: int, kind: str, message: str) -> None:
-        faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
-        faulted[seat] = True
-        asks[seat] = chooses[seat] = None
-        fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
-        log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
-        seats[seat].close()
+class Referee:
+    """Plays games one after another under one guard: its clock, its stdout sink and its Ctrl-C handling.
 
-    def make(seat: int, index: int) -> None:
-        """Make the seat's bot at its first turn (and fault the seat when that fails)."""
-        started[seat] = True
-        elapsed, problem = seats[seat].start()
-        seconds[seat] += elapsed
-        if problem is not None:
-            fault(seat, index, problem[0], "while starting: " + problem[1])
-            return
-        if inline:
-            chooses[seat] = seats[seat].bot.choose
-        else:
-            asks[seat] = seats[seat].ask
+    ::
 
-    # sys.stdout is the sink from a bot's first call to the end of the game (put back
-    # around on_move), and set again before every call in case a bot changed it.
-    stdout = sys.stdout
-    with guard:
+        with Referee(time_limit=2.0) as referee:
+            outcome = referee.play(["greedy", "random", "random"], seed=7)
+
+    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
+    The timer and signal handlers are set when the block is entered and given
+    back when it is left, so a tournament worker sets them once for many
+    games.  With ``isolate=True`` every bot runs in its own process (see the
+    module docstring); that cannot be used inside a daemonic process such as
+    a pool worker.  :func:`play_game` plays a single game in a Referee of its own.
+    """
+
+    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolate: bool = False) -> None:
+        if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
+            raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
+        self.time_limit = float(time_limit)
+        self.isolate = isolate
+        self._guard: _Guard | None = None
+        self._inline = False
+        limit = self.time_limit if math.isfinite(self.time_limit) else None
+        self._limit_text = records.dumps_line(limit)
+
+    def __enter__(self) -> Referee:
+        if self._guard is not None:
+            raise RuntimeError("this Referee is already in use")
+        in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        guard = _Guard(self.time_limit) if in_main else _ThreadGuard(self.time_limit)
+        guard.__enter__()
+        self._guard = guard
+        # In the main thread, with bots in this process, the guard's call is written out in
+        # the game loop: a function call and a tuple per move are a good part of its cost.
+        self._inline = in_main and not self.isolate
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.__exit__(*exc)
+
+    def play(
+        self,
+        bots: Sequence[PreparedBot | BotSpec | str],
+        seed: int,
+        *,
+        scoring: str = "uptown",
+        penalty: str = "color",
+        names: Sequence[str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        on_move: Callable[[GameState, Move], None] | None = None,
+    ) -> GameOutcome:
+        """Play one game: seat ``i`` is played by a fresh bot made from ``bots[i]``.
+
+        The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets
+        ``derived_random("uptown-bot/1", seed, seat)`` as its generator.
+        ``names`` are the players' names in the record (default: the spec texts);
+        ``extra`` keys are added to the record after the referee's own.
+        ``on_move(state, move)`` is called after every move, passes included.
+
+        Raises ValueError for a bad number of bots, settings, names or seed,
+        and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+        """
+        guard = self._guard
+        if guard is None:
+            raise RuntimeError("a Referee plays games inside its with block")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"a seed is an integer, not {seed!r}")
+        settings = _settings(len(bots), scoring, penalty)
+        players = [prepare_bot(bot) for bot in bots]
+        names = [p.text for p in players] if names is None else [str(name) for name in names]
+        if len(names) != len(players):
+            raise ValueError(f"{len(players)} bots need {len(players)} names, not {len(names)}")
+        clash = set(extra or ()) & set(RECORD_KEYS)
+        if clash:
+            raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
+
+        state = GameState(settings, _deal(seed, settings))
+        time_limit = self.time_limit
+        isolate = self.isolate
+        inline = self._inline
+        n = len(players)
+        seats: list[Any] = []
+        # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
+        # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
+        # until the seat's bot is made at its first turn, and again once it has faulted.
+        asks: list[Any] = [None] * n
+        chooses: list[Any] = [None] * n
+        started = [False] * n
+        faulted = [False] * n
+        fallback: list[Any] = [None] * n
+        seconds = [0.0] * n
+        faults: list[dict[str, Any]] = []
+
+        def fault(seat: int, index: int, kind: str, message: str) -> None:
+            faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
+            faulted[seat] = True
+            asks[seat] = chooses[seat] = None
+            fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
+            log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
+            seats[seat].close()
+
+        def make(seat: int, index: int) -> None:
+            """Make the seat's bot at its first turn (and fault the seat when that fails)."""
+            started[seat] = True
+            elapsed, problem = seats[seat].start()
+            seconds[seat] += elapsed
+            if problem is not None:
+                fault(seat, index, problem[0], "while starting: " + problem[1])
+                return
+            if inline:
+                chooses[seat] = seats[seat].bot.choose
+            else:
+                asks[seat] = seats[seat].ask
+
+        # sys.stdout is the sink from a bot's first call to the end of the game (put back
+        # around on_move), and set again before every call in case a bot changed it.
+        stdout = sys.stdout
         try:
-            for seat in range(n):
+            for seat, player in enumerate(players):
                 if isolate:
-                    seats.append(_IsolatedSeat(specs[seat], seat, settings, options[seat], seed, time_limit))
+                    seats.append(_IsolatedSeat(player.spec, seat, settings, player.options, seed, time_limit))
                 else:
-                    seats.append(_Seat(guard, classes[seat], seat, settings, options[seat], seed))
+                    seats.append(_Seat(guard, player.cls, seat, settings, player.options, seed))
 
             # The parts of the views.  The state's lists change in place and are copied into
             # tuples for every view; the captures change only with a capture, so their copy
@@ -699,6 +770,8 @@ def play_game(
             played_tiles = state.played_tiles
             captures = state.captures
             seat_colors = settings.seat_colors
+            # With one color a seat (3-5 players) a move is checked against that color's rack
+            # and the cells open to the seat; with two, against the legal moves one by one.
             rack_color = [colors[0] for colors in seat_colors] if len(seat_colors[0]) == 1 else None
             legal_moves = state.legal_moves
             push = state.push
@@ -715,8 +788,9 @@ def play_game(
                 elif choose is not None:
                     # The seat's view, and _Guard.call written out.
                     if rack_color is not None:
-                        color = rack_color[seat]
-                        own = {color: tuple(racks[color])}
+                        mine = rack_color[seat]
+                        own = {mine: tuple(racks[mine])}
+                        open_cells = moves.open_cells  # read before the bot could change it
                     else:
                         own = {c: tuple(racks[c]) for c in seat_colors[seat]}
                     view = _tuple_new(SeatView, (
@@ -725,34 +799,39 @@ def play_game(
                     ))
                     if sys.stdout is not _SINK:
                         sys.stdout = _SINK
+                    start = perf_counter()
                     try:
                         try:
-                            guard.start = start = perf_counter()
-                            guard.active = True
+                            guard.started = start
                             value = choose(view)
-                            guard.active = False
+                            guard.started = 0.0
                             elapsed = perf_counter() - start
                             problem = None if elapsed <= time_limit else timeout
                         except BaseException as exc:
-                            guard.active = False
-                            elapsed = perf_counter() - guard.start
+                            guard.started = 0.0
+                            elapsed = perf_counter() - start
                             value, problem = None, guard._fault(exc)
                     except BotTimeout:  # the alarm landed in the handler above
-                        guard.active = False
-                        elapsed = perf_counter() - guard.start
+                        guard.started = 0.0
+                        elapsed = perf_counter() - start
                         value, problem = None, timeout
                     seconds[seat] += elapsed
-                    # Is it legal?  Only exact ints are compared, so no code of the bot
-                    # runs here, and the immutable move can be played as it is.
+                    # Is it legal?  Only exact ints are compared, so no code of the bot runs
+                    # here, and the immutable move can be played as it is.
                     move = None
                     if problem is None and type(value) is Move:
                         color, tile, cell = value
-                        if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
-                            for c, t, cells in legal:
-                                if t == tile and c == color:
-                                    if cells >> cell & 1:
-                                        move = value
-                                    break
+                        if type(cell) is int and type(tile) is int and type(color) is int and cell >= 0:
+                            if rack_color is not None:
+                                # A tile of the seat's rack, onto a cell open to the seat that it fits.
+                                if color == mine and tile in racks[mine] and (FITS[tile] & open_cells) >> cell & 1:
+                                    move = value
+                            else:
+                                for c, t, cells in legal:
+                                    if t == tile and c == color:
+                                        if cells >> cell & 1:
+                                            move = value
+                                        break
                     if move is None:
                         fault(seat, len(history), *(problem or _wrong_move(value, legal)))
                         move = MoveSet(legal).choice(fallback[seat])
@@ -777,12 +856,6 @@ def play_game(
                         stdout = sys.stdout
 
             result = state.result()
-            extra = {
-                "bots": [{"seat": s, "spec": str(spec), "options": options[s]} for s, spec in enumerate(specs)],
-                "time_limit": time_limit if math.isfinite(time_limit) else None,
-                "faults": faults,
-                **(extra or {}),
-            }
             for seat in range(n):
                 if started[seat] and not faulted[seat] and seats[seat].listens():
                     # Each bot gets its own copy of the result: one cannot change another's.
@@ -795,6 +868,45 @@ def play_game(
             for player in seats:
                 player.close()
 
-    return GameOutcome(
-        state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed, extra,
-    )
+        record_extra = {
+            "bots": [{"seat": s, "spec": p.text, "options": p.options} for s, p in enumerate(players)],
+            "time_limit": time_limit if math.isfinite(time_limit) else None,
+            "faults": faults,
+            **(extra or {}),
+        }
+        # The same keys as JSON, for the record line: the bots' entries are written once per bot.
+        members = "".join((
+            '"bots":[', ",".join([f'{{"seat":{s},{p.entry_tail}' for s, p in enumerate(players)]),
+            '],"time_limit":', self._limit_text,
+            ',"faults":', records.dumps_line(faults) if faults else "[]",
+            "," + records.dumps_line(dict(extra))[1:-1] if extra else "",
+        ))
+        return GameOutcome(
+            state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
+            record_extra, members,
+        )
+
+
+def play_game(
+    specs: Sequence[PreparedBot | BotSpec | str],
+    seed: int,
+    *,
+    scoring: str = "uptown",
+    penalty: str = "color",
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    names: Sequence[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    on_move: Callable[[GameState, Move], None] | None = None,
+    isolate: bool = False,
+) -> GameOutcome:
+    """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`.
+
+    Raises ValueError for a bad number of bots, settings, names, seed or time
+    limit, and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+    """
+    referee = Referee(time_limit, isolate=isolate)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"a seed is an integer, not {seed!r}")
+    _settings(len(specs), scoring, penalty)  # bad settings are refused before any handler is set
+    with referee:
+        return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra, on_move=on_move)

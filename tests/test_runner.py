@@ -324,16 +324,16 @@ def test_ctrl_c_in_process_raises_interrupted_and_keeps_games(tmp_path, monkeypa
     config = load_config(path)
     from arena.tournament import runner
 
-    real = runner.play_task
+    real = runner._play_one
     calls = {"n": 0}
 
-    def stop_after_four(task):
+    def stop_after_four(referee, task):
         calls["n"] += 1
         if calls["n"] == 5:
             raise KeyboardInterrupt
-        return real(task)
+        return real(referee, task)
 
-    monkeypatch.setattr(runner, "play_task", stop_after_four)
+    monkeypatch.setattr(runner, "_play_one", stop_after_four)
     with pytest.raises(Interrupted) as info:
         run_tournament(config, path.read_text(), tmp_path / "out", workers=1)
     assert (info.value.stored, info.value.total) == (4, count_games(config))

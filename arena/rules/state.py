@@ -144,26 +144,31 @@ class MoveSet:
     ``[i]``, ``choice()`` and ``in`` work on the bitboards without building them.
     """
 
-    __slots__ = ("_count", "options")
+    __slots__ = ("_count", "open_cells", "options")
 
     options: tuple[tuple[int, int, int], ...]
+    open_cells: int | None
     _count: int
 
     def __init__(self, options: Iterable[tuple[int, int, int]] = ()) -> None:
         #: ``(color, tile, cells)`` for every rack tile with at least one legal cell.
         self.options = tuple(options)
+        #: From :meth:`GameState.legal_moves`: the cells open to the seat (empty, or holding a
+        #: rival tile it may capture, M2-M3), so a rack tile's legal cells are ``FITS[tile] & open_cells``.
+        self.open_cells = None
         self._count = -1
 
     @classmethod
-    def _of(cls, options: tuple[tuple[int, int, int], ...], count: int) -> MoveSet:
+    def _of(cls, options: tuple[tuple[int, int, int], ...], count: int, open_cells: int | None = None) -> MoveSet:
         moves = cls.__new__(cls)
         moves.options = options
+        moves.open_cells = open_cells
         moves._count = count
         return moves
 
     def copy(self) -> MoveSet:
         """A MoveSet of its own over the same (immutable) options."""
-        return MoveSet._of(self.options, len(self))
+        return MoveSet._of(self.options, len(self), self.open_cells)
 
     def __len__(self) -> int:
         if self._count < 0:
@@ -487,6 +492,7 @@ class GameState:
                         count += cells.bit_count()
         moves = _new_object(MoveSet)
         moves.options = tuple(options)
+        moves.open_cells = targets
         moves._count = count
         return moves
 

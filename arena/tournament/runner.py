@@ -25,6 +25,7 @@ and through a queue from the ``spawn`` context otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import logging
@@ -101,25 +102,26 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
         logger.setLevel(level)
         logger.propagate = False
     from ..bots import parse_bot_spec
-    from ..referee import play_game
+    from ..referee import Referee, prepare_bot
 
     _WORKER.clear()
     _WORKER.update(settings)
-    # Parsed once per process; the bot itself is made fresh for every game by the referee.
-    _WORKER["parsed"] = [parse_bot_spec(spec) for spec in settings["specs"]]
-    _WORKER["play_game"] = play_game
+    # Resolved once per process; the bot itself is made fresh for every game by the referee.
+    _WORKER["bots"] = [prepare_bot(parse_bot_spec(spec)) for spec in settings["specs"]]
+    _WORKER["referee"] = Referee(settings["time_limit"])
 
 
-def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[str, bytes, str, float]:
-    """Play one game: ``(game id, record line with its newline, games.csv rows, seconds it took)``."""
+Task = tuple[str, int, int, int, int, tuple[int, ...]]
+
+
+def _play_one(referee: Any, task: Task) -> tuple[str, bytes, str, float]:
     started = time.perf_counter()
     game_id, table, deal, rotation, seed, seats = task
     w = _WORKER
     names = [w["names"][i] for i in seats]
     try:
-        outcome = w["play_game"](
-            [w["parsed"][i] for i in seats], seed,
-            scoring=w["scoring"], penalty=w["penalty"], time_limit=w["time_limit"], names=names,
+        outcome = referee.play(
+            [w["bots"][i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
             extra={
                 "game_id": game_id,
                 "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
@@ -141,18 +143,25 @@ def play_task(task: tuple[str, int, int, int, int, tuple[int, ...]]) -> tuple[st
     return game_id, (outcome.record_line() + "\n").encode("ascii"), rows, time.perf_counter() - started
 
 
-def play_tasks(tasks: list[tuple[str, int, int, int, int, tuple[int, ...]]]) -> tuple[int, bytes, str, float]:
+def play_task(task: Task) -> tuple[str, bytes, str, float]:
+    """Play one game: ``(game id, record line with its newline, games.csv rows, seconds it took)``."""
+    with _WORKER["referee"] as referee:
+        return _play_one(referee, task)
+
+
+def play_tasks(tasks: list[Task]) -> tuple[int, bytes, str, float]:
     """Play a chunk of games: ``(how many, their record lines, their games.csv rows, seconds it took)``.
 
-    One message back per chunk, and two writes in the parent.
+    One referee (timer and signal handlers set once), one message back per chunk, and two writes in the parent.
     """
     started = time.perf_counter()
     lines = []
     rows = []
-    for task in tasks:
-        _, line, text, _ = play_task(task)
-        lines.append(line)
-        rows.append(text)
+    with _WORKER["referee"] as referee:
+        for task in tasks:
+            _, line, text, _ = _play_one(referee, task)
+            lines.append(line)
+            rows.append(text)
     return len(tasks), b"".join(lines), "".join(rows), time.perf_counter() - started
 
 
@@ -246,13 +255,13 @@ def _pooled_results(
         yield from pool.imap_unordered(play_tasks, chunks)
 
 
-def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[tuple[str, int, int, int, int, tuple[int, ...]]]:
+def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[Task]:
     for game in schedule(config):
         if game.game_id not in done:
             yield _task(game)
 
 
-def _task(game: Game) -> tuple[str, int, int, int, int, tuple[int, ...]]:
+def _task(game: Game) -> Task:
     return (game.game_id, game.table, game.deal, game.rotation, game.seed, game.seats)
 
 
@@ -329,13 +338,15 @@ def _play(
         dynamic_ncols=True, smoothing=0.05, desc=config.name,
     )
     try:
-        with _open_records(records_path, compressed) as records, \
-                open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games:
+        with contextlib.ExitStack() as stack:
+            records = stack.enter_context(_open_records(records_path, compressed))
+            games = stack.enter_context(open(out / GAMES_FILE, "a", encoding="utf-8", newline=""))
             if workers == 1 or remaining == 1:
                 init_worker(settings, child=False)
-                # Game by game: each is stored as soon as it is played.
+                # Game by game, under one referee: each is stored as soon as it is played.
+                referee = stack.enter_context(_WORKER["referee"])
                 results: Iterable[tuple[int, bytes, str, float]] = (
-                    (1, line, rows, seconds) for _, line, rows, seconds in map(play_task, tasks)
+                    (1, line, rows, seconds) for _, line, rows, seconds in (_play_one(referee, t) for t in tasks)
                 )
             else:
                 pool = _Pool(
