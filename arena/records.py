@@ -266,12 +266,13 @@ def _result_text(result: Sequence[SeatResult]) -> str:
 
 def _moves_text(state: GameState) -> str:
     """The JSON text inside the brackets of "moves"."""
-    texts = list(map(_move_texts(state.settings.seat_colors).__getitem__, state.history))
-    if None in texts:
-        for index, seat in enumerate(turn_seats(state)):
-            if texts[index] is None:
-                texts[index] = _encode_line({"seat": seat, "pass": True})
-    return ",".join(texts)
+    texts = _move_texts(state.settings.seat_colors)
+    if sum(state.played) == len(state.history):  # no pass: every entry has its text
+        return ",".join(map(texts.__getitem__, state.history))
+    return ",".join([
+        _encode_line({"seat": seat, "pass": True}) if move[0] < 0 else texts[move, captured]
+        for seat, (move, captured) in zip(turn_seats(state), state.history)
+    ])
 
 
 def record_line(

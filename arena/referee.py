@@ -115,8 +115,9 @@ class GameOutcome:
         faulted: set[int],
         names: Sequence[str],
         seed: int,
-        extra: dict[str, Any],
-        members: str | None = None,
+        bots: Sequence[PreparedBot],
+        time_limit: float,
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         self.state = state
         #: Both scorings for every seat.
@@ -129,20 +130,30 @@ class GameOutcome:
         self.faulted = faulted
         self._names = list(names)
         self._seed = seed
-        self._extra = extra
-        # The JSON text of the extra keys, when the referee has written it.
-        self._members = members
+        self._bots = list(bots)
+        self._time_limit = time_limit if math.isfinite(time_limit) else None
+        self._extra = dict(extra or {})
         self._record: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"<GameOutcome of seed {self._seed}: {len(self.state.history)} moves, {len(self.faults)} fault(s)>"
 
     @property
+    def extra(self) -> dict[str, Any]:
+        """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
+        return {
+            "bots": [{"seat": seat, "spec": bot.text, "options": bot.options} for seat, bot in enumerate(self._bots)],
+            "time_limit": self._time_limit,
+            "faults": self.faults,
+            **self._extra,
+        }
+
+    @property
     def record(self) -> dict[str, Any]:
         """The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``."""
         if self._record is None:
             self._record = records.build_record(
-                self.state, self._names, seed=self._seed, extra=self._extra, result=self.result,
+                self.state, self._names, seed=self._seed, extra=self.extra, result=self.result,
             )
         return self._record
 
@@ -150,9 +161,14 @@ class GameOutcome:
         """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
         if self._record is not None:
             return records.dumps_line(self._record)
-        if self._members is not None:
-            return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=self._members)
-        return records.record_line(self.state, self._names, seed=self._seed, extra=self._extra, result=self.result)
+        # The extra keys as JSON text: each bot's entry was written once, when it was prepared.
+        members = "".join((
+            '"bots":[', ",".join([f'{{"seat":{seat},{bot.entry_tail}' for seat, bot in enumerate(self._bots)]),
+            '],"time_limit":', "null" if self._time_limit is None else repr(self._time_limit),
+            ',"faults":', records.dumps_line(self.faults) if self.faults else "[]",
+            "," + records.dumps_line(self._extra)[1:-1] if self._extra else "",
+        ))
+        return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
 
     @property
     def turns(self) -> list[int]:
@@ -656,8 +672,6 @@ class Referee:
         self.isolate = isolate
         self._guard: _Guard | None = None
         self._inline = False
-        limit = self.time_limit if math.isfinite(self.time_limit) else None
-        self._limit_text = records.dumps_line(limit)
 
     def __enter__(self) -> Referee:
         if self._guard is not None:
@@ -868,22 +882,9 @@ class Referee:
             for player in seats:
                 player.close()
 
-        record_extra = {
-            "bots": [{"seat": s, "spec": p.text, "options": p.options} for s, p in enumerate(players)],
-            "time_limit": time_limit if math.isfinite(time_limit) else None,
-            "faults": faults,
-            **(extra or {}),
-        }
-        # The same keys as JSON, for the record line: the bots' entries are written once per bot.
-        members = "".join((
-            '"bots":[', ",".join([f'{{"seat":{s},{p.entry_tail}' for s, p in enumerate(players)]),
-            '],"time_limit":', self._limit_text,
-            ',"faults":', records.dumps_line(faults) if faults else "[]",
-            "," + records.dumps_line(dict(extra))[1:-1] if extra else "",
-        ))
         return GameOutcome(
             state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
-            record_extra, members,
+            players, time_limit, extra,
         )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal
+from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal, derived_random
 from arena.rules.geometry import cell_index
 from arena.rules.tiles import COLORS, FITS, TILE_NAMES, WILD, color_index, tile_index
 from arena.rules.view import SeatView
@@ -389,6 +389,15 @@ def test_S1_racks_are_the_first_five_of_each_pile() -> None:
     two = GameSettings.for_players(2)
     state = GameState(two, deal(5, two))
     assert all(len(state.racks[c]) == 5 for c in (0, 1, 2, 3))
+
+
+@pytest.mark.parametrize("parts", [("uptown-bot/1", 5, 0), ("uptown-deal/1", 2**62, "purple"), ("t", -3)])
+def test_S1_derived_random_is_the_standard_generator_seeded_from_the_sha256(parts) -> None:
+    key = int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest(), "big")
+    made, standard = derived_random(*parts), random.Random(key)
+    assert type(made) is random.Random
+    assert made.getstate() == standard.getstate()
+    assert [made.gauss(0, 1), made.random(), made.randrange(97)] == [standard.gauss(0, 1), standard.random(), standard.randrange(97)]
 
 
 def test_S2_a_seat_sees_its_racks_and_public_counts_only() -> None:

@@ -9,7 +9,7 @@ import csv
 import functools
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from ..rules import COLORS, SeatResult
@@ -59,25 +59,31 @@ def game_rows(
 def game_rows_text(
     game_id: str, table: int, deal: int, rotation: int, seed: int,
     entrants: Sequence[str], bots: Sequence[str], result: Sequence[SeatResult], turns: Sequence[int],
-    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
+    faulted: Collection[int], seconds: Sequence[float], scoring: str,
 ) -> str:
     """``rows_text(game_rows(...))`` of one finished game, made from its result (one row per seat)."""
-    n = len(result)
-    flags = [seat in faulted for seat in range(n)]
-    ranks = [row.uptown_rank for row in result] if scoring == "uptown" else [row.blockers_rank for row in result]
-    # Without faults the tournament ranks are the game's own.
-    deciding = tournament_ranks(ranks, flags) if any(flags) else ranks
+    key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
+    if faulted:
+        flags = [int(seat in faulted) for seat in range(len(result))]
+        won = [int(rank == 1) for rank in tournament_ranks([getattr(row, key) for row in result], flags)]
+    else:  # without faults the tournament ranks are the game's own
+        flags = [0] * len(result)
+        won = [int(getattr(row, key) == 1) for row in result]
     head = f"{_field(game_id)},{table},{deal},{rotation},{seed},"
-    return "".join([
-        f"{head}{seat},{_field(entrants[seat])},{_field(bots[seat])},{row.groups},"
-        f"{','.join(map(str, map(row.captures.get, COLORS, _ZEROS)))},"
-        f"{row.captured_total},{row.blockers_penalty},{row.blockers_score},{row.uptown_rank},{row.blockers_rank},"
-        f"{int(deciding[seat] == 1)},{int(flags[seat])},{turns[seat]},{float(seconds[seat]):.6f}\n"
-        for seat, row in enumerate(result)
-    ])
+    lines = []
+    for seat, row in enumerate(result):
+        caps = row.captures
+        lines.append(
+            f"{head}{seat},{_field(entrants[seat])},{_field(bots[seat])},{row.groups},"
+            f"{caps.get(_C0, 0)},{caps.get(_C1, 0)},{caps.get(_C2, 0)},{caps.get(_C3, 0)},{caps.get(_C4, 0)},"
+            f"{row.captured_total},{row.blockers_penalty},{row.blockers_score},{row.uptown_rank},{row.blockers_rank},"
+            f"{won[seat]},{flags[seat]},{turns[seat]},{seconds[seat]:.6f}\n"
+        )
+    return "".join(lines)
 
 
-_ZEROS = (0,) * len(COLORS)
+# The capture columns, one per color, written out in the row above.
+_C0, _C1, _C2, _C3, _C4 = COLORS
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_.+@#:=/ -]*")

@@ -4,7 +4,8 @@ With more than one worker the parent process never plays: it hands the
 workers chunks of small task tuples (game id, seed, seating), shows the
 progress bar, and appends what comes back — a chunk's record lines and rows
 at once — to the results folder, keeping no record in memory (with one
-worker it plays the games itself and stores each as it finishes):
+worker it plays the games itself).  Games are written as they finish, or,
+when they finish faster than that, gathered for at most a quarter of a second:
 
 * ``records.jsonl`` (or ``records.jsonl.gz``): one ``uptown-game/1`` record
   per line, in the order games finish;
@@ -316,6 +317,50 @@ def run_tournament(
     return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path)
 
 
+#: Games that finish within this many seconds of the last write are written together.
+STORE_SECONDS = 0.25
+
+
+class _Appender:
+    """Appends finished games to the two files: at once when games are slow, gathered for up to
+    :data:`STORE_SECONDS` when they are fast (a kill then costs at most that much play, replayed on resume)."""
+
+    def __init__(self, records: IO[bytes], games: IO[str]) -> None:
+        self.records = records
+        self.games = games
+        #: Games on disk.
+        self.stored = 0
+        self._count = 0
+        self._lines: list[bytes] = []
+        self._rows: list[str] = []
+        self._since = time.perf_counter()
+        self._failed = False
+
+    def add(self, count: int, record_lines: bytes, rows: str) -> None:
+        self._count += count
+        self._lines.append(record_lines)
+        self._rows.append(rows)
+        if time.perf_counter() - self._since >= STORE_SECONDS:
+            self.flush()
+
+    def flush(self) -> int:
+        """Write what is gathered; the number of games stored."""
+        if self._count and not self._failed:
+            self._failed = True  # a write that fails is not tried again on the way out
+            # The records first: a game counts once its rows follow it (see recover()).
+            self.records.write(b"".join(self._lines))
+            self.records.flush()
+            self.games.write("".join(self._rows))
+            self.games.flush()
+            self._failed = False
+            self.stored += self._count
+            self._count = 0
+            self._lines.clear()
+            self._rows.clear()
+        self._since = time.perf_counter()
+        return self.stored
+
+
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:
     if compressed:
         return gzip.open(path, "ab")
@@ -343,7 +388,7 @@ def _play(
             games = stack.enter_context(open(out / GAMES_FILE, "a", encoding="utf-8", newline=""))
             if workers == 1 or remaining == 1:
                 init_worker(settings, child=False)
-                # Game by game, under one referee: each is stored as soon as it is played.
+                # Game by game, under one referee (its timer and signal handlers set once).
                 referee = stack.enter_context(_WORKER["referee"])
                 results: Iterable[tuple[int, bytes, str, float]] = (
                     (1, line, rows, seconds) for _, line, rows, seconds in (_play_one(referee, t) for t in tasks)
@@ -354,14 +399,14 @@ def _play(
                     initargs=(settings, logs.queue, logging.INFO, True), context=ctx,
                 )
                 results = _pooled_results(pool, tasks, workers, remaining)
-            for done_now, record_lines, rows, _seconds in results:
-                # The records first: a game counts once its rows follow it (see recover()).
-                records.write(record_lines)
-                records.flush()
-                games.write(rows)
-                games.flush()
-                played += done_now
-                bar.update(done_now)
+            store = _Appender(records, games)
+            try:
+                for done_now, record_lines, rows, _seconds in results:
+                    store.add(done_now, record_lines, rows)
+                    bar.update(done_now)
+            finally:
+                # Whatever ends the run (Ctrl-C included), every game played is stored.
+                played = store.flush()
             if pool is not None:
                 pool.close()
                 pool.join()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import json
 import os
 import zlib
@@ -318,8 +319,9 @@ def sort_games_file(path: Path) -> None:
     with open(path, encoding="utf-8", newline="") as f:
         header = f.readline()
         lines = f.readlines()
-    lines.sort()
-    _rewrite_text(path, header, lines)
+    if any(a > b for a, b in zip(lines, itertools.islice(lines, 1, None))):
+        lines.sort()
+        _rewrite_text(path, header, lines)
 
 
 def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
