@@ -1,11 +1,12 @@
 """Play a tournament's games in worker processes and append the results as each game finishes.
 
 With more than one worker the parent process never plays: it hands the
-workers chunks of small task tuples (game id, seed, seating), shows the
-progress bar, and appends what comes back — a chunk's record lines and rows
-at once — to the results folder, keeping no record in memory (with one
-worker it plays the games itself).  Games are written as they finish, or,
-when they finish faster than that, gathered for at most a quarter of a second:
+workers chunks of games of the schedule (small tuples: game id, seed,
+seating), shows the progress bar, and appends what comes back — a chunk's
+record lines and rows at once — to the results folder, keeping no record in
+memory (with one worker it plays the games itself).  Games are written as
+they finish, or, when they finish faster than that, gathered for at most a
+quarter of a second or 64 games:
 
 * ``records.jsonl`` (or ``records.jsonl.gz``): one ``uptown-game/1`` record
   per line, in the order games finish;
@@ -112,10 +113,7 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
     _WORKER["referee"] = Referee(settings["time_limit"])
 
 
-Task = tuple[str, int, int, int, int, tuple[int, ...]]
-
-
-def _play_one(referee: Any, task: Task) -> tuple[str, bytes, str, float]:
+def _play_one(referee: Any, task: Game) -> tuple[str, bytes, str, float]:
     started = time.perf_counter()
     game_id, table, deal, rotation, seed, seats = task
     w = _WORKER
@@ -144,13 +142,13 @@ def _play_one(referee: Any, task: Task) -> tuple[str, bytes, str, float]:
     return game_id, (outcome.record_line() + "\n").encode("ascii"), rows, time.perf_counter() - started
 
 
-def play_task(task: Task) -> tuple[str, bytes, str, float]:
+def play_task(task: Game) -> tuple[str, bytes, str, float]:
     """Play one game: ``(game id, record line with its newline, games.csv rows, seconds it took)``."""
     with _WORKER["referee"] as referee:
         return _play_one(referee, task)
 
 
-def play_tasks(tasks: list[Task]) -> tuple[int, bytes, str, float]:
+def play_tasks(tasks: list[Game]) -> tuple[int, bytes, str, float]:
     """Play a chunk of games: ``(how many, their record lines, their games.csv rows, seconds it took)``.
 
     One referee (timer and signal handlers set once), one message back per chunk, and two writes in the parent.
@@ -256,14 +254,8 @@ def _pooled_results(
         yield from pool.imap_unordered(play_tasks, chunks)
 
 
-def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[Task]:
-    for game in schedule(config):
-        if game.game_id not in done:
-            yield _task(game)
-
-
-def _task(game: Game) -> Task:
-    return (game.game_id, game.table, game.deal, game.rotation, game.seed, game.seats)
+def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[Game]:
+    return (game for game in schedule(config) if game.game_id not in done)
 
 
 def run_tournament(
@@ -317,13 +309,16 @@ def run_tournament(
     return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path)
 
 
-#: Games that finish within this many seconds of the last write are written together.
+#: Games that finish within this many seconds of the last write are written together...
 STORE_SECONDS = 0.25
+#: ...up to this many.
+STORE_GAMES = 64
 
 
 class _Appender:
-    """Appends finished games to the two files: at once when games are slow, gathered for up to
-    :data:`STORE_SECONDS` when they are fast (a kill then costs at most that much play, replayed on resume)."""
+    """Appends finished games to the two files: at once when games are slow, gathered when they are
+    fast (for up to :data:`STORE_SECONDS` and :data:`STORE_GAMES`: a kill then costs at most that much
+    play, which a resume plays again)."""
 
     def __init__(self, records: IO[bytes], games: IO[str]) -> None:
         self.records = records
@@ -340,7 +335,7 @@ class _Appender:
         self._count += count
         self._lines.append(record_lines)
         self._rows.append(rows)
-        if time.perf_counter() - self._since >= STORE_SECONDS:
+        if self._count >= STORE_GAMES or time.perf_counter() - self._since >= STORE_SECONDS:
             self.flush()
 
     def flush(self) -> int:
@@ -348,9 +343,9 @@ class _Appender:
         if self._count and not self._failed:
             self._failed = True  # a write that fails is not tried again on the way out
             # The records first: a game counts once its rows follow it (see recover()).
-            self.records.write(b"".join(self._lines))
+            self.records.writelines(self._lines)
             self.records.flush()
-            self.games.write("".join(self._rows))
+            self.games.writelines(self._rows)
             self.games.flush()
             self._failed = False
             self.stored += self._count

@@ -27,16 +27,18 @@ from __future__ import annotations
 import hashlib
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .config import TournamentConfig
 
 SEED_PREFIX = "uptown-tournament/1"
 
 
-@dataclass(frozen=True)
-class Game:
-    """One game of the schedule; ``seats[s]`` is the index (in the file) of the entrant in seat ``s``."""
+class Game(NamedTuple):
+    """One game of the schedule; ``seats[s]`` is the index (in the file) of the entrant in seat ``s``.
+
+    A plain tuple underneath, so it travels to a worker process as the task itself.
+    """
 
     game_id: str
     table: int
