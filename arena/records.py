@@ -167,35 +167,38 @@ def dumps_line(record: Mapping[str, Any]) -> str:
     return _encode_line(record)
 
 
-class _MoveTexts(dict):  # type: ignore[type-arg]
-    """The JSON text of a move entry, per history entry ``(move, captured)``, for one seating.
+class _MoveParts(NamedTuple):
+    """The pieces of a move entry's JSON text, for one seating: ``{color}{tile}{cell}{capture}``.
 
-    Filled on demand with the generic encoder, so each text is exactly what
-    :func:`dumps_line` writes for that entry.  A pass has no text here (its
-    seat does not follow from the entry): ``None``.
+    Each piece is what :func:`dumps_line` writes there, so the joined text is
+    exactly the entry's.  The tables are small enough to stay in the processor's
+    cache while a game is written, which a table of whole entries is not.
     """
 
-    def __init__(self, seat_colors: tuple[tuple[int, ...], ...]) -> None:
-        super().__init__()
-        self.seat_of = _seat_of_color(seat_colors)
-
-    def __missing__(self, key: tuple[Move, int]) -> str | None:
-        move, captured = key
-        if move[0] < 0:
-            return None
-        text = _encode_line(_move_dict(self.seat_of[move[0]], Move(*move), captured))
-        if len(self) < _MOVE_TEXTS_KEPT:
-            self[key] = text
-        return text
-
-
-# Per seating at most every (color, tile, cell, captured color) there is.
-_MOVE_TEXTS_KEPT = 5 * 28 * 81 * 6
+    #: By color: ``{"seat":S,"color":"red","tile":``.
+    color: tuple[str, ...]
+    #: By tile: ``"ring"``.
+    tile: tuple[str, ...]
+    #: By cell: ``,"cell":"B2"``.
+    cell: tuple[str, ...]
+    #: By captured color, -1 (nothing) last: ``,"capture":"blue"}`` or ``}``.
+    capture: tuple[str, ...]
 
 
 @functools.lru_cache(maxsize=5)  # one seating per number of players in a tournament
-def _move_texts(seat_colors: tuple[tuple[int, ...], ...]) -> _MoveTexts:
-    return _MoveTexts(seat_colors)
+def _move_parts(seat_colors: tuple[tuple[int, ...], ...]) -> _MoveParts:
+    seat_of = _seat_of_color(seat_colors)
+
+    def piece(entry: dict[str, Any], start: str, end: int | None = None) -> str:
+        text = _encode_line(entry)
+        return text[text.index(start):end]
+
+    return _MoveParts(
+        tuple(piece({"seat": seat_of.get(c, 0), "color": name, "tile": ""}, "{", -3) for c, name in enumerate(COLORS)),
+        tuple(_encode_line(name) for name in TILE_NAMES),
+        tuple(piece({"tile": "", "cell": name}, ',"cell"', -1) for name in CELL_NAMES),
+        (*(piece({"cell": "", "capture": name}, ',"capture"') for name in COLORS), "}"),
+    )
 
 
 _TILE_TEXTS = tuple(_encode_line(name) for name in TILE_NAMES)
@@ -266,12 +269,13 @@ def _result_text(result: Sequence[SeatResult]) -> str:
 
 def _moves_text(state: GameState) -> str:
     """The JSON text inside the brackets of "moves"."""
-    texts = _move_texts(state.settings.seat_colors)
-    if sum(state.played) == len(state.history):  # no pass: every entry has its text
-        return ",".join(map(texts.__getitem__, state.history))
+    colors, tiles, cells, captures = _move_parts(state.settings.seat_colors)
+    history = state.history
+    if sum(state.played) == len(history):  # no pass
+        return ",".join([f"{colors[c]}{tiles[t]}{cells[x]}{captures[v]}" for (c, t, x), v in history])
     return ",".join([
-        _encode_line({"seat": seat, "pass": True}) if move[0] < 0 else texts[move, captured]
-        for seat, (move, captured) in zip(turn_seats(state), state.history)
+        f'{{"seat":{seat},"pass":true}}' if c < 0 else f"{colors[c]}{tiles[t]}{cells[x]}{captures[v]}"
+        for seat, ((c, t, x), v) in zip(turn_seats(state), history)
     ])
 
 
