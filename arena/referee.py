@@ -59,7 +59,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from . import records
 from .bots import Bot, BotSpec, bot_options, load_bot, parse_bot_spec
@@ -673,7 +673,7 @@ class Referee:
         self._guard: _Guard | None = None
         self._inline = False
 
-    def __enter__(self) -> Referee:
+    def __enter__(self) -> Self:
         if self._guard is not None:
             raise RuntimeError("this Referee is already in use")
         in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
@@ -905,9 +905,5 @@ def play_game(
     Raises ValueError for a bad number of bots, settings, names, seed or time
     limit, and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
     """
-    referee = Referee(time_limit, isolate=isolate)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"a seed is an integer, not {seed!r}")
-    _settings(len(specs), scoring, penalty)  # bad settings are refused before any handler is set
-    with referee:
+    with Referee(time_limit, isolate=isolate) as referee:
         return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra, on_move=on_move)

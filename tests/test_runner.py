@@ -155,8 +155,10 @@ def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_metho
     log = (out / "arena.log").read_text()
     faults = [line for line in log.splitlines() if "broken on purpose" in line and "WARNING" in line]
     assert len(faults) == 3  # one per rotation: the broken bot faults in every game
-    assert all("PoolWorker" in line for line in faults)
     assert "seat" in faults[0] and "(other) fault at move" in faults[0]
+    # The referee's own line about each fault comes from the worker that played the game.
+    told = [line for line in log.splitlines() if "broken on purpose" in line and "INFO" in line]
+    assert len(told) == 3 and all("ArenaWorker" in line for line in told)
     games = load_games(out / "games.csv", 3)
     broken = games[games["entrant"] == "other"]
     assert broken["faulted"].tolist() == [1, 1, 1] and broken["won"].sum() == 0
@@ -319,25 +321,26 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
             pass
 
 
-def test_ctrl_c_in_process_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
+def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, players=2, deals=3)
     config = load_config(path)
-    from arena.tournament import runner
+    from arena.tournament.workers import Workers
 
-    real = runner._play_one
-    calls = {"n": 0}
+    real = Workers.play
+    seen = {"games": 0}
 
-    def stop_after_four(referee, task):
-        calls["n"] += 1
-        if calls["n"] == 5:
-            raise KeyboardInterrupt
-        return real(referee, task)
+    def stop_after_four(self, games, remaining):
+        for result in real(self, games, remaining):
+            if seen["games"] >= 4:
+                raise KeyboardInterrupt
+            seen["games"] += result[0]
+            yield result
 
-    monkeypatch.setattr(runner, "_play_one", stop_after_four)
+    monkeypatch.setattr(Workers, "play", stop_after_four)
     with pytest.raises(Interrupted) as info:
         run_tournament(config, path.read_text(), tmp_path / "out", workers=1)
-    assert (info.value.stored, info.value.total) == (4, count_games(config))
-    assert len(records_by_id(tmp_path / "out")) == 4
+    assert (info.value.stored, info.value.total) == (seen["games"], count_games(config))
+    assert len(records_by_id(tmp_path / "out")) == seen["games"] >= 4
 
 
 def test_resume_of_a_finished_run_plays_nothing(tmp_path):
@@ -442,14 +445,77 @@ def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path):
 
 
 
-def test_chunks_follow_the_time_a_game_takes():
-    from arena.tournament.runner import MAX_CHUNK, _chunksize
+# -- bots that end or block their worker --------------------------------------------
 
-    assert _chunksize(100_000, 2, 0.001) == MAX_CHUNK  # random bots: big chunks save traffic
-    assert _chunksize(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
-    assert _chunksize(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
-    assert _chunksize(160, 2, 0.001) == 10  # at least eight chunks per worker
-    assert _chunksize(3, 2, 0.001) == 1
+BAD = Path(__file__).parent / "fixtures" / "bad_bots.py"
+
+
+def crash_faults(out: Path) -> dict[str, list[dict]]:
+    return {game_id: json.loads(line)["faults"] for game_id, line in records_by_id(out).items()}
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_bot_that_ends_its_worker_process_is_faulted_as_a_crash_and_the_run_goes_on(tmp_path, start_method):
+    from arena import records
+
+    path = write_tournament(tmp_path, players=2, deals=2, third=f"{BAD}:HardExitBot")
+    config = load_config(path)
+    run(path, tmp_path / "one", workers=1, start_method=start_method)
+    run(path, tmp_path / "two", workers=2, start_method=start_method)
+    assert records_by_id(tmp_path / "one") == records_by_id(tmp_path / "two")
+    assert games_without_timing(tmp_path / "one") == games_without_timing(tmp_path / "two")
+    faults = crash_faults(tmp_path / "two")
+    assert len(faults) == count_games(config)
+    crashed = {game_id for game_id, found in faults.items() if found}
+    assert len(crashed) == 8  # every game of the two tables the bot sits at
+    for game_id in crashed:
+        (fault,) = faults[game_id]
+        assert fault["kind"] == "crash" and fault["message"] == "the bot's process ended (exit code 7)"
+        record = json.loads(records_by_id(tmp_path / "two")[game_id])
+        assert record["players"][fault["seat"]]["name"] == "other"
+        records.replay(record)  # a valid game, played to its end by the fallback
+    games = load_games(tmp_path / "two" / "games.csv", 2)
+    assert games[games["entrant"] == "other"]["faulted"].tolist() == [1] * 8
+    log = (tmp_path / "two" / "arena.log").read_text()
+    assert log.count("the worker process ended while playing it (exit code 7)") == 8
+    assert log.count("fault at move") == 8
+
+
+def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped_with_its_worker(tmp_path, monkeypatch):
+    from arena.tournament import workers
+
+    monkeypatch.setattr(workers, "_BOUND_MARGIN", 0.5)  # the bound: 100 bot calls x 0.02 s + 0.5 s
+    path = tmp_path / "stuck.toml"
+    path.write_text(
+        'name = "stuck"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 0.02\nrotate = false\n'
+        '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+        f'[[entrants]]\nname = "stubborn"\nbot = "{BAD}:StubbornBot"\n'
+    )
+    start = time.monotonic()
+    run(path, tmp_path / "out", workers=1)
+    assert time.monotonic() - start < 60
+    ((game_id, (fault,)),) = crash_faults(tmp_path / "out").items()
+    assert fault["seat"] == 1 and fault["kind"] == "timeout" and fault["move"] == 5  # its third turn
+    log = (tmp_path / "out" / "arena.log").read_text()
+    assert f"{game_id}: still running after 2 s, longer than its bots' time limits allow: stopped" in log
+
+
+def test_the_longest_a_game_may_take_follows_the_bot_calls_it_can_make():
+    from arena.tournament.workers import _BOUND_MARGIN, game_bound
+
+    assert game_bound(2, 1.0) == 4 * 24 + 4 + _BOUND_MARGIN  # two colors a seat
+    assert game_bound(5, 0.5) == (5 * 24 + 10) * 0.5 + _BOUND_MARGIN
+    assert game_bound(3, float("inf")) == float("inf")
+
+
+def test_chunks_follow_the_time_a_game_takes():
+    from arena.tournament.workers import MAX_CHUNK, chunk_size
+
+    assert chunk_size(100_000, 2, 0.001) == MAX_CHUNK  # random bots: big chunks save traffic
+    assert chunk_size(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
+    assert chunk_size(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
+    assert chunk_size(160, 2, 0.001) == 10  # at least eight chunks per worker
+    assert chunk_size(3, 2, 0.001) == 1
 
 
 def test_rows_from_the_result_are_the_rows_from_the_record():

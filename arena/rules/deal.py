@@ -27,7 +27,6 @@ import random
 from .state import GameSettings
 from .tiles import COLORS, N_TILES
 
-
 _Random = random.Random
 # The C generator's own seeding: what Random(key) ends in for an int key, without the
 # two Python-level calls around it (a tournament makes several generators per game).

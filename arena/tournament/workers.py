@@ -1,0 +1,430 @@
+"""Worker processes that play a tournament's games, and the parent's side of them.
+
+Every worker is a process of its own, also when there is only one: bots run
+there and never in the process that stores the results, so nothing a bot does
+can stop the run.  The parent hands each worker chunks of games of the
+schedule over a pipe of its own, two at a time (one played, one waiting), and
+gets back one message per chunk: its record lines and ``games.csv`` rows.
+
+A worker whose process ends while it plays — a bot called ``os._exit``, the
+interpreter crashed, the system killed it — is replaced.  The game it was
+playing (each worker names it in a shared slot before it starts a game) is
+played again with every bot in a process of its own (the referee's
+``isolate``), where the bot that ends its process is faulted (``crash``)
+like any other; the other games of its chunks are handed out again.  So a
+crash costs some games played twice, never a game lost or stored twice, and
+the records are the same as if the game had been played isolated from the
+start.
+
+A worker ignores Ctrl-C (the parent stops the run) and ends by itself when
+the parent is gone.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import logging.handlers
+import math
+import multiprocessing.connection
+import os
+import signal
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from .config import TournamentConfig
+from .rows import game_rows_text
+from .schedule import Game
+
+log = logging.getLogger("arena.tournament")
+
+#: Work a chunk of games sent to a worker at once should take (seconds): big enough to save
+#: inter-process traffic on fast games, small enough to keep the progress bar moving on slow ones.
+CHUNK_SECONDS = 0.25
+MAX_CHUNK = 64
+#: Workers that end in a row before they play anything: then something else is wrong (see arena.log).
+MAX_FAILED_STARTS = 3
+# How often an idle worker looks whether its parent is still there (seconds).
+_PARENT_CHECK = 1.0
+
+
+class WorkerError(RuntimeError):
+    """The games cannot be played: the message is one line."""
+
+
+# -- the worker side -----------------------------------------------------------
+
+#: Per-process settings, filled by :func:`init_worker`.
+_WORKER: dict[str, Any] = {}
+# The parent's ends of the workers' pipes.  A forked worker gets copies of them and closes
+# them at once, so that only the parent holds them and a worker notices when it is gone.
+_PARENT_ENDS: list[Any] = []
+
+
+def worker_settings(config: TournamentConfig) -> dict[str, Any]:
+    """What every worker needs to play any game: plain values only, so it pickles under spawn."""
+    return {
+        "tournament": config.name,
+        "names": list(config.names),
+        "specs": [e.spec for e in config.entrants],
+        "scoring": config.scoring,
+        "penalty": config.penalty,
+        "time_limit": config.time_limit,
+    }
+
+
+def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO) -> None:
+    """Set up a worker process: bots resolved once, logging to the parent's log file."""
+    # Ctrl-C is the parent's to handle: it stops the workers and keeps what is stored.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if log_queue is not None:
+        logger = logging.getLogger("arena")
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(logging.handlers.QueueHandler(log_queue))
+        logger.setLevel(level)
+        logger.propagate = False
+    from ..bots import parse_bot_spec
+    from ..referee import Referee, prepare_bot
+
+    _WORKER.clear()
+    _WORKER.update(settings)
+    # Resolved once per process; the bot itself is made fresh for every game by the referee.
+    _WORKER["bots"] = [prepare_bot(parse_bot_spec(spec)) for spec in settings["specs"]]
+    _WORKER["referee"] = Referee(settings["time_limit"])
+    _WORKER["isolated"] = Referee(settings["time_limit"], isolate=True)
+
+
+def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
+    """Play one game of the schedule: its record line (with the newline), its ``games.csv`` rows, and a
+    line about each fault for the log."""
+    game_id, table, deal, rotation, seed, seats = game
+    w = _WORKER
+    names = [w["names"][i] for i in seats]
+    try:
+        outcome = referee.play(
+            [w["bots"][i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
+            extra={
+                "game_id": game_id,
+                "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
+            },
+        )
+    except Exception as exc:
+        log.exception("%s: the game could not be played", game_id)
+        raise WorkerError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
+    faults = [
+        f"{game_id}: seat {f['seat']} ({names[f['seat']]}) fault at move {f['move']}: {f['kind']}: {f['message']}"
+        for f in outcome.faults
+    ]
+    rows = game_rows_text(
+        game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], outcome.result,
+        outcome.turns, outcome.faulted, outcome.seconds, w["scoring"],
+    )
+    return (outcome.record_line() + "\n").encode("ascii"), rows, faults
+
+
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tuple[bytes, str, float, list[str]]:
+    """Play games under one referee: ``(their record lines, their rows, seconds it took, fault lines)``.
+
+    ``mark(index)`` is called before each game starts.  The fault lines travel
+    with the games, for the parent to log: a log record still on its way when a
+    worker's process ends is lost, the answer to a chunk never is.
+    """
+    started = time.perf_counter()
+    lines = []
+    rows = []
+    faults: list[str] = []
+    with _WORKER["isolated" if isolate else "referee"] as referee:
+        for index, game in enumerate(games):
+            if mark is not None:
+                mark(index)
+            line, text, found = play_one(referee, game)
+            lines.append(line)
+            rows.append(text)
+            faults += found
+    return b"".join(lines), "".join(rows), time.perf_counter() - started, faults
+
+
+def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
+    """A worker's life: play each chunk the parent sends, answer it, until told to stop or orphaned."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    for end in _PARENT_ENDS:
+        end.close()
+    _PARENT_ENDS.clear()
+    parent = os.getppid()
+    init_worker(*init_args)
+    while True:
+        while not conn.poll(_PARENT_CHECK):
+            if os.getppid() != parent:
+                return
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        chunk_id, isolate, games = message
+
+        def mark(index: int, chunk_id: int = chunk_id) -> None:
+            playing[3 * slot + 1] = index
+            playing[3 * slot + 2] = time.monotonic()
+            playing[3 * slot] = chunk_id
+
+        try:
+            answer: tuple[Any, ...] = (chunk_id, play_chunk(games, isolate, mark))
+        except WorkerError as exc:
+            answer = (chunk_id, str(exc))
+        playing[3 * slot] = -1.0
+        try:
+            conn.send(answer)
+        except OSError:
+            return
+        if isolate:
+            return  # a worker started for one game in isolation ends with it
+
+
+# -- the parent side -----------------------------------------------------------
+
+
+@dataclass
+class _Chunk:
+    id: int
+    games: list[Game]
+    isolate: bool = False
+
+
+@dataclass
+class _Worker:
+    slot: int
+    process: Any
+    conn: Any
+    in_flight: collections.deque[_Chunk] = field(default_factory=collections.deque)
+    answered: int = 0
+    #: Started for one game played in isolation, after which it ends.
+    one_shot: bool = False
+
+
+def chunk_size(games: int, workers: int, seconds_per_game: float) -> int:
+    """Games per chunk: about :data:`CHUNK_SECONDS` of play, and at least eight chunks per worker
+    (so that all of them stay busy until near the end)."""
+    by_time = int(CHUNK_SECONDS / seconds_per_game) if seconds_per_game > 0 else MAX_CHUNK
+    return max(1, min(MAX_CHUNK, by_time, games // (workers * 8)))
+
+
+def game_bound(players: int, time_limit: float) -> float:
+    """The longest one game can take (seconds) if no call into a bot runs past the limit.
+
+    Every call is bounded: a bot is asked at most once a turn (24 turns a color) and once
+    each to start and to hear the result.  A game still running after this has a bot stuck
+    where the in-process clock cannot stop it (inside C code).
+    """
+    colors = 4 if players == 2 else players
+    return (24 * colors + 2 * players) * time_limit + _BOUND_MARGIN
+
+
+# Added to game_bound: the referee's own work, a busy machine.
+_BOUND_MARGIN = 30.0
+
+
+class Workers:
+    """``count`` worker processes of ``ctx``; :meth:`play` plays games on them.  Use in a ``with`` block.
+
+    ``bound`` is the longest a game may take (seconds, see :func:`game_bound`): a worker
+    still on one game after that is stopped, and the game played again with every bot isolated.
+    """
+
+    def __init__(self, ctx: Any, count: int, init_args: tuple[Any, ...], bound: float = math.inf) -> None:
+        self.ctx = ctx
+        self.count = count
+        self.init_args = init_args
+        self.bound = bound
+        # Per slot: the chunk, the index in it and the start (time.monotonic) of the game its worker
+        # plays.  The first `count` slots are the workers'; the others are for games played isolated
+        # (at most one per worker at a time).
+        self.playing = ctx.RawArray("d", [-1.0] * (3 * 2 * count))
+        self.workers: list[_Worker] = []
+        self._ids = itertools.count()
+        self._started = 0
+        self._failed_starts = 0
+
+    def __enter__(self) -> Self:
+        for slot in range(self.count):
+            self.workers.append(self._start(slot))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(wait=exc[0] is None)
+
+    def _start(self, slot: int, one_shot: bool = False) -> _Worker:
+        self._started += 1
+        parent_end, child_end = self.ctx.Pipe()
+        _PARENT_ENDS.append(parent_end)
+        process = self.ctx.Process(
+            target=_worker_main, args=(child_end, slot, self.playing, self.init_args),
+            name=f"ArenaWorker-{self._started}", daemon=False,
+        )
+        self.playing[3 * slot] = -1.0
+        process.start()
+        child_end.close()
+        return _Worker(slot, process, parent_end, one_shot=one_shot)
+
+    def close(self, wait: bool = True) -> None:
+        """Stop every worker: told to when ``wait`` (they hold nothing by then), else at once."""
+        for worker in self.workers:
+            if wait:
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    pass
+            else:
+                worker.process.kill()
+        for worker in self.workers:
+            worker.process.join(10 if wait else None)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+            self._forget(worker)
+        self.workers.clear()
+
+    def _forget(self, worker: _Worker) -> None:
+        worker.conn.close()
+        _PARENT_ENDS.remove(worker.conn)
+
+    def play(self, games: Iterator[Game], remaining: int) -> Iterator[tuple[int, bytes, str]]:
+        """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows)`` per chunk, as chunks end.
+
+        The first two games per worker go one by one, to time them; then chunks
+        of :func:`chunk_size`.  Raises :class:`WorkerError` when a game cannot be
+        played, or workers keep ending before they play.
+        """
+        handed_back: collections.deque[_Chunk] = collections.deque()
+        to_isolate: collections.deque[_Chunk] = collections.deque()
+        probe = 2 * self.count
+        timed: list[float] = []
+        size = 1
+        given = 0
+
+        def next_chunk() -> _Chunk | None:
+            nonlocal given
+            if handed_back:
+                return handed_back.popleft()
+            chunk = list(itertools.islice(games, 1 if given < probe else size))
+            given += len(chunk)
+            return _Chunk(next(self._ids), chunk) if chunk else None
+
+        while True:
+            while to_isolate and (slot := self._free_slot()) is not None:
+                isolated = self._start(slot, one_shot=True)
+                self.workers.append(isolated)
+                self._send(isolated, to_isolate.popleft())
+            for depth in (1, 2):  # a chunk for every worker before a second one for any
+                for worker in self.workers:
+                    if not worker.one_shot and len(worker.in_flight) < depth and (chunk := next_chunk()) is not None:
+                        self._send(worker, chunk)
+            busy = [w for w in self.workers if w.in_flight]
+            if not busy:
+                return
+            ready = multiprocessing.connection.wait(
+                [w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=self._next_deadline(busy),
+            )
+            for worker in busy:
+                stuck = self._stuck(worker)
+                ended = stuck or worker.process.sentinel in ready
+                if worker.conn in ready or ended:
+                    try:
+                        while worker.in_flight and worker.conn.poll():
+                            chunk_id, answer = worker.conn.recv()
+                            chunk = worker.in_flight.popleft()
+                            assert chunk.id == chunk_id, "a worker answers its chunks in order"
+                            if isinstance(answer, str):
+                                raise WorkerError(answer)
+                            lines, rows, seconds, faults = answer
+                            for line in faults:
+                                log.warning("%s", line)
+                            worker.answered += 1
+                            self._failed_starts = 0
+                            if len(timed) < probe and not chunk.isolate:
+                                timed.append(seconds / len(chunk.games))
+                                if len(timed) == probe:
+                                    size = chunk_size(remaining - given, self.count, sum(timed) / len(timed))
+                            yield len(chunk.games), lines, rows
+                    except (EOFError, OSError):
+                        ended = True
+                if worker.one_shot and not worker.in_flight:
+                    worker.process.join()  # it ends after its game
+                    self._forget(worker)
+                    self.workers.remove(worker)
+                elif ended:
+                    if not stuck:
+                        worker.process.join(5)  # its pipe may close a moment before the process ends
+                    worker.process.kill()
+                    worker.process.join()
+                    for chunk in self._lost(worker, stuck):
+                        (to_isolate if chunk.isolate else handed_back).append(chunk)
+                    if worker.one_shot:
+                        self.workers.remove(worker)
+                    else:
+                        self.workers[self.workers.index(worker)] = self._start(worker.slot)
+
+    def _send(self, worker: _Worker, chunk: _Chunk) -> None:
+        worker.in_flight.append(chunk)
+        try:
+            worker.conn.send((chunk.id, chunk.isolate, chunk.games))
+        except OSError:
+            pass  # its process has ended: the chunk is handed back when its sentinel is seen
+
+    def _next_deadline(self, busy: list[_Worker]) -> float | None:
+        """Seconds until the first game in play runs past :attr:`bound` (None: no bound)."""
+        if not math.isfinite(self.bound):
+            return None
+        now = time.monotonic()
+        starts = [self.playing[3 * w.slot + 2] for w in busy if self.playing[3 * w.slot] >= 0]
+        return max(0.0, min(starts) + self.bound - now) + 0.01 if starts else self.bound
+
+    def _stuck(self, worker: _Worker) -> bool:
+        playing = self.playing
+        return (math.isfinite(self.bound) and playing[3 * worker.slot] >= 0
+                and time.monotonic() - playing[3 * worker.slot + 2] > self.bound)
+
+    def _lost(self, worker: _Worker, stuck: bool = False) -> list[_Chunk]:
+        """The chunks a worker held when its process ended, to hand out again.
+
+        The game it was playing comes back alone and marked ``isolate``: a worker of its
+        own plays it with every bot in a process of its own.
+        """
+        base = 3 * worker.slot
+        chunk_id, index = int(self.playing[base]), int(self.playing[base + 1])
+        code = worker.process.exitcode
+        self._forget(worker)
+        if worker.answered == 0 and not any(chunk.id == chunk_id for chunk in worker.in_flight):
+            self._failed_starts += 1
+            if self._failed_starts >= MAX_FAILED_STARTS:
+                raise WorkerError(f"worker processes end before they play a game (exit code {code})")
+        again = []
+        for chunk in worker.in_flight:
+            if chunk.id != chunk_id:
+                again.append(_Chunk(next(self._ids), chunk.games, chunk.isolate))
+                continue
+            game = chunk.games[index]
+            if chunk.isolate:
+                raise WorkerError(f"game {game.game_id} stops its worker even with every bot in a process of "
+                                  f"its own (exit code {code})")
+            if stuck:
+                what = f"still running after {self.bound:.0f} s, longer than its bots' time limits allow: stopped"
+            else:
+                what = f"the worker process ended while playing it (exit code {code})"
+            log.warning("%s: %s; playing it again with every bot in a process of its own", game.game_id, what)
+            again.append(_Chunk(next(self._ids), [game], isolate=True))
+            others = chunk.games[:index] + chunk.games[index + 1:]
+            if others:
+                again.append(_Chunk(next(self._ids), others))
+        worker.in_flight.clear()
+        return again
+
+    def _free_slot(self) -> int | None:
+        """A slot for a worker that plays a game isolated, None while all are taken."""
+        taken = {w.slot for w in self.workers}
+        return next((slot for slot in range(self.count, 2 * self.count) if slot not in taken), None)
