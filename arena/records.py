@@ -162,8 +162,8 @@ def dumps(record: Mapping[str, Any]) -> str:
 _encode_line = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
 
 
-def dumps_line(record: Mapping[str, Any]) -> str:
-    """``record`` as one compact line of ASCII JSON (no newline), for JSON-lines files."""
+def dumps_line(record: Any) -> str:
+    """``record`` (or any part of one) as one compact line of ASCII JSON (no newline), for JSON-lines files."""
     return _encode_line(record)
 
 

@@ -804,7 +804,8 @@ class Referee:
                     if rack_color is not None:
                         mine = rack_color[seat]
                         own = {mine: tuple(racks[mine])}
-                        open_cells = moves.open_cells  # read before the bot could change it
+                        # Read before the bot could change it; legal_moves always sets it.
+                        open_cells: int = moves.open_cells  # type: ignore[assignment]
                     else:
                         own = {c: tuple(racks[c]) for c in seat_colors[seat]}
                     view = _tuple_new(SeatView, (

@@ -7,12 +7,13 @@ plays a deal once per seat rotation, four ways in every round:
 
 * ``engine``: the bare engine loop of ``benchmarks/engine.py`` (deals made
   before the clock, legal moves, a uniform choice, push, result);
-* ``referee``: :func:`arena.referee.play_game` with ``random`` bots (the deal,
-  the bots and their generators, a seat view and a guarded call per move, the
-  move check, the result);
+* ``referee``: :meth:`arena.referee.Referee.play` with ``random`` bots, one
+  Referee for all the games as in a tournament worker (the deal, the bots and
+  their generators, a seat view and a guarded call per move, the move check,
+  the result);
 * ``record``: the same, plus the game's ``records.jsonl`` line;
 * ``worker``: the same, plus its ``games.csv`` rows: what a tournament worker
-  does per game (:func:`arena.tournament.runner.play_task` minus the files).
+  does per game (:func:`arena.tournament.workers.play_one`).
 
 The deal and the bots' generators are also timed alone, so the referee's
 overhead splits into what it pays once per game and what it pays per move
@@ -30,8 +31,7 @@ import time
 
 from engine import play
 
-from arena.bots import parse_bot_spec
-from arena.referee import BOT_STREAM, play_game
+from arena.referee import BOT_STREAM, Referee, prepare_bot
 from arena.rules import GameSettings, deal, derived_random
 from arena.tournament.rows import game_rows_text
 
@@ -51,22 +51,22 @@ def engine_games(players: int, seeds: list[int]) -> Result:
 
 def referee_games(players: int, seeds: list[int], record: bool, rows: bool, isolate: bool) -> Result:
     """Seconds and turns for the same seeds played by the referee, with the record line and rows if asked."""
-    specs = [parse_bot_spec("random")] * players
+    bots = [prepare_bot("random")] * players
     names = [f"random-{seat}" for seat in range(players)]
-    bots = ["random"] * players
     extra = {"game_id": "t000-d0000-r0", "tournament": {"name": "bench", "table": 0, "deal": 0, "rotation": 0}}
     turns = 0
     start = time.process_time()
-    for seed in seeds:
-        outcome = play_game(specs, seed, names=names, extra=extra, isolate=isolate)
-        if record:
-            (outcome.record_line() + "\n").encode("ascii")
-        if rows:
-            game_rows_text(
-                "t000-d0000-r0", 0, 0, 0, seed, names, bots, outcome.result, outcome.turns,
-                outcome.faulted, outcome.seconds, "uptown",
-            )
-        turns += len(outcome.state.history)
+    with Referee(isolate=isolate) as referee:
+        for seed in seeds:
+            outcome = referee.play(bots, seed, names=names, extra=extra)
+            if record:
+                (outcome.record_line() + "\n").encode("ascii")
+            if rows:
+                game_rows_text(
+                    "t000-d0000-r0", 0, 0, 0, seed, names, ["random"] * players, outcome.result, outcome.turns,
+                    outcome.faulted, outcome.seconds, "uptown",
+                )
+            turns += len(outcome.state.history)
     return time.process_time() - start, turns
 
 

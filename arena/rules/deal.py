@@ -27,22 +27,11 @@ import random
 from .state import GameSettings
 from .tiles import COLORS, N_TILES
 
-_Random = random.Random
-# The C generator's own seeding: what Random(key) ends in for an int key, without the
-# two Python-level calls around it (a tournament makes several generators per game).
-_seed_generator = random.Random.__mro__[1].seed
-
 
 def derived_random(*parts: object) -> random.Random:
-    """A generator seeded from the SHA-256 of ``parts`` joined by ``:``; the same everywhere.
-
-    It is ``random.Random(key)`` for the 256-bit ``key`` of the digest, made the short way.
-    """
-    key = int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest(), "big")
-    rng = _Random.__new__(_Random)
-    _seed_generator(rng, key)
-    rng.gauss_next = None
-    return rng
+    """A generator seeded from the SHA-256 of ``parts`` joined by ``:``; the same everywhere."""
+    text = ":".join(str(p) for p in parts)
+    return random.Random(int.from_bytes(hashlib.sha256(text.encode()).digest(), "big"))
 
 
 def deal_pile(seed: int, color: int) -> tuple[int, ...]:
