@@ -290,8 +290,8 @@ def record_line(
 ) -> str:
     """``dumps_line(build_record(state, names, seed, extra))``, byte for byte, without building the record.
 
-    The tournament's hot path: the moves are written from texts made once per
-    (move, capture) and the deal from texts made once per tile.  ``members``
+    The tournament's hot path: the moves are written from small tables of
+    pieces of text and the deal from texts made once per tile.  ``members``
     is JSON text of further keys (``"key":value,...``) written after ``extra``'s,
     for a caller that has them as text already (the referee).
     """

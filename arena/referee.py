@@ -1,9 +1,11 @@
-"""The referee: plays one game between bots and contains every kind of bot failure.
+"""The referee: plays games between bots and contains every kind of bot failure.
 
-:func:`play_game` deals the game from its seed, makes a fresh bot for every
+:meth:`Referee.play` deals a game from its seed, makes a fresh bot for every
 seat, hands each seat only its own :class:`~arena.rules.view.SeatView`, and
 returns the finished game, whose ``uptown-game/1`` record is made when first
-asked for (or written straight to its JSON line, as a tournament does).
+asked for (or written straight to its JSON line, as a tournament does).  A
+:class:`Referee` plays one game after another under one guard (a tournament
+worker keeps one); :func:`play_game` plays a single game.
 
 What the referee guarantees (in-process mode, the default):
 
@@ -25,8 +27,8 @@ What the referee guarantees (in-process mode, the default):
   sleep.  Code blocked inside C (a long C call, a deadlock) is only stopped
   when it returns, and is then faulted for being late; ``isolate=True`` runs
   every bot in its own process, killed at the limit, and contains even that.
-  The per-move cost of the in-process guard is two clock reads and a few
-  attribute stores: the timer is armed once per game and re-armed lazily.
+  The per-move cost of the in-process guard is two clock reads and two
+  attribute stores: the timer is armed once per Referee and re-armed lazily.
 * **Bots cannot disturb the referee.**  ``sys.stdout`` is a sink while a
   game is played (it is put back for ``on_move`` and when the game ends, and
   set again before every call in case a bot replaced it), so ``print`` in a

@@ -255,7 +255,7 @@ def _wait_for_games(out: Path, rows: int, proc: subprocess.Popen) -> None:
     pytest.fail("the run stored no game in time")
 
 
-@pytest.mark.parametrize(("how", "workers"), [("kill", 1), ("kill", 2), ("ctrl-c", 2)])
+@pytest.mark.parametrize(("how", "workers"), [("kill", 1), ("kill", 2), ("ctrl-c", 1), ("ctrl-c", 2)])
 def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, workers):
     path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
     config = load_config(path)

@@ -7,14 +7,16 @@ schedule over a pipe of its own, two at a time (one played, one waiting), and
 gets back one message per chunk: its record lines and ``games.csv`` rows.
 
 A worker whose process ends while it plays — a bot called ``os._exit``, the
-interpreter crashed, the system killed it — is replaced.  The game it was
-playing (each worker names it in a shared slot before it starts a game) is
-played again with every bot in a process of its own (the referee's
-``isolate``), where the bot that ends its process is faulted (``crash``)
-like any other; the other games of its chunks are handed out again.  So a
-crash costs some games played twice, never a game lost or stored twice, and
-the records are the same as if the game had been played isolated from the
-start.
+interpreter crashed, the system killed it — is replaced, and so is one whose
+game runs longer than its bots' time limits allow (:func:`game_bound`: a bot
+stuck inside C code, where the in-process clock cannot stop it), which the
+parent stops.  The game it was on (each worker names it in a shared slot
+before it starts a game) is played again by a worker of its own with every
+bot in a process of its own (the referee's ``isolate``), where the bot is
+faulted (``crash``, ``timeout``) like any other; the other games it held are
+handed out again.  So such a bot costs some games played twice, never a game
+lost or stored twice, and the records are the same as if the game had been
+played isolated from the start.
 
 A worker ignores Ctrl-C (the parent stops the run) and ends by itself when
 the parent is gone.
@@ -45,7 +47,7 @@ log = logging.getLogger("arena.tournament")
 #: inter-process traffic on fast games, small enough to keep the progress bar moving on slow ones.
 CHUNK_SECONDS = 0.25
 MAX_CHUNK = 64
-#: Workers that end in a row before they play anything: then something else is wrong (see arena.log).
+#: Workers that end in a row before they play anything: then something other than a bot is wrong.
 MAX_FAILED_STARTS = 3
 # How often an idle worker looks whether its parent is still there (seconds).
 _PARENT_CHECK = 1.0
@@ -78,8 +80,6 @@ def worker_settings(config: TournamentConfig) -> dict[str, Any]:
 
 def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO) -> None:
     """Set up a worker process: bots resolved once, logging to the parent's log file."""
-    # Ctrl-C is the parent's to handle: it stops the workers and keeps what is stored.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if log_queue is not None:
         logger = logging.getLogger("arena")
         for handler in list(logger.handlers):
@@ -150,7 +150,8 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tu
 
 def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
     """A worker's life: play each chunk the parent sends, answer it, until told to stop or orphaned."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # Ctrl-C is the parent's to handle: it stops the workers and keeps what is stored.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for end in _PARENT_ENDS:
         end.close()
     _PARENT_ENDS.clear()
@@ -364,6 +365,7 @@ class Workers:
                     worker.process.join()
                     for chunk in self._lost(worker, stuck):
                         (to_isolate if chunk.isolate else handed_back).append(chunk)
+                    self._forget(worker)
                     if worker.one_shot:
                         self.workers.remove(worker)
                     else:
@@ -377,12 +379,13 @@ class Workers:
             pass  # its process has ended: the chunk is handed back when its sentinel is seen
 
     def _next_deadline(self, busy: list[_Worker]) -> float | None:
-        """Seconds until the first game in play runs past :attr:`bound` (None: no bound)."""
+        """How long to wait for the workers before looking for a stuck game (None: no bound)."""
         if not math.isfinite(self.bound):
             return None
         now = time.monotonic()
         starts = [self.playing[3 * w.slot + 2] for w in busy if self.playing[3 * w.slot] >= 0]
-        return max(0.0, min(starts) + self.bound - now) + 0.01 if starts else self.bound
+        # At most a second: a worker may start a game just after this look.
+        return min(1.0, max(0.0, min(starts) + self.bound - now) + 0.01) if starts else 1.0
 
     def _stuck(self, worker: _Worker) -> bool:
         playing = self.playing
@@ -398,7 +401,6 @@ class Workers:
         base = 3 * worker.slot
         chunk_id, index = int(self.playing[base]), int(self.playing[base + 1])
         code = worker.process.exitcode
-        self._forget(worker)
         if worker.answered == 0 and not any(chunk.id == chunk_id for chunk in worker.in_flight):
             self._failed_starts += 1
             if self._failed_starts >= MAX_FAILED_STARTS:
