@@ -14,8 +14,8 @@ that all see the same machine load):
   number of games), then after games.csv is sorted and the tables are built
   (those read the whole games.csv, one row per seat).
 
-Each run is timed by the wall clock and by CPU time (the process's own, plus
-its workers' with 2 workers); the medians are printed with the range.  It
+Each run is timed by the wall clock and by CPU time (the main process's own
+plus its workers'); the medians are printed with the range.  It
 prints the ratios the tournament aims at: the pipeline on one worker at least
 70% of the engine's games/s (by CPU time, which other work on a shared
 machine disturbs least; by the wall clock too), and two workers at least 1.8x
