@@ -2,6 +2,7 @@
 
 * :mod:`.config` reads and checks a tournament file (TOML);
 * :mod:`.schedule` says which entrants play which deal from which seats;
-* :mod:`.runner` plays the games in worker processes and appends the results;
+* :mod:`.workers` plays them in worker processes, replacing one that a bot ends or blocks;
+* :mod:`.runner` runs a tournament: the results folder, the progress bar, appending the results;
 * :mod:`.results` turns ``games.csv`` into the standings, head-to-head and seat tables.
 """
