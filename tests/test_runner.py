@@ -500,24 +500,6 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped_with_its_worker(t
     assert f"{game_id}: still running after 2 s, longer than its bots' time limits allow: stopped" in log
 
 
-def test_the_longest_a_game_may_take_follows_the_bot_calls_it_can_make():
-    from arena.tournament.workers import _BOUND_MARGIN, game_bound
-
-    assert game_bound(2, 1.0) == 4 * 24 + 4 + _BOUND_MARGIN  # two colors a seat
-    assert game_bound(5, 0.5) == (5 * 24 + 10) * 0.5 + _BOUND_MARGIN
-    assert game_bound(3, float("inf")) == float("inf")
-
-
-def test_chunks_follow_the_time_a_game_takes():
-    from arena.tournament.workers import MAX_CHUNK, chunk_size
-
-    assert chunk_size(100_000, 2, 0.001) == MAX_CHUNK  # random bots: big chunks save traffic
-    assert chunk_size(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
-    assert chunk_size(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
-    assert chunk_size(160, 2, 0.001) == 10  # at least eight chunks per worker
-    assert chunk_size(3, 2, 0.001) == 1
-
-
 def test_rows_from_the_result_are_the_rows_from_the_record():
     from arena.referee import play_game
     from arena.tournament.rows import game_rows, game_rows_text, rows_text
