@@ -484,10 +484,10 @@ def test_a_bot_that_ends_its_worker_process_is_faulted_as_a_crash_and_the_run_go
 def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped_with_its_worker(tmp_path, monkeypatch):
     from arena.tournament import workers
 
-    monkeypatch.setattr(workers, "_BOUND_MARGIN", 0.5)  # the bound: 100 bot calls x 0.02 s + 0.5 s
+    monkeypatch.setattr(workers, "_BOUND_MARGIN", 0.5)  # the bound: 100 bot calls x 0.05 s + 0.5 s
     path = tmp_path / "stuck.toml"
     path.write_text(
-        'name = "stuck"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 0.02\nrotate = false\n'
+        'name = "stuck"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 0.05\nrotate = false\n'
         '[[entrants]]\nname = "rnd"\nbot = "random"\n'
         f'[[entrants]]\nname = "stubborn"\nbot = "{BAD}:StubbornBot"\n'
     )
@@ -497,7 +497,8 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped_with_its_worker(t
     ((game_id, (fault,)),) = crash_faults(tmp_path / "out").items()
     assert fault["seat"] == 1 and fault["kind"] == "timeout" and fault["move"] == 5  # its third turn
     log = (tmp_path / "out" / "arena.log").read_text()
-    assert f"{game_id}: still running after 2 s, longer than its bots' time limits allow: stopped" in log
+    bound = workers.game_bound(2, 0.05)
+    assert f"{game_id}: still running after {bound:.0f} s, longer than its bots' time limits allow: stopped" in log
 
 
 def test_rows_from_the_result_are_the_rows_from_the_record():
