@@ -195,7 +195,7 @@ def _move_parts(seat_colors: tuple[tuple[int, ...], ...]) -> _MoveParts:
 
     return _MoveParts(
         tuple(piece({"seat": seat_of.get(c, 0), "color": name, "tile": ""}, "{", -3) for c, name in enumerate(COLORS)),
-        tuple(_encode_line(name) for name in TILE_NAMES),
+        _TILE_TEXTS,
         tuple(piece({"tile": "", "cell": name}, ',"cell"', -1) for name in CELL_NAMES),
         (*(piece({"cell": "", "capture": name}, ',"capture"') for name in COLORS), "}"),
     )
