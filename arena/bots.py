@@ -53,6 +53,8 @@ GROUP = "arena.bots"
 #: The types an option's default may have.
 OPTION_TYPES = (bool, int, float, str)
 
+#: The prefix of a bot that is a program: ``exec:COMMAND``.
+EXEC_PREFIX = "exec:"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _TRUE = ("true", "yes", "1")
@@ -183,6 +185,10 @@ def split_bot_spec(text: str) -> tuple[str, dict[str, str]]:
 def _check_ref(ref: str, text: str) -> None:
     if ref != ref.strip():
         raise BotError(text, "a bot spec may not start or end with spaces")
+    if ref.startswith(EXEC_PREFIX):
+        if not ref[len(EXEC_PREFIX):].strip():
+            raise BotError(text, "the command is missing after exec:")
+        return
     where, colon, attr = ref.rpartition(":")
     if not colon:
         return  # an entry-point name
@@ -218,7 +224,12 @@ def make_bot_spec(ref: str, options: Mapping[str, Any] | None = None) -> BotSpec
 
 def check_options(cls: type[Bot], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` converted to the types of ``cls``'s defaults; :class:`BotError` for unknown or bad ones."""
-    declared = cls.options
+    return check_declared(cls.options, ref, options)
+
+
+def check_declared(declared: Mapping[str, Any], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` converted to the types of the ``declared`` defaults (a class's, or what a bot
+    program said in its handshake); :class:`BotError` for unknown or bad ones."""
     checked: dict[str, Any] = {}
     for key, value in options.items():
         if key not in declared:
@@ -307,6 +318,8 @@ def load_bot(spec: BotSpec | str) -> type[Bot]:
 
 
 def _load_ref(ref: str) -> type[Bot]:
+    if ref.startswith(EXEC_PREFIX):
+        raise BotError(ref, "is a program, not a Python class: the referee runs it as a process of its own")
     where, colon, attr = ref.rpartition(":")
     if not colon:
         key: tuple[Any, ...] = ("entry point", ref, entry_points)
@@ -436,6 +449,29 @@ def _name_of(obj: Any) -> str:
 def _describe(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a fault: the exception and where in the bot it was raised."""
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    where = ""
+    tb = exc.__traceback__
+    if tb is not None:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = f" (at {os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name})"
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
+def show_value(value: Any) -> str:
+    """A value a bot returned, for a fault message, without running any of the bot's code."""
+    if value is None or type(value) in (bool, int, float, str):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return f"a {type(value).__name__}"
 
 
 # -- discovery -------------------------------------------------------------------

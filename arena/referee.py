@@ -50,21 +50,35 @@ A seat with no legal move passes (M6) without its bot being asked.
 from __future__ import annotations
 
 import _signal
+import copy
 import ctypes
 import functools
 import logging
 import math
-import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple, Self
 
-from . import records
-from .bots import Bot, BotSpec, bot_options, load_bot, parse_bot_spec
+from . import protocol, records
+from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Ended, Late, Program, exec_program, python_program
+from .bots import (
+    Bot,
+    BotError,
+    BotSpec,
+    bot_options,
+    check_declared,
+    describe_failure,
+    load_bot,
+    parse_bot_spec,
+    show_value,
+    split_bot_spec,
+)
+from .protocol import ProtocolError, TurnWriter
 from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
 from .rules.tiles import FITS
 from .rules.view import SeatView
@@ -80,16 +94,16 @@ FALLBACK_STREAM = "uptown-fallback/1"
 #: What a fault can be: the bot raised an exception; called ``sys.exit``; raised
 #: ``KeyboardInterrupt`` itself; returned something that is not a Move; returned
 #: a Move that is not legal now (a pass while moves exist included); ran past
-#: the time limit; or (with ``isolate=True``) its process ended.
-FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout", "crash")
+#: the time limit; its process ended; or (a bot program) broke the protocol.
+FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout", "crash", "protocol")
+#: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
+ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
 # After a timeout, raise again this often while the bot keeps running.
 _RETRY = 0.05
 # setitimer(0) disarms the timer: never arm it for less than this.
 _MIN_ARM = 0.001
-# Extra time a bot's process gets to start, on top of the time limit.
-_STARTUP = 10.0
 
 Fault = tuple[str, str]
 
@@ -218,21 +232,6 @@ class _Sink:
 _SINK = _Sink()
 
 
-def _describe(exc: BaseException) -> str:
-    """One line: the exception and where in the bot it was raised."""
-    text = " ".join(str(exc).split())
-    if len(text) > 200:
-        text = text[:197] + "..."
-    where = ""
-    tb = exc.__traceback__
-    if tb is not None:
-        while tb.tb_next is not None:
-            tb = tb.tb_next
-        code = tb.tb_frame.f_code
-        where = f" (at {os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name})"
-    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
-
-
 class _Guard:
     """Calls into bots with stdout silenced, the clock running and faults classified.
 
@@ -343,7 +342,7 @@ class _Guard:
             return "interrupt", "raised KeyboardInterrupt"
         if isinstance(exc, SystemExit):
             return "exit", f"called sys.exit({exc.code!r})"
-        return "exception", _describe(exc)
+        return "exception", describe_failure(exc)
 
 
 class _ThreadGuard(_Guard):
@@ -392,6 +391,42 @@ class _ThreadGuard(_Guard):
                 self._async_raise(None)
 
 
+class _Tripped(BaseException):
+    """Raised inside an in-process bot that does what only a process of its own may do."""
+
+
+class _Tripwire:
+    """For in-process bots (``isolation="none"``): an audit hook that stops a bot's call that forks,
+    starts a program or sends a signal, and marks the game to be played again isolated.
+
+    A tripwire, not a wall: code that goes around Python's audit events (ctypes, a C
+    extension) is not seen.  Isolation ``process`` is the wall.
+    """
+
+    EVENTS: ClassVar[frozenset[str]] = frozenset({
+        "os.fork", "os.forkpty", "os.kill", "os.killpg", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+        "subprocess.Popen",
+    })
+    #: The guard whose bot calls are watched (None: none).
+    guard: ClassVar[_Guard | None] = None
+    #: The first event a bot tripped in the game being played.
+    tripped: ClassVar[str] = ""
+    _installed: ClassVar[bool] = False
+
+    @classmethod
+    def install(cls) -> None:
+        if not cls._installed:
+            sys.addaudithook(cls._hook)
+            cls._installed = True
+
+    @staticmethod
+    def _hook(event: str, args: tuple[Any, ...]) -> None:
+        guard = _Tripwire.guard
+        if guard is not None and guard.started and event in _Tripwire.EVENTS:
+            _Tripwire.tripped = _Tripwire.tripped or event
+            raise _Tripped(f"{event} is not allowed in process")
+
+
 # -- the seats ---------------------------------------------------------------------
 
 
@@ -415,12 +450,10 @@ class _Seat:
         if fault is None and not isinstance(bot, Bot):
             fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
-        if self.bot is not None:
-            # Bound once: asking for a move is then one C-level call into the guard.
-            self.ask = functools.partial(self.guard.call, self.bot.choose)  # type: ignore[method-assign]
         return elapsed, fault
 
-    def ask(self, view: SeatView) -> tuple[Any, float, Fault | None]:
+    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
+        view = SeatView.of(state, self.seat, moves)._replace(settings=self.settings)
         return self.guard.call(self.bot.choose, view)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
@@ -431,138 +464,86 @@ class _Seat:
         _, elapsed, fault = self.guard.call(self.bot.game_over, result)  # type: ignore[union-attr]
         return elapsed, fault
 
-    def close(self) -> None:
+    def close(self, healthy: bool = True) -> None:
         self.bot = None
 
 
-def _serve(conn: Any, spec: BotSpec, seat: int, settings: GameSettings, options: dict[str, Any], seed: int) -> None:
-    """The loop of a bot's own process (``isolate=True``): make the bot, then answer the referee."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    sys.stdout = _SINK
-    guard = _Guard(math.inf)
-    guard.tells_interrupts = True
+class _ProgramSeat:
+    """A bot program (a process of its own, :mod:`arena.botprocess`) playing one seat of one game.
 
-    def reply(value: Any, fault: Fault | None) -> None:
-        if fault is not None:
-            conn.send(("fault", fault))
-        elif type(value) is Move:
-            try:
-                conn.send(("move", tuple(value)))
-            except Exception as exc:  # noqa: BLE001 - fields that do not pickle
-                conn.send(("fault", ("invalid", f"returned a Move that cannot be sent: {_describe(exc)}")))
-        else:
-            conn.send(("value", _show_value(value)))
+    The process comes from the referee's pool and goes back to it after the
+    game, unless it faulted: then it is killed, and a fresh one is started
+    for its next game.
+    """
 
-    try:
-        cls = load_bot(spec)
-        make = functools.partial(cls, seat, settings, dict(options))
-        bot, _, fault = guard.call(make, derived_random(BOT_STREAM, seed, seat))
-    except Exception as exc:  # noqa: BLE001
-        bot, fault = None, ("exception", _describe(exc))
-    conn.send(("ready", fault))
-    if fault is not None:
-        return
-    while True:
-        try:
-            what, payload = conn.recv()
-        except EOFError:
-            return
-        if what == "choose":
-            value, _, fault = guard.call(bot.choose, payload)
-            reply(value, fault)
-        else:
-            _, _, fault = guard.call(bot.game_over, payload)
-            conn.send(("done", fault))
-            return
-
-
-class _IsolatedSeat:
-    """A bot played in a process of its own, killed when it runs past the limit."""
-
-    def __init__(self, spec: BotSpec, seat: int, settings: GameSettings, options: dict[str, Any],
-                 seed: int, limit: float) -> None:
-        self.limit = limit
-        ctx = multiprocessing.get_context()
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(
-            target=_serve, args=(child, spec, seat, settings, options, seed), name=f"arena-bot-{seat}", daemon=True
-        )
-        self.process.start()
-        child.close()
-        self.started = perf_counter()
-
-    def _wait(self, seconds: float) -> tuple[Any, Fault | None]:
-        """The process's next message, or a fault when it is late or gone (then it is killed)."""
-        try:
-            if self.conn.poll(seconds):
-                return self.conn.recv(), None
-        except (EOFError, OSError):
-            self.process.join(1.0)
-            return None, ("crash", f"the bot's process ended (exit code {self.process.exitcode})")
-        self.close()
-        return None, ("timeout", f"no move within the time limit of {self.limit:g} s")
+    def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
+                 seed: int, writer: TurnWriter, label: str) -> None:
+        self.referee = referee
+        self.player = player
+        self.seat = seat
+        self.settings = settings
+        self.seed = seed
+        self.writer = writer
+        self.label = label
+        self.limit = referee.time_limit
+        self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
+        self.process: BotProcess | None = None
+        self._first: bytes = b""
 
     def start(self) -> tuple[float, Fault | None]:
-        message, fault = self._wait(max(self.started + self.limit + _STARTUP - perf_counter(), 0.0))
-        elapsed = perf_counter() - self.started
-        if fault is None:
-            _, fault = message
-        return elapsed, fault
-
-    def _send(self, message: tuple[str, Any]) -> Fault | None:
+        started = perf_counter()
         try:
-            self.conn.send(message)
-        except OSError:  # the process is gone
-            self.process.join(1.0)
-            return "crash", f"the bot's process ended (exit code {self.process.exitcode})"
-        return None
+            self.process = self.referee._borrow(self.player)
+        except BotProcessError as exc:
+            return perf_counter() - started, ("crash", str(exc))
+        self.process.note(f"{self.label}, seat {self.seat}")
+        # Sent with the first turn, so that a new game costs no round trip of its own.
+        self._first = protocol.game_line(
+            self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
+        )
+        return perf_counter() - started, None
 
-    def ask(self, view: SeatView) -> tuple[Any, float, Fault | None]:
+    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
+        process = self.process
+        assert process is not None
+        first, self._first = self._first, b""
+        limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
+        data = first + self.writer.line(self.seat, moves, limit)
         start = perf_counter()
-        fault = self._send(("choose", view))
-        if fault is not None:
-            return None, perf_counter() - start, fault
-        message, fault = self._wait(self.limit)
+        try:
+            process.send(data)
+            answer = protocol.read_answer(protocol.parse_line(process.read_line(start + limit)))
+            if process.pending():
+                raise ProtocolError("wrote more than one answer to a turn")
+        except Late:
+            return None, perf_counter() - start, self.timeout
+        except Ended:
+            return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
+        except ProtocolError as exc:
+            where = f" (log: {process.log})" if process.log else ""
+            return None, perf_counter() - start, ("protocol", f"{exc}{where}")
         elapsed = perf_counter() - start
-        if fault is not None:
-            return None, elapsed, fault
-        what, payload = message
-        if what == "fault":
-            return None, elapsed, tuple(payload)  # type: ignore[return-value]
-        if what == "value":
-            return None, elapsed, ("invalid", f"returned {payload}, not a Move")
-        return Move(*payload), elapsed, None
+        if type(answer) is tuple:
+            return None, elapsed, answer  # an error message: (kind, message)
+        return answer, elapsed, None
 
     def listens(self) -> bool:
         return True
 
     def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
-        start = perf_counter()
-        fault = self._send(("over", result))
-        if fault is None:
-            message, fault = self._wait(self.limit)
-            if fault is None:
-                _, fault = message
-        return perf_counter() - start, fault
+        if self.process is not None:
+            try:
+                self.process.send(protocol.over_line(result))
+            except Ended:
+                return 0.0, ("crash", f"the bot's process ended: {self.process.ended_text()}")
+        return 0.0, None
 
-    def close(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join()
-        self.conn.close()
-
+    def close(self, healthy: bool = True) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            self.referee._give_back(self.player, process, healthy)
 
 # -- one game ----------------------------------------------------------------------
-
-
-def _show_value(value: Any) -> str:
-    """A returned value for a fault message, without running any of the bot's code."""
-    if value is None or type(value) in (bool, int, float, str):
-        text = repr(value)
-        return text if len(text) <= 40 else text[:37] + "..."
-    return f"a {type(value).__name__}"
 
 
 def _show_move(move: Move) -> str:
@@ -572,7 +553,7 @@ def _show_move(move: Move) -> str:
             return str(move)
         except IndexError:
             pass
-    return f"Move({_show_value(color)}, {_show_value(tile)}, {_show_value(cell)})"
+    return f"Move({show_value(color)}, {show_value(tile)}, {show_value(cell)})"
 
 
 _tuple_new = tuple.__new__
@@ -615,65 +596,105 @@ def _legal_or_none(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Move 
 def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
     """The fault of a bot that answered ``value``, which is not one of the ``legal`` moves."""
     if type(value) is not Move:
-        return "invalid", f"returned {_show_value(value)}, not a Move"
+        return "invalid", f"returned {show_value(value)}, not a Move"
     if type(value.color) is int and value.color < 0:
         return "illegal", f"passed while {len(MoveSet(legal))} moves were legal"
     return "illegal", f"returned {_show_move(value)}, not a legal move"
 
 
 class PreparedBot(NamedTuple):
-    """A bot spec resolved once, to be made into a fresh bot game after game (see :func:`prepare_bot`)."""
+    """A bot spec resolved once, to be made into a fresh bot game after game (see :meth:`Referee.prepare`).
+
+    An in-process bot has its class; a bot program (any program, or a Python
+    bot under process isolation) has its :class:`~arena.botprocess.Program`
+    and what it declared in its handshake, and no class: its code never
+    runs in the referee.
+    """
 
     spec: BotSpec
-    cls: type[Bot]
+    cls: type[Bot] | None
     #: Every option the bot plays with, its defaults filled in.
     options: dict[str, Any]
     #: ``str(spec)``: the spec as the record writes it.
     text: str
     #: The JSON text of the bot's entry in the record's ``bots`` list after its ``"seat"`` member.
     entry_tail: str
+    program: Program | None = None
+    #: The name its log file is called after (a tournament's entrant name).
+    name: str = ""
 
     def __str__(self) -> str:
         return self.text
 
 
-def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
-    """Load and check the bot of a spec (text or :class:`BotSpec`) once; a :class:`PreparedBot` is kept as it is.
+def _entry_tail(text: str, options: Mapping[str, Any]) -> str:
+    return records.dumps_line({"spec": text, "options": dict(options)})[1:]
 
-    Raises :class:`~arena.bots.BotError` for a bot that cannot be loaded or options it does not take.
+
+def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
+    """An in-process bot: load and check the bot of a spec (text or :class:`BotSpec`) once.
+
+    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.bots.BotError`
+    for a bot that cannot be loaded or options it does not take.  Bots that
+    are programs are prepared by :meth:`Referee.prepare`.
     """
     if isinstance(bot, PreparedBot):
         return bot
     spec = bot if isinstance(bot, BotSpec) else parse_bot_spec(bot)
     options = bot_options(spec)
     text = str(spec)
-    tail = records.dumps_line({"spec": text, "options": options})[1:]
-    return PreparedBot(spec, load_bot(spec), options, text, tail)
+    return PreparedBot(spec, load_bot(spec), options, text, _entry_tail(text, options))
+
+
+def program_of(ref: str, program: Program | None = None) -> Program:
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot."""
+    if program is not None:
+        return program
+    if ref.startswith(EXEC_PREFIX):
+        return exec_program(ref)
+    return python_program(ref)
 
 
 class Referee:
-    """Plays games one after another under one guard: its clock, its stdout sink and its Ctrl-C handling.
+    """Plays games one after another: its clock, its bot processes, its stdout sink and its Ctrl-C handling.
 
     ::
 
         with Referee(time_limit=2.0) as referee:
             outcome = referee.play(["greedy", "random", "random"], seed=7)
+        referee.close()
 
     ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
+    ``isolation`` is ``"process"`` (every bot a program in the sandbox, the
+    default) or ``"none"`` (Python bots in this process: for trusted code, see
+    the module docstring; programs still run as processes).  Bot processes
+    are kept between games (one per bot and seat that plays at once) and
+    stopped by :meth:`close`; their standard error is appended to
+    ``logs/NAME.log`` when ``logs`` names a folder; ``hide`` are paths the
+    bots must not see (the results being written).
+
     The timer and signal handlers are set when the block is entered and given
     back when it is left, so a tournament worker sets them once for many
-    games.  With ``isolate=True`` every bot runs in its own process (see the
-    module docstring); that cannot be used inside a daemonic process such as
-    a pool worker.  :func:`play_game` plays a single game in a Referee of its own.
+    games.  :func:`play_game` plays a single game in a Referee of its own.
     """
 
-    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolate: bool = False) -> None:
+    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
+                 logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = ()) -> None:
         if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
             raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation is one of {', '.join(ISOLATIONS)}, not {isolation!r}")
         self.time_limit = float(time_limit)
-        self.isolate = isolate
+        self.isolation = isolation
+        self.logs = None if logs is None else os.fspath(logs)
+        self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
         self._guard: _Guard | None = None
         self._inline = False
+        # Idle bot processes by program, ready for their next game.
+        self._idle: dict[Program, list[BotProcess]] = {}
+        #: The walls each bot process got, by program (the last started).
+        self.walls: dict[Program, str] = {}
+        self._isolated: Referee | None = None
 
     def __enter__(self) -> Self:
         if self._guard is not None:
@@ -684,13 +705,99 @@ class Referee:
         self._guard = guard
         # In the main thread, with bots in this process, the guard's call is written out in
         # the game loop: a function call and a tuple per move are a good part of its cost.
-        self._inline = in_main and not self.isolate
+        self._inline = in_main
+        if self.isolation == "none":
+            _Tripwire.install()
+            _Tripwire.guard = guard
         return self
 
     def __exit__(self, *exc: object) -> None:
         guard, self._guard = self._guard, None
         if guard is not None:
+            if _Tripwire.guard is guard:
+                _Tripwire.guard = None
             guard.__exit__(*exc)
+
+    def close(self) -> None:
+        """Stop every bot process this referee keeps."""
+        for processes in self._idle.values():
+            for process in processes:
+                process.stop()
+        self._idle.clear()
+        if self._isolated is not None:
+            self._isolated.close()
+
+    # Bot processes -------------------------------------------------------------------
+
+    def prepare(self, bot: PreparedBot | BotSpec | str, *, name: str = "", program: Program | None = None) -> PreparedBot:
+        """Resolve a bot once: its class in-process (``isolation="none"``), else start its program,
+        shake hands and check the options against what it declares (the process is kept for its
+        first game).  ``program`` gives the command of an entrant that names one.
+
+        Raises :class:`~arena.bots.BotError` (one line) for a bot that cannot be used.
+        """
+        if isinstance(bot, PreparedBot):
+            return bot
+        if isinstance(bot, BotSpec):
+            ref, given = bot.ref, dict(bot.options)
+        else:
+            ref, given = split_bot_spec(bot)
+        if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
+            return prepare_bot(bot)
+        try:
+            program = program_of(ref, program)
+            process = BotProcess(program, log=self._log_path(name or ref), hide=self.hide)
+            declared = process.start(self.time_limit)
+        except BotProcessError as exc:
+            raise BotError(ref, str(exc)) from None
+        self.walls[program] = process.walls
+        try:
+            checked = check_declared(declared.options, ref, given)
+        except BotError:
+            process.stop()
+            raise
+        self._idle.setdefault(program, []).append(process)
+        spec = BotSpec(ref, checked)
+        options = {**declared.options, **checked}
+        text = str(spec)
+        return PreparedBot(spec, None, options, text, _entry_tail(text, options), program, name or ref)
+
+    def _isolated_referee(self) -> Referee:
+        """A referee of the same settings with every bot in a process of its own, inside its block."""
+        if self._isolated is None:
+            self._isolated = Referee(self.time_limit, isolation="process", logs=self.logs, hide=self.hide)
+        isolated = self._isolated
+        if isolated._guard is None:
+            isolated.__enter__()
+            # Left with this referee's block: its guard nests inside this one's.
+            assert self._guard is not None
+            self._guard._saved.append((lambda: isolated.__exit__(None, None, None),))
+        return isolated
+
+    def _log_path(self, name: str) -> str | None:
+        if self.logs is None:
+            return None
+        return os.path.join(self.logs, re.sub(r"[^A-Za-z0-9._+@#-]+", "_", name)[:80] + ".log")
+
+    def _borrow(self, player: PreparedBot) -> BotProcess:
+        """An idle process of the player's program, or a new one (raises BotProcessError)."""
+        assert player.program is not None
+        idle = self._idle.get(player.program)
+        if idle:
+            return idle.pop()
+        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide)
+        declared = process.start(self.time_limit)
+        self.walls[player.program] = process.walls
+        if {**declared.options, **player.spec.options} != player.options:
+            process.stop()
+            raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
+        return process
+
+    def _give_back(self, player: PreparedBot, process: BotProcess, healthy: bool) -> None:
+        if healthy and process.alive and player.program is not None:
+            self._idle.setdefault(player.program, []).append(process)
+        else:
+            process.kill()  # after a fault: a fresh process for the next game
 
     def play(
         self,
@@ -720,7 +827,7 @@ class Referee:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"a seed is an integer, not {seed!r}")
         settings = _settings(len(bots), scoring, penalty)
-        players = [prepare_bot(bot) for bot in bots]
+        players = [self.prepare(bot) for bot in bots]
         names = [p.text for p in players] if names is None else [str(name) for name in names]
         if len(names) != len(players):
             raise ValueError(f"{len(players)} bots need {len(players)} names, not {len(names)}")
@@ -730,8 +837,9 @@ class Referee:
 
         state = GameState(settings, _deal(seed, settings))
         time_limit = self.time_limit
-        isolate = self.isolate
         inline = self._inline
+        writer = TurnWriter(state) if any(p.program is not None for p in players) else None
+        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
         n = len(players)
         seats: list[Any] = []
         # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
@@ -751,7 +859,7 @@ class Referee:
             asks[seat] = chooses[seat] = None
             fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
             log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
-            seats[seat].close()
+            seats[seat].close(False)
 
         def make(seat: int, index: int) -> None:
             """Make the seat's bot at its first turn (and fault the seat when that fails)."""
@@ -761,7 +869,7 @@ class Referee:
             if problem is not None:
                 fault(seat, index, problem[0], "while starting: " + problem[1])
                 return
-            if inline:
+            if inline and players[seat].program is None:
                 chooses[seat] = seats[seat].bot.choose
             else:
                 asks[seat] = seats[seat].ask
@@ -771,10 +879,14 @@ class Referee:
         stdout = sys.stdout
         try:
             for seat, player in enumerate(players):
-                if isolate:
-                    seats.append(_IsolatedSeat(player.spec, seat, settings, player.options, seed, time_limit))
+                if player.program is not None:
+                    assert writer is not None
+                    seats.append(_ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:
-                    seats.append(_Seat(guard, player.cls, seat, settings, player.options, seed))
+                    # A copy of its own: a bot that changes its settings changes nothing outside.
+                    seats.append(_Seat(guard, player.cls, seat, copy.copy(settings), player.options, seed))
+            seat_settings = [getattr(s, "settings", settings) for s in seats]
+            _Tripwire.tripped = ""
 
             # The parts of the views.  The state's lists change in place and are copied into
             # tuples for every view; the captures change only with a capture, so their copy
@@ -811,7 +923,7 @@ class Referee:
                     else:
                         own = {c: tuple(racks[c]) for c in seat_colors[seat]}
                     view = _tuple_new(SeatView, (
-                        settings, seat, seat, False, tuple(boards), own, tuple(drawn), tuple(played_tiles),
+                        seat_settings[seat], seat, seat, False, tuple(boards), own, tuple(drawn), tuple(played_tiles),
                         captures_seen, tuple(history), state.passes, moves,
                     ))
                     if sys.stdout is not _SINK:
@@ -859,7 +971,7 @@ class Referee:
                     move = moves.choice(fallback[seat])
                 else:
                     # A bot in a process of its own, or a guard in another thread.
-                    value, elapsed, problem = asks[seat](SeatView.of(state, seat, moves))
+                    value, elapsed, problem = asks[seat](state, moves)
                     seconds[seat] += elapsed
                     move = _legal_or_none(value, legal) if problem is None else None
                     if move is None:
@@ -885,6 +997,14 @@ class Referee:
             for player in seats:
                 player.close()
 
+        if _Tripwire.tripped:
+            event, _Tripwire.tripped = _Tripwire.tripped, ""
+            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
+                        "process of its own", event, seed)
+            return self._isolated_referee().play(
+                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                on_move=on_move,
+            )
         return GameOutcome(
             state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
             players, time_limit, extra,
@@ -901,12 +1021,19 @@ def play_game(
     names: Sequence[str] | None = None,
     extra: Mapping[str, Any] | None = None,
     on_move: Callable[[GameState, Move], None] | None = None,
-    isolate: bool = False,
+    isolation: str = "process",
+    logs: str | os.PathLike[str] | None = None,
 ) -> GameOutcome:
-    """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`.
+    """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`
+    and :class:`Referee`.
 
     Raises ValueError for a bad number of bots, settings, names, seed or time
-    limit, and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+    limit, and :class:`~arena.bots.BotError` for a bot that cannot be used.
     """
-    with Referee(time_limit, isolate=isolate) as referee:
-        return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra, on_move=on_move)
+    referee = Referee(time_limit, isolation=isolation, logs=logs)
+    try:
+        with referee:
+            return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                                on_move=on_move)
+    finally:
+        referee.close()

@@ -1,0 +1,143 @@
+"""Run a Python bot as a bot program: ``python -m arena.bothost REF``.
+
+``REF`` is an entry-point name, ``package.module:Name`` or
+``path/to/file.py:Name``, as in a bot spec (without options: they come in
+each ``game`` message).  The bot is loaded here, in a fresh interpreter
+inside the sandbox, never in the referee; this module speaks
+``uptown-bot/1`` for it (``docs/PROTOCOL.md``) and hands it the same
+:class:`~arena.rules.view.SeatView` it would get in-process, rebuilt from
+each ``turn`` message.  A bot that plays the same in-process and here gives
+the same game record.
+
+The bot's ``print`` goes to standard error (the bot's log): standard output
+carries only protocol lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sys
+from typing import Any
+
+from . import protocol
+from .bots import Bot, BotError, describe_failure, description, load_bot, split_bot_spec
+from .rules import Move, SeatResult
+
+_encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+
+
+class _Host:
+    def __init__(self, ref: str, out: int) -> None:
+        self.ref = ref
+        self.out = out
+        self.cls: type[Bot] | None = None
+        self.problem = ""
+        try:
+            split_ref, inline = split_bot_spec(ref)
+            if inline:
+                raise BotError(ref, "give the bot without options: they come with each game")
+            self.cls = load_bot(split_ref)
+        except BotError as exc:
+            self.problem = str(exc)
+        self.bot: Bot | None = None
+        self.failed: tuple[str, str] | None = None
+        self.reader: protocol.ViewReader | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (_encode(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.out, data):]
+
+    def hello(self) -> None:
+        if self.cls is None:
+            self.send({"type": "error", "message": self.problem})
+            return
+        self.send({
+            "type": "hello", "protocol": protocol.PROTOCOL, "name": self.ref,
+            "description": description(self.cls), "options": dict(self.cls.options),
+        })
+
+    def game(self, message: dict[str, Any]) -> None:
+        start = protocol.read_game(message)
+        self.reader = protocol.ViewReader(start)
+        self.bot, self.failed = None, None
+        assert self.cls is not None
+        try:
+            bot = self.cls(start.seat, start.settings, {**self.cls.options, **start.options}, random.Random(start.seed))
+        except BaseException as exc:  # noqa: BLE001 - a bot may fail in any way
+            self.failed = _fault(exc, "while starting: ")
+            return
+        if not isinstance(bot, Bot):
+            self.failed = ("invalid", f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
+        else:
+            self.bot = bot
+
+    def turn(self, message: dict[str, Any]) -> None:
+        if self.bot is None or self.reader is None:
+            kind, text = self.failed or ("exception", "a turn came before its game")
+            self.send({"type": "error", "kind": kind, "message": text})
+            return
+        view = self.reader.view(message)
+        try:
+            value = self.bot.choose(view)
+        except BaseException as exc:  # noqa: BLE001
+            kind, text = _fault(exc)
+            self.send({"type": "error", "kind": kind, "message": text})
+            self.bot = None
+            return
+        if type(value) is Move and all(type(part) is int for part in value) and (value.color < 0 or (
+                0 <= value.color < 5 and 0 <= value.tile < 28 and 0 <= value.cell < 81)):
+            self.send({"type": "move", "move": str(value)})
+        else:
+            from .referee import show_value
+
+            self.send({"type": "error", "kind": "invalid", "message": f"returned {show_value(value)}, not a Move"})
+            self.bot = None
+
+    def over(self, message: dict[str, Any]) -> None:
+        if self.bot is None or type(self.bot).game_over is Bot.game_over:
+            return
+        try:
+            rows = [SeatResult(**row) for row in message["result"]]
+            self.bot.game_over(rows)
+        except BaseException as exc:  # noqa: BLE001
+            print(f"game_over failed: {describe_failure(exc)}", file=sys.stderr)
+        self.bot = None
+
+
+def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
+    if isinstance(exc, SystemExit):
+        return "exit", f"{prefix}called sys.exit({exc.code!r})"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupt", prefix + "raised KeyboardInterrupt"
+    return "exception", prefix + describe_failure(exc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m arena.bothost REF", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
+    # Standard output is the protocol's alone: anything the bot prints goes to standard error.
+    out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    host = _Host(argv[0], out)
+    handlers = {"hello": lambda m: host.hello(), "game": host.game, "turn": host.turn, "over": host.over}
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "quit":
+            break
+        handler = handlers.get(kind)
+        if handler is not None:
+            handler(message)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""The referee's side of a bot program: start it in the sandbox, talk ``uptown-bot/1``, keep the clock.
+
+A :class:`BotProcess` is one running program.  The referee writes a line
+and reads the answer with its own deadline (wall time, from writing the
+question to reading the whole answer); it reads only JSON from the program,
+at most :data:`~arena.protocol.MAX_LINE` bytes a line, and never anything
+else.  A program that is late, ends, or breaks the protocol is killed with
+everything it started (:meth:`BotProcess.kill`).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shlex
+import sys
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any
+
+from . import protocol, sandbox
+from .bots import EXEC_PREFIX
+from .protocol import MAX_LINE, Declared, ProtocolError
+
+#: How long a program may take to start and answer ``hello``, on top of the time limit.
+STARTUP_SECONDS = 10.0
+#: How long a program that was told to quit gets before it is killed.
+QUIT_SECONDS = 0.2
+
+
+class BotProcessError(RuntimeError):
+    """A program that cannot be used as a bot; the message is one line."""
+
+
+class Late(Exception):
+    """No answer within the time."""
+
+
+class Ended(Exception):
+    """The program's output ended: it exited or was killed."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """How to start one bot program: its command, the folder it starts in, what it adds to the
+    environment, and its limits.  Plain data, checked once."""
+
+    command: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+
+    @property
+    def text(self) -> str:
+        """The command as one line of shell words."""
+        return shlex.join(self.command)
+
+
+def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
+    """The program that runs the Python bot ``ref`` (an entry point, ``module:Name`` or ``file.py:Name``)
+    in a fresh interpreter: ``python -m arena.bothost REF``."""
+    where, colon, _ = ref.rpartition(":")
+    if colon and where.endswith(".py"):  # the bot runs elsewhere: name its file absolutely
+        ref = os.path.abspath(where) + ref[len(where):]
+    cwd = os.getcwd()
+    return Program((sys.executable, "-m", "arena.bothost", ref), cwd=cwd, limits=limits or sandbox.Limits())
+
+
+def exec_program(ref: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                 limits: sandbox.Limits | None = None) -> Program:
+    """The program of an ``exec:COMMAND`` ref; a relative command path is taken from the current folder."""
+    try:
+        words = shlex.split(ref[len(EXEC_PREFIX):])
+    except ValueError as exc:
+        raise BotProcessError(f"bot {ref!r}: the command cannot be read: {exc}") from None
+    if not words:
+        raise BotProcessError(f"bot {ref!r}: no command after {EXEC_PREFIX}")
+    return Program(tuple(words), cwd=cwd or os.getcwd(), env=tuple(sorted((env or {}).items())),
+                   limits=limits or sandbox.Limits())
+
+
+class BotProcess:
+    """A running bot program.  ``log`` is the file its standard error is appended to (None: discarded);
+    ``hide`` are paths it must not see."""
+
+    def __init__(self, program: Program, *, log: str | None = None, hide: tuple[str, ...] = ()) -> None:
+        self.program = program
+        self.log = log
+        self.hide = hide
+        self.declared: Declared | None = None
+        self._box: sandbox.Sandboxed | None = None
+        self._buffer = bytearray()
+        self._poll: Any = None
+        self._in = self._out = -1
+        self._log_start = 0
+
+    @property
+    def walls(self) -> str:
+        return self._box.walls if self._box is not None else "not started"
+
+    @property
+    def alive(self) -> bool:
+        return self._box is not None
+
+    def start(self, time_limit: float) -> Declared:
+        """Start the program and shake hands; :class:`BotProcessError` (one line) if it cannot be used."""
+        program = self.program
+        log_fd = None
+        if self.log is not None:
+            log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._log_start = os.lseek(log_fd, 0, os.SEEK_END)
+        try:
+            self._box = sandbox.start(
+                list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
+                hide=self.hide, stderr=log_fd,
+            )
+        except sandbox.SandboxError as exc:
+            raise BotProcessError(f"{program.text}: {exc}") from None
+        finally:
+            if log_fd is not None:
+                os.close(log_fd)
+        process = self._box.process
+        assert process.stdin is not None and process.stdout is not None
+        self._in, self._out = process.stdin.fileno(), process.stdout.fileno()
+        self._poll = select.poll()
+        self._poll.register(self._out, select.POLLIN)
+        self._buffer.clear()
+        limit = time_limit if time_limit < STARTUP_SECONDS else STARTUP_SECONDS
+        try:
+            self.send(protocol.HELLO_LINE)
+            self.declared = protocol.read_hello(self.read(STARTUP_SECONDS + limit))
+        except Late:
+            self.kill()
+            raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s") from None
+        except Ended:
+            why = self.ended_text()
+            self.kill()
+            raise BotProcessError(f"{program.text}: ended before answering hello ({why})") from None
+        except protocol.Refused as exc:
+            self.kill()
+            raise BotProcessError(str(exc)) from None
+        except ProtocolError as exc:
+            self.kill()
+            raise BotProcessError(f"{program.text}: {exc}") from None
+        return self.declared
+
+    def send(self, data: bytes) -> None:
+        """Write ``data`` (whole lines); :class:`Ended` when the program no longer reads."""
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._in, view)
+            except (BrokenPipeError, OSError):
+                raise Ended from None
+            view = view[written:]
+
+    def read(self, seconds: float) -> dict[str, Any]:
+        """The next line, parsed, within ``seconds`` of now: :class:`Late`, :class:`Ended` or
+        :class:`~arena.protocol.ProtocolError` otherwise."""
+        return protocol.parse_line(self.read_line(perf_counter() + seconds))
+
+    def read_line(self, deadline: float) -> bytes:
+        """The next whole line before ``deadline`` (``perf_counter``)."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[:end + 1])
+                del buffer[:end + 1]
+                return line
+            if len(buffer) >= MAX_LINE:
+                raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")
+            left = deadline - perf_counter()
+            if left <= 0:
+                raise Late
+            if not self._poll.poll(left * 1000.0 + 0.5):
+                continue
+            try:
+                chunk = os.read(self._out, MAX_LINE)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise Ended
+            buffer += chunk
+            if len(buffer) > MAX_LINE and buffer.find(b"\n", 0, MAX_LINE) < 0:
+                raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")
+
+    def pending(self) -> bool:
+        """Whether the program wrote more than it was asked for."""
+        return bool(self._buffer) or bool(self._poll.poll(0))
+
+    def note(self, text: str) -> None:
+        """A line of the referee's in the program's log (which game follows)."""
+        if self.log is not None:
+            try:
+                with open(self.log, "a", encoding="utf-8") as log:
+                    log.write(f"--- arena: {text} ---\n")
+            except OSError:
+                pass
+
+    def ended_text(self) -> str:
+        """How the program ended and the last lines of its standard error, for a fault message."""
+        box = self._box
+        if box is None:
+            return "not running"
+        box.wait(1.0)
+        text = box.exit_text()
+        tail = self.stderr_tail()
+        if tail:
+            text += f"; its last words: {tail}"
+        if self.log is not None:
+            text += f" (log: {self.log})"
+        return text
+
+    def stderr_tail(self, lines: int = 3) -> str:
+        """The last lines the program wrote to its standard error since it started."""
+        if self.log is None:
+            return ""
+        try:
+            with open(self.log, "rb") as log:
+                size = log.seek(0, os.SEEK_END)
+                start = max(self._log_start, size - 4096)
+                log.seek(start)
+                data = log.read()
+        except OSError:
+            return ""
+        found = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+        found = [line for line in found if not line.startswith("--- arena:")][-lines:]
+        return " | ".join(line if len(line) <= 160 else line[:157] + "..." for line in found)
+
+    def stop(self) -> None:
+        """Ask the program to quit, then kill what is left of it."""
+        if self._box is None:
+            return
+        try:
+            self.send(protocol.QUIT_LINE)
+        except Ended:
+            pass
+        self._box.wait(QUIT_SECONDS)
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the program and everything it started."""
+        box, self._box = self._box, None
+        if box is not None:
+            box.kill()
+        self._buffer.clear()
+
+
+def probe(program: Program, time_limit: float = STARTUP_SECONDS) -> tuple[Declared, str]:
+    """Start ``program``, shake hands and stop it: what it declares, and the walls it ran in."""
+    process = BotProcess(program)
+    try:
+        declared = process.start(time_limit)
+        return declared, process.walls
+    finally:
+        process.stop()

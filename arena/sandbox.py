@@ -1,0 +1,375 @@
+"""Start a bot program inside walls, and tear all of it down.
+
+:func:`start` runs a command through ``arena/jail.py`` with the strongest
+walls this machine allows, found once per process by :func:`walls`:
+
+* ``jail`` (as root, where namespaces work): the program is PID 1 of PID,
+  mount, network, IPC and UTS namespaces of its own, so it sees no other
+  process, has no network, and everything it starts dies with it; every
+  mount is read-only, ``/tmp`` is a private tmpfs (its working folder and
+  ``HOME``), the results being written are hidden under empty mounts; it
+  runs as a uid of its own (or, when its files cannot be read by another
+  uid, as root with every capability dropped for good); a cgroup caps its
+  memory and processes; resource limits cap open files, file sizes, core
+  dumps.
+* ``rlimits`` (anywhere else): a session of its own, resource limits
+  (address space for memory, processes, open files), ``no_new_privs``, a
+  private temporary working folder.  What it starts is killed with its
+  process group, which a program that calls ``setsid`` can leave.
+
+``ARENA_SANDBOX=rlimits`` asks for the weaker level even where the stronger
+one is possible (tests use it).  The level a bot got is
+:attr:`Sandboxed.walls`, reported by the referee, never assumed.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+JAIL = str(Path(__file__).with_name("jail.py"))
+#: The exit status of the jail when a wall could not be put up.
+EXIT_JAIL = 125
+#: First uid of the range bot processes run as (one each, so that limits per uid are theirs alone).
+UID_BASE = 1_500_000
+_CGROUP_ROOT = Path("/sys/fs/cgroup")
+_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one bot process may use."""
+
+    memory_mb: int = 2048
+    #: Processes and threads, the program itself included.
+    processes: int = 64
+    open_files: int = 256
+    #: The largest file it may write (its standard error log included).
+    file_mb: int = 256
+    #: The size of its private ``/tmp``.
+    tmp_mb: int = 64
+
+
+class SandboxError(RuntimeError):
+    """A program that cannot be started; the message is one line."""
+
+
+# -- what this machine allows ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cgroups:
+    version: int
+    #: v1: the memory and pids hierarchies; v2: the arena's parent cgroup.
+    bases: tuple[Path, ...]
+
+
+@functools.lru_cache(maxsize=1)
+def _cgroups() -> _Cgroups | None:
+    """Where bot cgroups can be made (root only), or None."""
+    if os.geteuid() != 0:
+        return None
+    v1 = (_CGROUP_ROOT / "memory", _CGROUP_ROOT / "pids")
+    if all((base / "cgroup.procs").is_file() for base in v1):
+        bases = tuple(base / "arena" for base in v1)
+        try:
+            for base in bases:
+                base.mkdir(exist_ok=True)
+            return _Cgroups(1, bases)
+        except OSError:
+            return None
+    if (_CGROUP_ROOT / "cgroup.controllers").is_file():
+        base = _CGROUP_ROOT / "arena"
+        try:
+            if not {"memory", "pids"} <= set((_CGROUP_ROOT / "cgroup.controllers").read_text().split()):
+                return None
+            (_CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory +pids")
+            base.mkdir(exist_ok=True)
+            (base / "cgroup.subtree_control").write_text("+memory +pids")
+            return _Cgroups(2, (base,))
+        except OSError:
+            return None
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def walls() -> str:
+    """The strongest level this machine allows: ``jail`` or ``rlimits`` (see the module docstring)."""
+    if os.environ.get("ARENA_SANDBOX") == "rlimits" or os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return "rlimits"
+    try:
+        probe = start(["true"], level="jail")
+    except SandboxError:
+        return "rlimits"
+    code = probe.wait(10)
+    probe.kill()
+    return "jail" if code == 0 else "rlimits"
+
+
+def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
+    """A line saying what a level's walls are."""
+    if level == "jail":
+        who = "its own uid" if uid is not None else "root without capabilities"
+        limits = "cgroup memory and process limits" if cgroup else "rlimits (no cgroups here)"
+        return f"jail: own PID, mount, network and IPC namespaces, read-only files, private /tmp, {who}, {limits}"
+    return "rlimits: own session, resource limits, private folder (no namespaces: not root, or not allowed here)"
+
+
+def _readable_by_others(path: str) -> bool:
+    """Whether a uid of no group can read ``path`` and walk to it."""
+    try:
+        target = Path(path).resolve()
+        if not target.exists():
+            return True
+        mode = target.stat().st_mode
+        if not mode & 0o004 or (target.is_dir() and not mode & 0o001):
+            return False
+        return all(parent.stat().st_mode & 0o001 for parent in target.parents)
+    except OSError:
+        return False
+
+
+def needs_root_files(command: list[str], cwd: str | None, env: dict[str, str]) -> bool:
+    """Whether the program's own files (its executable, its folder, paths among its arguments) are out of
+    reach of another uid, so that it must run as root without capabilities."""
+    exe = shutil.which(command[0], path=env.get("PATH", _PATH)) if "/" not in command[0] else command[0]
+    if exe is None:
+        return False
+    base = cwd or os.getcwd()
+    paths = [os.path.join(base, exe), *(os.path.realpath(os.path.join(base, exe)),)]
+    if cwd:
+        paths.append(cwd)
+    for arg in command[1:]:
+        candidate = os.path.join(base, arg)
+        if not arg.startswith("-") and os.path.exists(candidate):
+            paths.append(candidate)
+    # An interpreter finds its libraries next to its real executable (a venv, pyenv).
+    real = os.path.realpath(os.path.join(base, exe))
+    paths.append(os.path.dirname(os.path.dirname(real)))
+    if Path(real).name.startswith("python"):
+        paths += [sys.prefix, sys.base_prefix, str(Path(__file__).parent)]
+    return not all(_readable_by_others(p) for p in paths)
+
+
+# -- one sandboxed program -------------------------------------------------------------
+
+
+_uids = iter(range(1_000_000))
+
+
+def _new_uid() -> int:
+    return UID_BASE + (os.getpid() % 4096) * 64 + next(_uids) % 64
+
+
+class Sandboxed:
+    """A running program: its pipes, its walls, and :meth:`kill` to end all of it."""
+
+    def __init__(self, process: subprocess.Popen[bytes], walls: str, cgroups: list[Path], folder: str | None,
+                 limits: Limits) -> None:
+        self.process = process
+        #: The line of :func:`describe` for the walls it got.
+        self.walls = walls
+        self.limits = limits
+        self._cgroups = cgroups
+        self._folder = folder
+        self._dead = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait(self, timeout: float) -> int | None:
+        """Its exit status once it has ended (within ``timeout`` seconds), else None."""
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def out_of_memory(self) -> bool:
+        """Whether its cgroup ran out of memory."""
+        for group in self._cgroups:
+            for name, key in (("memory.oom_control", "oom_kill"), ("memory.events", "oom_kill")):
+                try:
+                    for line in (group / name).read_text().splitlines():
+                        field, _, value = line.partition(" ")
+                        if field == key and int(value) > 0:
+                            return True
+                except (OSError, ValueError):
+                    continue
+        return False
+
+    def exit_text(self) -> str:
+        """How it ended: ``exit code 3``, ``killed by signal 11 (SIGSEGV)``, ``out of memory …``."""
+        code = self.process.poll()
+        if code is None:
+            return "still running"
+        if self.out_of_memory():
+            return f"killed for using more than its memory limit of {self.limits.memory_mb} MiB"
+        if code == EXIT_JAIL:
+            return "the sandbox could not start it (see its log)"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = "?"
+            return f"killed by signal {-code} ({name})"
+        return f"exit code {code}"
+
+    def kill(self) -> None:
+        """Kill it and everything it started, and free what it held.  Safe to call twice."""
+        if self._dead:
+            return
+        self._dead = True
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.wait()
+        for group in self._cgroups:
+            _empty_cgroup(group)
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def _empty_cgroup(group: Path) -> None:
+    """Kill what is left in a cgroup and remove it (the PID namespace usually did the killing)."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            group.rmdir()
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY) or time.monotonic() > deadline:
+                return
+            time.sleep(0.005)
+
+
+def _make_cgroups(limits: Limits) -> list[Path]:
+    found = _cgroups()
+    if found is None:
+        return []
+    name = f"bot-{os.getpid()}-{next(_uids)}"
+    made: list[Path] = []
+    memory = limits.memory_mb * 1024 * 1024
+    try:
+        if found.version == 1:
+            mem, pids = (base / name for base in found.bases)
+            for group in (mem, pids):
+                group.mkdir()
+                made.append(group)
+            (mem / "memory.limit_in_bytes").write_text(str(memory))
+            if (mem / "memory.memsw.limit_in_bytes").exists():
+                (mem / "memory.memsw.limit_in_bytes").write_text(str(memory))
+            (pids / "pids.max").write_text(str(limits.processes))
+        else:
+            group = found.bases[0] / name
+            group.mkdir()
+            made.append(group)
+            (group / "memory.max").write_text(str(memory))
+            if (group / "memory.swap.max").exists():
+                (group / "memory.swap.max").write_text("0")
+            (group / "pids.max").write_text(str(limits.processes))
+    except OSError as exc:
+        for group in made:
+            _empty_cgroup(group)
+        raise SandboxError(f"cannot set up a cgroup for the bot: {exc.strerror or exc}") from None
+    return made
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    count += 1
+            except OSError:
+                pass
+    return count
+
+
+def start(
+    command: list[str],
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    limits: Limits = Limits(),
+    hide: tuple[str, ...] = (),
+    stderr: int | None = None,
+    level: str | None = None,
+) -> Sandboxed:
+    """Start ``command`` inside walls, with pipes on its standard input and output.
+
+    ``cwd`` is the folder it starts in (default: its private folder); ``env``
+    is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``hide``
+    are paths it must not see (with the ``jail`` level); ``stderr`` is a file
+    descriptor for its standard error (default: discarded).
+    """
+    if not command:
+        raise SandboxError("no command to start")
+    level = level or walls()
+    extra = dict(env or {})
+    in_jail = level == "jail"
+    folder = None if in_jail else tempfile.mkdtemp(prefix="arena-bot-")
+    home = "/tmp" if in_jail else folder
+    environment = {"PATH": _PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
+    uid: int | None = None
+    if os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
+        uid = _new_uid()
+        if folder is not None:
+            os.chown(folder, uid, uid)
+    cgroups = _make_cgroups(limits) if in_jail else []
+    rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
+    if not cgroups:
+        rlimits["AS"] = limits.memory_mb << 20
+        if uid is not None or os.geteuid() != 0:
+            rlimits["NPROC"] = limits.processes + _processes_of(uid if uid is not None else os.geteuid())
+    settings = {
+        "parent": os.getpid(),
+        "namespaces": in_jail,
+        "cgroups": [str(group / "cgroup.procs") for group in cgroups],
+        "hide": [str(Path(p).resolve()) for p in hide if os.path.exists(p)],
+        "tmp_mb": limits.tmp_mb,
+        "uid": uid,
+        "rlimits": rlimits,
+        "cwd": cwd or home,
+        "env": environment,
+    }
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", JAIL, json.dumps(settings), "--", *command],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr if stderr is not None else subprocess.DEVNULL,
+            cwd="/", env={"PATH": _PATH}, start_new_session=True, close_fds=True, bufsize=0,
+        )
+    except OSError as exc:
+        for group in cgroups:
+            _empty_cgroup(group)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
+    return Sandboxed(process, describe(level, uid, bool(cgroups)), cgroups, folder, limits)
