@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import click
@@ -23,6 +24,17 @@ def _check_record_path(path: Path) -> None:
         raise click.BadParameter(f"{path} is not writable", param_hint="'--record'")
 
 
+def _log_folder(logs: Path | None) -> Path:
+    """The folder for the bots' standard error: the one given (made if need be), or a new one."""
+    if logs is None:
+        return Path(tempfile.mkdtemp(prefix="arena-play-logs-"))
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(f"cannot make {logs}: {exc.strerror or exc}", param_hint="'--logs'") from None
+    return logs
+
+
 @click.command("play")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
 @click.option("--seed", type=int, help="The deal's seed (default: a random one, printed).")
@@ -34,7 +46,10 @@ def _check_record_path(path: Path) -> None:
               help="Per-move time limit; a bot that runs past it is faulted (default 10).")
 @click.option("--record", "record_path", type=click.Path(path_type=Path), metavar="FILE",
               help="Write the game record (uptown-game/1) to FILE.")
-@click.option("--isolate", is_flag=True, help="Run every bot in its own process, killed at the time limit.")
+@click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
+              help="process: every bot a program in the sandbox; none: Python bots in this process (trusted code).")
+@click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="The folder for the bots' standard error (default: a new temporary folder, printed).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
 def command(
     bots: tuple[str, ...],
@@ -43,13 +58,15 @@ def command(
     penalty: str,
     time_limit: float | None,
     record_path: Path | None,
-    isolate: bool,
+    isolation: str,
+    logs: Path | None,
     quiet: bool,
 ) -> None:
     """Play one game between 2 to 5 BOTs and show the final board and the result.
 
-    A BOT is a name from `arena bots`, package.module:Name or
-    path/to/file.py:Name, optionally followed by options:
+    A BOT is a name from `arena bots`, package.module:Name,
+    path/to/file.py:Name or exec:COMMAND (any program that speaks the
+    protocol uptown-bot/1), optionally followed by options:
     mcts:iterations=400,seconds=0.5.  Seat 0 (the first BOT) moves first.
 
     \b
@@ -57,17 +74,17 @@ def command(
       arena play random random random random
       arena play greedy mcts:iterations=200 --seed 7 --record game.json
       arena play examples/example_bot.py:ExampleBot random --time-limit 2
+      arena play "exec:node examples/protocol/random_bot.js" greedy
     """
     from .. import records, render
-    from ..bots import BotError, parse_bot_spec
-    from ..referee import DEFAULT_TIME_LIMIT, play_game
+    from ..bots import BotError, split_bot_spec
+    from ..referee import DEFAULT_TIME_LIMIT, Referee
 
     if not 2 <= len(bots) <= 5:
         raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")
-    specs = []
     for text in bots:
         try:
-            specs.append(parse_bot_spec(text))
+            split_bot_spec(text)
         except BotError as exc:
             raise click.ClickException(str(exc)) from None
     if record_path is not None:
@@ -75,8 +92,19 @@ def command(
     if seed is None:
         seed = secrets.randbelow(2**32)
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    log_dir = _log_folder(logs)
 
-    outcome = play_game(specs, seed, scoring=scoring, penalty=penalty, time_limit=limit, isolate=isolate)
+    referee = Referee(limit, isolation=isolation, logs=log_dir)
+    try:
+        with referee:
+            try:
+                players = [referee.prepare(text) for text in bots]
+            except BotError as exc:
+                raise click.ClickException(str(exc)) from None
+            outcome = referee.play(players, seed, scoring=scoring, penalty=penalty)
+    finally:
+        referee.close()
+    walls = sorted(set(referee.walls.values()))
     state = outcome.state
     names = [player["name"] for player in outcome.record["players"]]
 
@@ -95,6 +123,7 @@ def command(
             line += "; faults: " + ", ".join(
                 f"seat {f['seat']} {f['kind']} at move {f['move']}" for f in outcome.faults
             )
+            line += f"; bot logs in {log_dir}"
         click.echo(line)
         return
     shown_limit = "no time limit" if math.isinf(limit) else f"time limit {limit:g} s"
@@ -112,5 +141,10 @@ def command(
         ),
         nl=False,
     )
+    for line in walls:
+        click.echo(f"bots ran in {line}")
+    if isolation == "none":
+        click.echo("Python bots ran in this process (isolation none: trusted code only)")
+    click.echo(f"bot logs (their standard error) in {log_dir}")
     if record_path is not None:
         click.echo(f"record written to {record_path}")

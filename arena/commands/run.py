@@ -12,7 +12,7 @@ import click
 @click.command(name="run")
 @click.argument("file", metavar="FILE")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes playing games (default: the CPUs this process may use). 1 plays in this process.")
+              help="Worker processes playing games (default: the CPUs this process may use).")
 @click.option("--out", "out", metavar="DIR", default=None,
               help="Results folder (default: results/NAME, NAME from the file).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
@@ -20,10 +20,13 @@ import click
 @click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
 @click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
               help="How worker processes are started (default: the platform's).")
+@click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
+              help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
+                   "(default: the file's isolation key, else process).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; still print the standings.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, compress: bool,
-    start_method: str | None, quiet: bool,
+    start_method: str | None, isolation: str | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
 
@@ -32,14 +35,14 @@ def command(
     results/NAME/ as each game finishes; after an interruption, run the same
     command with --resume to play only the missing games.
     """
-    from ..tournament.config import ConfigError, check_bots, load_config
+    from ..tournament.config import ConfigError, check_bots, load_config, with_isolation
     from ..tournament.runner import Interrupted, RunError, run_tournament
     from ..tournament.schedule import count_games, tables
 
     path = Path(file)
     try:
-        config = load_config(path)
-        check_bots(config, str(path))
+        config = with_isolation(load_config(path), isolation)
+        walls = check_bots(config, str(path))
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
     text = path.read_text(encoding="utf-8")
@@ -55,10 +58,14 @@ def command(
             f"{workers} worker(s) -> {folder}",
             err=True,
         )
+        for line in sorted(set(walls.values())):
+            click.echo(f"bots run in {line}", err=True)
+        if config.isolation == "none":
+            click.echo("Python bots run inside the workers (isolation none: trusted code only)", err=True)
     try:
         summary = run_tournament(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
-            overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(),
+            overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
@@ -83,6 +90,6 @@ def command(
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
-            f"seats.csv, arena.log.  More tables: arena report {folder}",
+            f"seats.csv, arena.log, bots/ (the bots' logs).  More tables: arena report {folder}",
             err=True,
         )

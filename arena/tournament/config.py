@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+import os
+import shlex
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +43,11 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
 ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 
-TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
-ENTRANT_KEYS = ("name", "bot", "options")
+TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
+ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
+#: Where bots run: each a program in the sandbox (the default), or Python bots in the workers (trusted code).
+ISOLATIONS = ("process", "none")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class ConfigError(ValueError):
@@ -51,10 +56,48 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Entrant:
-    """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with."""
+    """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with.
+
+    An entrant that names a ``command`` is a bot program: its spec is ``exec:COMMAND`` (plus options),
+    started in ``cwd`` (default: the folder the arena runs in) with ``env`` added to its environment.
+    """
 
     name: str
     spec: str
+    command: tuple[str, ...] | None = None
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    #: Its process's memory limit (MiB); None: the default.
+    memory_mb: int | None = None
+    #: The options of an entrant with a command, as the file gives them (checked against its handshake).
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def bot(self) -> Any:
+        """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
+        if self.command is None:
+            return self.spec
+        from ..bots import BotSpec
+
+        return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
+
+    def program(self) -> Any:
+        """The :class:`~arena.botprocess.Program` of an entrant whose spec or command names one, else None."""
+        from ..botprocess import Program, exec_program
+        from ..bots import EXEC_PREFIX
+        from ..sandbox import Limits
+
+        limits = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
+        if self.command is not None:
+            return Program(self.command, cwd=os.path.abspath(self.cwd or "."), env=self.env, limits=limits)
+        if self.spec.startswith(EXEC_PREFIX) or self.memory_mb is not None:
+            from ..botprocess import python_program
+            from ..bots import split_bot_spec
+
+            ref, _ = split_bot_spec(self.spec)
+            if ref.startswith(EXEC_PREFIX):
+                return exec_program(ref, limits=limits)
+            return python_program(ref, limits)
+        return None
 
 
 @dataclass(frozen=True)
@@ -70,6 +113,8 @@ class TournamentConfig:
     penalty: str = "color"
     time_limit: float = DEFAULT_TIME_LIMIT
     rotate: bool = True
+    #: Not part of what makes two runs the same: isolation never changes a game.
+    isolation: str = field(default="process", compare=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -100,19 +145,58 @@ def _fail(source: str, key: str, reason: str) -> ConfigError:
     return ConfigError(f"{source}: {key}: {reason}")
 
 
-def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str]:
+def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
+    """The keys of an entrant that say how its program starts: command, cwd, env, memory_mb."""
+    found: dict[str, Any] = {}
+    if "command" in table:
+        command = table["command"]
+        if (not isinstance(command, list) or not command
+                or not all(isinstance(w, str) and w and "\0" not in w for w in command)):
+            raise _fail(source, f"{where}.command", "must be a non-empty array of strings, e.g. [\"node\", \"bot.js\"]")
+        found["command"] = tuple(command)
+    if "cwd" in table:
+        cwd = table["cwd"]
+        if not isinstance(cwd, str) or not cwd:
+            raise _fail(source, f"{where}.cwd", "must be a folder's path")
+        if not os.path.isdir(cwd):
+            raise _fail(source, f"{where}.cwd", f"{cwd} is not a folder")
+        found["cwd"] = cwd
+    if "env" in table:
+        env = table["env"]
+        if not isinstance(env, dict) or not all(
+                isinstance(k, str) and _ENV_NAME.fullmatch(k) and isinstance(v, str) and "\0" not in v
+                for k, v in env.items()):
+            raise _fail(source, f"{where}.env", "must be a table of NAME = \"text\"")
+        found["env"] = tuple(sorted(env.items()))
+    if "memory_mb" in table:
+        memory = table["memory_mb"]
+        if not _is_int(memory) or not 16 <= memory <= 1 << 20:
+            raise _fail(source, f"{where}.memory_mb", f"must be a whole number of MiB of at least 16, not {memory!r}")
+        found["memory_mb"] = memory
+    if ("cwd" in found or "env" in found) and "command" not in found:
+        raise _fail(source, where, "cwd and env go with command = [...]")
+    return found
+
+
+def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict[str, Any]]:
     where = f"entrants[{index}]"
     if not isinstance(table, dict):
         raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
     for key in table:
         if key not in ENTRANT_KEYS:
             raise _fail(source, f"{where}.{key}", f"unknown key (an entrant takes {', '.join(ENTRANT_KEYS)})")
-    if "bot" not in table:
+    program = _program_keys(source, where, table)
+    if "command" in program:
+        if "bot" in table:
+            raise _fail(source, where, "give either bot or command, not both")
+        bot = "exec:" + shlex.join(program["command"])
+    elif "bot" not in table:
         raise _fail(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
-    bot = table["bot"]
-    if not isinstance(bot, str) or not bot.strip():
-        raise _fail(source, f"{where}.bot", "must be a bot name or spec string")
-    bot = bot.strip()
+    else:
+        bot = table["bot"]
+        if not isinstance(bot, str) or not bot.strip():
+            raise _fail(source, f"{where}.bot", "must be a bot name or spec string")
+        bot = bot.strip()
     options = table.get("options", {})
     if not isinstance(options, dict):
         raise _fail(source, f"{where}.options", "must be a table of option = value")
@@ -121,8 +205,10 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str]:
             raise _fail(source, f"{where}.options.{key}", "an option value is a number, a boolean or a string")
         if isinstance(value, str) and ("," in value or "=" in value):
             raise _fail(source, f"{where}.options.{key}", "a string option may not contain ',' or '='")
+    if "command" in program:
+        program["options"] = tuple(options.items())
     if options:
-        if "=" in bot:
+        if "=" in bot and "command" not in program:
             raise _fail(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
         bot = spec_text(bot, options)
     name = table.get("name")
@@ -131,7 +217,7 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str]:
             source, f"{where}.name",
             f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
         )
-    return name, bot
+    return name, bot, program
 
 
 def parse_config(text: str, source: str = "<tournament>", default_name: str | None = None) -> TournamentConfig:
@@ -180,6 +266,9 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
     rotate = data.get("rotate", True)
     if not isinstance(rotate, bool):
         raise _fail(source, "rotate", f"must be true or false, not {rotate!r}")
+    isolation = data.get("isolation", "process")
+    if isolation not in ISOLATIONS:
+        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
 
     tables = data["entrants"]
     if not isinstance(tables, list):
@@ -189,7 +278,7 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
     entrants = []
     seen: dict[str, int] = {}
     for index, table in enumerate(tables):
-        entrant_name, bot = _entrant(source, index, table)
+        entrant_name, bot, program = _entrant(source, index, table)
         entrant_name = entrant_name or _default_name(bot)
         if entrant_name in seen:
             raise _fail(
@@ -197,10 +286,10 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
                 f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
             )
         seen[entrant_name] = index
-        entrants.append(Entrant(entrant_name, bot))
+        entrants.append(Entrant(entrant_name, bot, **program))
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=float(time_limit), rotate=rotate,
+        scoring=scoring, penalty=penalty, time_limit=float(time_limit), rotate=rotate, isolation=isolation,
     )
 
 
@@ -223,12 +312,30 @@ def load_config(path: str | Path) -> TournamentConfig:
     return parse_config(text, str(path), default_name=path.stem)
 
 
-def check_bots(config: TournamentConfig, source: str) -> None:
-    """Load every entrant's bot with its options, so a bad one stops the run before any game starts."""
-    from ..bots import BotError, load_bot, parse_bot_spec
+def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:
+    """``config`` with its isolation overridden (None: as the file says)."""
+    return config if isolation is None else replace(config, isolation=isolation)
 
-    for index, entrant in enumerate(config.entrants):
-        try:
-            load_bot(parse_bot_spec(entrant.spec))
-        except BotError as exc:
-            raise _fail(source, f"entrants[{index}].bot", str(exc)) from None
+
+def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
+    """Check every entrant's bot with its options once, so a bad one stops the run before any game
+    starts: loaded in this process with isolation ``none``, else started in the sandbox for its
+    handshake (no bot code runs here).  Returns the walls each bot program got, by entrant name.
+    """
+    from ..bots import BotError
+    from ..referee import Referee
+
+    referee = Referee(config.time_limit, isolation=config.isolation)
+    walls: dict[str, str] = {}
+    try:
+        for index, entrant in enumerate(config.entrants):
+            key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
+            try:
+                prepared = referee.prepare(entrant.bot(), name=entrant.name, program=entrant.program())
+            except BotError as exc:
+                raise _fail(source, key, f"{entrant.name}: {exc}") from None
+            if prepared.program is not None:
+                walls[entrant.name] = referee.walls[prepared.program]
+    finally:
+        referee.close()
+    return walls

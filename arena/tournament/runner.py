@@ -37,7 +37,7 @@ from typing import IO, Any
 
 from .config import TournamentConfig
 from .schedule import Game, count_games, schedule
-from .store import GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
+from .store import BOTS_FOLDER, GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
 from .workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
@@ -127,8 +127,13 @@ def run_tournament(
     overwrite: bool = False,
     compress: bool = False,
     progress: bool = False,
+    hide: tuple[str, ...] = (),
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``; see the module docstring.
+
+    Bot programs never see ``out`` (the results being written) nor the paths in ``hide``
+    (the tournament file, whose master seed says every deal); their standard error goes
+    to ``out/bots/ENTRANT.log``.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -149,8 +154,8 @@ def run_tournament(
     played = 0
     try:
         log.info(
-            "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s)",
-            config.name, total, len(done), remaining, workers, ctx.get_start_method(),
+            "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
+            config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
         )
         if recovered.dropped or recovered.cut_bytes:
             log.info(
@@ -158,7 +163,9 @@ def run_tournament(
                 recovered.dropped, recovered.cut_bytes,
             )
         if remaining:
-            played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress)
+            places = (str(out / BOTS_FOLDER), (str(out), *hide))
+            played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
+                           places)
         sort_games_file(out / GAMES_FILE)
         log.info("tournament %s: all %d games stored (%d played now)", config.name, total, played)
     finally:
@@ -175,10 +182,11 @@ def _open_records(path: Path, compressed: bool) -> IO[bytes]:
 def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
+    places: tuple[str, tuple[str, ...]],
 ) -> int:
     from tqdm import tqdm
 
-    init_args = (worker_settings(config), logs.queue, logging.INFO)
+    init_args = (worker_settings(config, *places), logs.queue, logging.INFO)
     bound = game_bound(config.players, config.time_limit)
     stored = len(done)
     played = 0

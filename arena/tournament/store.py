@@ -19,6 +19,7 @@ import gzip
 import itertools
 import json
 import os
+import shutil
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from .rows import header_text
 from .schedule import schedule
 
 TOURNAMENT_FILE = "tournament.toml"
+#: The folder of the bots' logs (their standard error), one file per entrant.
+BOTS_FOLDER = "bots"
 GAMES_FILE = "games.csv"
 RECORDS_FILE = "records.jsonl"
 RECORDS_GZ_FILE = "records.jsonl.gz"
@@ -269,6 +272,7 @@ def prepare_folder(
                 (out / name).unlink()
             except OSError as exc:
                 raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
+        shutil.rmtree(out / BOTS_FOLDER, ignore_errors=True)
         ours = []
     if existing.exists():
         try:
@@ -292,6 +296,7 @@ def prepare_folder(
 
     try:
         out.mkdir(parents=True, exist_ok=True)
+        (out / BOTS_FOLDER).mkdir(exist_ok=True)
         if not existing.exists():
             tmp = out / (TOURNAMENT_FILE + ".tmp")
             tmp.write_text(text, encoding="utf-8")

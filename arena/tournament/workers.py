@@ -1,31 +1,38 @@
 """Worker processes that play a tournament's games, and the parent's side of them.
 
-Every worker is a process of its own, also when there is only one: bots run
-there and never in the process that stores the results, so nothing a bot does
-can stop the run.  The parent hands each worker chunks of games of the
-schedule over a pipe of its own, two at a time (one played, one waiting), and
-gets back one message per chunk: its record lines and ``games.csv`` rows.
+Every worker is a process of its own, also when there is only one, and the
+process that stores the results runs no bot code.  With isolation
+``process`` (the default) a worker runs no bot code either: it keeps one bot
+program per entrant (per seat it plays at once) in the sandbox, started
+when the worker starts and kept from game to game, and talks to it in
+``uptown-bot/1``.  With isolation ``none`` the bots run inside the worker.
 
-A worker whose process ends while it plays — a bot called ``os._exit``, the
-interpreter crashed, the system killed it — is replaced, and so is one whose
-game runs longer than its bots' time limits allow (:func:`game_bound`: a bot
-stuck inside C code, where the in-process clock cannot stop it), which the
-parent stops.  The game it was on (each worker names it in a shared slot
-before it starts a game) is played again by a worker of its own with every
-bot in a process of its own (the referee's ``isolate``), where the bot is
-faulted (``crash``, ``timeout``) like any other; the other games it held are
-handed out again.  So such a bot costs some games played twice, never a game
-lost or stored twice, and the records are the same as if the game had been
-played isolated from the start.
+The parent hands each worker chunks of games of the schedule over a pipe of
+its own, two at a time (one played, one waiting), and gets back one message
+per chunk: its record lines and ``games.csv`` rows, as bytes behind a JSON
+line (:func:`encode_answer`) — never a pickle, since a worker may have run
+bot code.
+
+A worker whose process ends while it plays — an in-process bot called
+``os._exit``, closed the worker's pipe, the interpreter crashed, the system
+killed it — is replaced, and so is one whose game runs longer than its bots'
+time limits allow (:func:`game_bound`: an in-process bot stuck inside C code,
+where the in-process clock cannot stop it), which the parent stops.  The game
+it was on (each worker names it in a shared slot before it starts a game) is
+played again by a worker of its own with every bot in a process of its own,
+where the bot is faulted (``crash``, ``timeout``) like any other; the other
+games it held are handed out again.  So such a bot costs some games played
+twice, never a game lost or stored twice.
 
 A worker ignores Ctrl-C (the parent stops the run) and ends by itself when
-the parent is gone.
+the parent is gone; its bot processes die with it.
 """
 
 from __future__ import annotations
 
 import collections
 import itertools
+import json
 import logging
 import logging.handlers
 import math
@@ -66,20 +73,32 @@ _WORKER: dict[str, Any] = {}
 _PARENT_ENDS: list[Any] = []
 
 
-def worker_settings(config: TournamentConfig) -> dict[str, Any]:
-    """What every worker needs to play any game: plain values only, so it pickles under spawn."""
+def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tuple[str, ...] = ()) -> dict[str, Any]:
+    """What every worker needs to play any game: plain values only, so it pickles under spawn.
+
+    ``logs`` is the folder for the bots' standard error; ``hide`` are paths bot programs must not see.
+    """
     return {
         "tournament": config.name,
         "names": list(config.names),
         "specs": [e.spec for e in config.entrants],
+        "entrants": list(config.entrants),
         "scoring": config.scoring,
         "penalty": config.penalty,
         "time_limit": config.time_limit,
+        "isolation": config.isolation,
+        "logs": logs,
+        "hide": tuple(hide),
     }
 
 
+def _prepare(referee: Any) -> list[Any]:
+    """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
+    return [referee.prepare(e.bot(), name=e.name, program=e.program()) for e in _WORKER["entrants"]]
+
+
 def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO) -> None:
-    """Set up a worker process: bots resolved once, logging to the parent's log file."""
+    """Set up a worker process: bots resolved once (their processes started), logging to the parent's log file."""
     if log_queue is not None:
         logger = logging.getLogger("arena")
         for handler in list(logger.handlers):
@@ -87,15 +106,23 @@ def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = lo
         logger.addHandler(logging.handlers.QueueHandler(log_queue))
         logger.setLevel(level)
         logger.propagate = False
-    from ..bots import parse_bot_spec
-    from ..referee import Referee, prepare_bot
+    from ..referee import Referee
 
     _WORKER.clear()
     _WORKER.update(settings)
+    places = {"logs": settings["logs"], "hide": settings["hide"]}
+    referee = Referee(settings["time_limit"], isolation=settings["isolation"], **places)
+    _WORKER["referee"] = referee
     # Resolved once per process; the bot itself is made fresh for every game by the referee.
-    _WORKER["bots"] = [prepare_bot(parse_bot_spec(spec)) for spec in settings["specs"]]
-    _WORKER["referee"] = Referee(settings["time_limit"])
-    _WORKER["isolated"] = Referee(settings["time_limit"], isolate=True)
+    _WORKER["bots"] = {id(referee): _prepare(referee)}
+    _WORKER["isolated"] = Referee(settings["time_limit"], isolation="process", **places)
+
+
+def close_worker() -> None:
+    """Stop the bot processes the worker's referees keep."""
+    for key in ("referee", "isolated"):
+        if key in _WORKER:
+            _WORKER[key].close()
 
 
 def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
@@ -105,8 +132,11 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
     w = _WORKER
     names = [w["names"][i] for i in seats]
     try:
+        bots = w["bots"].get(id(referee))
+        if bots is None:  # the isolated referee, at its first game
+            bots = w["bots"][id(referee)] = _prepare(referee)
         outcome = referee.play(
-            [w["bots"][i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
+            [bots[i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
             extra={
                 "game_id": game_id,
                 "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
@@ -126,7 +156,7 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 
-def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tuple[bytes, str, float, list[str]]:
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tuple[bytes, bytes, float, list[str]]:
     """Play games under one referee: ``(their record lines, their rows, seconds it took, fault lines)``.
 
     ``mark(index)`` is called before each game starts.  The fault lines travel
@@ -145,7 +175,39 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tu
             lines.append(line)
             rows.append(text)
             faults += found
-    return b"".join(lines), "".join(rows), time.perf_counter() - started, faults
+    return b"".join(lines), "".join(rows).encode("utf-8"), time.perf_counter() - started, faults
+
+
+def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[str]] | str) -> bytes:
+    """A worker's answer to a chunk as bytes: one JSON line, then the record lines and the rows.
+
+    Never a pickle: with in-process bots a worker runs bot code, and the parent must not load
+    anything such a process made but checked plain data (:func:`decode_answer`).
+    """
+    if isinstance(answer, str):
+        return json.dumps({"chunk": chunk_id, "error": answer}).encode() + b"\n"
+    lines, rows, seconds, faults = answer
+    head = {"chunk": chunk_id, "lines": len(lines), "rows": len(rows), "seconds": seconds, "faults": faults}
+    return b"".join((json.dumps(head).encode(), b"\n", lines, rows))
+
+
+def decode_answer(data: bytes) -> tuple[int, tuple[bytes, str, float, list[str]] | str]:
+    """The answer :func:`encode_answer` wrote; :class:`WorkerError` for anything else."""
+    head_text, _, body = data.partition(b"\n")
+    try:
+        head = json.loads(head_text)
+        chunk_id = head["chunk"]
+        if type(chunk_id) is not int:
+            raise ValueError("chunk")
+        if "error" in head:
+            return chunk_id, str(head["error"])
+        n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
+        if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
+                or n_lines + n_rows != len(body) or not all(isinstance(f, str) for f in faults)):
+            raise ValueError("sizes")
+        return chunk_id, (body[:n_lines], body[n_lines:].decode("utf-8"), seconds, list(faults))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise WorkerError("a worker answered with data that is not an answer to a chunk") from None
 
 
 def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
@@ -157,6 +219,13 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
     _PARENT_ENDS.clear()
     parent = os.getppid()
     init_worker(*init_args)
+    try:
+        _serve_chunks(conn, slot, playing, parent)
+    finally:
+        close_worker()
+
+
+def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
     while True:
         while not conn.poll(_PARENT_CHECK):
             if os.getppid() != parent:
@@ -175,12 +244,12 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
             playing[3 * slot] = chunk_id
 
         try:
-            answer: tuple[Any, ...] = (chunk_id, play_chunk(games, isolate, mark))
+            answer = encode_answer(chunk_id, play_chunk(games, isolate, mark))
         except WorkerError as exc:
-            answer = (chunk_id, str(exc))
+            answer = encode_answer(chunk_id, str(exc))
         playing[3 * slot] = -1.0
         try:
-            conn.send(answer)
+            conn.send_bytes(answer)
         except OSError:
             return
         if isolate:
@@ -337,9 +406,10 @@ class Workers:
                 if worker.conn in ready or ended:
                     try:
                         while worker.in_flight and worker.conn.poll():
-                            chunk_id, answer = worker.conn.recv()
+                            chunk_id, answer = decode_answer(worker.conn.recv_bytes())
                             chunk = worker.in_flight.popleft()
-                            assert chunk.id == chunk_id, "a worker answers its chunks in order"
+                            if chunk.id != chunk_id:
+                                raise WorkerError("a worker answered its chunks out of order")
                             if isinstance(answer, str):
                                 raise WorkerError(answer)
                             lines, rows, seconds, faults = answer
