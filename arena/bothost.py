@@ -15,6 +15,7 @@ carries only protocol lines.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -127,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     host = _Host(argv[0], out)
+    # Each turn parses a few thousand small objects: collect less often than Python's default.
+    gc.freeze()
+    gc.set_threshold(20000, 20, 20)
     handlers = {"hello": lambda m: host.hello(), "game": host.game, "turn": host.turn, "over": host.over}
     for line in sys.stdin.buffer:
         message = json.loads(line)

@@ -93,6 +93,7 @@ class BotProcess:
         self._poll: Any = None
         self._in = self._out = -1
         self._log_start = 0
+        self._launched = 0.0
 
     @property
     def walls(self) -> str:
@@ -104,6 +105,12 @@ class BotProcess:
 
     def start(self, time_limit: float) -> Declared:
         """Start the program and shake hands; :class:`BotProcessError` (one line) if it cannot be used."""
+        self.launch()
+        return self.handshake(time_limit)
+
+    def launch(self) -> None:
+        """Start the program and say hello, without waiting for the answer (see :meth:`handshake`),
+        so that several programs can start at once."""
         program = self.program
         log_fd = None
         if self.log is not None:
@@ -125,10 +132,19 @@ class BotProcess:
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
         self._buffer.clear()
-        limit = time_limit if time_limit < STARTUP_SECONDS else STARTUP_SECONDS
+        self._launched = perf_counter()
         try:
             self.send(protocol.HELLO_LINE)
-            self.declared = protocol.read_hello(self.read(STARTUP_SECONDS + limit))
+        except Ended:
+            pass  # seen by the handshake
+
+    def handshake(self, time_limit: float) -> Declared:
+        """Read the answer to hello (within :data:`STARTUP_SECONDS` plus the limit of the launch)."""
+        program = self.program
+        limit = min(time_limit, STARTUP_SECONDS)
+        try:
+            line = self.read_line(self._launched + STARTUP_SECONDS + limit)
+            self.declared = protocol.read_hello(protocol.parse_line(line))
         except Late:
             self.kill()
             raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s") from None

@@ -10,7 +10,7 @@ machine allows it.  SETTINGS is a JSON object (see ``sandbox.py``).  In order:
    the kernel kills everything it started) and the parent only waits for it
    and passes its exit status on;
 3. in the child: a fresh ``/proc``, tmpfs over every ``hide`` path, every
-   mount read-only, a private tmpfs ``/tmp`` (the bot's working folder);
+   mount read-only, a private tmpfs on ``home`` (the bot's folder);
 4. resource limits; then the bot's uid, or (when its files are not
    readable by another uid) root with every capability dropped for good;
    ``no_new_privs`` either way;
@@ -94,8 +94,8 @@ def build_walls(settings):
         if result != 0 and path == "/":
             fail("making / read-only", ctypes.get_errno())
     uid = settings["uid"] if settings["uid"] is not None else 0
-    call("mounting /tmp", mount("arena-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-                                f"size={settings['tmp_mb']}m,mode=700,uid={uid},gid={uid}"))
+    call("mounting the private folder", mount("arena-home", settings["home"], "tmpfs", MS_NOSUID | MS_NODEV,
+                                              f"size={settings['tmp_mb']}m,mode=700,uid={uid},gid={uid}"))
 
 
 def drop_privileges(settings):

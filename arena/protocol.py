@@ -98,22 +98,28 @@ _TILE_TEXTS = tuple(_encode(tile) for tile in TILE_NAMES)
 class TurnWriter:
     """Writes the ``turn`` messages of one game, from the referee's state.
 
-    The history's JSON grows by one entry a move and is kept between turns.
+    What changes little from turn to turn is kept as JSON text: the history
+    grows by one entry a move, a color's board and played tiles change only
+    when it plays or is captured.
     """
 
     def __init__(self, state: GameState) -> None:
         self.state = state
-        self._history: list[str] = []
+        self._entries = 0
+        self._history = ""
         self._colors = state.settings.colors
         self._keys = tuple(f'"{COLORS[c]}":' for c in range(len(COLORS)))
+        self._boards: dict[int, tuple[int, str]] = {}
+        self._played: dict[int, tuple[int, str]] = {}
+        self._seat_of = {c: s for s, colors in enumerate(state.settings.seat_colors) for c in colors}
 
     def _history_json(self) -> str:
         history = self.state.history
-        done = self._history
-        if len(done) < len(history):
-            seat_of = {c: s for s, colors in enumerate(self.state.settings.seat_colors) for c in colors}
+        if self._entries < len(history):
+            seat_of = self._seat_of
             seats = None
-            for index in range(len(done), len(history)):
+            parts = [self._history] if self._history else []
+            for index in range(self._entries, len(history)):
                 move, captured = history[index]
                 color, tile, cell = move
                 if color < 0:
@@ -121,29 +127,44 @@ class TurnWriter:
                         from .records import turn_seats  # passes are rare: the turn order is replayed
 
                         seats = turn_seats(self.state)
-                    done.append(f'{{"seat":{seats[index]},"pass":true}}')
-                    continue
-                entry = f'{{"seat":{seat_of[color]},"color":"{COLORS[color]}","tile":{_TILE_TEXTS[tile]},' \
-                        f'"cell":"{CELL_NAMES[cell]}"'
-                done.append(entry + (f',"capture":"{COLORS[captured]}"}}' if captured >= 0 else "}"))
-        return ",".join(done)
+                    parts.append(f'[{seats[index]},"pass"]')
+                elif captured >= 0:
+                    parts.append(f'[{seat_of[color]},{_MOVE_TEXTS[color][tile][cell]},"{COLORS[captured]}"]')
+                else:
+                    parts.append(f"[{seat_of[color]},{_MOVE_TEXTS[color][tile][cell]}]")
+            self._history = ",".join(parts)
+            self._entries = len(history)
+        return self._history
+
+    def _board(self, color: int) -> str:
+        board = self.state.boards[color]
+        kept = self._boards.get(color)
+        if kept is None or kept[0] != board:
+            kept = self._boards[color] = (board, ",".join([_CELL_TEXTS[x] for x in iter_cells(board)]))
+        return kept[1]
+
+    def _played_tiles(self, color: int) -> str:
+        tiles = self.state.played_tiles[color]
+        kept = self._played.get(color)
+        if kept is None or kept[0] != len(tiles):
+            kept = self._played[color] = (len(tiles), ",".join([_TILE_TEXTS[t] for t in tiles]))
+        return kept[1]
 
     def line(self, seat: int, moves: MoveSet, time: float) -> bytes:
         """The ``turn`` message for ``seat`` with its legal ``moves`` and ``time`` seconds to answer."""
         state = self.state
         keys = self._keys
         colors = self._colors
-        boards = state.boards
-        board = ",".join(keys[c] + "[" + ",".join([_CELL_TEXTS[x] for x in iter_cells(boards[c])]) + "]" for c in colors)
-        racks = ",".join(
+        board = ",".join([f"{keys[c]}[{self._board(c)}]" for c in colors])
+        racks = ",".join([
             keys[c] + "[" + ",".join([_TILE_TEXTS[t] for t in state.racks[c]]) + "]"
             for c in state.settings.seat_colors[seat]
-        )
-        drawn = ",".join(f"{keys[c]}{state.drawn[c]}" for c in colors)
-        played = ",".join(keys[c] + "[" + ",".join([_TILE_TEXTS[t] for t in state.played_tiles[c]]) + "]" for c in colors)
-        captures = ",".join(
-            "{" + ",".join(f"{keys[c]}{n}" for c, n in enumerate(row) if n) + "}" for row in state.captures
-        )
+        ])
+        drawn = ",".join([f"{keys[c]}{state.drawn[c]}" for c in colors])
+        played = ",".join([f"{keys[c]}[{self._played_tiles(c)}]" for c in colors])
+        captures = ",".join([
+            "{" + ",".join([f"{keys[c]}{n}" for c, n in enumerate(row) if n]) + "}" for row in state.captures
+        ])
         legal = ",".join([
             _MOVE_TEXTS[color][tile][cell] for color, tile, cells in moves.options for cell in iter_cells(cells)
         ])
@@ -275,76 +296,86 @@ _moves_read: dict[str, tuple[int, int, int]] = {}
 class ViewReader:
     """Turns the ``turn`` messages of one game into :class:`~arena.rules.view.SeatView` objects.
 
-    The history is read once: each turn adds only the entries since the last.
+    The history is read once: each turn adds only the entries since the last,
+    and the boards, played tiles and captures follow from it (the referee is
+    trusted: what it sends is not checked again).
     """
 
     def __init__(self, start: GameStart) -> None:
         self.start = start
+        n = len(COLORS)
         self._history: list[tuple[Move, int]] = []
+        self._boards = [0] * n
+        self._played: list[list[int]] = [[] for _ in range(n)]
+        self._captures = [[0] * n for _ in start.settings.seat_colors]
 
     def view(self, obj: Mapping[str, Any]) -> SeatView:
-        """The seat's view in a ``turn`` message (the referee is trusted: the message is not re-checked)."""
+        """The seat's view in a ``turn`` message."""
         view = obj["view"]
-        settings = self.start.settings
-        n = len(COLORS)
-        boards = [0] * n
-        for color, cells in view["board"].items():
-            board = 0
-            for cell in cells:
-                board |= 1 << _CELL_INDEX[cell]
-            boards[_COLOR_INDEX[color]] = board
-        drawn = [0] * n
+        history = self._history
+        boards = self._boards
+        played = self._played
+        entries = view["history"]
+        for entry in entries[len(history):]:
+            move = _moves_read.get(entry[1]) or _read_move(entry[1])
+            color, tile, cell = move
+            if color < 0:
+                history.append((PASS, -1))
+                continue
+            bit = 1 << cell
+            boards[color] |= bit
+            played[color].append(tile)
+            captured = -1
+            if len(entry) > 2:
+                captured = _COLOR_INDEX[entry[2]]
+                boards[captured] &= ~bit
+                self._captures[entry[0]][captured] += 1
+            history.append((_new_move(Move, color, tile, cell), captured))
+        drawn = [0] * len(COLORS)
         for color, count in view["drawn"].items():
             drawn[_COLOR_INDEX[color]] = count
-        played: list[tuple[int, ...]] = [()] * n
-        for color, tiles in view["played"].items():
-            played[_COLOR_INDEX[color]] = tuple(_TILE_INDEX[t] for t in tiles)
-        captures = []
-        for row in view["captures"]:
-            counts = [0] * n
-            for color, count in row.items():
-                counts[_COLOR_INDEX[color]] = count
-            captures.append(tuple(counts))
-        history = self._history
-        entries = view["history"]
-        if len(entries) < len(history):  # a new game under the same reader: start again
-            history.clear()
-        for entry in entries[len(history):]:
-            if entry.get("pass"):
-                history.append((PASS, -1))
-            else:
-                captured = entry.get("capture")
-                history.append((
-                    Move(_COLOR_INDEX[entry["color"]], _TILE_INDEX[entry["tile"]], _CELL_INDEX[entry["cell"]]),
-                    -1 if captured is None else _COLOR_INDEX[captured],
-                ))
-        racks = {_COLOR_INDEX[c]: tuple(_TILE_INDEX[t] for t in tiles) for c, tiles in view["racks"].items()}
+        racks = {_COLOR_INDEX[c]: tuple([_TILE_INDEX[t] for t in tiles]) for c, tiles in view["racks"].items()}
         seat = view["seat"]
-        return SeatView(
-            settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played), tuple(captures),
-            tuple(history), view["passes"], _move_set(obj["legal"]),
-        )
+        return _tuple_new(SeatView, (
+            self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn),
+            tuple(map(tuple, played)), tuple(map(tuple, self._captures)), tuple(history), view["passes"],
+            _move_set(obj["legal"]),
+        ))
+
+
+_new_move = Move.__new__
+_tuple_new = tuple.__new__
+
+
+def _read_move(text: str) -> tuple[int, int, int]:
+    parsed = _parse_move(text)
+    if parsed is None:
+        raise ProtocolError(f"the referee sent {text!r} as a move")
+    move = _moves_read[text] = tuple(parsed)  # type: ignore[assignment]
+    return move  # type: ignore[return-value]
+
+
+# A legal move's text -> (color * 32 + tile, its cell's bit), for _move_set.
+_legal_read: dict[str, tuple[int, int]] = {}
 
 
 def _move_set(texts: Sequence[str]) -> MoveSet:
     """The MoveSet of a turn's ``legal`` list, its options in the order written (the referee's)."""
     options: list[tuple[int, int, int]] = []
-    last: tuple[int, int] | None = None
+    last = -1
     cells = 0
-    read = _moves_read
+    read = _legal_read
     for text in texts:
-        move = read.get(text)
-        if move is None:
-            parsed = _parse_move(text)
-            if parsed is None or parsed.color < 0:
-                raise ProtocolError(f"the referee sent {text!r} as a legal move")
-            move = read[text] = tuple(parsed)  # type: ignore[assignment]
-        color, tile, cell = move
-        if (color, tile) != last:
-            if last is not None:
-                options.append((*last, cells))
-            last, cells = (color, tile), 0
-        cells |= 1 << cell
-    if last is not None:
-        options.append((*last, cells))
+        found = read.get(text)
+        if found is None:
+            color, tile, cell = _read_move(text)
+            found = read[text] = (color * 32 + tile, 1 << cell)
+        key, bit = found
+        if key != last:
+            if last >= 0:
+                options.append((last >> 5, last & 31, cells))
+            last, cells = key, 0
+        cells |= bit
+    if last >= 0:
+        options.append((last >> 5, last & 31, cells))
     return MoveSet._of(tuple(options), len(texts))

@@ -736,31 +736,50 @@ class Referee:
 
         Raises :class:`~arena.bots.BotError` (one line) for a bot that cannot be used.
         """
-        if isinstance(bot, PreparedBot):
-            return bot
-        if isinstance(bot, BotSpec):
-            ref, given = bot.ref, dict(bot.options)
-        else:
-            ref, given = split_bot_spec(bot)
-        if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
-            return prepare_bot(bot)
+        return self.prepare_all([(bot, name, program)])[0]
+
+    def prepare_all(self, bots: Sequence[tuple[PreparedBot | BotSpec | str, str, Program | None]]) -> list[PreparedBot]:
+        """:meth:`prepare` for ``(bot, name, program)`` triples, their programs started all at once."""
+        prepared: list[PreparedBot | None] = []
+        waiting: list[tuple[int, str, dict[str, Any], str, BotProcess]] = []
         try:
-            program = program_of(ref, program)
-            process = BotProcess(program, log=self._log_path(name or ref), hide=self.hide)
-            declared = process.start(self.time_limit)
-        except BotProcessError as exc:
-            raise BotError(ref, str(exc)) from None
-        self.walls[program] = process.walls
-        try:
-            checked = check_declared(declared.options, ref, given)
-        except BotError:
-            process.stop()
-            raise
-        self._idle.setdefault(program, []).append(process)
-        spec = BotSpec(ref, checked)
-        options = {**declared.options, **checked}
-        text = str(spec)
-        return PreparedBot(spec, None, options, text, _entry_tail(text, options), program, name or ref)
+            for bot, name, program in bots:
+                if isinstance(bot, PreparedBot):
+                    prepared.append(bot)
+                    continue
+                if isinstance(bot, BotSpec):
+                    ref, given = bot.ref, dict(bot.options)
+                else:
+                    ref, given = split_bot_spec(bot)
+                if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
+                    prepared.append(prepare_bot(bot))
+                    continue
+                try:
+                    process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide)
+                    process.launch()
+                except BotProcessError as exc:
+                    raise BotError(ref, str(exc)) from None
+                waiting.append((len(prepared), ref, given, name or ref, process))
+                prepared.append(None)
+            while waiting:
+                index, ref, given, name, process = waiting[0]
+                try:
+                    declared = process.handshake(self.time_limit)
+                except BotProcessError as exc:
+                    raise BotError(ref, str(exc)) from None
+                checked = check_declared(declared.options, ref, given)
+                waiting.pop(0)
+                self.walls[process.program] = process.walls
+                self._idle.setdefault(process.program, []).append(process)
+                spec = BotSpec(ref, checked)
+                options = {**declared.options, **checked}
+                text = str(spec)
+                prepared[index] = PreparedBot(spec, None, options, text, _entry_tail(text, options), process.program,
+                                              name)
+        finally:
+            for *_, process in waiting:
+                process.stop()
+        return [p for p in prepared if p is not None]
 
     def _isolated_referee(self) -> Referee:
         """A referee of the same settings with every bot in a process of its own, inside its block."""

@@ -6,8 +6,8 @@ walls this machine allows, found once per process by :func:`walls`:
 * ``jail`` (as root, where namespaces work): the program is PID 1 of PID,
   mount, network, IPC and UTS namespaces of its own, so it sees no other
   process, has no network, and everything it starts dies with it; every
-  mount is read-only, ``/tmp`` is a private tmpfs (its working folder and
-  ``HOME``), the results being written are hidden under empty mounts; it
+  mount is read-only but for a private tmpfs (its working folder, ``HOME``
+  and ``TMPDIR``), the results being written are hidden under empty mounts; it
   runs as a uid of its own (or, when its files cannot be read by another
   uid, as root with every capability dropped for good); a cgroup caps its
   memory and processes; resource limits cap open files, file sizes, core
@@ -121,7 +121,7 @@ def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
     if level == "jail":
         who = "its own uid" if uid is not None else "root without capabilities"
         limits = "cgroup memory and process limits" if cgroup else "rlimits (no cgroups here)"
-        return f"jail: own PID, mount, network and IPC namespaces, read-only files, private /tmp, {who}, {limits}"
+        return f"jail: own PID, mount, network and IPC namespaces, read-only files, a private folder, {who}, {limits}"
     return "rlimits: own session, resource limits, private folder (no namespaces: not root, or not allowed here)"
 
 
@@ -174,7 +174,7 @@ def _new_uid() -> int:
 class Sandboxed:
     """A running program: its pipes, its walls, and :meth:`kill` to end all of it."""
 
-    def __init__(self, process: subprocess.Popen[bytes], walls: str, cgroups: list[Path], folder: str | None,
+    def __init__(self, process: subprocess.Popen[bytes], walls: str, cgroups: list[Path], folder: str,
                  limits: Limits) -> None:
         self.process = process
         #: The line of :func:`describe` for the walls it got.
@@ -243,8 +243,7 @@ class Sandboxed:
         self.process.wait()
         for group in self._cgroups:
             _empty_cgroup(group)
-        if self._folder is not None:
-            shutil.rmtree(self._folder, ignore_errors=True)
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def _empty_cgroup(group: Path) -> None:
@@ -335,14 +334,13 @@ def start(
     level = level or walls()
     extra = dict(env or {})
     in_jail = level == "jail"
-    folder = None if in_jail else tempfile.mkdtemp(prefix="arena-bot-")
-    home = "/tmp" if in_jail else folder
+    # The private folder: made here, and in the jail covered by a tmpfs of the bot's own.
+    folder = home = tempfile.mkdtemp(prefix="arena-bot-")
     environment = {"PATH": _PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
     uid: int | None = None
     if os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
         uid = _new_uid()
-        if folder is not None:
-            os.chown(folder, uid, uid)
+        os.chown(folder, uid, uid)
     cgroups = _make_cgroups(limits) if in_jail else []
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
@@ -355,6 +353,7 @@ def start(
         "cgroups": [str(group / "cgroup.procs") for group in cgroups],
         "hide": [str(Path(p).resolve()) for p in hide if os.path.exists(p)],
         "tmp_mb": limits.tmp_mb,
+        "home": home,
         "uid": uid,
         "rlimits": rlimits,
         "cwd": cwd or home,
@@ -369,7 +368,6 @@ def start(
     except OSError as exc:
         for group in cgroups:
             _empty_cgroup(group)
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
         raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
     return Sandboxed(process, describe(level, uid, bool(cgroups)), cgroups, folder, limits)

@@ -98,7 +98,7 @@ def command(
     try:
         with referee:
             try:
-                players = [referee.prepare(text) for text in bots]
+                players = referee.prepare_all([(text, "", None) for text in bots])
             except BotError as exc:
                 raise click.ClickException(str(exc)) from None
             outcome = referee.play(players, seed, scoring=scoring, penalty=penalty)

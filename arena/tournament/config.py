@@ -328,14 +328,17 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
     referee = Referee(config.time_limit, isolation=config.isolation)
     walls: dict[str, str] = {}
     try:
-        for index, entrant in enumerate(config.entrants):
+        try:
+            prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in config.entrants])
+        except BotError as exc:
+            # Which entrant: the first whose bot the message names.
+            index = next((i for i, e in enumerate(config.entrants) if e.bot() == exc.ref or e.spec.startswith(exc.ref)), 0)
+            entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
-            try:
-                prepared = referee.prepare(entrant.bot(), name=entrant.name, program=entrant.program())
-            except BotError as exc:
-                raise _fail(source, key, f"{entrant.name}: {exc}") from None
-            if prepared.program is not None:
-                walls[entrant.name] = referee.walls[prepared.program]
+            raise _fail(source, key, f"{entrant.name}: {exc}") from None
+        for entrant, bot in zip(config.entrants, prepared, strict=True):
+            if bot.program is not None:
+                walls[entrant.name] = referee.walls[bot.program]
     finally:
         referee.close()
     return walls

@@ -28,6 +28,7 @@ import gzip
 import logging
 import logging.handlers
 import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -186,7 +187,11 @@ def _play(
 ) -> int:
     from tqdm import tqdm
 
-    init_args = (worker_settings(config, *places), logs.queue, logging.INFO)
+    settings = worker_settings(config, *places)
+    # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+    settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
+    init_args = (settings, logs.queue, logging.INFO)
     bound = game_bound(config.players, config.time_limit)
     stored = len(done)
     played = 0

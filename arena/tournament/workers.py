@@ -94,7 +94,7 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
 
 def _prepare(referee: Any) -> list[Any]:
     """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
-    return [referee.prepare(e.bot(), name=e.name, program=e.program()) for e in _WORKER["entrants"]]
+    return referee.prepare_all([(e.bot(), e.name, e.program()) for e in _WORKER["entrants"]])
 
 
 def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO) -> None:
@@ -218,6 +218,12 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
         end.close()
     _PARENT_ENDS.clear()
     parent = os.getppid()
+    settings = init_args[0]
+    if settings.get("pin"):
+        # A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
+        # between them, and on one core it costs about half of what it costs across two.
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
     init_worker(*init_args)
     try:
         _serve_chunks(conn, slot, playing, parent)
