@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import select
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any
+from typing import Any, TextIO
 
 from . import protocol, sandbox
 from .bots import EXEC_PREFIX
@@ -79,13 +80,32 @@ def exec_program(ref: str, cwd: str | None = None, env: dict[str, str] | None = 
                    limits=limits or sandbox.Limits())
 
 
+def _check_command(program: Program) -> None:
+    """A one-line error for a command that cannot run at all, before a sandbox is made for it."""
+    name = program.command[0]
+    cwd = program.cwd or os.getcwd()
+    if "/" in name:
+        path = os.path.join(cwd, name)
+        if not os.path.exists(path):
+            raise BotProcessError(f"{program.text}: {name} does not exist")
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            raise BotProcessError(f"{program.text}: {name} is not an executable file")
+    elif shutil.which(name, path=dict(program.env).get("PATH", sandbox.PATH)) is None:
+        raise BotProcessError(f"{program.text}: no program {name!r} on the bots' PATH ({sandbox.PATH})")
+
+
 class BotProcess:
     """A running bot program.  ``log`` is the file its standard error is appended to (None: discarded);
     ``hide`` are paths it must not see."""
 
-    def __init__(self, program: Program, *, log: str | None = None, hide: tuple[str, ...] = ()) -> None:
+    def __init__(self, program: Program, *, log: str | None = None, hide: tuple[str, ...] = (),
+                 transcript: TextIO | None = None) -> None:
         self.program = program
         self.log = log
+        #: Where every line to and from the program is copied (``> `` sent, ``< `` read), or None.
+        self.transcript = transcript
+        #: Who the program is in the transcript: its command, then the seat it plays.
+        self.label = program.text
         self.hide = hide
         self.declared: Declared | None = None
         self._box: sandbox.Sandboxed | None = None
@@ -112,6 +132,7 @@ class BotProcess:
         """Start the program and say hello, without waiting for the answer (see :meth:`handshake`),
         so that several programs can start at once."""
         program = self.program
+        _check_command(program)
         log_fd = None
         if self.log is not None:
             log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -162,6 +183,9 @@ class BotProcess:
 
     def send(self, data: bytes) -> None:
         """Write ``data`` (whole lines); :class:`Ended` when the program no longer reads."""
+        if self.transcript is not None:
+            for line in data.decode().splitlines():
+                self.transcript.write(f"[{self.label}] > {line}\n")
         view = memoryview(data)
         while view:
             try:
@@ -183,6 +207,8 @@ class BotProcess:
             if end >= 0:
                 line = bytes(buffer[:end + 1])
                 del buffer[:end + 1]
+                if self.transcript is not None:
+                    self.transcript.write(f"[{self.label}] < {line.decode('utf-8', 'replace').rstrip()}\n")
                 return line
             if len(buffer) >= MAX_LINE:
                 raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")

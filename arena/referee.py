@@ -62,7 +62,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, NamedTuple, Self, TextIO
 
 from . import protocol, records
 from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Ended, Late, Program, exec_program, python_program
@@ -497,6 +497,7 @@ class _ProgramSeat:
         except BotProcessError as exc:
             return perf_counter() - started, ("crash", str(exc))
         self.process.note(f"{self.label}, seat {self.seat}")
+        self.process.label = f"seat {self.seat}"
         # Sent with the first turn, so that a new game costs no round trip of its own.
         self._first = protocol.game_line(
             self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
@@ -627,6 +628,19 @@ class PreparedBot(NamedTuple):
         return self.text
 
 
+def _bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError:
+    """A one-line BotError about the bot at ``index`` (its message said once, not twice)."""
+    if isinstance(exc, BotError):
+        error = exc
+    else:
+        ref = bot.ref if isinstance(bot, BotSpec) else str(bot)
+        reason = str(exc)
+        prefix = f"bot {ref!r}: "
+        error = BotError(ref, reason[len(prefix):] if reason.startswith(prefix) else reason)
+    error.index = index  # type: ignore[attr-defined]
+    return error
+
+
 def _entry_tail(text: str, options: Mapping[str, Any]) -> str:
     return records.dumps_line({"spec": text, "options": dict(options)})[1:]
 
@@ -679,7 +693,8 @@ class Referee:
     """
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
-                 logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = ()) -> None:
+                 logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
+                 transcript: TextIO | None = None) -> None:
         if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
             raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
         if isolation not in ISOLATIONS:
@@ -695,6 +710,8 @@ class Referee:
         #: The walls each bot process got, by program (the last started).
         self.walls: dict[Program, str] = {}
         self._isolated: Referee | None = None
+        #: Where every protocol line is copied (see :attr:`~arena.botprocess.BotProcess.transcript`).
+        self.transcript = transcript
 
     def __enter__(self) -> Self:
         if self._guard is not None:
@@ -739,35 +756,36 @@ class Referee:
         return self.prepare_all([(bot, name, program)])[0]
 
     def prepare_all(self, bots: Sequence[tuple[PreparedBot | BotSpec | str, str, Program | None]]) -> list[PreparedBot]:
-        """:meth:`prepare` for ``(bot, name, program)`` triples, their programs started all at once."""
+        """:meth:`prepare` for ``(bot, name, program)`` triples, their programs started all at once.
+
+        A :class:`~arena.bots.BotError` carries ``index``: the position of the bot it is about.
+        """
         prepared: list[PreparedBot | None] = []
         waiting: list[tuple[int, str, dict[str, Any], str, BotProcess]] = []
         try:
-            for bot, name, program in bots:
-                if isinstance(bot, PreparedBot):
-                    prepared.append(bot)
-                    continue
-                if isinstance(bot, BotSpec):
-                    ref, given = bot.ref, dict(bot.options)
-                else:
-                    ref, given = split_bot_spec(bot)
-                if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
-                    prepared.append(prepare_bot(bot))
-                    continue
+            for index, (bot, name, program) in enumerate(bots):
                 try:
-                    process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide)
+                    if isinstance(bot, PreparedBot):
+                        prepared.append(bot)
+                        continue
+                    ref, given = (bot.ref, dict(bot.options)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
+                    if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
+                        prepared.append(prepare_bot(bot))
+                        continue
+                    process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide,
+                                         transcript=self.transcript)
                     process.launch()
-                except BotProcessError as exc:
-                    raise BotError(ref, str(exc)) from None
-                waiting.append((len(prepared), ref, given, name or ref, process))
+                except (BotError, BotProcessError) as exc:
+                    raise _bot_error(index, bot, exc) from None
+                waiting.append((index, ref, given, name or ref, process))
                 prepared.append(None)
             while waiting:
                 index, ref, given, name, process = waiting[0]
                 try:
                     declared = process.handshake(self.time_limit)
-                except BotProcessError as exc:
-                    raise BotError(ref, str(exc)) from None
-                checked = check_declared(declared.options, ref, given)
+                    checked = check_declared(declared.options, ref, given)
+                except (BotError, BotProcessError) as exc:
+                    raise _bot_error(index, ref, exc) from None
                 waiting.pop(0)
                 self.walls[process.program] = process.walls
                 self._idle.setdefault(process.program, []).append(process)
@@ -804,7 +822,8 @@ class Referee:
         idle = self._idle.get(player.program)
         if idle:
             return idle.pop()
-        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide)
+        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
+                             transcript=self.transcript)
         declared = process.start(self.time_limit)
         self.walls[player.program] = process.walls
         if {**declared.options, **player.spec.options} != player.options:

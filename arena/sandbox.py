@@ -43,7 +43,8 @@ EXIT_JAIL = 125
 #: First uid of the range bot processes run as (one each, so that limits per uid are theirs alone).
 UID_BASE = 1_500_000
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
-_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: The PATH a bot program gets (plus what its entrant adds).
+PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def _readable_by_others(path: str) -> bool:
 def needs_root_files(command: list[str], cwd: str | None, env: dict[str, str]) -> bool:
     """Whether the program's own files (its executable, its folder, paths among its arguments) are out of
     reach of another uid, so that it must run as root without capabilities."""
-    exe = shutil.which(command[0], path=env.get("PATH", _PATH)) if "/" not in command[0] else command[0]
+    exe = shutil.which(command[0], path=env.get("PATH", PATH)) if "/" not in command[0] else command[0]
     if exe is None:
         return False
     base = cwd or os.getcwd()
@@ -336,7 +337,7 @@ def start(
     in_jail = level == "jail"
     # The private folder: made here, and in the jail covered by a tmpfs of the bot's own.
     folder = home = tempfile.mkdtemp(prefix="arena-bot-")
-    environment = {"PATH": _PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
+    environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
     uid: int | None = None
     if os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
         uid = _new_uid()
@@ -363,7 +364,7 @@ def start(
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", JAIL, json.dumps(settings), "--", *command],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr if stderr is not None else subprocess.DEVNULL,
-            cwd="/", env={"PATH": _PATH}, start_new_session=True, close_fds=True, bufsize=0,
+            cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
         )
     except OSError as exc:
         for group in cgroups:

@@ -50,6 +50,8 @@ def _log_folder(logs: Path | None) -> Path:
               help="process: every bot a program in the sandbox; none: Python bots in this process (trusted code).")
 @click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="The folder for the bots' standard error (default: a new temporary folder, printed).")
+@click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write every protocol line between the referee and the bot programs to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
 def command(
     bots: tuple[str, ...],
@@ -60,6 +62,7 @@ def command(
     record_path: Path | None,
     isolation: str,
     logs: Path | None,
+    transcript_path: Path | None,
     quiet: bool,
 ) -> None:
     """Play one game between 2 to 5 BOTs and show the final board and the result.
@@ -94,7 +97,14 @@ def command(
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     log_dir = _log_folder(logs)
 
-    referee = Referee(limit, isolation=isolation, logs=log_dir)
+    transcript = None
+    if transcript_path is not None:
+        try:
+            transcript = open(transcript_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise click.BadParameter(f"cannot write {transcript_path}: {exc.strerror or exc}",
+                                     param_hint="'--transcript'") from None
+    referee = Referee(limit, isolation=isolation, logs=log_dir, transcript=transcript)
     try:
         with referee:
             try:
@@ -104,6 +114,8 @@ def command(
             outcome = referee.play(players, seed, scoring=scoring, penalty=penalty)
     finally:
         referee.close()
+        if transcript is not None:
+            transcript.close()
     walls = sorted(set(referee.walls.values()))
     state = outcome.state
     names = [player["name"] for player in outcome.record["players"]]

@@ -331,8 +331,7 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         try:
             prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in config.entrants])
         except BotError as exc:
-            # Which entrant: the first whose bot the message names.
-            index = next((i for i, e in enumerate(config.entrants) if e.bot() == exc.ref or e.spec.startswith(exc.ref)), 0)
+            index = getattr(exc, "index", 0)
             entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
             raise _fail(source, key, f"{entrant.name}: {exc}") from None
