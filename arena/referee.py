@@ -623,6 +623,8 @@ class PreparedBot(NamedTuple):
     program: Program | None = None
     #: The name its log file is called after (a tournament's entrant name).
     name: str = ""
+    #: What a bot program said of itself in its handshake.
+    declared: protocol.Declared | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -793,7 +795,7 @@ class Referee:
                 options = {**declared.options, **checked}
                 text = str(spec)
                 prepared[index] = PreparedBot(spec, None, options, text, _entry_tail(text, options), process.program,
-                                              name)
+                                              name, declared)
         finally:
             for *_, process in waiting:
                 process.stop()

@@ -27,3 +27,8 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_readme_shows_the_example_bot_verbatim() -> None:
     example = (ROOT / "examples" / "example_bot.py").read_text(encoding="utf-8")
     assert f"```python\n{example}```" in README
+
+
+def test_readme_shows_the_javascript_protocol_bot_verbatim() -> None:
+    example = (ROOT / "examples" / "protocol" / "random_bot.js").read_text(encoding="utf-8")
+    assert f"```javascript\n{example}```" in README

@@ -5,16 +5,47 @@ from __future__ import annotations
 import click
 
 
+def _probe(specs: tuple[str, ...]) -> None:
+    """Start each bot as a program, shake hands, and show what it declares."""
+    from ..bots import BotError, format_option
+    from ..protocol import PROTOCOL
+    from ..referee import Referee
+
+    referee = Referee(isolation="process")
+    try:
+        for text in specs:
+            try:
+                (bot,) = referee.prepare_all([(text, "", None)])
+            except BotError as exc:
+                raise click.ClickException(str(exc)) from None
+            assert bot.program is not None and bot.declared is not None
+            click.echo(f"{bot.text}: {bot.declared.name}: {bot.declared.description or '(no description)'}")
+            click.echo(f"  runs as:  {bot.program.text}")
+            click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
+            options = ", ".join(f"{key}={format_option(value)}" for key, value in bot.options.items())
+            click.echo(f"  options:  {options or 'none'}")
+    finally:
+        referee.close()
+
+
 @click.command("bots")
-def command() -> None:
+@click.option("--probe", "probes", multiple=True, metavar="BOT",
+              help="Start BOT (exec:COMMAND, a name, module:Name or file.py:Name) as a program, shake hands "
+                   "(uptown-bot/1) and show what it declares; may be given more than once.")
+def command(probes: tuple[str, ...]) -> None:
     """List every bot registered in the entry-point group arena.bots.
 
     For each: its name, where it comes from (entry point and distribution),
     a one-line description and its options with their defaults.  Plug-ins
     that fail to load are listed after them with the reason; they never hide
-    the others.
+    the others.  With --probe, start the given bots instead and show what
+    they say of themselves in the protocol's handshake.
     """
     from ..bots import GROUP, discover, format_option
+
+    if probes:
+        _probe(probes)
+        return
 
     found, failures = discover()
     if found:
