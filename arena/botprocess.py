@@ -228,8 +228,8 @@ class BotProcess:
                 raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")
 
     def pending(self) -> bool:
-        """Whether the program wrote more than it was asked for."""
-        return bool(self._buffer) or bool(self._poll.poll(0))
+        """Whether the program wrote more than it was asked for, in what has been read so far."""
+        return bool(self._buffer)
 
     def note(self, text: str) -> None:
         """A line of the referee's in the program's log (which game follows)."""

@@ -165,9 +165,8 @@ class TurnWriter:
         captures = ",".join([
             "{" + ",".join([f"{keys[c]}{n}" for c, n in enumerate(row) if n]) + "}" for row in state.captures
         ])
-        legal = ",".join([
-            _MOVE_TEXTS[color][tile][cell] for color, tile, cells in moves.options for cell in iter_cells(cells)
-        ])
+        legal = ",".join([",".join(map(_MOVE_TEXTS[color][tile].__getitem__, iter_cells(cells)))
+                          for color, tile, cells in moves.options])
         shown_time = "null" if not math.isfinite(time) else repr(float(time))
         return (
             f'{{"type":"turn","time":{shown_time},"view":{{"seat":{seat},"move":{len(state.history)},'

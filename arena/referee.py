@@ -515,6 +515,7 @@ class _ProgramSeat:
             process.send(data)
             answer = protocol.read_answer(protocol.parse_line(process.read_line(start + limit)))
             if process.pending():
+                # Written with the answer (a line written later is read, and refused, in its place next turn).
                 raise ProtocolError("wrote more than one answer to a turn")
         except Late:
             return None, perf_counter() - start, self.timeout

@@ -26,10 +26,10 @@ file, the key and the reason.
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 import os
+import re
 import shlex
+import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any

@@ -17,16 +17,14 @@ with only the missing games.  When every game is stored, ``games.csv`` is
 rewritten in schedule order (table, deal, rotation, seat), so it is the same
 file for any number of workers, either start method and any interruptions.
 
-Bots are built inside the workers from their spec strings.  Worker log
-messages reach ``arena.log`` through multiprocessing-logging under ``fork``,
-and through a queue from the ``spawn`` context otherwise.
+Bots are prepared inside the workers (their programs started there).
+Workers append their log lines to ``arena.log`` themselves.
 """
 
 from __future__ import annotations
 
 import gzip
 import logging
-import logging.handlers
 import multiprocessing
 import os
 import sys
@@ -38,7 +36,7 @@ from typing import IO, Any
 
 from .config import TournamentConfig
 from .schedule import Game, count_games, schedule
-from .store import BOTS_FOLDER, GAMES_FILE, LOG_FILE, RunError, prepare_folder, sort_games_file
+from .store import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError, prepare_folder, sort_games_file
 from .workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
@@ -71,37 +69,27 @@ class RunSummary:
 
 
 class _LogSetup:
-    """``arena.log`` for the parent and its workers; undone by :meth:`close`."""
+    """``arena.log`` for the parent; undone by :meth:`close`.
 
-    def __init__(self, path: Path, ctx: Any) -> None:
+    The workers append their own lines to the same file (see :func:`~.workers.init_worker`):
+    nothing they log travels through the parent, which so unpickles nothing from them, and a
+    worker that is killed loses no line it has written.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self.logger = logging.getLogger("arena")
         self.saved = (list(self.logger.handlers), self.logger.level, self.logger.propagate)
         for handler in self.saved[0]:
             self.logger.removeHandler(handler)
         self.file_handler = logging.FileHandler(path, encoding="utf-8")
-        self.file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        self.file_handler.setFormatter(logging.Formatter(LOG_FORMAT))
         self.logger.addHandler(self.file_handler)
         self.logger.setLevel(logging.INFO)
         self.logger.propagate = False
-        self.queue = None
-        self.listener: logging.handlers.QueueListener | None = None
-        if ctx.get_start_method() == "fork" and multiprocessing.get_start_method() == "fork":
-            import multiprocessing_logging
-
-            # Forked workers inherit the wrapped handler and send their records to the parent's thread.
-            multiprocessing_logging.install_mp_handler(self.logger)
-        else:
-            # multiprocessing-logging needs fork; spawned workers get a queue of the same context instead.
-            self.queue = ctx.Queue(-1)
-            self.listener = logging.handlers.QueueListener(self.queue, self.file_handler, respect_handler_level=True)
-            self.listener.start()
 
     def close(self) -> None:
-        if self.listener is not None:
-            self.listener.stop()
-        for handler in list(self.logger.handlers):
-            self.logger.removeHandler(handler)
-            handler.close()
+        self.logger.removeHandler(self.file_handler)
         self.file_handler.close()
         handlers, level, propagate = self.saved
         for handler in handlers:
@@ -150,7 +138,7 @@ def run_tournament(
     total = count_games(config)
     remaining = total - len(done)
     ctx = multiprocessing.get_context(start_method)
-    logs = _LogSetup(out / LOG_FILE, ctx)
+    logs = _LogSetup(out / LOG_FILE)
     start = time.perf_counter()
     played = 0
     try:
@@ -191,7 +179,7 @@ def _play(
     # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
-    init_args = (settings, logs.queue, logging.INFO)
+    init_args = (settings, str(logs.path), logging.INFO)
     bound = game_bound(config.players, config.time_limit)
     stored = len(done)
     played = 0

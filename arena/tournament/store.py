@@ -30,6 +30,8 @@ from .rows import header_text
 from .schedule import schedule
 
 TOURNAMENT_FILE = "tournament.toml"
+#: How every line of ``arena.log`` is written, by the parent and by the workers.
+LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
 #: The folder of the bots' logs (their standard error), one file per entrant.
 BOTS_FOLDER = "bots"
 GAMES_FILE = "games.csv"

@@ -34,7 +34,6 @@ import collections
 import itertools
 import json
 import logging
-import logging.handlers
 import math
 import multiprocessing.connection
 import os
@@ -47,6 +46,7 @@ from typing import Any, Self
 from .config import TournamentConfig
 from .rows import game_rows_text
 from .schedule import Game
+from .store import LOG_FORMAT
 
 log = logging.getLogger("arena.tournament")
 
@@ -97,13 +97,16 @@ def _prepare(referee: Any) -> list[Any]:
     return referee.prepare_all([(e.bot(), e.name, e.program()) for e in _WORKER["entrants"]])
 
 
-def init_worker(settings: dict[str, Any], log_queue: Any = None, level: int = logging.INFO) -> None:
-    """Set up a worker process: bots resolved once (their processes started), logging to the parent's log file."""
-    if log_queue is not None:
+def init_worker(settings: dict[str, Any], log_path: str | None = None, level: int = logging.INFO) -> None:
+    """Set up a worker process: bots resolved once (their processes started), its log lines appended
+    to ``log_path`` (the run's ``arena.log``) by the worker itself."""
+    if log_path is not None:
         logger = logging.getLogger("arena")
-        for handler in list(logger.handlers):
+        for handler in list(logger.handlers):  # the parent's, inherited under fork: not this process's to use
             logger.removeHandler(handler)
-        logger.addHandler(logging.handlers.QueueHandler(log_queue))
+        handler = logging.FileHandler(log_path, encoding="utf-8")  # appends: each line one write
+        handler.setFormatter(logging.Formatter(LOG_FORMAT))
+        logger.addHandler(handler)
         logger.setLevel(level)
         logger.propagate = False
     from ..referee import Referee
