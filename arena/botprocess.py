@@ -23,6 +23,9 @@ from . import protocol, sandbox
 from .bots import EXEC_PREFIX
 from .protocol import MAX_LINE, Declared, ProtocolError
 
+# Bytes asked of the pipe at a time: a turn's answer fits many times over, and asking for
+# MAX_LINE would make (and zero) a 1 MiB buffer on every read.
+_READ = 1 << 16
 #: How long a program may take to start and answer ``hello``, on top of the time limit.
 STARTUP_SECONDS = 10.0
 #: How long a program that was told to quit gets before it is killed.
@@ -218,7 +221,7 @@ class BotProcess:
             if not self._poll.poll(left * 1000.0 + 0.5):
                 continue
             try:
-                chunk = os.read(self._out, MAX_LINE)
+                chunk = os.read(self._out, _READ)
             except OSError:
                 chunk = b""
             if not chunk:

@@ -111,6 +111,9 @@ class TurnWriter:
         self._keys = tuple(f'"{COLORS[c]}":' for c in range(len(COLORS)))
         self._boards: dict[int, tuple[int, str]] = {}
         self._played: dict[int, tuple[int, str]] = {}
+        # A rack tile's legal cells change slowly from turn to turn: their text is kept by bitboard.
+        self._targets: dict[tuple[int, int, int], str] = {}
+        self._captures: tuple[tuple[int, ...], str] = ((), "")
         self._seat_of = {c: s for s, colors in enumerate(state.settings.seat_colors) for c in colors}
 
     def _history_json(self) -> str:
@@ -162,11 +165,21 @@ class TurnWriter:
         ])
         drawn = ",".join([f"{keys[c]}{state.drawn[c]}" for c in colors])
         played = ",".join([f"{keys[c]}[{self._played_tiles(c)}]" for c in colors])
-        captures = ",".join([
-            "{" + ",".join([f"{keys[c]}{n}" for c, n in enumerate(row) if n]) + "}" for row in state.captures
-        ])
-        legal = ",".join([",".join(map(_MOVE_TEXTS[color][tile].__getitem__, iter_cells(cells)))
-                          for color, tile, cells in moves.options])
+        counts = tuple(map(tuple, state.captures))
+        if counts != self._captures[0]:
+            self._captures = (counts, ",".join([
+                "{" + ",".join([f"{keys[c]}{n}" for c, n in enumerate(row) if n]) + "}" for row in counts
+            ]))
+        captures = self._captures[1]
+        targets = self._targets
+        texts = []
+        for option in moves.options:
+            text = targets.get(option)
+            if text is None:
+                color, tile, cells = option
+                text = targets[option] = ",".join(map(_MOVE_TEXTS[color][tile].__getitem__, iter_cells(cells)))
+            texts.append(text)
+        legal = ",".join(texts)
         shown_time = "null" if not math.isfinite(time) else repr(float(time))
         return (
             f'{{"type":"turn","time":{shown_time},"view":{{"seat":{seat},"move":{len(state.history)},'

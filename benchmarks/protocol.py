@@ -1,0 +1,344 @@
+"""What playing bots as programs (protocol uptown-bot/1) costs, next to playing them in process.
+
+    python benchmarks/protocol.py --games 40 --rounds 5 --starts 10
+    python benchmarks/protocol.py --games 20 --rounds 3 --skip-quickstart
+
+All by the wall clock; in each part the variants alternate round by round and the median round is kept.
+
+* per move: four ``random`` bots in process (``Referee(isolation="none")``) against ``isolation="process"``
+  (``python -m arena.bothost random``; also with the referee and its bots on one CPU) and against four stdlib
+  bots (``examples/protocol/random_bot.py``); the same seeds; each referee keeps its bot processes for every
+  round and plays a warm-up game first, so start-up is left out;
+* start-up: ``BotProcess(program).start()`` to the handshake's answer;
+* the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU;
+* where a turn's time goes: the referee's calls timed inside games, the CPU time of the referee and of its
+  bots (``/proc/PID/schedstat``), and the bot's side and the reads timed alone on the lines those games sent;
+* ``arena run tournaments/quickstart.toml``, ``--isolation process`` against ``none``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import select
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena import protocol, sandbox
+from arena.botprocess import BotProcess, exec_program, python_program
+from arena.bots import load_bot
+from arena.referee import Referee
+from arena.rules import GameSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"
+CLI = "import sys; from arena.cli import main; sys.exit(main())"
+TARGET_US, QUICKSTART_TARGET, TRIPS, WORK_US = 100.0, 0.15, 2000, 50
+ANSWER = b'{"type":"move","move":"green:ring@B2"}\n'
+# The other end of a pipe: argv is the microseconds of work before each answer and a CPU to pin itself to (or -).
+ECHO = rf"""
+import os, sys, time
+if sys.argv[2] != "-":
+    os.sched_setaffinity(0, {{int(sys.argv[2])}})
+work, clock = float(sys.argv[1]) * 1e-6, time.perf_counter
+for line in sys.stdin.buffer:
+    end = clock() + work
+    while clock() < end:
+        pass
+    os.write(1, {ANSWER!r})
+"""
+ALL_CPUS = os.sched_getaffinity(0)
+CPU = min(ALL_CPUS)
+med = statistics.median
+
+
+def on_one_cpu(run, *args):
+    """``run(*args)`` with this process on CPU ``CPU``; what it starts meanwhile stays there."""
+    os.sched_setaffinity(0, {CPU})
+    try:
+        return run(*args)
+    finally:
+        os.sched_setaffinity(0, ALL_CPUS)
+
+
+def make_referee(isolation: str, ref: str) -> tuple[Referee, list]:
+    referee = Referee(isolation=isolation)
+    players = [referee.prepare(ref) for _ in range(4)]
+    with referee:
+        referee.play(players, 0)  # the warm-up game
+    return referee, players
+
+
+def play_round(referee: Referee, players: list, seeds: list[int]) -> tuple[float, int, int]:
+    """Seconds, moves (passes included) and faults of the seeds' games."""
+    moves = faults = 0
+    with referee:
+        start = time.perf_counter()
+        for seed in seeds:
+            outcome = referee.play(players, seed)
+            moves, faults = moves + len(outcome.state.history), faults + len(outcome.faults)
+        return time.perf_counter() - start, moves, faults
+
+
+def per_move(games: int, rounds: int) -> None:
+    seeds = list(range(1, games + 1))
+    variants = {"in process (isolation none), random": make_referee("none", "random"),
+                "process, python -m arena.bothost random": make_referee("process", "random"),
+                "  the same, referee and bots on one CPU": on_one_cpu(make_referee, "process", "random"),
+                "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE)}
+    runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in variants}
+    try:
+        for _ in range(rounds):
+            for name, (referee, players) in variants.items():
+                pinned = "one CPU" in name
+                runs[name].append(on_one_cpu(play_round, referee, players, seeds) if pinned
+                                  else play_round(referee, players, seeds))
+    finally:
+        for referee, _ in variants.values():
+            referee.close()
+    print(f"\nper move: four bots, {games} games a round (seeds 1-{games}), median of {rounds} rounds")
+    print(f"  {'':50} {'games/s':>8} {'us/move':>8} {'over in process':>16}")
+    us = {name: med([seconds / moves * 1e6 for seconds, moves, _ in done]) for name, done in runs.items()}
+    base = us[next(iter(us))]
+    for name, done in runs.items():
+        faults = sum(f for _, _, f in done)
+        over = f"{us[name] - base:+16.1f}" if us[name] != base else ""
+        print(f"  {name:50} {med([games / s for s, _, _ in done]):8.1f} {us[name]:8.1f} {over:16}"
+              + (f"  ({faults} faults!)" if faults else ""))
+    for name in list(us)[1::2]:
+        print(f"  target <= {TARGET_US:.0f} us a move over in process, {name.split(', ')[1]}: {us[name] - base:.1f} "
+              f"us, {'met' if us[name] - base <= TARGET_US else 'not met'}")
+
+
+def start_up(starts: int) -> None:
+    programs = {"python -m arena.bothost random": python_program("random"),
+                "stdlib examples/protocol/random_bot.py": exec_program(EXAMPLE)}
+    runs: dict[str, list[float]] = {name: [] for name in programs}
+    for _ in range(starts):
+        for name, program in programs.items():
+            process = BotProcess(program)
+            start = time.perf_counter()
+            process.start(10.0)
+            runs[name].append(time.perf_counter() - start)
+            process.stop()
+    print(f"\nstart-up: BotProcess(program).start() to the handshake's answer, median of {starts} starts, "
+          f"sandbox level {sandbox.walls()}")
+    for name, seconds in runs.items():
+        print(f"  {name:40} {med(seconds) * 1e3:6.1f} ms (range {min(seconds) * 1e3:.1f}-{max(seconds) * 1e3:.1f})")
+
+
+def round_trips(child: subprocess.Popen, line: bytes) -> float:
+    """Microseconds per round trip: ``line`` out, the answer line back, blocking reads."""
+    out, back = child.stdin.fileno(), child.stdout.fileno()
+    start = time.perf_counter()
+    for _ in range(TRIPS):
+        os.write(out, line)
+        got = os.read(back, 65536)
+        while not got.endswith(b"\n"):
+            got += os.read(back, 65536)
+    return (time.perf_counter() - start) / TRIPS * 1e6
+
+
+def pipe_floor(rounds: int) -> None:
+    small, large = (b'{"type":"turn","x":"' + b"x" * n + b'"}\n' for n in (76, 5976))
+    cases = {"100 B": (small, 0), "6 KB": (large, 0), f"6 KB, answered after {WORK_US} us of work": (large, WORK_US)}
+    children = {(name, cpu): subprocess.Popen([sys.executable, "-c", ECHO, str(work), str(cpu) if cpu is not None
+                                               else "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                for name, (_, work) in cases.items() for cpu in (None, CPU)}
+    runs: dict[tuple[str, int | None], list[float]] = {key: [] for key in children}
+    try:
+        for _ in range(rounds):
+            for (name, cpu), child in children.items():
+                line, work = cases[name]
+                runs[name, cpu].append((round_trips(child, line) if cpu is None
+                                        else on_one_cpu(round_trips, child, line)) - work)
+    finally:
+        for child in children.values():
+            child.communicate()
+    print(f"\nthe floor: a bare pipe round trip between two Python processes ({len(ANSWER)} B answer, blocking "
+          f"reads), us, {TRIPS} trips a round, median of {rounds} rounds, the work taken off")
+    for name in cases:
+        print(f"  {name:40} {med(runs[name, None]):6.1f} unpinned, {med(runs[name, CPU]):6.1f} both on CPU {CPU}")
+
+
+def schedstat() -> list[int]:
+    """Nanoseconds on a CPU of this process and of all it started (/proc/PID/schedstat)."""
+    found, todo = [0, 0], [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/schedstat") as stat, open(f"/proc/{pid}/task/{pid}/children") as children:
+                found[pid != os.getpid()] += int(stat.read().split()[0])
+                todo += map(int, children.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def in_games(referee: Referee, players: list, seeds: list[int], lines: list) -> list[float]:
+    """Microseconds a turn asked: in TurnWriter.line, BotProcess.send, BotProcess.read_line, in all; on a CPU,
+    the referee then its bots.  Each (game, seat, turn line) sent is appended to ``lines``."""
+    spent, clock, writers = [0.0] * 5, time.perf_counter, [None]
+    line, send, read_line = protocol.TurnWriter.line, BotProcess.send, BotProcess.read_line
+
+    def timed(index, fn):
+        def call(self, *args):
+            start = clock()
+            value = fn(self, *args)
+            spent[index] += clock() - start
+            return value
+        return call
+
+    def recorded(writer, seat, *args):
+        text = timed_line(writer, seat, *args)
+        if writer is not writers[-1]:  # one TurnWriter a game
+            writers.append(writer)
+        lines.append((len(writers), seat, text))
+        spent[4] += 1
+        return text
+
+    timed_line = timed(0, line)
+    protocol.TurnWriter.line, BotProcess.send, BotProcess.read_line = recorded, timed(1, send), timed(2, read_line)
+    try:
+        before = schedstat()
+        spent[3] = play_round(referee, players, seeds)[0]
+        after = schedstat()
+    finally:
+        protocol.TurnWriter.line, BotProcess.send, BotProcess.read_line = line, send, read_line
+    return [s / spent[4] * 1e6 for s in spent[:4]] + [(b - a) / spent[4] / 1e3 for a, b in zip(before, after)]
+
+
+def alone(lines: list[tuple[int, int, bytes]]) -> list[float]:
+    """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.bothost does
+    them), and in parse_line + read_answer of the answer (the referee)."""
+    clock, cls, settings = time.perf_counter, load_bot("random"), GameSettings.for_players(4)
+    tick = med([-(clock() - clock()) for _ in range(101)])
+    starts = [protocol.read_game(json.loads(protocol.game_line(settings, seat, {}, 10.0, protocol.bot_seed(0, seat))))
+              for seat in range(4)]
+    bots = [cls(seat, settings, {}, random.Random(seat)) for seat in range(4)]
+    spent, readers = [0.0] * 5, {}
+    for game, seat, line in lines:
+        reader = readers.get((game, seat)) or readers.setdefault((game, seat), protocol.ViewReader(starts[seat]))
+        t0 = clock()
+        obj = json.loads(line)
+        t1 = clock()
+        view = reader.view(obj)
+        t2 = clock()
+        move = bots[seat].choose(view)
+        t3 = clock()
+        answer = (protocol._encode({"type": "move", "move": str(move)}) + "\n").encode()
+        t4 = clock()
+        protocol.read_answer(protocol.parse_line(answer))
+        t5 = clock()
+        for index, seconds in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+            spent[index] += seconds - tick
+    return [seconds / len(lines) * 1e6 for seconds in spent]
+
+
+def pipe_read(line: bytes, size: int, times: int = 2000) -> float:
+    """Microseconds to write ``line`` into a pipe, poll and ``os.read(fd, size)`` it, as BotProcess reads."""
+    back, out = os.pipe()
+    poll = select.poll()
+    poll.register(back, select.POLLIN)
+    start = time.perf_counter()
+    for _ in range(times):
+        os.write(out, line)
+        poll.poll(1000)
+        os.read(back, size)
+    seconds = time.perf_counter() - start
+    os.close(back)
+    os.close(out)
+    return seconds / times * 1e6
+
+
+def where_it_goes(games: int, rounds: int) -> None:
+    seeds = list(range(1, games + 1))
+    referee, players = make_referee("process", "random")
+    runs: dict[str, list[list[float]]] = {"games": [], "alone": []}
+    try:
+        for _ in range(rounds):
+            lines: list[tuple[int, int, bytes]] = []
+            runs["games"].append(in_games(referee, players, seeds, lines))
+            middle = sorted((line for *_, line in lines), key=len)[len(lines) // 2]
+            runs["alone"].append([*alone(lines), pipe_read(middle, protocol.MAX_LINE), pipe_read(middle, 1 << 16)])
+    finally:
+        referee.close()
+    f, a = ([med(column) for column in zip(*done)] for done in runs.values())
+    sizes = sorted(len(line) for *_, line in lines)
+    rows = [("in the games, the referee's calls timed:", None),
+            ("TurnWriter.line", f[0]),
+            ("BotProcess.send (the write, waking the bot)", f[1]),
+            ("BotProcess.read_line (until the answer is in)", f[2]),
+            ("the rest (engine, referee loop, parsing, check)", f[3] - sum(f[:3])),
+            ("all, a turn", f[3]),
+            ("in the same games, by /proc/PID/schedstat:", None),
+            ("the referee on a CPU", f[4]),
+            ("its four bots on a CPU", f[5]),
+            ("none of them on a CPU (wake-ups, other jobs): all minus these", f[3] - f[4] - f[5]),
+            ("timed alone on the same turn lines, in this process:", None),
+            *zip(("bot: json.loads of the turn line", "bot: ViewReader.view", "bot: the bot's choose",
+                  "bot: the answer's JSON", "referee: parse_line + read_answer",
+                  "a median turn line: write, poll, os.read(fd, MAX_LINE)", "the same with os.read(fd, 64 KiB)"), a)]
+    print(f"\nwhere a turn's time goes under process isolation (python -m arena.bothost random), us a turn asked, "
+          f"median of {rounds} rounds of {games} games; turn lines of {statistics.fmean(sizes) / 1e3:.1f} KB on "
+          f"average, the last tenth {sizes[len(sizes) * 9 // 10] / 1e3:.1f}-{sizes[-1] / 1e3:.1f} KB")
+    for name, value in rows:
+        print(f"  {name}" if value is None else f"    {name:62} {value:6.1f}")
+    print(f"  the bots' CPU a turn, {f[5]:.1f} us, against {sum(a[:4]):.1f} us for their part timed alone: the "
+          "rest is their read loop, system calls and cold caches")
+
+
+def quickstart(rounds: int) -> None:
+    print("\nquickstart: arena run tournaments/quickstart.toml --quiet --overwrite, --isolation process against none")
+    cli = [sys.executable, "-c", CLI, "run"]
+    shown = subprocess.run([*cli, "--help"], capture_output=True, text=True, cwd=ROOT, check=False).stdout
+    if "--isolation" not in shown:
+        print("  skipped: arena run has no --isolation yet")
+        return
+    runs: dict[str, list[float]] = {"process": [], "none": []}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        for _ in range(rounds):
+            for isolation, seconds in runs.items():
+                start = time.perf_counter()
+                subprocess.run([*cli, "tournaments/quickstart.toml", "--out", os.path.join(folder, isolation),
+                                "--quiet", "--overwrite", "--isolation", isolation],
+                               cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+                seconds.append(time.perf_counter() - start)
+    process, none = med(runs["process"]), med(runs["none"])
+    print(f"  process {process:.1f} s, none {none:.1f} s (median of {rounds}): ratio {process / none:.2f}; target "
+          f"within {QUICKSTART_TARGET:.0%}: {'met' if process <= none * (1 + QUICKSTART_TARGET) else 'not met'}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=40, metavar="G", help="games a round per variant (default 40)")
+    parser.add_argument("--rounds", type=int, metavar="K",
+                        help="rounds, median kept (default 5; 1 for the quickstart, about 40 s a round)")
+    parser.add_argument("--starts", type=int, default=10, metavar="S", help="starts per program (default 10)")
+    parser.add_argument("--skip-quickstart", action="store_true", help="leave out the arena run part")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.starts < 1 or (args.rounds is not None and args.rounds < 1):
+        parser.error("--games, --rounds and --starts must be at least 1")
+    rounds = args.rounds or 5
+    print(f"machine: {os.cpu_count()} CPUs ({len(ALL_CPUS)} usable), load {os.getloadavg()[0]:.2f}, "
+          f"Python {platform.python_version()}, sandbox level {sandbox.walls()}")
+    per_move(args.games, rounds)
+    start_up(args.starts)
+    pipe_floor(rounds)
+    where_it_goes(args.games, rounds)
+    if args.skip_quickstart:
+        print("\nquickstart: skipped (--skip-quickstart)")
+    else:
+        quickstart(args.rounds or 1)
+
+
+if __name__ == "__main__":
+    main()
