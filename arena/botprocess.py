@@ -10,6 +10,7 @@ everything it started (:meth:`BotProcess.kill`).
 
 from __future__ import annotations
 
+import math
 import os
 import select
 import shlex
@@ -63,11 +64,8 @@ class Program:
 def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
     """The program that runs the Python bot ``ref`` (an entry point, ``module:Name`` or ``file.py:Name``)
     in a fresh interpreter: ``python -m arena.bothost REF``."""
-    where, colon, _ = ref.rpartition(":")
-    if colon and where.endswith(".py"):  # the bot runs elsewhere: name its file absolutely
-        ref = os.path.abspath(where) + ref[len(where):]
-    cwd = os.getcwd()
-    return Program((sys.executable, "-m", "arena.bothost", ref), cwd=cwd, limits=limits or sandbox.Limits())
+    # It starts in this folder, so a relative file.py:Name is found as here.
+    return Program((sys.executable, "-m", "arena.bothost", ref), cwd=os.getcwd(), limits=limits or sandbox.Limits())
 
 
 def exec_program(ref: str, cwd: str | None = None, env: dict[str, str] | None = None,
@@ -218,7 +216,7 @@ class BotProcess:
             left = deadline - perf_counter()
             if left <= 0:
                 raise Late
-            if not self._poll.poll(left * 1000.0 + 0.5):
+            if not self._poll.poll(None if left == math.inf else left * 1000.0 + 0.5):
                 continue
             try:
                 chunk = os.read(self._out, _READ)
@@ -253,9 +251,11 @@ class BotProcess:
         tail = self.stderr_tail()
         if tail:
             text += f"; its last words: {tail}"
-        if self.log is not None:
-            text += f" (log: {self.log})"
-        return text
+        return text + self.log_hint()
+
+    def log_hint(self) -> str:
+        """`` (log: NAME.log)`` for a fault message: the file's name only, so records do not depend on folders."""
+        return f" (log: {os.path.basename(self.log)})" if self.log is not None else ""
 
     def stderr_tail(self, lines: int = 3) -> str:
         """The last lines the program wrote to its standard error since it started."""

@@ -522,8 +522,7 @@ class _ProgramSeat:
         except Ended:
             return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
         except ProtocolError as exc:
-            where = f" (log: {process.log})" if process.log else ""
-            return None, perf_counter() - start, ("protocol", f"{exc}{where}")
+            return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
         elapsed = perf_counter() - start
         if type(answer) is tuple:
             return None, elapsed, answer  # an error message: (kind, message)

@@ -18,7 +18,8 @@ BOTS = ["greedy", "lookahead", SEARCH]
 
 
 def play(specs: list[str], seed: int, **kw):
-    outcome = play_game([parse_bot_spec(s) for s in specs], seed, **kw)
+    """A game with the bots in this process (what is tested is their play, not their isolation)."""
+    outcome = play_game([parse_bot_spec(s) for s in specs], seed, isolation="none", **kw)
     assert outcome.faults == [], outcome.faults
     return outcome
 

@@ -62,6 +62,8 @@ def test_no_bots_and_only_failures(monkeypatch):
 
 def test_a_listed_bot_can_be_played_by_its_name(monkeypatch):
     fake_plugins(monkeypatch, [("options", "bad_bots:OptionsBot"), ("broken", "broken_import:Bot")])
-    result = CliRunner().invoke(main, ["play", "options:depth=1", "options", "--seed", "1", "-q"])
+    # In process: a bot program would not see the entry points faked here.
+    result = CliRunner().invoke(main, ["play", "options:depth=1", "options", "--seed", "1", "-q",
+                                       "--isolation", "none"])
     assert result.exit_code == 0, result.output
     assert "under uptown scoring" in result.output

@@ -41,6 +41,7 @@ def test_play_four_random_bots_shows_board_and_result():
     for heading in ("groups", "captures", "penalty", "blockers", "uptown rank", "blockers rank", "faults", "won"):
         assert heading in out
     assert re.search(r"^Winners? under Uptown scoring: random \(seat \d\)", out, re.MULTILINE)
+    assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)  # process isolation, the default
 
 
 def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
@@ -109,22 +110,41 @@ def test_bots_with_options_and_faults_in_the_table(tmp_path):
 
 
 def test_a_printing_bot_does_not_corrupt_the_output():
-    result = run(f"{BAD}:PrintingBot", "random", "--seed", "2")
+    result = run(f"{BAD}:PrintingBot", "random", "--seed", "2", "--isolation", "none")
     assert result.exit_code == 0
     assert "BOT" not in result.output
     assert result.output.startswith("seed 2, 2 players")
 
 
 def test_a_bot_calling_sys_exit_does_not_end_the_command():
-    result = run(f"{BAD}:ExitBot:after=0", "random", "--seed", "2")
+    result = run(f"{BAD}:ExitBot:after=0", "random", "--seed", "2", "--isolation", "none")
     assert result.exit_code == 0, result.output
     assert "exit: called sys.exit(3)" in result.output
 
 
-def test_isolated_play():
-    result = run(f"{BAD}:HardExitBot:after=1", "random", "--seed", "2", "--isolate", "--time-limit", "2")
+def test_isolated_play(tmp_path):
+    logs = tmp_path / "logs"
+    result = run(f"{BAD}:HardExitBot:after=1", f"{BAD}:PrintingBot", "--seed", "2", "--isolation", "process",
+                 "--time-limit", "2", "--logs", str(logs))
     assert result.exit_code == 0, result.output
-    assert "crash: the bot's process ended (exit code 7)" in result.output
+    out = result.output
+    assert "crash: the bot's process ended: exit code 7" in out
+    assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)
+    assert "Python bots ran in this process" not in out
+    assert out.endswith(f"bot logs (their standard error) in {logs}\n")
+    # What a bot prints goes to its log, never to the command's output.
+    assert "BOT" not in out
+    assert any("PRINTED BY A BOT" in log.read_text() for log in logs.iterdir())
+
+
+def test_play_in_process():
+    result = run(f"{BAD}:PrintingBot", "random", "--seed", "2", "--isolation", "none")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "BOT" not in out
+    assert not re.search(r"^bots ran in", out, re.MULTILINE)
+    assert "Python bots ran in this process (isolation none: trusted code only)\n" in out
+    assert re.search(r"^bot logs \(their standard error\) in \S", out, re.MULTILINE)
 
 
 # -- bad input ---------------------------------------------------------------------------

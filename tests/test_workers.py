@@ -23,9 +23,9 @@ from arena.tournament.workers import (
 BAD = Path(__file__).parent / "fixtures" / "bad_bots.py"
 
 
-def config_of(third: str, deals: int = 2):
+def config_of(third: str, deals: int = 2, isolation: str = "process"):
     return parse_config(
-        f'name = "w"\nplayers = 2\ndeals = {deals}\nseed = 4\ntime_limit = 5\n'
+        f'name = "w"\nplayers = 2\ndeals = {deals}\nseed = 4\ntime_limit = 5\nisolation = "{isolation}"\n'
         '[[entrants]]\nname = "rnd"\nbot = "random"\n'
         '[[entrants]]\nname = "greedy"\nbot = "greedy"\n'
         f'[[entrants]]\nname = "other"\nbot = "{third}"\n',
@@ -58,18 +58,19 @@ def test_every_game_comes_back_once_whatever_the_workers():
 
 
 def test_a_game_whose_bot_ends_the_worker_comes_back_once_played_in_isolation():
-    config = config_of(f"{BAD}:HardExitBot")
+    config = config_of(f"{BAD}:HardExitBot", isolation="none")
     found = play_all(config, 1)
     crashed = {game_id for game_id, record in found.items() if record["faults"]}
     assert len(crashed) == 8
     assert all(found[g]["faults"][0]["kind"] == "crash" for g in crashed)
 
 
-def test_workers_that_end_before_they_play_stop_the_games():
-    config = config_of("random")
-    settings = dict(worker_settings(config), specs=["random", "greedy", "no.such.module:Bot"])
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_workers_that_end_before_they_play_stop_the_games(isolation):
+    # A bot that cannot be prepared in a worker (it was checked in the parent: something else is wrong).
+    config = config_of("no.such.module:Bot", isolation=isolation)
     with pytest.raises(WorkerError, match="worker processes end before they play a game"):
-        play_all(config, 1, settings)
+        play_all(config, 1)
 
 
 def test_chunks_follow_the_time_a_game_takes():

@@ -334,7 +334,7 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
             index = getattr(exc, "index", 0)
             entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
-            raise _fail(source, key, f"{entrant.name}: {exc}") from None
+            raise _fail(source, key, str(exc)) from None
         for entrant, bot in zip(config.entrants, prepared, strict=True):
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]
