@@ -131,3 +131,87 @@ def test_records_carry_the_game_id_of_games_csv(small, tmp_path):
     ids_csv = {line.split(",")[0] for line in (out / "games.csv").read_text().splitlines()[1:]}
     ids_records = {json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()}
     assert ids_csv == ids_records and len(ids_csv) == 6
+
+
+# -- bot programs -----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = Path(__file__).resolve().parent / "fixtures" / "programs"
+EXAMPLES = ROOT / "examples" / "protocol"
+
+
+def programs_tournament(tmp_path: Path, *entrants: str, extra: str = "") -> Path:
+    path = tmp_path / "programs.toml"
+    text = 'name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\n' + extra
+    for entrant in entrants:
+        text += "[[entrants]]\n" + entrant + "\n"
+    path.write_text(text)
+    return path
+
+
+def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatch):
+    import shutil
+    import sys
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the JavaScript example cannot run")
+    monkeypatch.chdir(ROOT)
+    path = programs_tournament(
+        tmp_path,
+        f'name = "js"\ncommand = ["node", "{EXAMPLES / "random_bot.js"}"]\noptions = {{ captures = false }}',
+        f'name = "py"\ncommand = ["{sys.executable}", "{EXAMPLES / "random_bot.py"}"]',
+        'name = "greedy"\nbot = "greedy"',
+        'name = "example"\nbot = "examples/example_bot.py:ExampleBot"',
+    )
+    out = tmp_path / "out"
+    result = invoke(str(path), "--out", str(out), "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert "bots run in " in result.stderr
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 4 * 2 * 3 and not any(r["faults"] for r in records)
+    specs = {entry["spec"]: entry["options"] for r in records for entry in r["bots"]}
+    js = f"exec:node {EXAMPLES / 'random_bot.js'}:captures=false"
+    assert specs[js] == {"captures": False}
+    assert "random-js: game as seat" in (out / "bots" / "js.log").read_text()
+    # The same seeds give the same games, also for programs with generators of their own.
+    again = tmp_path / "again"
+    assert invoke(str(path), "--out", str(again), "--workers", "1", "-q").exit_code == 0
+    assert sorted((out / "records.jsonl").read_text().splitlines()) == \
+        sorted((again / "records.jsonl").read_text().splitlines())
+
+
+@pytest.mark.parametrize("entrant, message", [
+    ('name = "gone"\ncommand = ["./no-such-bot"]', "entrants[1].command: bot 'exec:./no-such-bot': "
+                                                   "./no-such-bot: ./no-such-bot does not exist"),
+    ('name = "text"\ncommand = ["README.md"]', "no program 'README.md' on the bots' PATH"),
+    ('name = "mute"\ncommand = ["sleep", "30"]', "sleep 30: no answer to hello within"),
+    ('name = "quits"\ncommand = ["true"]', "true: ended before answering hello (exit code 0)"),
+    ('name = "old"\ncommand = ["PYTHON", "PROGRAMS/other_version.py"]', "speaks protocol \"uptown-bot/0\", "
+                                                                       "not uptown-bot/1"),
+    ('name = "opts"\ncommand = ["PYTHON", "EXAMPLES/random_bot.py"]\noptions = { depth = 3 }',
+     "takes no option 'depth' (its options: captures)"),
+    ('name = "both"\nbot = "random"\ncommand = ["true"]', "entrants[1]: give either bot or command, not both"),
+    ('name = "env"\ncommand = ["true"]\nenv = { "1X" = "a" }', "entrants[1].env: must be a table of NAME"),
+    ('name = "mem"\ncommand = ["true"]\nmemory_mb = 2', "entrants[1].memory_mb: must be a whole number of MiB"),
+    ('name = "cwd"\ncommand = ["true"]\ncwd = "/no/such/folder"', "entrants[1].cwd: /no/such/folder is not a folder"),
+])
+def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monkeypatch, entrant, message):
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("arena.botprocess.STARTUP_SECONDS", 1.0)
+    entrant = entrant.replace("PYTHON", sys.executable).replace("PROGRAMS", str(PROGRAMS))
+    entrant = entrant.replace("EXAMPLES", str(EXAMPLES))
+    path = programs_tournament(tmp_path, 'bot = "random"', entrant, 'bot = "greedy"')
+    result = invoke(str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0
+    assert message in result.output and f"{path}: " in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_isolation_none_from_the_command_line(small, tmp_path):
+    result = invoke(str(small), "--out", str(tmp_path / "o"), "--isolation", "none", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert "isolation none: trusted code only" in result.stderr and "bots run in jail" not in result.stderr
+    assert "isolation none" in (tmp_path / "o" / "arena.log").read_text()

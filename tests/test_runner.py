@@ -150,6 +150,25 @@ def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, start_method):
+    """Isolation never changes a game: the same records and rows in process and with every bot a program,
+    also with a fault (a Python bot's exception reads the same from its own process)."""
+    if start_method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"{start_method} is not available here")
+    none = write_tournament(tmp_path, name="none", players=3, deals=2, third=f"{bots_file}:BrokenBot",
+                            isolation="none")
+    process = tmp_path / "process.toml"
+    process.write_text(none.read_text().replace('isolation = "none"', 'isolation = "process"'))
+    run(none, tmp_path / "none", workers=1)
+    run(process, tmp_path / "process", workers=2, start_method=start_method)
+    assert games_without_timing(tmp_path / "none") == games_without_timing(tmp_path / "process")
+    assert records_by_id(tmp_path / "none") == records_by_id(tmp_path / "process")
+    assert "isolation process" in (tmp_path / "process" / "arena.log").read_text()
+    faults = [json.loads(line)["faults"] for line in records_by_id(tmp_path / "process").values()]
+    assert all(len(found) == 1 and "broken on purpose" in found[0]["message"] for found in faults)
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_method):
     path = write_tournament(tmp_path, players=3, deals=1, third=f"{bots_file}:BrokenBot")
     out = tmp_path / "out"
