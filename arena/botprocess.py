@@ -122,7 +122,8 @@ class BotProcess:
 
     @property
     def alive(self) -> bool:
-        return self._box is not None
+        """Started, not killed, and its process still running."""
+        return self._box is not None and self._box.process.poll() is None
 
     def start(self, time_limit: float) -> Declared:
         """Start the program and shake hands; :class:`BotProcessError` (one line) if it cannot be used."""

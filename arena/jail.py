@@ -58,9 +58,12 @@ def call(what, result):
         fail(what, ctypes.get_errno())
 
 
+def _bytes(text):
+    return None if text is None else text.encode()
+
+
 def mount(source, target, fstype, flags, data=None):
-    enc = (lambda s: None if s is None else s.encode())
-    return libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+    return libc.mount(_bytes(source), _bytes(target), _bytes(fstype), ctypes.c_ulong(flags), _bytes(data))
 
 
 def mount_points():

@@ -822,8 +822,14 @@ class Referee:
         """An idle process of the player's program, or a new one (raises BotProcessError)."""
         assert player.program is not None
         idle = self._idle.get(player.program)
-        if idle:
-            return idle.pop()
+        while idle:
+            process = idle.pop()
+            if process.alive:
+                return process
+            # It ended between games (after its game_over, say): a fresh one plays the next.
+            log.warning("a process of %s ended between games (%s): starting another", player.text,
+                        process.ended_text())
+            process.kill()
         process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
                              transcript=self.transcript)
         declared = process.start(self.time_limit)

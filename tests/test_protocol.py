@@ -15,8 +15,17 @@ import pytest
 
 from arena import protocol
 from arena.protocol import (
-    MAX_LINE, ProtocolError, TurnWriter, ViewReader, bot_seed, game_line, over_line, parse_line, read_answer,
-    read_game, read_hello,
+    MAX_LINE,
+    ProtocolError,
+    TurnWriter,
+    ViewReader,
+    bot_seed,
+    game_line,
+    over_line,
+    parse_line,
+    read_answer,
+    read_game,
+    read_hello,
 )
 from arena.rules import PASS, GameSettings, GameState, Move, SeatView, deal, derived_random
 
