@@ -86,9 +86,10 @@ def _cgroups() -> _Cgroups | None:
         try:
             for base in bases:
                 base.mkdir(exist_ok=True)
-            return _Cgroups(1, bases)
         except OSError:
             return None
+        _sweep(bases)
+        return _Cgroups(1, bases)
     if (_CGROUP_ROOT / "cgroup.controllers").is_file():
         base = _CGROUP_ROOT / "arena"
         try:
@@ -97,10 +98,20 @@ def _cgroups() -> _Cgroups | None:
             (_CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory +pids")
             base.mkdir(exist_ok=True)
             (base / "cgroup.subtree_control").write_text("+memory +pids")
-            return _Cgroups(2, (base,))
         except OSError:
             return None
+        _sweep((base,))
+        return _Cgroups(2, (base,))
     return None
+
+
+def _sweep(bases: tuple[Path, ...]) -> None:
+    """Remove the cgroups that arena processes killed outright left behind (``bot-PID-N``, PID gone)."""
+    for base in bases:
+        for group in base.glob("bot-*-*"):
+            pid = group.name.split("-")[1]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                _empty_cgroup(group)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,191 @@
+"""The sandbox: each wall a bot program runs inside, checked from inside it, and a teardown that leaves nothing."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox
+from arena.sandbox import Limits, start
+
+JAIL = sandbox.walls() == "jail"
+needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")
+
+
+def run(script: str, *, level: str | None = None, limits: Limits = Limits(), hide: tuple[str, ...] = (),
+        env: dict[str, str] | None = None, cwd: str | None = None, timeout: float = 20) -> tuple[int, str, str]:
+    """Run a Python script in the sandbox: (exit status, its standard output, its walls line)."""
+    box = start([sys.executable, "-c", script], level=level, limits=limits, hide=hide, env=env, cwd=cwd,
+                stderr=sys.stderr.fileno())
+    try:
+        assert box.process.stdout is not None
+        out = box.process.stdout.read().decode()
+        code = box.wait(timeout)
+        assert code is not None, "the program did not end"
+        return code, out, box.walls
+    finally:
+        box.kill()
+
+
+@needs_jail
+def test_the_jail_is_pid_1_of_its_own_namespaces_without_network():
+    code, out, walls = run(
+        "import os, socket\n"
+        "print(os.getpid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
+        "print(socket.gethostname())\n"
+        "try:\n socket.create_connection(('127.0.0.1', 22), timeout=1); print('connected')\n"
+        "except OSError as e: print('no network', e.errno)\n"
+    )
+    pid, hostname, network = out.splitlines()
+    assert code == 0 and walls.startswith("jail: ")
+    assert pid == "1 ['1']"  # it is alone: no referee, no other bot to see in /proc
+    assert hostname == "arena-bot"
+    assert network.startswith("no network")
+
+
+@needs_jail
+def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_empty(tmp_path):
+    secret = tmp_path / "results"
+    secret.mkdir()
+    (secret / "records.jsonl").write_text("the deal\n")
+    code, out, _ = run(
+        "import os\n"
+        f"print(sorted(os.listdir({str(secret)!r})) if os.access({str(secret)!r}, os.R_OK) else 'unreadable')\n"
+        f"try:\n open({str(tmp_path / 'x')!r}, 'w'); print('wrote')\nexcept OSError as e: print(e.errno)\n"
+        "home = os.environ['HOME']; open(os.path.join(home, 'mine'), 'w').write('ok')\n"
+        "print(home == os.getcwd() == os.environ['TMPDIR'], open(os.path.join(home, 'mine')).read())\n"
+        "print(sorted(os.environ))\n",
+        hide=(str(secret),),
+    )
+    hidden, wrote, home, names = out.splitlines()
+    assert code == 0
+    assert hidden in ("[]", "unreadable")
+    assert wrote == "30"  # EROFS
+    assert home == "True ok"
+    assert names == "['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']" or names == "['HOME', 'LANG', 'PATH', 'TMPDIR']"
+    assert not (tmp_path / "x").exists()
+
+
+@needs_jail
+def test_a_bot_runs_as_a_uid_of_its_own_or_as_root_without_capabilities():
+    code, out, walls = run("import os\nprint(os.getuid())\nprint(open('/proc/self/status').read())")
+    uid = int(out.splitlines()[0])
+    status = dict(line.split(":\t", 1) for line in out.splitlines()[1:] if ":\t" in line)
+    assert code == 0
+    assert status["CapEff"].strip() == status["CapPrm"].strip() == status["CapBnd"].strip() == "0" * 16
+    assert status["NoNewPrivs"].strip() == "1"
+    assert (uid >= sandbox.UID_BASE) == ("its own uid" in walls)
+    assert (uid == 0) == ("root without capabilities" in walls)
+
+
+@needs_jail
+def test_an_executable_readable_by_all_runs_under_a_uid_of_its_own():
+    box = start(["sh", "-c", "id -u"])
+    try:
+        assert box.process.stdout is not None
+        uid = int(box.process.stdout.read())
+        assert uid >= sandbox.UID_BASE and "its own uid" in box.walls
+    finally:
+        box.kill()
+
+
+@needs_jail
+def test_memory_over_the_limit_is_killed_and_said_so():
+    box = start([sys.executable, "-c", "x = bytearray(400 << 20); x[::4096] = b'x' * len(x[::4096])"],
+                limits=Limits(memory_mb=128))
+    try:
+        assert box.wait(30) is not None
+        assert box.exit_text() == "killed for using more than its memory limit of 128 MiB"
+    finally:
+        box.kill()
+
+
+def test_processes_are_limited():
+    code, out, _ = run(
+        "import os, time\nn = 0\n"
+        "try:\n while n < 500:\n  if os.fork() == 0:\n   time.sleep(30); os._exit(0)\n  n += 1\n"
+        "except OSError as e: print('stopped at', n, e.errno)\n",
+        limits=Limits(processes=20),
+    )
+    assert code == 0
+    words = out.split()
+    assert words[:2] == ["stopped", "at"] and int(words[2]) < 20
+
+
+def test_open_files_and_file_sizes_are_limited():
+    code, out, _ = run(
+        "import os, resource\n"
+        "print(resource.getrlimit(resource.RLIMIT_NOFILE), resource.getrlimit(resource.RLIMIT_FSIZE),"
+        " resource.getrlimit(resource.RLIMIT_CORE))",
+        limits=Limits(open_files=32, file_mb=8),
+    )
+    assert code == 0 and out.strip() == f"(32, 32) ({8 << 20}, {8 << 20}) (0, 0)"
+
+
+def test_the_weaker_level_still_gets_a_session_limits_and_a_private_folder():
+    code, out, walls = run(
+        "import os, resource\nprint(os.getsid(0) == os.getpid(), resource.getrlimit(resource.RLIMIT_AS)[0] >> 20)\n"
+        "print(os.getcwd() == os.environ['HOME'], sorted(os.listdir('.')))",
+        level="rlimits", limits=Limits(memory_mb=512),
+    )
+    assert code == 0 and walls.startswith("rlimits: ")
+    assert out.splitlines() == ["True 512", "True []"]
+
+
+@pytest.mark.parametrize("level", ["jail", "rlimits"])
+def test_kill_ends_everything_it_started_and_removes_its_folder(level):
+    if level == "jail" and not JAIL:
+        pytest.skip("the jail needs root and Linux namespaces, which this machine refuses")
+    marker = f"arena-test-orphan-{os.getpid()}-{level}"
+    box = start([sys.executable, "-c",
+                 "import os, subprocess, sys, time\n"
+                 f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
+                 "if os.fork() == 0:\n os.setsid()\n"
+                 f" os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
+                 "print(os.environ['HOME'], flush=True)\ntime.sleep(60)\n"],
+                level=level)
+    assert box.process.stdout is not None
+    home = box.process.stdout.readline().decode().strip()
+    time.sleep(0.3)
+    assert _running(marker) >= 1
+    box.kill()
+    deadline = time.monotonic() + 5
+    while _running(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if level == "rlimits":
+        # Without namespaces or cgroups a program that left its session is out of reach: the README says so.
+        for pid in _pids(marker):
+            os.kill(pid, 9)
+    else:
+        assert _running(marker) == 0
+    assert home and not Path(home).exists()
+    box.kill()  # twice is harmless
+
+
+def _pids(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _running(marker: str) -> int:
+    return len(_pids(marker))
+
+
+def test_a_missing_program_is_a_sandbox_error_line():
+    box = start(["/no/such/program"], stderr=None)
+    try:
+        assert box.wait(10) == sandbox.EXIT_JAIL
+        assert box.exit_text() == "the sandbox could not start it (see its log)"
+    finally:
+        box.kill()
