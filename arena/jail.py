@@ -5,7 +5,8 @@ Run by :mod:`arena.sandbox` as ``python -I -S jail.py SETTINGS -- COMMAND...``
 machine allows it.  SETTINGS is a JSON object (see ``sandbox.py``).  In order:
 
 1. die with the referee (``PR_SET_PDEATHSIG``), join the bot's cgroups;
-2. with ``namespaces``: new PID, mount, network, IPC and UTS namespaces; the
+2. with ``namespaces``: new PID, mount, network, IPC and UTS namespaces (and,
+   with ``userns``, a user namespace first, so that no root is needed); the
    process forks, the child is PID 1 of the new PID namespace (when it ends
    the kernel kills everything it started) and the parent only waits for it
    and passes its exit status on;
@@ -30,6 +31,7 @@ import sys
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -154,7 +156,8 @@ def wait_for(child):
             continue
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two cannot be caught: already the default
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else EXIT_JAIL)
 
@@ -173,7 +176,18 @@ def main():
             fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
     if settings["namespaces"]:
         flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+        uid, gid = os.getuid(), os.getgid()
+        if settings["userns"]:
+            flags |= CLONE_NEWUSER
         call("making namespaces", libc.unshare(flags))
+        if settings["userns"]:
+            # Without root: the user's own uid, seen as root inside, rights only over the new namespaces.
+            for name, text in (("uid_map", f"0 {uid} 1"), ("setgroups", "deny"), ("gid_map", f"0 {gid} 1")):
+                try:
+                    with open(f"/proc/self/{name}", "w") as f:
+                        f.write(text)
+                except OSError as exc:
+                    fail(f"mapping the user namespace ({name})", exc.strerror)
         child = os.fork()
         if child:
             wait_for(child)

@@ -12,13 +12,17 @@ walls this machine allows, found once per process by :func:`walls`:
   uid, as root with every capability dropped for good); a cgroup caps its
   memory and processes; resource limits cap open files, file sizes, core
   dumps.
+* ``userns`` (not root, where user namespaces are allowed): the same
+  namespaces and file walls, made inside a user namespace of its own; no
+  capabilities; no cgroups (rlimits instead) and no uid of its own.
 * ``rlimits`` (anywhere else): a session of its own, resource limits
   (address space for memory, processes, open files), ``no_new_privs``, a
   private temporary working folder.  What it starts is killed with its
-  process group, which a program that calls ``setsid`` can leave.
+  process group, which a program that calls ``setsid`` can leave; it runs as
+  the referee's user and can signal it.
 
-``ARENA_SANDBOX=rlimits`` asks for the weaker level even where the stronger
-one is possible (tests use it).  The level a bot got is
+``ARENA_SANDBOX=userns`` or ``=rlimits`` asks for a weaker level even where
+a stronger one is possible (tests use it).  The level a bot got is
 :attr:`Sandboxed.walls`, reported by the referee, never assumed.
 """
 
@@ -114,18 +118,31 @@ def _sweep(bases: tuple[Path, ...]) -> None:
                 _empty_cgroup(group)
 
 
+#: The levels, strongest first.
+LEVELS = ("jail", "userns", "rlimits")
+
+
 @functools.lru_cache(maxsize=1)
 def walls() -> str:
-    """The strongest level this machine allows: ``jail`` or ``rlimits`` (see the module docstring)."""
-    if os.environ.get("ARENA_SANDBOX") == "rlimits" or os.geteuid() != 0 or not sys.platform.startswith("linux"):
+    """The strongest level this machine allows: ``jail``, ``userns`` or ``rlimits`` (see the module docstring).
+
+    ``ARENA_SANDBOX=LEVEL`` caps it (the weaker one is used when the stronger is possible).
+    """
+    cap = os.environ.get("ARENA_SANDBOX", "jail")
+    if cap not in LEVELS or not sys.platform.startswith("linux"):
         return "rlimits"
-    try:
-        probe = start(["true"], level="jail")
-    except SandboxError:
-        return "rlimits"
-    code = probe.wait(10)
-    probe.kill()
-    return "jail" if code == 0 else "rlimits"
+    for level in LEVELS[LEVELS.index(cap):-1]:
+        if level == "jail" and os.geteuid() != 0:
+            continue
+        try:
+            probe = start(["true"], level=level)
+        except SandboxError:
+            continue
+        code = probe.wait(10)
+        probe.kill()
+        if code == 0:
+            return level
+    return "rlimits"
 
 
 def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
@@ -134,6 +151,9 @@ def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
         who = "its own uid" if uid is not None else "root without capabilities"
         limits = "cgroup memory and process limits" if cgroup else "rlimits (no cgroups here)"
         return f"jail: own PID, mount, network and IPC namespaces, read-only files, a private folder, {who}, {limits}"
+    if level == "userns":
+        return ("userns: own user, PID, mount, network and IPC namespaces, read-only files, a private folder, "
+                "no capabilities, rlimits (not root: no cgroups, no uid of its own)")
     return "rlimits: own session, resource limits, private folder (no namespaces: not root, or not allowed here)"
 
 
@@ -345,23 +365,25 @@ def start(
         raise SandboxError("no command to start")
     level = level or walls()
     extra = dict(env or {})
-    in_jail = level == "jail"
+    in_jail = level in ("jail", "userns")
     # The private folder: made here, and in the jail covered by a tmpfs of the bot's own.
     folder = home = tempfile.mkdtemp(prefix="arena-bot-")
     environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
     uid: int | None = None
-    if os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
+    if level != "userns" and os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
         uid = _new_uid()
         os.chown(folder, uid, uid)
-    cgroups = _make_cgroups(limits) if in_jail else []
+    cgroups = _make_cgroups(limits) if level == "jail" else []
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
         rlimits["AS"] = limits.memory_mb << 20
         if uid is not None or os.geteuid() != 0:
+            # Counted over the whole uid: its processes now, plus what the bot may start.
             rlimits["NPROC"] = limits.processes + _processes_of(uid if uid is not None else os.geteuid())
     settings = {
         "parent": os.getpid(),
         "namespaces": in_jail,
+        "userns": level == "userns",
         "cgroups": [str(group / "cgroup.procs") for group in cgroups],
         "hide": [str(Path(p).resolve()) for p in hide if os.path.exists(p)],
         "tmp_mb": limits.tmp_mb,

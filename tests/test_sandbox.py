@@ -16,6 +16,23 @@ JAIL = sandbox.walls() == "jail"
 needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")
 
 
+def _userns_works() -> bool:
+    try:
+        box = start(["true"], level="userns")
+    except sandbox.SandboxError:
+        return False
+    try:
+        return box.wait(10) == 0
+    finally:
+        box.kill()
+
+
+USERNS = sys.platform.startswith("linux") and _userns_works()
+#: The levels with namespaces this machine allows, for the tests of what namespaces give.
+NAMESPACED = [pytest.param("jail", marks=needs_jail),
+              pytest.param("userns", marks=pytest.mark.skipif(not USERNS, reason="user namespaces are refused here"))]
+
+
 def run(script: str, *, level: str | None = None, limits: Limits = Limits(), hide: tuple[str, ...] = (),
         env: dict[str, str] | None = None, cwd: str | None = None, timeout: float = 20) -> tuple[int, str, str]:
     """Run a Python script in the sandbox: (exit status, its standard output, its walls line)."""
@@ -31,24 +48,25 @@ def run(script: str, *, level: str | None = None, limits: Limits = Limits(), hid
         box.kill()
 
 
-@needs_jail
-def test_the_jail_is_pid_1_of_its_own_namespaces_without_network():
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_the_jail_is_pid_1_of_its_own_namespaces_without_network(level):
     code, out, walls = run(
         "import os, socket\n"
         "print(os.getpid(), sorted(p for p in os.listdir('/proc') if p.isdigit()))\n"
         "print(socket.gethostname())\n"
         "try:\n socket.create_connection(('127.0.0.1', 22), timeout=1); print('connected')\n"
-        "except OSError as e: print('no network', e.errno)\n"
+        "except OSError as e: print('no network', e.errno)\n",
+        level=level,
     )
     pid, hostname, network = out.splitlines()
-    assert code == 0 and walls.startswith("jail: ")
+    assert code == 0 and walls.startswith(f"{level}: ")
     assert pid == "1 ['1']"  # it is alone: no referee, no other bot to see in /proc
     assert hostname == "arena-bot"
     assert network.startswith("no network")
 
 
-@needs_jail
-def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_empty(tmp_path):
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_empty(tmp_path, level):
     secret = tmp_path / "results"
     secret.mkdir()
     (secret / "records.jsonl").write_text("the deal\n")
@@ -59,7 +77,7 @@ def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_emp
         "home = os.environ['HOME']; open(os.path.join(home, 'mine'), 'w').write('ok')\n"
         "print(home == os.getcwd() == os.environ['TMPDIR'], open(os.path.join(home, 'mine')).read())\n"
         "print(sorted(os.environ))\n",
-        hide=(str(secret),),
+        hide=(str(secret),), level=level,
     )
     hidden, wrote, home, names = out.splitlines()
     assert code == 0
@@ -70,16 +88,16 @@ def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_emp
     assert not (tmp_path / "x").exists()
 
 
-@needs_jail
-def test_a_bot_runs_as_a_uid_of_its_own_or_as_root_without_capabilities():
-    code, out, walls = run("import os\nprint(os.getuid())\nprint(open('/proc/self/status').read())")
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_a_bot_runs_as_a_uid_of_its_own_or_as_root_without_capabilities(level):
+    code, out, walls = run("import os\nprint(os.getuid())\nprint(open('/proc/self/status').read())", level=level)
     uid = int(out.splitlines()[0])
     status = dict(line.split(":\t", 1) for line in out.splitlines()[1:] if ":\t" in line)
     assert code == 0
     assert status["CapEff"].strip() == status["CapPrm"].strip() == status["CapBnd"].strip() == "0" * 16
     assert status["NoNewPrivs"].strip() == "1"
     assert (uid >= sandbox.UID_BASE) == ("its own uid" in walls)
-    assert (uid == 0) == ("root without capabilities" in walls)
+    assert (uid == 0) == ("root without capabilities" in walls or level == "userns")
 
 
 @needs_jail
@@ -189,3 +207,24 @@ def test_a_missing_program_is_a_sandbox_error_line():
         assert box.exit_text() == "the sandbox could not start it (see its log)"
     finally:
         box.kill()
+
+
+def test_without_root_the_strongest_level_is_a_user_namespace():
+    """Run as a user of no rights (nobody) with the system's Python: the walls come from a user namespace."""
+    python = "/usr/bin/python3"
+    if os.geteuid() != 0 or not os.access(python, os.X_OK) or not Path("/usr/sbin/runuser").exists():
+        pytest.skip("needs root (to become nobody), /usr/bin/python3 and runuser")
+    import subprocess
+
+    root = Path(sandbox.__file__).resolve().parent.parent
+    if not all(parent.stat().st_mode & 0o001 for parent in [root, *root.parents]):
+        pytest.skip(f"{root} cannot be reached by nobody")
+    script = ("from arena import sandbox; print(sandbox.walls()); box = sandbox.start(['sh', '-c', 'echo $$; id -u']);"
+              "print(box.process.stdout.read().decode().split()); box.kill()")
+    done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", python, "-c", script], cwd="/",
+                          env={"PATH": sandbox.PATH, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    level, inside = done.stdout.splitlines()
+    assert level == ("userns" if USERNS else "rlimits")
+    if USERNS:
+        assert inside == "['1', '0']"  # PID 1 of its own namespace; uid 0 there is nobody outside

@@ -54,6 +54,8 @@ log = logging.getLogger("arena.tournament")
 #: inter-process traffic on fast games, small enough to keep the progress bar moving on slow ones.
 CHUNK_SECONDS = 0.25
 MAX_CHUNK = 64
+#: The exit status of a worker whose pipe to the parent a bot closed or replaced.
+EXIT_PIPE_LOST = 3
 #: Workers that end in a row before they play anything: then something other than a bot is wrong.
 MAX_FAILED_STARTS = 3
 # How often an idle worker looks whether its parent is still there (seconds).
@@ -159,10 +161,11 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 
-def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tuple[bytes, bytes, float, list[str]]:
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
+               check: Any = None) -> tuple[bytes, bytes, float, list[str]]:
     """Play games under one referee: ``(their record lines, their rows, seconds it took, fault lines)``.
 
-    ``mark(index)`` is called before each game starts.  The fault lines travel
+    ``mark(index)`` is called before each game starts, ``check()`` after each.  The fault lines travel
     with the games, for the parent to log: a log record still on its way when a
     worker's process ends is lost, the answer to a chunk never is.
     """
@@ -175,6 +178,8 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None) -> tu
             if mark is not None:
                 mark(index)
             line, text, found = play_one(referee, game)
+            if check is not None:
+                check()
             lines.append(line)
             rows.append(text)
             faults += found
@@ -235,6 +240,19 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
 
 
 def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
+    pipe = os.fstat(conn.fileno())
+
+    def check_pipe() -> None:
+        """After a game: the pipe to the parent is still the one it was.  An in-process bot may have
+        closed the worker's descriptors; then the worker ends while its slot still names that game,
+        which the parent plays again with every bot in a process of its own."""
+        try:
+            now = os.fstat(conn.fileno())
+        except OSError:
+            os._exit(EXIT_PIPE_LOST)
+        if (now.st_dev, now.st_ino) != (pipe.st_dev, pipe.st_ino):
+            os._exit(EXIT_PIPE_LOST)
+
     while True:
         while not conn.poll(_PARENT_CHECK):
             if os.getppid() != parent:
@@ -253,7 +271,7 @@ def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
             playing[3 * slot] = chunk_id
 
         try:
-            answer = encode_answer(chunk_id, play_chunk(games, isolate, mark))
+            answer = encode_answer(chunk_id, play_chunk(games, isolate, mark, check_pipe))
         except WorkerError as exc:
             answer = encode_answer(chunk_id, str(exc))
         playing[3 * slot] = -1.0
