@@ -10,8 +10,9 @@ machine allows it.  SETTINGS is a JSON object (see ``sandbox.py``).  In order:
    process forks, the child is PID 1 of the new PID namespace (when it ends
    the kernel kills everything it started) and the parent only waits for it
    and passes its exit status on;
-3. in the child: a fresh ``/proc``, tmpfs over every ``hide`` path, every
-   mount read-only, a private tmpfs on ``home`` (the bot's folder);
+3. in the child: a fresh ``/proc``, a private tmpfs on ``home`` (the bot's
+   folder), the way shown through closed folders to the program's own files
+   (``expose``), tmpfs over every ``hide`` path, every other mount read-only;
 4. resource limits; then the bot's uid, or (when its files are not
    readable by another uid) root with every capability dropped for good;
    ``no_new_privs`` either way;
@@ -39,6 +40,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 24, 28, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+MNT_DETACH = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock.
 SECURE_BITS = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80
 EXIT_JAIL = 125
@@ -86,6 +88,11 @@ def build_walls(settings):
     """Step 3: what the bot may see of the file system."""
     call("making mounts private", mount(None, "/", None, MS_REC | MS_PRIVATE))
     call("mounting /proc", mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC))
+    home = settings["home"]
+    uid = settings["uid"] if settings["uid"] is not None else 0
+    call("mounting the private folder", mount("arena-home", home, "tmpfs", MS_NOSUID | MS_NODEV,
+                                              f"size={settings['tmp_mb']}m,mode=700,uid={uid},gid={uid}"))
+    show_the_way(settings["expose"], home)
     for path in settings["hide"]:
         if os.path.isdir(path):
             call(f"hiding {path}", mount("arena-hidden", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -93,14 +100,40 @@ def build_walls(settings):
         elif os.path.exists(path):
             call(f"hiding {path}", mount("/dev/null", path, None, MS_BIND))
     for path, flags in sorted(mount_points(), key=lambda p: p[0].count("/")):
-        if path.startswith("/proc/") or not os.path.isdir(path) and not os.path.isfile(path):
+        if path.startswith("/proc/") or path == home or not os.path.isdir(path) and not os.path.isfile(path):
             continue
         result = mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
         if result != 0 and path == "/":
             fail("making / read-only", ctypes.get_errno())
-    uid = settings["uid"] if settings["uid"] is not None else 0
-    call("mounting the private folder", mount("arena-home", settings["home"], "tmpfs", MS_NOSUID | MS_NODEV,
-                                              f"size={settings['tmp_mb']}m,mode=700,uid={uid},gid={uid}"))
+
+
+def show_the_way(paths, hold):
+    """Let a uid of its own reach each of ``paths``: every folder on the way that others may not enter
+    (such as /root) is covered by a tmpfs that holds only the way on, each step a bind of the original.
+    Whatever else such a folder holds stays out of sight."""
+    closed = {}  # folder -> the names in it on the way to a path
+    for path in paths:
+        folder = "/"
+        for name in path.strip("/").split("/"):
+            if not name or not os.path.exists(folder):
+                break
+            if folder in closed or not os.stat(folder).st_mode & 0o001:
+                closed.setdefault(folder, set()).add(name)
+            folder = os.path.join(folder, name)
+    for n, folder in enumerate(sorted(closed, key=lambda f: f.count("/") if f != "/" else 0)):
+        held = os.path.join(hold, f".way-{n}")
+        os.mkdir(held)
+        call(f"holding {folder}", mount(folder, held, None, MS_BIND))
+        call(f"covering {folder}", mount("arena-way", folder, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755"))
+        for name in sorted(closed[folder]):
+            source, target = os.path.join(held, name), os.path.join(folder, name)
+            if os.path.isdir(source):
+                os.mkdir(target)
+            else:
+                open(target, "w").close()
+            call(f"showing {target}", mount(source, target, None, MS_BIND | MS_REC))
+        call(f"letting go of {folder}", libc.umount2(held.encode(), MNT_DETACH))
+        os.rmdir(held)
 
 
 def drop_privileges(settings):
@@ -112,20 +145,20 @@ def drop_privileges(settings):
             fail(f"setting the limit {name}", str(exc))
     uid = settings["uid"]
     if os.geteuid() == 0:
+        # No capability now or after exec, and none to regain: the secure bits are locked and the
+        # bounding set is empty, whether root stays root in name only or gives way to the bot's uid.
+        call("locking the secure bits", libc.prctl(PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0))
+        cap = 0
+        while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+            cap += 1
+        libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
         if uid is not None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
-        else:
-            # Root stays root only in name: no capability now or after exec, and none to regain.
-            call("locking the secure bits", libc.prctl(PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0))
-            cap = 0
-            while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
-                cap += 1
-            libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-            header = (ctypes.c_uint32 * 2)(0x20080522, 0)
-            data = (ctypes.c_uint32 * 6)()
-            call("dropping capabilities", libc.capset(header, data))
+        header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+        data = (ctypes.c_uint32 * 6)()
+        call("dropping capabilities", libc.capset(header, data))
     call("setting no_new_privs", libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
     # A change of credentials clears the parent-death signal: set it again.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import errno
 import functools
+import importlib.util
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -157,40 +159,35 @@ def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
     return "rlimits: own session, resource limits, private folder (no namespaces: not root, or not allowed here)"
 
 
-def _readable_by_others(path: str) -> bool:
-    """Whether a uid of no group can read ``path`` and walk to it."""
+def _open_to_others(path: str) -> bool:
+    """Whether a uid of no group may read ``path`` (and list it, for a folder) once it can reach it."""
     try:
-        target = Path(path).resolve()
-        if not target.exists():
-            return True
-        mode = target.stat().st_mode
-        if not mode & 0o004 or (target.is_dir() and not mode & 0o001):
-            return False
-        return all(parent.stat().st_mode & 0o001 for parent in target.parents)
+        mode = os.stat(path).st_mode
     except OSError:
-        return False
+        return True  # nothing there to need
+    return bool(mode & 0o004) and (not stat.S_ISDIR(mode) or bool(mode & 0o001))
 
 
-def needs_root_files(command: list[str], cwd: str | None, env: dict[str, str]) -> bool:
-    """Whether the program's own files (its executable, its folder, paths among its arguments) are out of
-    reach of another uid, so that it must run as root without capabilities."""
-    exe = shutil.which(command[0], path=env.get("PATH", PATH)) if "/" not in command[0] else command[0]
-    if exe is None:
-        return False
+def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> list[str]:
+    """What a program needs to reach (resolved): its executable, its folder, paths among its
+    arguments, and for an interpreter its libraries (for Python: its prefixes and the arena's packages)."""
     base = cwd or os.getcwd()
-    paths = [os.path.join(base, exe), *(os.path.realpath(os.path.join(base, exe)),)]
-    if cwd:
-        paths.append(cwd)
+    exe = shutil.which(command[0], path=env.get("PATH", PATH)) if "/" not in command[0] else command[0]
+    paths = [base]
+    if exe is not None:
+        real = os.path.realpath(os.path.join(base, exe))
+        paths += [os.path.abspath(os.path.join(base, exe)), real, os.path.dirname(os.path.dirname(real))]
+        if Path(real).name.startswith("python"):
+            paths += [sys.prefix, sys.base_prefix]
+            for package in ("arena", "bots"):
+                found = importlib.util.find_spec(package)
+                if found is not None and found.submodule_search_locations:
+                    paths += [os.path.dirname(p) for p in found.submodule_search_locations]
     for arg in command[1:]:
         candidate = os.path.join(base, arg)
         if not arg.startswith("-") and os.path.exists(candidate):
             paths.append(candidate)
-    # An interpreter finds its libraries next to its real executable (a venv, pyenv).
-    real = os.path.realpath(os.path.join(base, exe))
-    paths.append(os.path.dirname(os.path.dirname(real)))
-    if Path(real).name.startswith("python"):
-        paths += [sys.prefix, sys.base_prefix, str(Path(__file__).parent)]
-    return not all(_readable_by_others(p) for p in paths)
+    return sorted({os.path.realpath(p) for p in paths} | {os.path.abspath(p) for p in paths})
 
 
 # -- one sandboxed program -------------------------------------------------------------
@@ -370,9 +367,16 @@ def start(
     folder = home = tempfile.mkdtemp(prefix="arena-bot-")
     environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
     uid: int | None = None
-    if level != "userns" and os.geteuid() == 0 and not needs_root_files(command, cwd, environment):
-        uid = _new_uid()
-        os.chown(folder, uid, uid)
+    expose: list[str] = []
+    if level != "userns" and os.geteuid() == 0:
+        paths = program_paths(command, cwd, environment)
+        # In the jail the way to its files is opened for it; elsewhere every folder on the way must be open.
+        if all(_open_to_others(p) for p in paths) and (
+                in_jail or all(_open_to_others(str(f)) for p in paths for f in Path(p).parents)):
+            # A uid of its own; in the jail, folders closed to others on the way are opened for it alone.
+            uid = _new_uid()
+            os.chown(folder, uid, uid)
+            expose = paths if in_jail else []
     cgroups = _make_cgroups(limits) if level == "jail" else []
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
@@ -386,6 +390,7 @@ def start(
         "userns": level == "userns",
         "cgroups": [str(group / "cgroup.procs") for group in cgroups],
         "hide": [str(Path(p).resolve()) for p in hide if os.path.exists(p)],
+        "expose": expose,
         "tmp_mb": limits.tmp_mb,
         "home": home,
         "uid": uid,

@@ -73,7 +73,8 @@ def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_emp
     code, out, _ = run(
         "import os\n"
         f"print(sorted(os.listdir({str(secret)!r})) if os.access({str(secret)!r}, os.R_OK) else 'unreadable')\n"
-        f"try:\n open({str(tmp_path / 'x')!r}, 'w'); print('wrote')\nexcept OSError as e: print(e.errno)\n"
+        # /tmp is open to everyone: only a read-only mount keeps a bot out.
+        f"try:\n open('/tmp/arena-test-{os.getpid()}', 'w'); print('wrote')\nexcept OSError as e: print(e.errno)\n"
         "home = os.environ['HOME']; open(os.path.join(home, 'mine'), 'w').write('ok')\n"
         "print(home == os.getcwd() == os.environ['TMPDIR'], open(os.path.join(home, 'mine')).read())\n"
         "print(sorted(os.environ))\n",
@@ -85,7 +86,7 @@ def test_files_are_read_only_but_for_its_private_folder_and_hidden_paths_are_emp
     assert wrote == "30"  # EROFS
     assert home == "True ok"
     assert names == "['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']" or names == "['HOME', 'LANG', 'PATH', 'TMPDIR']"
-    assert not (tmp_path / "x").exists()
+    assert not Path(f"/tmp/arena-test-{os.getpid()}").exists()
 
 
 @pytest.mark.parametrize("level", NAMESPACED)
