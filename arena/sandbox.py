@@ -184,9 +184,12 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> l
                 if found is not None and found.submodule_search_locations:
                     paths += [os.path.dirname(p) for p in found.submodule_search_locations]
     for arg in command[1:]:
-        candidate = os.path.join(base, arg)
-        if not arg.startswith("-") and os.path.exists(candidate):
-            paths.append(candidate)
+        # A path, or the file of a Python bot's ref (path/to/file.py:Name) with the folder it imports from.
+        where = arg.rpartition(":")[0]
+        for word in {arg, where, os.path.dirname(where) if where.endswith(".py") else ""} - {""}:
+            candidate = os.path.join(base, word)
+            if not word.startswith("-") and os.path.exists(candidate):
+                paths.append(candidate)
     return sorted({os.path.realpath(p) for p in paths} | {os.path.abspath(p) for p in paths})
 
 
