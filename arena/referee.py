@@ -53,6 +53,7 @@ import _signal
 import copy
 import ctypes
 import functools
+import hashlib
 import logging
 import math
 import os
@@ -816,7 +817,10 @@ class Referee:
     def _log_path(self, name: str) -> str | None:
         if self.logs is None:
             return None
-        return os.path.join(self.logs, re.sub(r"[^A-Za-z0-9._+@#-]+", "_", name)[:80] + ".log")
+        clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", name)
+        if len(clean) > 60:  # long commands: cut, and told apart by a hash of the whole
+            clean = clean[:50] + "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        return os.path.join(self.logs, clean + ".log")
 
     def _borrow(self, player: PreparedBot) -> BotProcess:
         """An idle process of the player's program, or a new one (raises BotProcessError)."""

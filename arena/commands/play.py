@@ -93,7 +93,7 @@ def command(
     if record_path is not None:
         _check_record_path(record_path)
     if seed is None:
-        seed = secrets.randbelow(2**32)
+        seed = secrets.randbits(63)  # too many to try: a bot cannot find the deal from its own tiles
     limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
     log_dir = _log_folder(logs)
 

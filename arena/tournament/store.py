@@ -297,7 +297,10 @@ def prepare_folder(
         raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
 
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        if not out.exists():
+            out.mkdir(parents=True)
+            # Its owner's alone: bots of later runs, under uids of their own, cannot read these deals.
+            out.chmod(0o700)
         (out / BOTS_FOLDER).mkdir(exist_ok=True)
         if not existing.exists():
             tmp = out / (TOURNAMENT_FILE + ".tmp")
