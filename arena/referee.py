@@ -1,57 +1,52 @@
 """The referee: plays games between bots and contains every kind of bot failure.
 
 :meth:`Referee.play` deals a game from its seed, makes a fresh bot for every
-seat, hands each seat only its own :class:`~arena.rules.view.SeatView`, and
-returns the finished game, whose ``uptown-game/1`` record is made when first
-asked for (or written straight to its JSON line, as a tournament does).  A
-:class:`Referee` plays one game after another under one guard (a tournament
-worker keeps one); :func:`play_game` plays a single game.
+seat, hands each seat only its own view, and returns the finished game, whose
+``uptown-game/1`` record is made when first asked for (or written straight to
+its JSON line, as a tournament does).  A :class:`Referee` plays one game after
+another and keeps its bot processes between them (a tournament worker keeps
+one); :func:`play_game` plays a single game.
 
-What the referee guarantees (in-process mode, the default):
+Where bots run (``isolation``):
+
+* ``"process"`` (the default): every bot is a program of its own in the
+  sandbox (:mod:`arena.sandbox`), spoken to in ``uptown-bot/1``
+  (:mod:`arena.protocol`, :mod:`arena.botprocess`); a Python bot runs under
+  ``python -m arena.bothost``.  The referee runs none of a bot's code and
+  reads nothing from it but checked JSON lines.  Its own wall clock times
+  each turn, from writing the question to reading the answer; at the limit,
+  or when the bot ends or breaks the protocol, the bot and everything it
+  started are killed, and a fresh process plays its next game.
+* ``"none"``: Python bots run in this process, called under the guard of
+  :mod:`arena.guard` (an interval timer, a stdout sink, Ctrl-C told apart),
+  each seat with its own copy of the settings.  For trusted code: such a bot
+  can read and change anything in this process.  A bot that forks, starts a
+  program or sends a signal trips an audit hook, and the game is played again
+  with every bot in a process of its own.
+
+What the referee guarantees either way:
 
 * **Faults never stop the game.**  A bot that raises, calls ``sys.exit``,
   raises ``KeyboardInterrupt`` itself, returns something that is not a
   :class:`~arena.rules.Move`, returns an illegal move (a pass while moves
-  exist included), or runs past the per-move time limit is *faulted*: the
-  fault (seat, 0-based move index, kind, message) goes into the record's
-  ``faults`` list, and from that move on the seat's moves are drawn uniformly
-  from the legal moves by a generator seeded from the game seed and the seat
+  exist included), runs past the per-move time limit, ends, or (a program)
+  breaks the protocol is *faulted*: the fault (seat, 0-based move index,
+  kind, message) goes into the record's ``faults`` list, and from that move on
+  the seat's moves are drawn uniformly from the legal moves by a generator
+  seeded from the game seed and the seat
   (``derived_random("uptown-fallback/1", seed, seat)``).  The bot is not asked
   again, nor told the result.  The record stays a valid game.
-* **Time limits are enforced** on every call into a bot (making it,
-  ``choose``, ``game_over``).  In the main thread a ``SIGALRM`` interval timer
-  raises :class:`BotTimeout` inside the bot's code when its time is up, so a
-  pure-Python endless loop, or a ``time.sleep``, is stopped at the limit (and
-  again every 50 ms if the bot swallows the exception).  In other threads a
-  watchdog thread raises it asynchronously, which stops Python code but not a
-  sleep.  Code blocked inside C (a long C call, a deadlock) is only stopped
-  when it returns, and is then faulted for being late; ``isolate=True`` runs
-  every bot in its own process, killed at the limit, and contains even that.
-  The per-move cost of the in-process guard is two clock reads and two
-  attribute stores: the timer is armed once per Referee and re-armed lazily.
-* **Bots cannot disturb the referee.**  ``sys.stdout`` is a sink while a
-  game is played (it is put back for ``on_move`` and when the game ends, and
-  set again before every call in case a bot replaced it), so ``print`` in a
-  bot never reaches the referee's output (writes straight to file descriptor
-  1 do, except with ``isolate=True``).  Views hold only immutable values and
-  copies: changing one changes nothing in the game, and the referee checks
-  moves against its own copy of the legal moves.  A
-  ``KeyboardInterrupt`` from a real Ctrl-C still stops the run; one raised by
-  the bot itself is a fault when the two can be told apart (the default SIGINT
-  handler, an ignored SIGINT, or a thread other than the main one).
-  ``os._exit`` or a crash of the interpreter cannot be contained in-process.
+* **Moves are checked** against the referee's own legal moves, comparing
+  exact ints only, so no code of a bot runs in the check.
 * **Determinism.** Same seed, same bots and options: the same record, byte
-  for byte, as long as no bot runs into the time limit.  Timing stays out of
-  the record (it is in :attr:`GameOutcome.seconds`).
+  for byte, with either isolation, as long as no bot runs into the time
+  limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
 
 A seat with no legal move passes (M6) without its bot being asked.
 """
-
 from __future__ import annotations
 
-import _signal
 import copy
-import ctypes
 import functools
 import hashlib
 import logging
@@ -63,7 +58,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any, ClassVar, NamedTuple, Self, TextIO
+from typing import Any, NamedTuple, Self, TextIO
 
 from . import protocol, records
 from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Ended, Late, Program, exec_program, python_program
@@ -73,12 +68,12 @@ from .bots import (
     BotSpec,
     bot_options,
     check_declared,
-    describe_failure,
     load_bot,
     parse_bot_spec,
     show_value,
     split_bot_spec,
 )
+from .guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
 from .protocol import ProtocolError, TurnWriter
 from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
 from .rules.tiles import FITS
@@ -101,21 +96,6 @@ FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout"
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
-# After a timeout, raise again this often while the bot keeps running.
-_RETRY = 0.05
-# setitimer(0) disarms the timer: never arm it for less than this.
-_MIN_ARM = 0.001
-
-Fault = tuple[str, str]
-
-
-class BotTimeout(BaseException):
-    """Raised inside a bot's code when its time is up.
-
-    A BaseException, so that ``except Exception`` in a bot does not swallow it.
-    """
-
-
 class GameOutcome:
     """A finished game: its record, final state, result and the faults of its bots.
 
@@ -205,236 +185,13 @@ class GameOutcome:
         return [row.seat for row in self.result if getattr(row, key) == 1]
 
 
-# -- calling a bot under the clock ----------------------------------------------
-
-
-class _Sink:
-    """Stands in for ``sys.stdout`` while a bot runs: swallows everything."""
-
-    encoding = "utf-8"
-    errors = "strict"
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def writelines(self, lines: Any) -> None:
-        pass
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-    def fileno(self) -> int:
-        raise OSError("a bot's stdout is not a file")
-
-
-_SINK = _Sink()
-
-
-class _Guard:
-    """Calls into bots with stdout silenced, the clock running and faults classified.
-
-    Main-thread version: one ``ITIMER_REAL`` timer is armed for the whole
-    game.  When it fires, the handler raises :class:`BotTimeout` if a bot call
-    has passed its deadline, and otherwise re-arms itself for the running
-    call's deadline (or a full limit when no bot is running).  So the timer
-    never fires later than the deadline of the call in progress, and a move
-    costs no system call.
-    """
-
-    def __init__(self, limit: float) -> None:
-        self.limit = limit
-        self.timeout_message = f"no move within the time limit of {limit:g} s"
-        #: When the running bot call started (``perf_counter``); 0.0 while no bot runs.
-        self.started = 0.0
-        #: Set when a real Ctrl-C arrived, so the KeyboardInterrupt is not taken for a bot's.
-        self.user_interrupt = False
-        #: Whether a KeyboardInterrupt raised by a bot can be told from the user's.
-        self.tells_interrupts = False
-        self.closed = False
-        self._saved: list[tuple[Callable[[], None]]] = []
-
-    # The game's lifetime -------------------------------------------------------
-
-    def __enter__(self) -> _Guard:
-        # _signal is what the signal module wraps: the same calls, without turning
-        # handlers into enums on the way (which costs more than a whole move).
-        if math.isfinite(self.limit):
-            old_handler = _signal.signal(_signal.SIGALRM, self._on_alarm)
-            old_delay, old_interval = _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
-            armed = perf_counter()
-
-            def restore_timer() -> None:
-                _signal.setitimer(_signal.ITIMER_REAL, 0)
-                _signal.signal(_signal.SIGALRM, old_handler)
-                if old_delay > 0:  # give back the caller's timer, minus the time spent here
-                    left = max(old_delay - (perf_counter() - armed), _MIN_ARM)
-                    _signal.setitimer(_signal.ITIMER_REAL, left, old_interval)
-
-            self._saved.append((restore_timer,))
-        old_int = _signal.getsignal(_signal.SIGINT)
-        if old_int is _signal.default_int_handler:
-            _signal.signal(_signal.SIGINT, self._on_sigint)
-            self._saved.append((lambda: _signal.signal(_signal.SIGINT, old_int),))
-            self.tells_interrupts = True
-        elif old_int == _signal.SIG_IGN:
-            self.tells_interrupts = True
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.closed = True  # an alarm still on its way must not arm the timer again
-        while self._saved:
-            (undo,) = self._saved.pop()
-            undo()
-
-    def _on_alarm(self, signum: int, frame: Any) -> None:
-        if self.closed:
-            return
-        if self.started:
-            remaining = self.started + self.limit - perf_counter()
-            if remaining <= 0:
-                _signal.setitimer(_signal.ITIMER_REAL, _RETRY)
-                raise BotTimeout(self.timeout_message)
-            _signal.setitimer(_signal.ITIMER_REAL, max(remaining, _MIN_ARM))
-        else:
-            _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
-
-    def _on_sigint(self, signum: int, frame: Any) -> None:
-        self.user_interrupt = True
-        raise KeyboardInterrupt
-
-    # One call --------------------------------------------------------------
-
-    def call(self, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, float, Fault | None]:
-        """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
-        saved = sys.stdout
-        sys.stdout = _SINK
-        start = perf_counter()
-        try:
-            try:
-                self.started = start
-                value = fn(arg)
-                self._settle()
-                elapsed = perf_counter() - start
-                if elapsed > self.limit:
-                    return None, elapsed, ("timeout", self.timeout_message)
-                return value, elapsed, None
-            except BaseException as exc:
-                self._settle()
-                return None, perf_counter() - start, self._fault(exc)
-        except BotTimeout:  # the alarm landed in the handler above
-            self._settle()
-            return None, perf_counter() - start, ("timeout", self.timeout_message)
-        finally:
-            sys.stdout = saved
-
-    def _settle(self) -> None:
-        """The call has returned: a late alarm must no longer fire into the referee."""
-        self.started = 0.0
-
-    def _fault(self, exc: BaseException) -> Fault:
-        if isinstance(exc, BotTimeout):
-            return "timeout", self.timeout_message
-        if isinstance(exc, KeyboardInterrupt):
-            if self.user_interrupt or not self.tells_interrupts:
-                raise exc
-            return "interrupt", "raised KeyboardInterrupt"
-        if isinstance(exc, SystemExit):
-            return "exit", f"called sys.exit({exc.code!r})"
-        return "exception", describe_failure(exc)
-
-
-class _ThreadGuard(_Guard):
-    """The guard for threads other than the main one, where signals cannot be used.
-
-    A watchdog thread checks the running call every few milliseconds and
-    raises :class:`BotTimeout` in the referee's thread with
-    ``PyThreadState_SetAsyncExc``: that stops Python code, not a blocking call.
-    """
-
-    def __init__(self, limit: float) -> None:
-        super().__init__(limit)
-        self.tells_interrupts = True  # Ctrl-C only ever reaches the main thread
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread_id = threading.get_ident()
-        self._raised_at = 0.0
-
-    def __enter__(self) -> _ThreadGuard:
-        if math.isfinite(self.limit):
-            poll = min(max(self.limit / 20, 0.002), 0.05)
-            watchdog = threading.Thread(target=self._watch, args=(poll,), name="arena-referee-watchdog", daemon=True)
-            watchdog.start()
-            self._saved.append((lambda: (self._stop.set(), watchdog.join()),))
-        return self
-
-    def _watch(self, poll: float) -> None:
-        while not self._stop.wait(poll):
-            with self._lock:
-                now = perf_counter()
-                started = self.started
-                if started and now - started > self.limit and now - self._raised_at > _RETRY:
-                    self._raised_at = now
-                    self._async_raise(BotTimeout)
-
-    def _async_raise(self, exc: type[BaseException] | None) -> None:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(
-            ctypes.c_ulong(self._thread_id), ctypes.py_object(exc) if exc is not None else None
-        )
-
-    def _settle(self) -> None:
-        with self._lock:
-            self.started = 0.0
-            if self._raised_at:  # a timeout may still be pending: drop it
-                self._raised_at = 0.0
-                self._async_raise(None)
-
-
-class _Tripped(BaseException):
-    """Raised inside an in-process bot that does what only a process of its own may do."""
-
-
-class _Tripwire:
-    """For in-process bots (``isolation="none"``): an audit hook that stops a bot's call that forks,
-    starts a program or sends a signal, and marks the game to be played again isolated.
-
-    A tripwire, not a wall: code that goes around Python's audit events (ctypes, a C
-    extension) is not seen.  Isolation ``process`` is the wall.
-    """
-
-    EVENTS: ClassVar[frozenset[str]] = frozenset({
-        "os.fork", "os.forkpty", "os.kill", "os.killpg", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
-        "subprocess.Popen",
-    })
-    #: The guard whose bot calls are watched (None: none).
-    guard: ClassVar[_Guard | None] = None
-    #: The first event a bot tripped in the game being played.
-    tripped: ClassVar[str] = ""
-    _installed: ClassVar[bool] = False
-
-    @classmethod
-    def install(cls) -> None:
-        if not cls._installed:
-            sys.addaudithook(cls._hook)
-            cls._installed = True
-
-    @staticmethod
-    def _hook(event: str, args: tuple[Any, ...]) -> None:
-        guard = _Tripwire.guard
-        if guard is not None and guard.started and event in _Tripwire.EVENTS:
-            _Tripwire.tripped = _Tripwire.tripped or event
-            raise _Tripped(f"{event} is not allowed in process")
-
-
 # -- the seats ---------------------------------------------------------------------
 
 
 class _Seat:
     """A bot played in the referee's own process."""
 
-    def __init__(self, guard: _Guard, cls: type[Bot], seat: int, settings: GameSettings,
+    def __init__(self, guard: Guard, cls: type[Bot], seat: int, settings: GameSettings,
                  options: dict[str, Any], seed: int) -> None:
         self.guard = guard
         self.cls = cls
@@ -706,7 +463,7 @@ class Referee:
         self.isolation = isolation
         self.logs = None if logs is None else os.fspath(logs)
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
-        self._guard: _Guard | None = None
+        self._guard: Guard | None = None
         self._inline = False
         # Idle bot processes by program, ready for their next game.
         self._idle: dict[Program, list[BotProcess]] = {}
@@ -720,22 +477,22 @@ class Referee:
         if self._guard is not None:
             raise RuntimeError("this Referee is already in use")
         in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-        guard = _Guard(self.time_limit) if in_main else _ThreadGuard(self.time_limit)
+        guard = Guard(self.time_limit) if in_main else ThreadGuard(self.time_limit)
         guard.__enter__()
         self._guard = guard
         # In the main thread, with bots in this process, the guard's call is written out in
         # the game loop: a function call and a tuple per move are a good part of its cost.
         self._inline = in_main
         if self.isolation == "none":
-            _Tripwire.install()
-            _Tripwire.guard = guard
+            Tripwire.install()
+            Tripwire.guard = guard
         return self
 
     def __exit__(self, *exc: object) -> None:
         guard, self._guard = self._guard, None
         if guard is not None:
-            if _Tripwire.guard is guard:
-                _Tripwire.guard = None
+            if Tripwire.guard is guard:
+                Tripwire.guard = None
             guard.__exit__(*exc)
 
     def close(self) -> None:
@@ -818,8 +575,8 @@ class Referee:
         if self.logs is None:
             return None
         clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", name)
-        if len(clean) > 60:  # long commands: cut, and told apart by a hash of the whole
-            clean = clean[:50] + "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        if len(clean) > 120:  # a long command: cut, and told apart by a hash of the whole
+            clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
         return os.path.join(self.logs, clean + ".log")
 
     def _borrow(self, player: PreparedBot) -> BotProcess:
@@ -936,7 +693,7 @@ class Referee:
                     # A copy of its own: a bot that changes its settings changes nothing outside.
                     seats.append(_Seat(guard, player.cls, seat, copy.copy(settings), player.options, seed))
             seat_settings = [getattr(s, "settings", settings) for s in seats]
-            _Tripwire.tripped = ""
+            Tripwire.tripped = ""
 
             # The parts of the views.  The state's lists change in place and are copied into
             # tuples for every view; the captures change only with a capture, so their copy
@@ -964,7 +721,7 @@ class Referee:
                 if not legal:
                     move = PASS  # M6, without asking the bot
                 elif choose is not None:
-                    # The seat's view, and _Guard.call written out.
+                    # The seat's view, and Guard.call written out.
                     if rack_color is not None:
                         mine = rack_color[seat]
                         own = {mine: tuple(racks[mine])}
@@ -976,8 +733,8 @@ class Referee:
                         seat_settings[seat], seat, seat, False, tuple(boards), own, tuple(drawn), tuple(played_tiles),
                         captures_seen, tuple(history), state.passes, moves,
                     ))
-                    if sys.stdout is not _SINK:
-                        sys.stdout = _SINK
+                    if sys.stdout is not SINK:
+                        sys.stdout = SINK
                     start = perf_counter()
                     try:
                         try:
@@ -1047,8 +804,8 @@ class Referee:
             for player in seats:
                 player.close()
 
-        if _Tripwire.tripped:
-            event, _Tripwire.tripped = _Tripwire.tripped, ""
+        if Tripwire.tripped:
+            event, Tripwire.tripped = Tripwire.tripped, ""
             log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
                         "process of its own", event, seed)
             return self._isolated_referee().play(
