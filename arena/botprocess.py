@@ -68,8 +68,7 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
     return Program((sys.executable, "-m", "arena.bothost", ref), cwd=os.getcwd(), limits=limits or sandbox.Limits())
 
 
-def exec_program(ref: str, cwd: str | None = None, env: dict[str, str] | None = None,
-                 limits: sandbox.Limits | None = None) -> Program:
+def exec_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
     """The program of an ``exec:COMMAND`` ref; a relative command path is taken from the current folder."""
     try:
         words = shlex.split(ref[len(EXEC_PREFIX):])
@@ -77,8 +76,7 @@ def exec_program(ref: str, cwd: str | None = None, env: dict[str, str] | None = 
         raise BotProcessError(f"bot {ref!r}: the command cannot be read: {exc}") from None
     if not words:
         raise BotProcessError(f"bot {ref!r}: no command after {EXEC_PREFIX}")
-    return Program(tuple(words), cwd=cwd or os.getcwd(), env=tuple(sorted((env or {}).items())),
-                   limits=limits or sandbox.Limits())
+    return Program(tuple(words), cwd=os.getcwd(), limits=limits or sandbox.Limits())
 
 
 def _check_command(program: Program) -> None:
@@ -100,8 +98,10 @@ class BotProcess:
     ``hide`` are paths it must not see."""
 
     def __init__(self, program: Program, *, log: str | None = None, hide: tuple[str, ...] = (),
-                 transcript: TextIO | None = None) -> None:
+                 transcript: TextIO | None = None, cpu: int | None = None) -> None:
         self.program = program
+        #: The CPU it runs on (None: any).
+        self.cpu = cpu
         self.log = log
         #: Where every line to and from the program is copied (``> `` sent, ``< `` read), or None.
         self.transcript = transcript
@@ -142,7 +142,7 @@ class BotProcess:
         try:
             self._box = sandbox.start(
                 list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
-                hide=self.hide, stderr=log_fd,
+                hide=self.hide, stderr=log_fd, cpu=self.cpu,
             )
         except sandbox.SandboxError as exc:
             raise BotProcessError(f"{program.text}: {exc}") from None
@@ -195,11 +195,6 @@ class BotProcess:
             except (BrokenPipeError, OSError):
                 raise Ended from None
             view = view[written:]
-
-    def read(self, seconds: float) -> dict[str, Any]:
-        """The next line, parsed, within ``seconds`` of now: :class:`Late`, :class:`Ended` or
-        :class:`~arena.protocol.ProtocolError` otherwise."""
-        return protocol.parse_line(self.read_line(perf_counter() + seconds))
 
     def read_line(self, deadline: float) -> bytes:
         """The next whole line before ``deadline`` (``perf_counter``)."""
@@ -292,12 +287,3 @@ class BotProcess:
             box.kill()
         self._buffer.clear()
 
-
-def probe(program: Program, time_limit: float = STARTUP_SECONDS) -> tuple[Declared, str]:
-    """Start ``program``, shake hands and stop it: what it declares, and the walls it ran in."""
-    process = BotProcess(program)
-    try:
-        declared = process.start(time_limit)
-        return declared, process.walls
-    finally:
-        process.stop()

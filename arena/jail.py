@@ -201,6 +201,11 @@ def main():
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != settings["parent"]:
         os._exit(EXIT_JAIL)  # the referee is already gone
+    if settings["cpus"]:
+        try:
+            os.sched_setaffinity(0, settings["cpus"])
+        except OSError as exc:
+            fail("keeping to the referee's CPU", exc.strerror)
     for procs in settings["cgroups"]:
         try:
             with open(procs, "w") as f:

@@ -318,8 +318,9 @@ class ViewReader:
         n = len(COLORS)
         self._history: list[tuple[Move, int]] = []
         self._boards = [0] * n
-        self._played: list[list[int]] = [[] for _ in range(n)]
-        self._captures = [[0] * n for _ in start.settings.seat_colors]
+        # Kept as the view holds them, so a turn without a capture copies nothing but the outer tuple.
+        self._played: list[tuple[int, ...]] = [()] * n
+        self._captures: tuple[tuple[int, ...], ...] = tuple((0,) * n for _ in start.settings.seat_colors)
 
     def view(self, obj: Mapping[str, Any]) -> SeatView:
         """The seat's view in a ``turn`` message."""
@@ -329,19 +330,20 @@ class ViewReader:
         played = self._played
         entries = view["history"]
         for entry in entries[len(history):]:
-            move = _moves_read.get(entry[1]) or _read_move(entry[1])
-            color, tile, cell = move
+            color, tile, cell = _moves_read.get(entry[1]) or _read_move(entry[1])
             if color < 0:
                 history.append((PASS, -1))
                 continue
             bit = 1 << cell
             boards[color] |= bit
-            played[color].append(tile)
+            played[color] += (tile,)
             captured = -1
             if len(entry) > 2:
                 captured = _COLOR_INDEX[entry[2]]
                 boards[captured] &= ~bit
-                self._captures[entry[0]][captured] += 1
+                rows = [list(row) for row in self._captures]
+                rows[entry[0]][captured] += 1
+                self._captures = tuple(map(tuple, rows))
             history.append((_new_move(Move, color, tile, cell), captured))
         drawn = [0] * len(COLORS)
         for color, count in view["drawn"].items():
@@ -349,9 +351,8 @@ class ViewReader:
         racks = {_COLOR_INDEX[c]: tuple([_TILE_INDEX[t] for t in tiles]) for c, tiles in view["racks"].items()}
         seat = view["seat"]
         return _tuple_new(SeatView, (
-            self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn),
-            tuple(map(tuple, played)), tuple(map(tuple, self._captures)), tuple(history), view["passes"],
-            _move_set(obj["legal"]),
+            self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played),
+            self._captures, tuple(history), view["passes"], _move_set(obj["legal"]),
         ))
 
 

@@ -401,6 +401,19 @@ def _bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotErro
     return error
 
 
+def _current_cpu() -> int | None:
+    """The CPU this thread runs on now (one it may use), or None where that cannot be told."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    allowed = os.sched_getaffinity(0)
+    try:
+        with open("/proc/thread-self/stat") as stat:
+            cpu = int(stat.read().rpartition(")")[2].split()[36])
+    except (OSError, ValueError, IndexError):
+        cpu = min(allowed)
+    return cpu if cpu in allowed else min(allowed)
+
+
 def _entry_tail(text: str, options: Mapping[str, Any]) -> str:
     return records.dumps_line({"spec": text, "options": dict(options)})[1:]
 
@@ -454,7 +467,7 @@ class Referee:
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
                  logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
-                 transcript: TextIO | None = None) -> None:
+                 transcript: TextIO | None = None, pin: bool = True) -> None:
         if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
             raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
         if isolation not in ISOLATIONS:
@@ -472,6 +485,9 @@ class Referee:
         self._isolated: Referee | None = None
         #: Where every protocol line is copied (see :attr:`~arena.botprocess.BotProcess.transcript`).
         self.transcript = transcript
+        #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
+        self.cpu = _current_cpu() if pin and isolation == "process" else None
+        self._affinity: set[int] | None = None
 
     def __enter__(self) -> Self:
         if self._guard is not None:
@@ -486,9 +502,17 @@ class Referee:
         if self.isolation == "none":
             Tripwire.install()
             Tripwire.guard = guard
+        if self.cpu is not None:
+            # While it plays, the referee's thread keeps to its bots' CPU: a turn is a round trip
+            # between them, and waking a process on another CPU costs more than the rest of it.
+            self._affinity = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {self.cpu})
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._affinity is not None:
+            os.sched_setaffinity(0, self._affinity)
+            self._affinity = None
         guard, self._guard = self._guard, None
         if guard is not None:
             if Tripwire.guard is guard:
@@ -533,7 +557,7 @@ class Referee:
                         prepared.append(prepare_bot(bot))
                         continue
                     process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide,
-                                         transcript=self.transcript)
+                                         transcript=self.transcript, cpu=self.cpu)
                     process.launch()
                 except (BotError, BotProcessError) as exc:
                     raise _bot_error(index, bot, exc) from None
@@ -592,7 +616,7 @@ class Referee:
                         process.ended_text())
             process.kill()
         process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
-                             transcript=self.transcript)
+                             transcript=self.transcript, cpu=self.cpu)
         declared = process.start(self.time_limit)
         self.walls[player.program] = process.walls
         if {**declared.options, **player.spec.options} != player.options:

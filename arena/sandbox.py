@@ -216,10 +216,6 @@ class Sandboxed:
         self._folder = folder
         self._dead = False
 
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
     def wait(self, timeout: float) -> int | None:
         """Its exit status once it has ended (within ``timeout`` seconds), else None."""
         try:
@@ -353,13 +349,14 @@ def start(
     hide: tuple[str, ...] = (),
     stderr: int | None = None,
     level: str | None = None,
+    cpu: int | None = None,
 ) -> Sandboxed:
     """Start ``command`` inside walls, with pipes on its standard input and output.
 
     ``cwd`` is the folder it starts in (default: its private folder); ``env``
     is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``hide``
     are paths it must not see (with the ``jail`` level); ``stderr`` is a file
-    descriptor for its standard error (default: discarded).
+    descriptor for its standard error (default: discarded); ``cpu`` the one CPU it runs on.
     """
     if not command:
         raise SandboxError("no command to start")
@@ -399,6 +396,7 @@ def start(
         "uid": uid,
         "rlimits": rlimits,
         "cwd": cwd or home,
+        "cpus": [] if cpu is None else [cpu],
         "env": environment,
     }
     try:

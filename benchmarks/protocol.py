@@ -6,9 +6,10 @@
 All by the wall clock; in each part the variants alternate round by round and the median round is kept.
 
 * per move: four ``random`` bots in process (``Referee(isolation="none")``) against ``isolation="process"``
-  (``python -m arena.bothost random``; also with the referee and its bots on one CPU) and against four stdlib
-  bots (``examples/protocol/random_bot.py``); the same seeds; each referee keeps its bot processes for every
-  round and plays a warm-up game first, so start-up is left out;
+  (``python -m arena.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
+  each as a Referee plays them (itself and its bots on one CPU) and not pinned (``pin=False``); the same
+  seeds; each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
+  is left out;
 * start-up: ``BotProcess(program).start()`` to the handshake's answer;
 * the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU;
 * where a turn's time goes: the referee's calls timed inside games, the CPU time of the referee and of its
@@ -69,8 +70,8 @@ def on_one_cpu(run, *args):
         os.sched_setaffinity(0, ALL_CPUS)
 
 
-def make_referee(isolation: str, ref: str) -> tuple[Referee, list]:
-    referee = Referee(isolation=isolation)
+def make_referee(isolation: str, ref: str, pin: bool = True) -> tuple[Referee, list]:
+    referee = Referee(isolation=isolation, pin=pin)
     players = [referee.prepare(ref) for _ in range(4)]
     with referee:
         referee.play(players, 0)  # the warm-up game
@@ -90,17 +91,18 @@ def play_round(referee: Referee, players: list, seeds: list[int]) -> tuple[float
 
 def per_move(games: int, rounds: int) -> None:
     seeds = list(range(1, games + 1))
+    # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
+    # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
                 "process, python -m arena.bothost random": make_referee("process", "random"),
-                "  the same, referee and bots on one CPU": on_one_cpu(make_referee, "process", "random"),
-                "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE)}
+                "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
+                "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
+                "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
     runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in variants}
     try:
         for _ in range(rounds):
             for name, (referee, players) in variants.items():
-                pinned = "one CPU" in name
-                runs[name].append(on_one_cpu(play_round, referee, players, seeds) if pinned
-                                  else play_round(referee, players, seeds))
+                runs[name].append(play_round(referee, players, seeds))
     finally:
         for referee, _ in variants.values():
             referee.close()
@@ -113,9 +115,11 @@ def per_move(games: int, rounds: int) -> None:
         over = f"{us[name] - base:+16.1f}" if us[name] != base else ""
         print(f"  {name:50} {med([games / s for s, _, _ in done]):8.1f} {us[name]:8.1f} {over:16}"
               + (f"  ({faults} faults!)" if faults else ""))
-    for name in list(us)[1::2]:
-        print(f"  target <= {TARGET_US:.0f} us a move over in process, {name.split(', ')[1]}: {us[name] - base:.1f} "
-              f"us, {'met' if us[name] - base <= TARGET_US else 'not met'}")
+    names = list(us)
+    for name, loose in zip(names[1::2], names[2::2], strict=True):
+        for label, key in ((name.split(", ")[1], name), ("  not pinned", loose)):
+            print(f"  target <= {TARGET_US:.0f} us a move over in process, {label}: {us[key] - base:.1f} "
+                  f"us, {'met' if us[key] - base <= TARGET_US else 'not met'}")
 
 
 def start_up(starts: int) -> None:
