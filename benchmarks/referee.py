@@ -49,14 +49,15 @@ def engine_games(players: int, seeds: list[int]) -> Result:
     return time.process_time() - start, turns
 
 
-def referee_games(players: int, seeds: list[int], record: bool, rows: bool, isolate: bool) -> Result:
+def referee_games(players: int, seeds: list[int], record: bool, rows: bool) -> Result:
     """Seconds and turns for the same seeds played by the referee, with the record line and rows if asked."""
     bots = [prepare_bot("random")] * players
     names = [f"random-{seat}" for seat in range(players)]
     extra = {"game_id": "t000-d0000-r0", "tournament": {"name": "bench", "table": 0, "deal": 0, "rotation": 0}}
     turns = 0
     start = time.process_time()
-    with Referee(isolate=isolate) as referee:
+    # In process: what the referee itself costs (bot programs: benchmarks/protocol.py).
+    with Referee(isolation="none") as referee:
         for seed in seeds:
             outcome = referee.play(bots, seed, names=names, extra=extra)
             if record:
@@ -89,7 +90,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rotations", type=int, default=4, metavar="R",
                         help="games per seed in a row, as seat rotations play them (default 4)")
     parser.add_argument("--rounds", type=int, default=5, metavar="K", help="rounds, median kept (default 5)")
-    parser.add_argument("--isolate", action="store_true", help="run every bot in its own process")
     args = parser.parse_args(argv)
     if args.games < 1 or args.rounds < 1 or args.rotations < 1:
         parser.error("--games, --rotations and --rounds must be at least 1")
@@ -97,9 +97,9 @@ def main(argv: list[str] | None = None) -> None:
     seeds = [1 + index // args.rotations for index in range(args.games)]
     runs = {
         "engine": lambda: engine_games(args.players, seeds),
-        "referee": lambda: referee_games(args.players, seeds, False, False, args.isolate),
-        "record": lambda: referee_games(args.players, seeds, True, False, args.isolate),
-        "worker": lambda: referee_games(args.players, seeds, True, True, args.isolate),
+        "referee": lambda: referee_games(args.players, seeds, False, False),
+        "record": lambda: referee_games(args.players, seeds, True, False),
+        "worker": lambda: referee_games(args.players, seeds, True, True),
         "parts": lambda: (per_game_parts(args.players, seeds, args.rotations), 0),
     }
     times: dict[str, list[float]] = {name: [] for name in runs}

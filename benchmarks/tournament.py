@@ -46,6 +46,7 @@ deals = {deals}
 seed = 1
 time_limit = 10
 rotate = true
+isolation = "none"  # the pipeline itself; bot programs add what benchmarks/protocol.py measures
 [[entrants]]
 name = "r1"
 bot = "random"

@@ -115,7 +115,8 @@ def init_worker(settings: dict[str, Any], log_path: str | None = None, level: in
 
     _WORKER.clear()
     _WORKER.update(settings)
-    places = {"logs": settings["logs"], "hide": settings["hide"]}
+    # Pinned workers (a CPU each) pin their referees to it; more workers than CPUs pin nothing.
+    places = {"logs": settings["logs"], "hide": settings["hide"], "pin": bool(settings.get("pin"))}
     referee = Referee(settings["time_limit"], isolation=settings["isolation"], **places)
     _WORKER["referee"] = referee
     # Resolved once per process; the bot itself is made fresh for every game by the referee.
