@@ -174,7 +174,7 @@ class BotProcess:
         except Ended:
             why = self.ended_text()
             self.kill()
-            raise BotProcessError(f"{program.text}: ended before answering hello ({why})") from None
+            raise BotProcessError(f"{program.text}: ended before answering hello: {why}") from None
         except protocol.Refused as exc:
             self.kill()
             raise BotProcessError(str(exc)) from None

@@ -175,6 +175,12 @@ def test_play_in_process():
         (["random", "random", "--scoring", "golf"], "'golf' is not one of 'uptown', 'blockers'"),
         (["random", "random", "--penalty", "none"], "'none' is not one of 'color', 'opponent'"),
         (["random", "random", "--record", "no/such/folder/game.json"], "folder no/such/folder does not exist"),
+        (["random", "exec:./no-such-bot"], "bot 'exec:./no-such-bot': ./no-such-bot: ./no-such-bot does not exist"),
+        (["random", "exec:README.md"], "no program 'README.md' on the bots' PATH"),
+        (["random", "exec:true"], "bot 'exec:true': true: ended before answering hello: exit code 0"),
+        (["random", "exec:"], "the command is missing after exec:"),
+        (["random", "exec:'open"], "the command cannot be read"),
+        (["random", "random", "--isolation", "thin"], "'thin' is not one of 'process', 'none'"),
     ],
 )
 def test_bad_input_is_one_line_without_traceback(args, message):
@@ -202,3 +208,52 @@ def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch):
     result = run("random", "random", "--seed", "1", "--record", str(tmp_path / "game.json"))
     line = one_line_error(result, status=1)
     assert f"cannot write the record to {tmp_path / 'game.json'}: Permission denied" in line
+
+
+# -- bot programs ------------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "protocol"
+
+
+def test_protocol_programs_in_two_languages_play_a_game(tmp_path):
+    import shutil
+    import sys
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the JavaScript example cannot run")
+    js = f"exec:node {EXAMPLES / 'random_bot.js'}:captures=false"
+    py = f"exec:{sys.executable} {EXAMPLES / 'random_bot.py'}"
+    record, talk = tmp_path / "game.json", tmp_path / "talk.txt"
+    result = run(js, py, "greedy", "--seed", "12", "--record", str(record), "--logs", str(tmp_path / "logs"),
+                 "--transcript", str(talk))
+    assert result.exit_code == 0, result.output
+    assert "bots ran in " in result.output and f"bot logs (their standard error) in {tmp_path / 'logs'}" in result.output
+    game = records.load(record)
+    assert not game["faults"] and game["bots"][0]["options"] == {"captures": False}
+    records.replay(game)
+    lines = talk.read_text().splitlines()
+    assert sum(1 for line in lines if line.startswith("[seat 0] < ")) == 24  # one answer a turn, 24 turns
+    assert "random-js: game as seat 0" in (tmp_path / "logs").joinpath(next(
+        p.name for p in (tmp_path / "logs").iterdir() if "random_bot.js" in p.name)).read_text()
+    # The same seed, the same game: the programs' generators are seeded from the game message.
+    again = tmp_path / "again.json"
+    assert run(js, py, "greedy", "--seed", "12", "--record", str(again), "-q").exit_code == 0
+    assert records.load(again) == game
+
+
+def test_probe_shows_what_a_program_declares():
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the JavaScript example cannot run")
+    result = CliRunner().invoke(main, ["bots", "--probe", f"exec:node {EXAMPLES / 'random_bot.js'}",
+                                       "--probe", "mcts:iterations=7"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].endswith(": random-js: Plays a legal move chosen at random (SplitMix64).")
+    assert "  protocol: uptown-bot/1, in " in result.output
+    assert "  options:  captures=true" in lines
+    assert "  options:  iterations=7, seconds=0.0, exploration=0.7, candidates=6, widening=1.0, playout=greedy" in lines
+    bad = CliRunner().invoke(main, ["bots", "--probe", "exec:true"])
+    assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
+        "Error: bot 'exec:true': true: ended before answering hello: exit code 0"]

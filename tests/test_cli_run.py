@@ -185,7 +185,7 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
                                                    "./no-such-bot: ./no-such-bot does not exist"),
     ('name = "text"\ncommand = ["README.md"]', "no program 'README.md' on the bots' PATH"),
     ('name = "mute"\ncommand = ["sleep", "30"]', "sleep 30: no answer to hello within"),
-    ('name = "quits"\ncommand = ["true"]', "true: ended before answering hello (exit code 0)"),
+    ('name = "quits"\ncommand = ["true"]', "true: ended before answering hello: exit code 0"),
     ('name = "old"\ncommand = ["PYTHON", "PROGRAMS/other_version.py"]', "speaks protocol \"uptown-bot/0\", "
                                                                        "not uptown-bot/1"),
     ('name = "opts"\ncommand = ["PYTHON", "EXAMPLES/random_bot.py"]\noptions = { depth = 3 }',
