@@ -24,7 +24,7 @@ import sys
 from typing import Any
 
 from . import protocol
-from .bots import Bot, BotError, describe_failure, description, load_bot, split_bot_spec
+from .bots import Bot, BotError, describe_failure, description, load_bot, show_value, split_bot_spec
 from .rules import Move, SeatResult
 
 _encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
@@ -47,16 +47,16 @@ class _Host:
         self.failed: tuple[str, str] | None = None
         self.reader: protocol.ViewReader | None = None
 
-    def send(self, message: dict[str, Any]) -> None:
-        data = (_encode(message) + "\n").encode()
+    def write(self, data: bytes) -> None:
         while data:
             data = data[os.write(self.out, data):]
 
+    def send(self, message: dict[str, Any]) -> None:
+        self.write((_encode(message) + "\n").encode())
+
     def send_move(self, text: str) -> None:
         """The answer to a turn, written out: a move's text needs no escaping."""
-        data = b'{"type":"move","move":"' + text.encode() + b'"}\n'
-        while data:
-            data = data[os.write(self.out, data):]
+        self.write(b'{"type":"move","move":"' + text.encode() + b'"}\n')
 
     def hello(self) -> None:
         if self.cls is None:
@@ -99,8 +99,6 @@ class _Host:
                 0 <= value.color < 5 and 0 <= value.tile < 28 and 0 <= value.cell < 81)):
             self.send_move(str(value))
         else:
-            from .referee import show_value
-
             self.send({"type": "error", "kind": "invalid", "message": f"returned {show_value(value)}, not a Move"})
             self.bot = None
 

@@ -84,7 +84,7 @@ log = logging.getLogger("arena.referee")
 #: The per-move time limit, in seconds, when none is given.
 DEFAULT_TIME_LIMIT = 10.0
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
-BOT_STREAM = "uptown-bot/1"
+BOT_STREAM = protocol.SEED_STREAM
 #: The stream of the random fallback that plays for a faulted seat.
 FALLBACK_STREAM = "uptown-fallback/1"
 #: What a fault can be: the bot raised an exception; called ``sys.exit``; raised

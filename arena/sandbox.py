@@ -7,11 +7,12 @@ walls this machine allows, found once per process by :func:`walls`:
   mount, network, IPC and UTS namespaces of its own, so it sees no other
   process, has no network, and everything it starts dies with it; every
   mount is read-only but for a private tmpfs (its working folder, ``HOME``
-  and ``TMPDIR``), the results being written are hidden under empty mounts; it
-  runs as a uid of its own (or, when its files cannot be read by another
-  uid, as root with every capability dropped for good); a cgroup caps its
-  memory and processes; resource limits cap open files, file sizes, core
-  dumps.
+  and ``TMPDIR``), the results being written are hidden under empty mounts,
+  folders closed to others on the way to its own files show it only the way
+  on; it runs as a uid of its own (or, when its own files cannot be read by
+  another uid, as root with every capability dropped for good); a cgroup
+  caps its memory and processes; resource limits cap open files, file
+  sizes, core dumps.
 * ``userns`` (not root, where user namespaces are allowed): the same
   namespaces and file walls, made inside a user namespace of its own; no
   capabilities; no cgroups (rlimits instead) and no uid of its own.

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..referee import ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
 
 #: The per-move time limit when a file gives none (seconds).
@@ -45,8 +46,6 @@ ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 
 TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
-#: Where bots run: each a program in the sandbox (the default), or Python bots in the workers (trusted code).
-ISOLATIONS = ("process", "none")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
