@@ -329,6 +329,15 @@ def _make_cgroups(limits: Limits) -> list[Path]:
     return made
 
 
+@functools.lru_cache(maxsize=1)
+def _sweep_folders() -> None:
+    """Once per process: remove the private folders of bots whose arena process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob("arena-bot-*-*"):
+        pid = folder.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _processes_of(uid: int) -> int:
     count = 0
     for entry in os.scandir("/proc"):
@@ -364,8 +373,10 @@ def start(
     level = level or walls()
     extra = dict(env or {})
     in_jail = level in ("jail", "userns")
-    # The private folder: made here, and in the jail covered by a tmpfs of the bot's own.
-    folder = home = tempfile.mkdtemp(prefix="arena-bot-")
+    # The private folder: made here, and in the jail covered by a tmpfs of the bot's own.  Its name
+    # holds this process's pid, so that one left by a process killed outright can be swept.
+    _sweep_folders()
+    folder = home = tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-")
     environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **extra}
     uid: int | None = None
     expose: list[str] = []
