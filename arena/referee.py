@@ -50,7 +50,6 @@ import copy
 import functools
 import hashlib
 import logging
-import math
 import os
 import re
 import signal
@@ -58,26 +57,25 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
-from typing import Any, NamedTuple, Self, TextIO
+from typing import Any, Self, TextIO
 
-from . import protocol, records
-from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Ended, Late, Program, exec_program, python_program
+from . import protocol
+from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
 from .bots import (
-    Bot,
     BotError,
     BotSpec,
-    bot_options,
     check_declared,
-    load_bot,
-    parse_bot_spec,
     show_value,
     split_bot_spec,
 )
 from .guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
-from .protocol import ProtocolError, TurnWriter
-from .rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult, deal, derived_random
+from .outcome import GameOutcome
+from .prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
+from .protocol import TurnWriter
+from .rules import PASS, GameSettings, GameState, Move, MoveSet, deal, derived_random
 from .rules.tiles import FITS
 from .rules.view import SeatView
+from .seats import InProcessSeat, ProgramSeat
 
 log = logging.getLogger("arena.referee")
 
@@ -96,212 +94,6 @@ FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout"
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
-class GameOutcome:
-    """A finished game: its record, final state, result and the faults of its bots.
-
-    The record is made on first use (:attr:`record`), or written straight to
-    its JSON line (:meth:`record_line`), from the final state.
-    """
-
-    def __init__(
-        self,
-        state: GameState,
-        result: list[SeatResult],
-        faults: list[dict[str, Any]],
-        seconds: list[float],
-        faulted: set[int],
-        names: Sequence[str],
-        seed: int,
-        bots: Sequence[PreparedBot],
-        time_limit: float,
-        extra: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.state = state
-        #: Both scorings for every seat.
-        self.result = result
-        #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
-        self.faults = faults
-        #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
-        self.seconds = seconds
-        #: The seats whose bot faulted.
-        self.faulted = faulted
-        self._names = list(names)
-        self._seed = seed
-        self._bots = list(bots)
-        self._time_limit = time_limit if math.isfinite(time_limit) else None
-        self._extra = dict(extra or {})
-        self._record: dict[str, Any] | None = None
-
-    def __repr__(self) -> str:
-        return f"<GameOutcome of seed {self._seed}: {len(self.state.history)} moves, {len(self.faults)} fault(s)>"
-
-    @property
-    def extra(self) -> dict[str, Any]:
-        """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
-        return {
-            "bots": [{"seat": seat, "spec": bot.text, "options": bot.options} for seat, bot in enumerate(self._bots)],
-            "time_limit": self._time_limit,
-            "faults": self.faults,
-            **self._extra,
-        }
-
-    @property
-    def record(self) -> dict[str, Any]:
-        """The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``."""
-        if self._record is None:
-            self._record = records.build_record(
-                self.state, self._names, seed=self._seed, extra=self.extra, result=self.result,
-            )
-        return self._record
-
-    def record_line(self) -> str:
-        """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
-        if self._record is not None:
-            return records.dumps_line(self._record)
-        # The extra keys as JSON text: each bot's entry was written once, when it was prepared.
-        members = "".join((
-            '"bots":[', ",".join([f'{{"seat":{seat},{bot.entry_tail}' for seat, bot in enumerate(self._bots)]),
-            '],"time_limit":', "null" if self._time_limit is None else repr(self._time_limit),
-            ',"faults":', records.dumps_line(self.faults) if self.faults else "[]",
-            "," + records.dumps_line(self._extra)[1:-1] if self._extra else "",
-        ))
-        return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
-
-    @property
-    def turns(self) -> list[int]:
-        """How many turns each seat took, passes included."""
-        state = self.state
-        seat_colors = state.settings.seat_colors
-        played = state.played
-        if sum(played) == len(state.history):  # no pass: a seat's turns are its colors' placements
-            return [sum(played[c] for c in colors) for colors in seat_colors]
-        seats = records.turn_seats(state)
-        return [seats.count(seat) for seat in range(len(seat_colors))]
-
-    @property
-    def winners(self) -> list[int]:
-        """The seats of rank 1 under the game's scoring."""
-        key = "uptown_rank" if self.state.settings.scoring == "uptown" else "blockers_rank"
-        return [row.seat for row in self.result if getattr(row, key) == 1]
-
-
-# -- the seats ---------------------------------------------------------------------
-
-
-class _Seat:
-    """A bot played in the referee's own process."""
-
-    def __init__(self, guard: Guard, cls: type[Bot], seat: int, settings: GameSettings,
-                 options: dict[str, Any], seed: int) -> None:
-        self.guard = guard
-        self.cls = cls
-        self.seat = seat
-        self.settings = settings
-        self.options = options
-        self.seed = seed
-        self.bot: Bot | None = None
-
-    def start(self) -> tuple[float, Fault | None]:
-        rng = derived_random(BOT_STREAM, self.seed, self.seat)
-        make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
-        bot, elapsed, fault = self.guard.call(make, rng)
-        if fault is None and not isinstance(bot, Bot):
-            fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
-        self.bot = bot if fault is None else None
-        return elapsed, fault
-
-    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        view = SeatView.of(state, self.seat, moves)._replace(settings=self.settings)
-        return self.guard.call(self.bot.choose, view)  # type: ignore[union-attr]
-
-    def listens(self) -> bool:
-        """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
-        return type(self.bot).game_over is not Bot.game_over
-
-    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
-        _, elapsed, fault = self.guard.call(self.bot.game_over, result)  # type: ignore[union-attr]
-        return elapsed, fault
-
-    def close(self, healthy: bool = True) -> None:
-        self.bot = None
-
-
-class _ProgramSeat:
-    """A bot program (a process of its own, :mod:`arena.botprocess`) playing one seat of one game.
-
-    The process comes from the referee's pool and goes back to it after the
-    game, unless it faulted: then it is killed, and a fresh one is started
-    for its next game.
-    """
-
-    def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
-                 seed: int, writer: TurnWriter, label: str) -> None:
-        self.referee = referee
-        self.player = player
-        self.seat = seat
-        self.settings = settings
-        self.seed = seed
-        self.writer = writer
-        self.label = label
-        self.limit = referee.time_limit
-        self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
-        self.process: BotProcess | None = None
-        self._first: bytes = b""
-
-    def start(self) -> tuple[float, Fault | None]:
-        started = perf_counter()
-        try:
-            self.process = self.referee._borrow(self.player)
-        except BotProcessError as exc:
-            return perf_counter() - started, ("crash", str(exc))
-        self.process.note(f"{self.label}, seat {self.seat}")
-        self.process.label = f"seat {self.seat}"
-        # Sent with the first turn, so that a new game costs no round trip of its own.
-        self._first = protocol.game_line(
-            self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
-        )
-        return perf_counter() - started, None
-
-    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        process = self.process
-        assert process is not None
-        first, self._first = self._first, b""
-        limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
-        data = first + self.writer.line(self.seat, moves, limit)
-        start = perf_counter()
-        try:
-            process.send(data)
-            answer = protocol.read_answer(protocol.parse_line(process.read_line(start + limit)))
-            if process.pending():
-                # Written with the answer (a line written later is read, and refused, in its place next turn).
-                raise ProtocolError("wrote more than one answer to a turn")
-        except Late:
-            return None, perf_counter() - start, self.timeout
-        except Ended:
-            return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
-        except ProtocolError as exc:
-            return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
-        elapsed = perf_counter() - start
-        if type(answer) is tuple:
-            return None, elapsed, answer  # an error message: (kind, message)
-        return answer, elapsed, None
-
-    def listens(self) -> bool:
-        return True
-
-    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
-        if self.process is not None:
-            try:
-                self.process.send(protocol.over_line(result))
-            except Ended:
-                return 0.0, ("crash", f"the bot's process ended: {self.process.ended_text()}")
-        return 0.0, None
-
-    def close(self, healthy: bool = True) -> None:
-        process, self.process = self.process, None
-        if process is not None:
-            self.referee._give_back(self.player, process, healthy)
-
 # -- one game ----------------------------------------------------------------------
 
 
@@ -361,46 +153,6 @@ def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
     return "illegal", f"returned {_show_move(value)}, not a legal move"
 
 
-class PreparedBot(NamedTuple):
-    """A bot spec resolved once, to be made into a fresh bot game after game (see :meth:`Referee.prepare`).
-
-    An in-process bot has its class; a bot program (any program, or a Python
-    bot under process isolation) has its :class:`~arena.botprocess.Program`
-    and what it declared in its handshake, and no class: its code never
-    runs in the referee.
-    """
-
-    spec: BotSpec
-    cls: type[Bot] | None
-    #: Every option the bot plays with, its defaults filled in.
-    options: dict[str, Any]
-    #: ``str(spec)``: the spec as the record writes it.
-    text: str
-    #: The JSON text of the bot's entry in the record's ``bots`` list after its ``"seat"`` member.
-    entry_tail: str
-    program: Program | None = None
-    #: The name its log file is called after (a tournament's entrant name).
-    name: str = ""
-    #: What a bot program said of itself in its handshake.
-    declared: protocol.Declared | None = None
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def _bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError:
-    """A one-line BotError about the bot at ``index`` (its message said once, not twice)."""
-    if isinstance(exc, BotError):
-        error = exc
-    else:
-        ref = bot.ref if isinstance(bot, BotSpec) else str(bot)
-        reason = str(exc)
-        prefix = f"bot {ref!r}: "
-        error = BotError(ref, reason[len(prefix):] if reason.startswith(prefix) else reason)
-    error.index = index  # type: ignore[attr-defined]
-    return error
-
-
 def _current_cpu() -> int | None:
     """The CPU this thread runs on now (one it may use), or None where that cannot be told."""
     if not hasattr(os, "sched_getaffinity"):
@@ -412,34 +164,6 @@ def _current_cpu() -> int | None:
     except (OSError, ValueError, IndexError):
         cpu = min(allowed)
     return cpu if cpu in allowed else min(allowed)
-
-
-def _entry_tail(text: str, options: Mapping[str, Any]) -> str:
-    return records.dumps_line({"spec": text, "options": dict(options)})[1:]
-
-
-def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
-    """An in-process bot: load and check the bot of a spec (text or :class:`BotSpec`) once.
-
-    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.bots.BotError`
-    for a bot that cannot be loaded or options it does not take.  Bots that
-    are programs are prepared by :meth:`Referee.prepare`.
-    """
-    if isinstance(bot, PreparedBot):
-        return bot
-    spec = bot if isinstance(bot, BotSpec) else parse_bot_spec(bot)
-    options = bot_options(spec)
-    text = str(spec)
-    return PreparedBot(spec, load_bot(spec), options, text, _entry_tail(text, options))
-
-
-def program_of(ref: str, program: Program | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot."""
-    if program is not None:
-        return program
-    if ref.startswith(EXEC_PREFIX):
-        return exec_program(ref)
-    return python_program(ref)
 
 
 class Referee:
@@ -560,7 +284,7 @@ class Referee:
                                          transcript=self.transcript, cpu=self.cpu)
                     process.launch()
                 except (BotError, BotProcessError) as exc:
-                    raise _bot_error(index, bot, exc) from None
+                    raise bot_error(index, bot, exc) from None
                 waiting.append((index, ref, given, name or ref, process))
                 prepared.append(None)
             while waiting:
@@ -569,14 +293,14 @@ class Referee:
                     declared = process.handshake(self.time_limit)
                     checked = check_declared(declared.options, ref, given)
                 except (BotError, BotProcessError) as exc:
-                    raise _bot_error(index, ref, exc) from None
+                    raise bot_error(index, ref, exc) from None
                 waiting.pop(0)
                 self.walls[process.program] = process.walls
                 self._idle.setdefault(process.program, []).append(process)
                 spec = BotSpec(ref, checked)
                 options = {**declared.options, **checked}
                 text = str(spec)
-                prepared[index] = PreparedBot(spec, None, options, text, _entry_tail(text, options), process.program,
+                prepared[index] = PreparedBot(spec, None, options, text, entry_tail(text, options), process.program,
                                               name, declared)
         finally:
             for *_, process in waiting:
@@ -712,10 +436,10 @@ class Referee:
             for seat, player in enumerate(players):
                 if player.program is not None:
                     assert writer is not None
-                    seats.append(_ProgramSeat(self, player, seat, settings, seed, writer, label))
+                    seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:
                     # A copy of its own: a bot that changes its settings changes nothing outside.
-                    seats.append(_Seat(guard, player.cls, seat, copy.copy(settings), player.options, seed))
+                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed))
             seat_settings = [getattr(s, "settings", settings) for s in seats]
             Tripwire.tripped = ""
 

@@ -1,0 +1,79 @@
+"""Bots resolved once, to be made into a fresh bot game after game: their class, or their program."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from . import protocol, records
+from .botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
+from .bots import Bot, BotError, BotSpec, bot_options, load_bot, parse_bot_spec
+
+
+class PreparedBot(NamedTuple):
+    """A bot spec resolved once, to be made into a fresh bot game after game (see :meth:`Referee.prepare`).
+
+    An in-process bot has its class; a bot program (any program, or a Python
+    bot under process isolation) has its :class:`~arena.botprocess.Program`
+    and what it declared in its handshake, and no class: its code never
+    runs in the referee.
+    """
+
+    spec: BotSpec
+    cls: type[Bot] | None
+    #: Every option the bot plays with, its defaults filled in.
+    options: dict[str, Any]
+    #: ``str(spec)``: the spec as the record writes it.
+    text: str
+    #: The JSON text of the bot's entry in the record's ``bots`` list after its ``"seat"`` member.
+    entry_tail: str
+    program: Program | None = None
+    #: The name its log file is called after (a tournament's entrant name).
+    name: str = ""
+    #: What a bot program said of itself in its handshake.
+    declared: protocol.Declared | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError:
+    """A one-line BotError about the bot at ``index`` (its message said once, not twice)."""
+    if isinstance(exc, BotError):
+        error = exc
+    else:
+        ref = bot.ref if isinstance(bot, BotSpec) else str(bot)
+        reason = str(exc)
+        prefix = f"bot {ref!r}: "
+        error = BotError(ref, reason[len(prefix):] if reason.startswith(prefix) else reason)
+    error.index = index  # type: ignore[attr-defined]
+    return error
+
+
+def entry_tail(text: str, options: Mapping[str, Any]) -> str:
+    """The JSON of a bot's entry in the record's ``bots`` list after its ``"seat"`` member."""
+    return records.dumps_line({"spec": text, "options": dict(options)})[1:]
+
+
+def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
+    """An in-process bot: load and check the bot of a spec (text or :class:`BotSpec`) once.
+
+    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.bots.BotError`
+    for a bot that cannot be loaded or options it does not take.  Bots that
+    are programs are prepared by :meth:`Referee.prepare`.
+    """
+    if isinstance(bot, PreparedBot):
+        return bot
+    spec = bot if isinstance(bot, BotSpec) else parse_bot_spec(bot)
+    options = bot_options(spec)
+    text = str(spec)
+    return PreparedBot(spec, load_bot(spec), options, text, entry_tail(text, options))
+
+
+def program_of(ref: str, program: Program | None = None) -> Program:
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot."""
+    if program is not None:
+        return program
+    if ref.startswith(EXEC_PREFIX):
+        return exec_program(ref)
+    return python_program(ref)
