@@ -137,10 +137,15 @@ class Guard:
 
     # One call --------------------------------------------------------------
 
-    def call(self, fn: Callable[[Any], Any], arg: Any) -> tuple[Any, float, Fault | None]:
-        """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault)."""
-        saved = sys.stdout
+    def call(self, fn: Callable[[Any], Any], arg: Any, err: Any = None) -> tuple[Any, float, Fault | None]:
+        """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault).
+
+        ``err``, when given, stands in for ``sys.stderr`` during the call (the bot's log).
+        """
+        saved, saved_err = sys.stdout, sys.stderr
         sys.stdout = SINK
+        if err is not None:
+            sys.stderr = err
         start = perf_counter()
         try:
             try:
@@ -158,7 +163,7 @@ class Guard:
             self._settle()
             return None, perf_counter() - start, ("timeout", self.timeout_message)
         finally:
-            sys.stdout = saved
+            sys.stdout, sys.stderr = saved, saved_err
 
     def _settle(self) -> None:
         """The call has returned: a late alarm must no longer fire into the referee."""

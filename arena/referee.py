@@ -212,6 +212,7 @@ class Referee:
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
+        self._streams: dict[str, TextIO] = {}
 
     def __enter__(self) -> Self:
         if self._guard is not None:
@@ -243,8 +244,21 @@ class Referee:
                 Tripwire.guard = None
             guard.__exit__(*exc)
 
+    def _stderr_of(self, player: PreparedBot) -> TextIO | None:
+        """The log an in-process bot's standard error goes to (opened once), or None without logs."""
+        path = self._log_path(player.name or player.spec.ref)
+        if path is None:
+            return None
+        stream = self._streams.get(path)
+        if stream is None:
+            stream = self._streams[path] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        return stream
+
     def close(self) -> None:
-        """Stop every bot process this referee keeps."""
+        """Stop every bot process this referee keeps, and close the logs of its in-process bots."""
+        for stream in self._streams.values():
+            stream.close()
+        self._streams.clear()
         for processes in self._idle.values():
             for process in processes:
                 process.stop()
@@ -278,7 +292,7 @@ class Referee:
                         continue
                     ref, given = (bot.ref, dict(bot.options)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
                     if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
-                        prepared.append(prepare_bot(bot))
+                        prepared.append(prepare_bot(bot)._replace(name=name or ref))
                         continue
                     process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide,
                                          transcript=self.transcript, cpu=self.cpu)
@@ -431,7 +445,8 @@ class Referee:
 
         # sys.stdout is the sink from a bot's first call to the end of the game (put back
         # around on_move), and set again before every call in case a bot changed it.
-        stdout = sys.stdout
+        # sys.stderr is the bot's log during each of its calls, when there are logs.
+        stdout, stderr = sys.stdout, sys.stderr
         try:
             for seat, player in enumerate(players):
                 if player.program is not None:
@@ -439,8 +454,10 @@ class Referee:
                     seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:
                     # A copy of its own: a bot that changes its settings changes nothing outside.
-                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed))
+                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
+                                               self._stderr_of(player)))
             seat_settings = [getattr(s, "settings", settings) for s in seats]
+            errs = [getattr(s, "err", None) for s in seats]
             Tripwire.tripped = ""
 
             # The parts of the views.  The state's lists change in place and are copied into
@@ -483,6 +500,9 @@ class Referee:
                     ))
                     if sys.stdout is not SINK:
                         sys.stdout = SINK
+                    err = errs[seat]
+                    if err is not None:
+                        sys.stderr = err
                     start = perf_counter()
                     try:
                         try:
@@ -499,6 +519,8 @@ class Referee:
                         guard.started = 0.0
                         elapsed = perf_counter() - start
                         value, problem = None, timeout
+                    if err is not None:
+                        sys.stderr = stderr
                     seconds[seat] += elapsed
                     # Is it legal?  Only exact ints are compared, so no code of the bot runs
                     # here, and the immutable move can be played as it is.
@@ -548,7 +570,7 @@ class Referee:
                     if problem is not None:
                         log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
         finally:
-            sys.stdout = stdout
+            sys.stdout, sys.stderr = stdout, stderr
             for player in seats:
                 player.close()
 

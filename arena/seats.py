@@ -28,8 +28,10 @@ class InProcessSeat:
     """A bot played in the referee's own process."""
 
     def __init__(self, guard: Guard, cls: type[Bot], seat: int, settings: GameSettings,
-                 options: dict[str, Any], seed: int) -> None:
+                 options: dict[str, Any], seed: int, err: Any = None) -> None:
         self.guard = guard
+        #: Where the bot's ``sys.stderr`` goes while it runs (its log), or None: left alone.
+        self.err = err
         self.cls = cls
         self.seat = seat
         self.settings = settings
@@ -40,7 +42,7 @@ class InProcessSeat:
     def start(self) -> tuple[float, Fault | None]:
         rng = derived_random(protocol.SEED_STREAM, self.seed, self.seat)
         make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
-        bot, elapsed, fault = self.guard.call(make, rng)
+        bot, elapsed, fault = self.guard.call(make, rng, self.err)
         if fault is None and not isinstance(bot, Bot):
             fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
@@ -48,14 +50,14 @@ class InProcessSeat:
 
     def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
         view = SeatView.of(state, self.seat, moves)._replace(settings=self.settings)
-        return self.guard.call(self.bot.choose, view)  # type: ignore[union-attr]
+        return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
         """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
         return type(self.bot).game_over is not Bot.game_over
 
     def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
-        _, elapsed, fault = self.guard.call(self.bot.game_over, result)  # type: ignore[union-attr]
+        _, elapsed, fault = self.guard.call(self.bot.game_over, result, self.err)  # type: ignore[union-attr]
         return elapsed, fault
 
     def close(self, healthy: bool = True) -> None:

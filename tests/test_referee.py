@@ -609,3 +609,20 @@ def test_the_views_handed_to_a_bot_are_its_seats_views_and_hide_the_rest(players
                 if isinstance(obj, (tuple, list)) and obj and all(type(x) is int for x in obj):
                     assert tuple(obj) not in hidden
         state.push(move)
+
+
+def test_in_process_bots_write_their_standard_error_to_their_log(tmp_path, capfd):
+    """Isolation none with logs: what a bot writes to sys.stderr goes to its log, not to the terminal."""
+    from arena.referee import Referee
+
+    referee = Referee(isolation="none", logs=tmp_path)
+    try:
+        with referee:
+            bots = referee.prepare_all([(f"{BAD}:StderrBot", "noisy", None), ("random", "", None)])
+            outcome = referee.play(bots, 3)
+    finally:
+        referee.close()
+    assert not outcome.faults
+    assert "StderrBot" not in capfd.readouterr().err
+    log = (tmp_path / "noisy.log").read_text()
+    assert log.count("StderrBot thinking") == outcome.turns[0] and "StderrBot made" in log
