@@ -307,6 +307,33 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, wo
     assert tables_of(out) == tables_of(tmp_path / "whole")
 
 
+def test_a_second_run_into_a_folder_being_written_is_refused_naming_the_first(tmp_path, bots_file):
+    """Two runs never write one folder: the second is refused in one line naming the first's pid, and
+    the tables can be read meanwhile; the lock goes with the first run, also when it is killed."""
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
+    out = tmp_path / "busy"
+    proc = _start(path, out, 1)
+    _wait_for_games(out, 3 * 1, proc)
+    for flags in ([], ["--resume"], ["--overwrite"]):
+        second = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--workers", "1", *flags])
+        assert second.exit_code == 1
+        assert second.output.strip().splitlines() == [
+            f"Error: {out} is being written by another run (pid {proc.pid}); wait for it to end, "
+            f"or choose another folder with --out"]
+    report = CliRunner().invoke(main, ["report", str(out)])
+    assert report.exit_code == 0, report.output
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    run(path, out, workers=1, resume=True)  # the lock died with the run that held it
+    whole = tmp_path / "whole"
+    run(path, whole, workers=1)
+    assert records_by_id(out) == records_by_id(whole)
+
+
 def _children(pid: int) -> set[int]:
     found = set()
     for entry in Path("/proc").iterdir():

@@ -38,15 +38,17 @@ def command(
     from ..tournament.config import ConfigError, check_bots, load_config, with_isolation
     from ..tournament.runner import Interrupted, RunError, run_tournament
     from ..tournament.schedule import count_games, tables
+    from ..tournament.store import FolderLock
 
     path = Path(file)
     try:
         config = with_isolation(load_config(path), isolation)
+        folder = Path(out) if out is not None else Path("results") / config.name
+        FolderLock.check(folder)
         walls = check_bots(config, str(path))
-    except ConfigError as exc:
+    except (ConfigError, RunError) as exc:
         raise click.ClickException(str(exc)) from None
     text = path.read_text(encoding="utf-8")
-    folder = Path(out) if out is not None else Path("results") / config.name
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     total = count_games(config)

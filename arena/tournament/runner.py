@@ -36,7 +36,17 @@ from typing import IO, Any
 
 from .config import TournamentConfig
 from .schedule import Game, count_games, schedule
-from .store import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError, prepare_folder, sort_games_file
+from .store import (
+    BOTS_FOLDER,
+    GAMES_FILE,
+    LOG_FILE,
+    LOG_FORMAT,
+    FolderLock,
+    Recovered,
+    RunError,
+    prepare_folder,
+    sort_games_file,
+)
 from .workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
@@ -131,9 +141,19 @@ def run_tournament(
         raise RunError(f"--workers must be at least 1, not {workers}")
     if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
         raise RunError(f"start method {start_method!r} is not available here")
-    recovered, records_path, compressed = prepare_folder(
-        config, text, out, resume=resume, overwrite=overwrite, compress=compress,
-    )
+    lock = FolderLock(out)
+    try:
+        recovered, records_path, compressed = prepare_folder(
+            config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+        )
+        lock.claim()
+        return _run(config, out, recovered, records_path, compressed, workers, start_method, progress, hide)
+    finally:
+        lock.release()
+
+
+def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
+         start_method: str | None, progress: bool, hide: tuple[str, ...]) -> RunSummary:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)

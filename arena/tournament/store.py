@@ -15,6 +15,7 @@ that holds another tournament, or this one's games without ``resume`` or
 from __future__ import annotations
 
 import csv
+import fcntl
 import gzip
 import itertools
 import json
@@ -34,6 +35,10 @@ TOURNAMENT_FILE = "tournament.toml"
 LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
 #: The folder of the bots' logs (their standard error), one file per entrant.
 BOTS_FOLDER = "bots"
+#: The file a run holds an OS lock on for as long as it writes the folder.
+LOCK_FILE = ".arena.lock"
+#: The descriptors of the locks this process holds (a forked worker closes its copies).
+HELD_LOCKS: list[int] = []
 GAMES_FILE = "games.csv"
 RECORDS_FILE = "records.jsonl"
 RECORDS_GZ_FILE = "records.jsonl.gz"
@@ -253,6 +258,62 @@ def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
     return ", ".join(keys) or "content"
 
 
+def _held(out: Path, holder: str) -> str:
+    return (f"{out} is being written by another run (pid {holder}); wait for it to end, "
+            f"or choose another folder with --out")
+
+
+class FolderLock:
+    """An OS lock (``flock``) on a results folder for the whole of a run, so that two runs never write
+    one folder; the kernel releases it when the process ends, however it ends.  Makes the folder (its
+    owner's alone) when it does not exist.  :meth:`claim` writes this process's pid into the lock
+    file, for the message another run gets.
+    """
+
+    def __init__(self, out: Path) -> None:
+        if out.exists() and not out.is_dir():
+            raise RunError(f"{out}: exists and is not a folder")
+        try:
+            if not out.exists():
+                out.mkdir(parents=True)
+                # Its owner's alone: bots of later runs, under uids of their own, cannot read these deals.
+                out.chmod(0o700)
+            self.fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self.fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(self.fd)
+            raise RunError(_held(out, holder)) from None
+        HELD_LOCKS.append(self.fd)
+
+    @staticmethod
+    def check(out: Path) -> None:
+        """Refuse (:class:`RunError`) at once when another run holds ``out``, before anything is started."""
+        try:
+            fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            return  # no lock file yet: nobody has held it
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise RunError(_held(out, holder)) from None
+        finally:
+            os.close(fd)
+
+    def claim(self) -> None:
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        if self.fd in HELD_LOCKS:
+            HELD_LOCKS.remove(self.fd)
+            os.close(self.fd)  # closing the last descriptor releases the lock
+
+
 def prepare_folder(
     config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
 ) -> tuple[Recovered, Path, bool]:
@@ -297,10 +358,7 @@ def prepare_folder(
         raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
 
     try:
-        if not out.exists():
-            out.mkdir(parents=True)
-            # Its owner's alone: bots of later runs, under uids of their own, cannot read these deals.
-            out.chmod(0o700)
+        out.mkdir(parents=True, exist_ok=True)
         (out / BOTS_FOLDER).mkdir(exist_ok=True)
         if not existing.exists():
             tmp = out / (TOURNAMENT_FILE + ".tmp")

@@ -46,7 +46,7 @@ from typing import Any, Self
 from .config import TournamentConfig
 from .rows import game_rows_text
 from .schedule import Game
-from .store import LOG_FORMAT
+from .store import HELD_LOCKS, LOG_FORMAT
 
 log = logging.getLogger("arena.tournament")
 
@@ -226,6 +226,9 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
     for end in _PARENT_ENDS:
         end.close()
     _PARENT_ENDS.clear()
+    for fd in HELD_LOCKS:  # the parent's lock on the results folder is the parent's alone
+        os.close(fd)
+    HELD_LOCKS.clear()
     parent = os.getppid()
     settings = init_args[0]
     if settings.get("pin"):
