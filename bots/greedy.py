@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from arena.bots import Bot
-from arena.rules import PASS, Move
-from arena.rules.geometry import FULL, NEIGHBOURS, iter_cells
-from arena.rules.tiles import FITS, WILD
+from arena.rules import BOARD, PASS, TILE_NAMES, WILD, Cells, Move, fits, neighbours
 from arena.rules.view import SeatView
 
 from ._eval import components, penalty_raisers, spread
+
+# The masks of the public helpers, looked up once: the cost loops below run for every legal move.
+#: The cells each tile fits (M1), by tile.
+FIT = tuple(fits(tile).mask for tile in range(len(TILE_NAMES)))
+#: The cells touching each cell (B3), by cell.
+AROUND = tuple(neighbours(cell).mask for cell in BOARD)
 
 
 class GreedyBot(Bot):
@@ -60,10 +64,8 @@ FLEXIBLE = 0.01
 def move_costs(view: SeatView) -> list[tuple[float, Move]]:
     """Every legal move with its greedy cost (lower is better), in the order of ``view.legal``."""
     boards = view.boards
-    occupied = 0
-    for board in boards:
-        occupied |= board
-    empty = FULL & ~occupied
+    occupied = view.occupied.mask
+    empty = view.empty.mask
     colors = view.colors
     players = view.settings.players
     raises = penalty_raisers(view) if view.settings.scoring == "blockers" else 0
@@ -72,14 +74,15 @@ def move_costs(view: SeatView) -> list[tuple[float, Move]]:
 
     groups = {}
     front = {}
-    weights: dict[int, dict[int, float]] = {}
+    # Per own color: each unplayed tile's weight and the cells it fits, for the reach below.
+    weights: dict[int, list[tuple[int, float, int]]] = {}
     for c in colors:
         groups[c] = components(boards[c])
         front[c] = spread(boards[c]) & empty
         w = dict.fromkeys(view.unplayed(c), PILE)
         for t in view.racks[c]:
             w[t] = 1.0
-        weights[c] = w
+        weights[c] = [(t, wt, FIT[t]) for t, wt in w.items()]
 
     played = {c: len(view.played_tiles[c]) for c in colors}
     lag = {c: (played[c] - min(played.values())) / 24 for c in colors}
@@ -87,10 +90,10 @@ def move_costs(view: SeatView) -> list[tuple[float, Move]]:
     out: list[tuple[float, Move]] = []
     for color, tile, cells in view.legal.options:
         g = groups[color]
-        base = FLEXIBLE * (FITS[tile] & front[color]).bit_count() + BALANCE * lag[color]
-        for cell in iter_cells(cells):
+        base = FLEXIBLE * (FIT[tile] & front[color]).bit_count() + BALANCE * lag[color]
+        for cell in Cells(cells):
             bit = 1 << cell
-            around = NEIGHBOURS[cell]
+            around = AROUND[cell]
             k = 0
             for grp in g:
                 if grp & around:
@@ -114,10 +117,9 @@ def move_costs(view: SeatView) -> list[tuple[float, Move]]:
                 after = (before | around & new_empty) & ~bit if c == color else before & ~bit
                 if after == before:
                     continue
-                for t, wt in weights[c].items():
+                for t, wt, f in weights[c]:
                     if c == color and t == tile:
                         continue
-                    f = FITS[t]
                     if f & after:
                         if not f & before:
                             gain += wt

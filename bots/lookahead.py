@@ -5,14 +5,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from arena.bots import Bot
-from arena.rules import PASS, Move
-from arena.rules.geometry import FULL
-from arena.rules.state import TILES_PLAYED
-from arena.rules.tiles import FITS
+from arena.rules import PASS, TILES_PLAYED, Move
 from arena.rules.view import SeatView
 
 from ._eval import bridges, components, spread
-from .greedy import move_costs
+from .greedy import FIT, move_costs
 
 #: Credit for each pair of groups that an unplayed tile can still join through a free cell.
 MERGE = 0.35
@@ -72,11 +69,9 @@ def ranked_moves(view: SeatView, width: int) -> list[tuple[float, Move]]:
 def future_cost(view: SeatView, move: Move) -> float:
     """The look-ahead part of the cost of ``move`` (lower is better)."""
     boards = view.boards
-    occupied = 0
-    for board in boards:
-        occupied |= board
+    occupied = view.occupied.mask
     bit = 1 << move.cell
-    empty = FULL & ~(occupied | bit)
+    empty = view.empty.mask & ~bit
     merges = 0.0
     room = 0
     own = view.colors
@@ -90,13 +85,13 @@ def future_cost(view: SeatView, move: Move) -> float:
             unplayed = unplayed - {move.tile}
         front = spread(board) & empty if board else empty
         for t in unplayed:
-            room += min(2, (FITS[t] & front).bit_count())
+            room += min(2, (FIT[t] & front).bit_count())
         groups = components(board)
         if len(groups) > 1:
             links = bridges(groups, empty)
             if links:
                 rack = view.racks[c]
-                hope = sum(1.0 if t in rack else PILE for t in unplayed if FITS[t] & links)
+                hope = sum(1.0 if t in rack else PILE for t in unplayed if FIT[t] & links)
                 merges += min(len(groups) - 1, hope)
     blocked = 0
     for c in view.settings.colors:
@@ -106,6 +101,6 @@ def future_cost(view: SeatView, move: Move) -> float:
         if before & bit:
             after = before ^ bit
             for t in view.unplayed(c):
-                if FITS[t] & before and not FITS[t] & after:
+                if FIT[t] & before and not FIT[t] & after:
                     blocked += 1
     return -MERGE * merges - ROBUST * room - BLOCK * blocked

@@ -11,9 +11,10 @@ import random
 from operator import sub
 from typing import NamedTuple
 
-from .geometry import N_CELLS
+from .cells import Cells, groups
+from .geometry import FULL, N_CELLS, removable
 from .state import EVERY_TILE, TILES_PLAYED, GameSettings, GameState, Move, MoveSet
-from .tiles import N_TILES
+from .tiles import COLORS, N_TILES, color_index
 
 _tuple_new = tuple.__new__
 
@@ -131,6 +132,48 @@ class SeatView(NamedTuple):
         """E1: whether ``color`` has played its 24 tiles."""
         return len(self.played_tiles[color]) >= TILES_PLAYED
 
+    # -- the boards as sets of cells (arena.rules.cells) ------------------------------------------
+
+    @property
+    def occupied(self) -> Cells:
+        """Every cell that holds a tile, of any color."""
+        mask = 0
+        for board in self.boards:
+            mask |= board
+        return Cells(mask)
+
+    @property
+    def empty(self) -> Cells:
+        """Every cell that holds no tile."""
+        mask = FULL
+        for board in self.boards:
+            mask &= ~board
+        return Cells(mask)
+
+    @property
+    def own(self) -> Cells:
+        """The cells holding the seat's own tiles (both its colors with two players)."""
+        mask = 0
+        for color in self.settings.seat_colors[self.seat]:
+            mask |= self.boards[color]
+        return Cells(mask)
+
+    def cells_of(self, color: int | str) -> Cells:
+        """The cells holding ``color``'s tiles (a color 0-4 or its name): ``Cells(view.boards[color])``."""
+        return Cells(self.boards[_color(color)])
+
+    def groups_of(self, color: int | str) -> tuple[Cells, ...]:
+        """The groups of ``color`` on the board (B3), ordered by first cell; their number is its score (C1)."""
+        return groups(self.boards[_color(color)])
+
+    def capturable(self, color: int | str) -> Cells:
+        """The tiles of ``color`` whose capture would not split its group (M3).
+
+        Another seat may take one with a rack tile that fits the cell (M1);
+        ``view.legal`` holds the captures the seat can make now.
+        """
+        return Cells(removable(self.boards[_color(color)]))
+
     def board_cells(self) -> list[int]:
         """The color on each of the 81 cells (-1 for empty)."""
         return [self.color_at(cell) for cell in range(N_CELLS)]
@@ -166,3 +209,12 @@ class SeatView(NamedTuple):
             self.settings, deals, drawn, racks, self.boards, self.captures,
             self.to_move, self.passes, self.history, self.over,
         )
+
+
+def _color(color: int | str) -> int:
+    """A color given as 0-4 or by name; ValueError for anything else."""
+    if isinstance(color, str):
+        return color_index(color)
+    if type(color) is int and 0 <= color < len(COLORS):
+        return color
+    raise ValueError(f"unknown color {color!r}: a color is 0-4 or one of {', '.join(COLORS)}")
