@@ -4,21 +4,19 @@
     arena play examples/example_bot.py:ExampleBot:captures=false greedy
 """
 
+from typing import Any, ClassVar
+
 from arena.bots import Bot
-from arena.rules import Move
-from arena.rules.geometry import NEIGHBOURS
-from arena.rules.view import SeatView
+from arena.rules import Move, SeatView, neighbours
 
 
 class ExampleBot(Bot):
     """Plays a tile touching its own color when it can, otherwise any legal move."""
 
-    options = {"captures": True}  # may it play onto an opponent's tile?
+    options: ClassVar[dict[str, Any]] = {"captures": True}  # may it play onto an opponent's tile?
 
     def choose(self, view: SeatView) -> Move:
-        occupied = 0
-        for board in view.boards:
-            occupied |= board
-        moves = [m for m in view.legal if self.config["captures"] or not occupied >> m.cell & 1]
-        touching = [m for m in moves if NEIGHBOURS[m.cell] & view.boards[m.color]]
+        empty = view.empty
+        moves = [m for m in view.legal if self.config["captures"] or m.cell in empty]
+        touching = [m for m in moves if neighbours(m.cell) & view.cells_of(m.color)]
         return self.rng.choice(touching or moves or list(view.legal))

@@ -5,10 +5,13 @@ from __future__ import annotations
 import gc
 import pickle
 import random
+import re
 import sys
 import types
+import typing
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -257,3 +260,58 @@ def test_view_legal_is_what_the_state_allows() -> None:
     given = state.legal_moves()
     assert SeatView.of(state, state.to_move, given).legal is not given
     assert isinstance(next(iter(view.legal)), Move)
+
+
+# -- the view as the bot author's guide describes it ----------------------------------------------
+
+GUIDE = (Path(__file__).resolve().parent.parent / "docs" / "BOTS.md").read_text(encoding="utf-8")
+
+
+def guide_rows() -> dict[str, tuple[str, str]]:
+    """``name: (type, meaning)`` for every row of the guide's tables of three columns."""
+    rows = {}
+    for line in GUIDE.splitlines():
+        match = re.match(r"^\| `([a-z_]+)(?:\([a-z_, ]*\))?` \| `([^|]+)` \| (.+) \|$", line)
+        if match:
+            rows[match.group(1)] = (match.group(2), match.group(3))
+    return rows
+
+
+def test_every_view_field_is_in_the_guide_with_its_type() -> None:
+    rows = guide_rows()
+    hints = typing.get_type_hints(SeatView)
+    for name in SeatView._fields:
+        assert name in rows, f"docs/BOTS.md does not describe SeatView.{name}"
+        written = rows[name][0]
+        assert written == _type_text(hints[name]), (name, written, hints[name])
+
+
+def _type_text(hint: object) -> str:
+    text = getattr(hint, "__name__", None) if isinstance(hint, type) else None
+    return text or str(hint).replace("arena.rules.state.", "").replace("arena.rules.view.", "")
+
+
+def test_every_public_property_and_method_of_the_view_is_in_the_guide() -> None:
+    rows = guide_rows()
+    public = [name for name in vars(SeatView) if not name.startswith("_") and name not in SeatView._fields]
+    public.remove("of")  # the referee's, not the bot's
+    assert {"occupied", "empty", "cells_of", "groups_of", "capturable", "sample"} <= set(public)
+    for name in public:
+        assert name in rows, f"docs/BOTS.md does not describe SeatView.{name}"
+        member = getattr(SeatView, name)
+        assert (member.fget if isinstance(member, property) else member).__doc__, name
+
+
+def test_every_public_helper_has_a_docstring_and_is_in_the_guide() -> None:
+    from arena.rules import cells
+
+    names = [n for n, v in vars(cells).items() if not n.startswith("_") and getattr(v, "__module__", None) == cells.__name__]
+    assert {"Cells", "neighbours", "groups", "fits", "row", "column", "region", "row_of", "column_of", "region_of"} <= set(
+        names)
+    for name in names:
+        assert getattr(cells, name).__doc__, name
+        assert f"`{name}(" in GUIDE or f"`{name}`" in GUIDE, name
+    for name, member in vars(cells.Cells).items():
+        if not name.startswith("_") and callable(member):
+            assert member.__doc__ and f"c.{name}(" in GUIDE, name
+    assert "BOARD" in GUIDE
