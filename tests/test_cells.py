@@ -45,7 +45,7 @@ from arena.rules.view import SeatView
 
 def boards_of_seeded_games(games: int = 60) -> list[int]:
     """Every color's board after every tenth turn of ``games`` seeded random games of 2-5 players."""
-    boards = []
+    boards: list[int] = []
     for seed in range(games):
         settings = GameSettings.for_players(2 + seed % 4)
         state = GameState(settings, deal(seed, settings))
@@ -141,9 +141,10 @@ def test_B3_groups_of_a_board_are_its_flood_fills() -> None:
         for group in found:
             assert group.mask & union == 0
             union |= group.mask
-            assert flood(1 << group.first(), board) == group.mask  # each one whole, and joined
+            assert flood(group.mask & -group.mask, board) == group.mask  # each one whole, and joined
         assert union == board
-        assert [g.first() for g in found] == sorted(g.first() for g in found)
+        firsts = [(g.mask & -g.mask).bit_length() - 1 for g in found]
+        assert [g.first() for g in found] == firsts == sorted(firsts)
         for cell in list(iter_cells(board))[:3]:
             assert Cells(board).group_of(cell).mask == flood(1 << cell, board)
     assert Cells(BOARDS[0]).group_of(CELL_NAMES[0]) == Cells(BOARDS[0]).group_of(0)
