@@ -10,7 +10,41 @@ from pathlib import Path
 
 import click
 
+from .. import limits
 from ..rules.state import PENALTIES, SCORINGS
+
+
+class TimeLimit(click.ParamType):
+    """Seconds per move, checked by the rule tournament files use (:func:`arena.limits.time_limit`)."""
+
+    name = "seconds"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number: object = value
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
+        try:
+            return limits.time_limit(number)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Seed(click.ParamType):
+    """A deal's seed: any whole number (rule S1), shown shortened when it is refused."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            self.fail(f"{limits.shown(value)} is not a valid integer", param, ctx)
 
 
 def _check_record_path(path: Path) -> None:
@@ -37,12 +71,12 @@ def _log_folder(logs: Path | None) -> Path:
 
 @click.command("play")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
-@click.option("--seed", type=int, help="The deal's seed (default: a random one, printed).")
+@click.option("--seed", type=Seed(), help="The deal's seed (default: a random one, printed).")
 @click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
               help="The scoring that decides the winner (both are shown).")
 @click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
               help="Blockers! penalty: the largest count of one color, or of one opponent (C4).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--time-limit", type=TimeLimit(), default=None, metavar="SECONDS",
               help="Per-move time limit; a bot that runs past it is faulted (default 10).")
 @click.option("--record", "record_path", type=click.Path(path_type=Path), metavar="FILE",
               help="Write the game record (uptown-game/1) to FILE.")

@@ -30,15 +30,15 @@ import os
 import re
 import shlex
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from ..referee import ISOLATIONS
+from .. import limits
+from ..referee import DEFAULT_TIME_LIMIT, ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
 
-#: The per-move time limit when a file gives none (seconds).
-DEFAULT_TIME_LIMIT = 10.0
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
@@ -47,6 +47,7 @@ ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -144,6 +145,14 @@ def _fail(source: str, key: str, reason: str) -> ConfigError:
     return ConfigError(f"{source}: {key}: {reason}")
 
 
+def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
+    """``value`` checked by one of the rules of :mod:`arena.limits`, else a ConfigError naming ``key``."""
+    try:
+        return rule(value)
+    except limits.LimitError as exc:
+        raise _fail(source, key, str(exc)) from None
+
+
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
     """The keys of an entrant that say how its program starts: command, cwd, env, memory_mb."""
     found: dict[str, Any] = {}
@@ -168,10 +177,10 @@ def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, A
             raise _fail(source, f"{where}.env", "must be a table of NAME = \"text\"")
         found["env"] = tuple(sorted(env.items()))
     if "memory_mb" in table:
-        memory = table["memory_mb"]
-        if not _is_int(memory) or not 16 <= memory <= 1 << 20:
-            raise _fail(source, f"{where}.memory_mb", f"must be a whole number of MiB of at least 16, not {memory!r}")
-        found["memory_mb"] = memory
+        try:
+            found["memory_mb"] = limits.memory_mb(table["memory_mb"])
+        except limits.LimitError as exc:
+            raise _fail(source, f"{where}.memory_mb", str(exc)) from None
     if ("cwd" in found or "env" in found) and "command" not in found:
         raise _fail(source, where, "cwd and env go with command = [...]")
     return found
@@ -214,7 +223,7 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
     if name is not None and (not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name)):
         raise _fail(
             source, f"{where}.name",
-            f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
+            f"{limits.shown(name)} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
         )
     return name, bot, program
 
@@ -230,6 +239,8 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # a whole number of more digits than Python reads from text
+        raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
     for key in data:
         if key not in TOP_KEYS:
             raise _fail(source, key, f"unknown key (a tournament takes {', '.join(TOP_KEYS)})")
@@ -239,35 +250,26 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
 
     name = data.get("name", default_name if default_name is not None else Path(source).stem)
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise _fail(source, "name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
+        raise _fail(source, "name", f"{limits.shown(name)} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
 
     players = data["players"]
     if not _is_int(players) or not 2 <= players <= 5:
-        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {players!r}")
-    deals = data["deals"]
-    if not _is_int(deals) or deals < 1:
-        raise _fail(source, "deals", f"must be a whole number of at least 1, not {deals!r}")
-    seed = data["seed"]
-    if not _is_int(seed) or seed < 0:
-        raise _fail(source, "seed", f"must be a whole number of at least 0, not {seed!r}")
+        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
+    deals = _checked(source, "deals", limits.deals, data["deals"])
+    seed = _checked(source, "seed", limits.master_seed, data["seed"])
     scoring = data.get("scoring", "uptown")
     if scoring not in SCORINGS:
-        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {scoring!r}")
+        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {limits.shown(scoring)}")
     penalty = data.get("penalty", "color")
     if penalty not in PENALTIES:
-        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {penalty!r}")
-    time_limit = data.get("time_limit", DEFAULT_TIME_LIMIT)
-    if (
-        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-        or not math.isfinite(time_limit) or time_limit <= 0
-    ):
-        raise _fail(source, "time_limit", f"must be a number of seconds above 0, not {time_limit!r}")
+        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {limits.shown(penalty)}")
+    time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
     rotate = data.get("rotate", True)
     if not isinstance(rotate, bool):
-        raise _fail(source, "rotate", f"must be true or false, not {rotate!r}")
+        raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
     isolation = data.get("isolation", "process")
     if isolation not in ISOLATIONS:
-        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
 
     tables = data["entrants"]
     if not isinstance(tables, list):
@@ -288,7 +290,7 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
         entrants.append(Entrant(entrant_name, bot, **program))
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=float(time_limit), rotate=rotate, isolation=isolation,
+        scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, isolation=isolation,
     )
 
 
