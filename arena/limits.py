@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+#: The per-move time limit (seconds) when none is given, on the command line or in a tournament file.
+DEFAULT_TIME_LIMIT = 10.0
 #: The longest per-move time limit (seconds): an hour.  Timers and polls take it, and a game's
 #: bound (every call of every seat at the limit) stays within what they can wait for.
 MAX_TIME_LIMIT = 3600.0
@@ -72,6 +74,6 @@ def memory_mb(value: Any) -> int:
 
 
 __all__ = [
-    "MAX_DEALS", "MAX_MEMORY_MB", "MAX_TIME_LIMIT", "MIN_MEMORY_MB", "LimitError",
+    "DEFAULT_TIME_LIMIT", "MAX_DEALS", "MAX_MEMORY_MB", "MAX_TIME_LIMIT", "MIN_MEMORY_MB", "LimitError",
     "deals", "master_seed", "memory_mb", "shown", "time_limit",
 ]

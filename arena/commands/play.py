@@ -110,30 +110,35 @@ def _log_folder(logs: Path | None) -> Path:
 
 @click.command("play")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
-@click.option("--seed", type=Seed(), help="The deal's seed (default: a random one, printed).")
+@click.option("--seed", type=Seed(), help="The deal's seed, any whole number (default: a random 63-bit one, printed).")
 @click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
               help="The scoring that decides the winner (both are shown).")
 @click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
               help="Blockers! penalty: the largest count of one color, or of one opponent (C4).")
-@click.option("--time-limit", type=TimeLimit(), default=None, metavar="SECONDS",
-              help="Per-move time limit; a bot that runs past it is faulted (default 10).")
+@click.option("--time-limit", type=TimeLimit(), default=limits.DEFAULT_TIME_LIMIT, show_default=True,
+              metavar="SECONDS",
+              help=f"Seconds a bot may take per move (above 0, at most {limits.MAX_TIME_LIMIT:g}); a bot that "
+                   "runs past it is faulted, and its seat plays random legal moves from then on.")
 @click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
                    "the output to standard error.  A regular file is replaced whole, through a symbolic link; "
                    "a device or a FIFO is written to, never replaced.")
 @click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
-              help="process: every bot a program in the sandbox; none: Python bots in this process (trusted code).")
+              help="process: every bot a program in the sandbox; none: Python bots in this process, for trusted code "
+                   "(exec: bots are programs either way).")
 @click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="The folder for the bots' standard error (default: a new temporary folder, printed).")
+              help="The folder for the bots' standard error, one file per bot (default: a new temporary folder, "
+                   "named in the output).")
 @click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every protocol line between the referee and the bot programs to FILE.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Print one line: the seed, the winner and any faults (with the bots' logs folder).")
 def command(
     bots: tuple[str, ...],
     seed: int | None,
     scoring: str,
     penalty: str,
-    time_limit: float | None,
+    time_limit: float,
     record_to: str | None,
     isolation: str,
     logs: Path | None,
@@ -156,7 +161,7 @@ def command(
     """
     from .. import records, render
     from ..bots import BotError, split_bot_spec
-    from ..referee import DEFAULT_TIME_LIMIT, Referee
+    from ..referee import Referee
 
     if not 2 <= len(bots) <= 5:
         raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")
@@ -173,7 +178,7 @@ def command(
     echo = functools.partial(click.echo, err=to_stdout)
     if seed is None:
         seed = secrets.randbits(63)  # too many to try: a bot cannot find the deal from its own tiles
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    limit = time_limit
     log_dir = _log_folder(logs)
 
     transcript = None

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import limits
-from ..referee import DEFAULT_TIME_LIMIT, ISOLATIONS
+from ..limits import DEFAULT_TIME_LIMIT
+from ..referee import ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
 
 #: Tournament names become folder names: keep them to safe characters.
@@ -59,7 +60,12 @@ class Entrant:
     """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with.
 
     An entrant that names a ``command`` is a bot program: its spec is ``exec:COMMAND`` (plus options),
-    started in ``cwd`` (default: the folder the arena runs in) with ``env`` added to its environment.
+    started in ``cwd`` with ``env`` added to its environment.
+
+    Relative paths are read from ``base``, the folder of the tournament file (None: the folder the
+    arena runs in): the file of a ``file.py:Name`` bot, ``cwd``, and the folder a program starts in
+    when no ``cwd`` is given (so its relative program path and arguments are found from there).
+    ``spec`` stays as the file writes it: records and tables show it, the same from any folder.
     """
 
     name: str
@@ -71,6 +77,8 @@ class Entrant:
     memory_mb: int | None = None
     #: The options of an entrant with a command, as the file gives them (checked against its handshake).
     options: tuple[tuple[str, Any], ...] = ()
+    #: The folder relative paths are read from; not part of what the entrant plays.
+    base: str | None = field(default=None, compare=False)
 
     def bot(self) -> Any:
         """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
@@ -80,24 +88,57 @@ class Entrant:
 
         return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
 
-    def program(self) -> Any:
-        """The :class:`~arena.botprocess.Program` of an entrant whose spec or command names one, else None."""
-        from ..botprocess import Program, exec_program
+    def folder(self) -> str:
+        """The absolute folder a program of this entrant starts in: ``cwd`` read from ``base``, else ``base``."""
+        return os.path.abspath(os.path.join(self.base or ".", self.cwd or "."))
+
+    def bot_file_ref(self) -> tuple[str, str]:
+        """``(ref as written, ref as loaded)``: the same but for a relative ``file.py:Name``, read from ``base``."""
+        from ..bots import EXEC_PREFIX, split_bot_spec
+
+        ref = split_bot_spec(self.spec)[0] if self.command is None else self.spec
+        where, colon, attr = ref.rpartition(":")
+        if (self.base is None or ref.startswith(EXEC_PREFIX) or not colon or not where.endswith(".py")
+                or os.path.isabs(where)):
+            return ref, ref
+        return ref, f"{os.path.join(self.base, where)}:{attr}"
+
+    def program(self, isolation: str = "process") -> Any:
+        """The :class:`~arena.botprocess.Program` of an entrant whose spec or command names one, or that is
+        a Python bot played as a program under ``isolation`` although the referee would find it
+        elsewhere by its ref (a relative file); else None."""
+        from ..botprocess import Program, exec_program, python_program
         from ..bots import EXEC_PREFIX
         from ..sandbox import Limits
 
         limits = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
         if self.command is not None:
-            return Program(self.command, cwd=os.path.abspath(self.cwd or "."), env=self.env, limits=limits)
-        if self.spec.startswith(EXEC_PREFIX) or self.memory_mb is not None:
-            from ..botprocess import python_program
-            from ..bots import split_bot_spec
-
-            ref, _ = split_bot_spec(self.spec)
-            if ref.startswith(EXEC_PREFIX):
-                return exec_program(ref, limits=limits)
-            return python_program(ref, limits)
+            return Program(self.command, cwd=self.folder(), env=self.env, limits=limits)
+        ref, loaded = self.bot_file_ref()
+        if ref.startswith(EXEC_PREFIX):
+            return replace(exec_program(ref, limits=limits), cwd=self.folder())
+        if self.memory_mb is not None or (loaded != ref and isolation != "none"):
+            return python_program(loaded, limits)
         return None
+
+    def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
+        """``(bot, name, program)`` for :meth:`~arena.referee.Referee.prepare_all` under ``isolation``.
+
+        A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
+        the spec as written in its record.  Raises :class:`~arena.bots.BotError` for a bot that
+        cannot be loaded.
+        """
+        program = self.program(isolation)
+        ref, loaded = self.bot_file_ref()
+        if program is not None or isolation != "none" or loaded == ref:
+            return self.bot(), self.name, program
+        from ..bots import BotSpec, parse_bot_spec
+        from ..prepared import entry_tail, prepare_bot
+
+        prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
+        text = str(BotSpec(ref, prepared.spec.options))
+        return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
+            self.name, None
 
 
 @dataclass(frozen=True)
@@ -164,10 +205,8 @@ def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, A
         found["command"] = tuple(command)
     if "cwd" in table:
         cwd = table["cwd"]
-        if not isinstance(cwd, str) or not cwd:
+        if not isinstance(cwd, str) or not cwd or "\0" in cwd:
             raise _fail(source, f"{where}.cwd", "must be a folder's path")
-        if not os.path.isdir(cwd):
-            raise _fail(source, f"{where}.cwd", f"{cwd} is not a folder")
         found["cwd"] = cwd
     if "env" in table:
         env = table["env"]
@@ -228,10 +267,14 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
     return name, bot, program
 
 
-def parse_config(text: str, source: str = "<tournament>", default_name: str | None = None) -> TournamentConfig:
+def parse_config(
+    text: str, source: str = "<tournament>", default_name: str | None = None, base: str | Path | None = None,
+) -> TournamentConfig:
     """Check the TOML ``text`` of a tournament file; ``source`` names it in errors.
 
     Without a ``name`` key the tournament is called ``default_name``, else after ``source``'s file stem.
+    Relative paths in it are read from the folder ``base`` (None: the folder the arena runs in);
+    :func:`load_config` gives the file's own folder.  Nothing is looked up on disk here.
 
     Bots are not loaded here: :func:`check_bots` does that.
     """
@@ -287,7 +330,7 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
                 f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
             )
         seen[entrant_name] = index
-        entrants.append(Entrant(entrant_name, bot, **program))
+        entrants.append(Entrant(entrant_name, bot, **program, base=None if base is None else os.path.abspath(base)))
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
         scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, isolation=isolation,
@@ -310,7 +353,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{path}: is a folder, not a tournament file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return parse_config(text, str(path), default_name=path.stem)
+    return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
 
 
 def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:
@@ -326,13 +369,21 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
     from ..bots import BotError
     from ..referee import Referee
 
+    for index, entrant in enumerate(config.entrants):
+        if entrant.command is not None and not os.path.isdir(entrant.folder()):
+            where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
+            raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
     referee = Referee(config.time_limit, isolation=config.isolation)
     walls: dict[str, str] = {}
+    index = 0
     try:
         try:
-            prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in config.entrants])
+            args = []
+            for index, entrant in enumerate(config.entrants):
+                args.append(entrant.referee_args(config.isolation))
+            prepared = referee.prepare_all(args)
         except BotError as exc:
-            index = getattr(exc, "index", 0)
+            index = getattr(exc, "index", index)
             entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
             raise _fail(source, key, str(exc)) from None
