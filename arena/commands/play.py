@@ -121,8 +121,8 @@ def _log_folder(logs: Path | None) -> Path:
                    "runs past it is faulted, and its seat plays random legal moves from then on.")
 @click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
-                   "the output to standard error.  A regular file is replaced whole, through a symbolic link; "
-                   "a device or a FIFO is written to, never replaced.")
+                   "the output to standard error.  A regular file is replaced whole (a symbolic link is followed, "
+                   "and stays); a device or a FIFO is written to, never replaced.")
 @click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
               help="process: every bot a program in the sandbox; none: Python bots in this process, for trusted code "
                    "(exec: bots are programs either way).")

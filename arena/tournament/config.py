@@ -111,14 +111,14 @@ class Entrant:
         from ..bots import EXEC_PREFIX
         from ..sandbox import Limits
 
-        limits = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
+        walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
         if self.command is not None:
-            return Program(self.command, cwd=self.folder(), env=self.env, limits=limits)
+            return Program(self.command, cwd=self.folder(), env=self.env, limits=walls)
         ref, loaded = self.bot_file_ref()
         if ref.startswith(EXEC_PREFIX):
-            return replace(exec_program(ref, limits=limits), cwd=self.folder())
+            return replace(exec_program(ref, limits=walls), cwd=self.folder())
         if self.memory_mb is not None or (loaded != ref and isolation != "none"):
-            return python_program(loaded, limits)
+            return python_program(loaded, walls)
         return None
 
     def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
