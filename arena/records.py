@@ -317,10 +317,31 @@ def record_line(
 
 
 def write(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
-    """Write ``record`` to ``path`` as :func:`dumps` text, atomically (temp file + rename)."""
-    path = Path(path)
+    """Write ``record`` to ``path`` as :func:`dumps` text, never replacing anything but a regular file.
+
+    A regular file, or a path where nothing is yet, is replaced atomically (a temporary file
+    beside it, then a rename), so no reader sees half a record.  A symbolic link is followed:
+    the file it points to is replaced that way and the link stays.  Anything else that is
+    there (a device such as ``/dev/null``, a FIFO, a pipe) is written through, opened and
+    written in place.  Raises :class:`OSError` (``IsADirectoryError`` for a folder).
+    """
+    import errno
+    import stat
+
     text = dumps(record)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        mode = os.stat(path).st_mode  # follows links
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(path, "w", encoding="ascii", newline="\n") as out:
+            out.write(text)
+        return
+    # The file itself, where a link (or a chain of them) leads.
+    target = Path(os.path.realpath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         # mkstemp makes the file private; give it the mode an ordinary new file would get.
         umask = os.umask(0)
@@ -330,7 +351,7 @@ def write(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)

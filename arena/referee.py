@@ -69,6 +69,7 @@ from .bots import (
     split_bot_spec,
 )
 from .guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
+from .limits import DEFAULT_TIME_LIMIT
 from .outcome import GameOutcome
 from .prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from .protocol import TurnWriter
@@ -79,8 +80,6 @@ from .seats import InProcessSeat, ProgramSeat
 
 log = logging.getLogger("arena.referee")
 
-#: The per-move time limit, in seconds, when none is given.
-DEFAULT_TIME_LIMIT = 10.0
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
 BOT_STREAM = protocol.SEED_STREAM
 #: The stream of the random fallback that plays for a faulted seat.

@@ -171,7 +171,7 @@ def test_play_in_process():
         (["random", "random", "--seed", "1.5"], "'1.5' is not a valid integer"),
         (["random", "random", "--time-limit", "0"], "--time-limit"),
         (["random", "random", "--time-limit", "-1"], "--time-limit"),
-        (["random", "random", "--time-limit", "soon"], "'soon' is not a valid float"),
+        (["random", "random", "--time-limit", "soon"], "'soon' is not a number of seconds"),
         (["random", "random", "--scoring", "golf"], "'golf' is not one of 'uptown', 'blockers'"),
         (["random", "random", "--penalty", "none"], "'none' is not one of 'color', 'opponent'"),
         (["random", "random", "--record", "no/such/folder/game.json"], "folder no/such/folder does not exist"),

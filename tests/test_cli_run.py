@@ -95,7 +95,7 @@ def test_resume_and_refusals(small, tmp_path):
         (SMALL + "\nrounds = 2\n", "rounds: unknown key"),
         (SMALL.replace("players = 3", "players = 1"), "players: Uptown is played by 2 to 5 players, not 1"),
         (SMALL.replace("players = 3", "players = 6"), "players: Uptown is played by 2 to 5 players, not 6"),
-        (SMALL.replace("deals = 2", "deals = 0"), "deals: must be a whole number of at least 1, not 0"),
+        (SMALL.replace("deals = 2", "deals = 0"), "deals: must be a whole number of at least 1 and at most 100000, not 0"),
         (SMALL.replace('bot = "greedy"', 'bot = "nobody"'), "entrants[1].bot: bot 'nobody'"),
         (SMALL.replace('bot = "greedy"', 'bot = "greedy:depth=3"'), "entrants[1].bot: bot 'greedy'"),
     ],
@@ -161,7 +161,7 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
         f'name = "js"\ncommand = ["node", "{EXAMPLES / "random_bot.js"}"]\noptions = {{ captures = false }}',
         f'name = "py"\ncommand = ["{sys.executable}", "{EXAMPLES / "random_bot.py"}"]',
         'name = "greedy"\nbot = "greedy"',
-        'name = "example"\nbot = "examples/example_bot.py:ExampleBot"',
+        f'name = "example"\nbot = "{ROOT / "examples" / "example_bot.py"}:ExampleBot"',
     )
     out = tmp_path / "out"
     result = invoke(str(path), "--out", str(out), "--workers", "2")

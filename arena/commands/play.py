@@ -2,26 +2,99 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import secrets
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
 import click
 
+from .. import limits
 from ..rules.state import PENALTIES, SCORINGS
 
 
+class TimeLimit(click.ParamType):
+    """Seconds per move, checked by the rule tournament files use (:func:`arena.limits.time_limit`)."""
+
+    name = "seconds"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number: object = value
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
+        try:
+            return limits.time_limit(number)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Seed(click.ParamType):
+    """A deal's seed: any whole number (rule S1), shown shortened when it is refused."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            self.fail(f"{limits.shown(value)} is not a valid integer", param, ctx)
+
+
+#: ``--record -``: the record goes to standard output, everything else to standard error.
+STDOUT = "-"
+
+
 def _check_record_path(path: Path) -> None:
-    """Fail before the game, not after it, when the record could not be written."""
-    if path.is_dir():
-        raise click.BadParameter(f"{path} is a folder, not a file", param_hint="'--record'")
-    folder = path.parent
+    """Fail before the game, not after it, when the record could not be written.
+
+    What :func:`arena.records.write` does with ``path`` decides what is checked: a device or a FIFO
+    is written through (it must be writable), anything else is a file replaced in its folder
+    (found through any symbolic link), which must exist and be writable.
+    """
+    def bad(reason: str) -> click.BadParameter:
+        return click.BadParameter(reason, param_hint="'--record'")
+
+    try:
+        mode: int | None = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a loop of links, a file where a folder should be
+        raise bad(f"cannot use {path}: {exc.strerror or exc}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise bad(f"{path} is a folder, not a file")
+    if mode is not None and not stat.S_ISREG(mode):
+        if not os.access(path, os.W_OK):
+            raise bad(f"{path} is not writable")
+        return
+    target = Path(os.path.realpath(path))
+    folder = target.parent if path.is_symlink() else path.parent
     if not folder.is_dir():
-        raise click.BadParameter(f"folder {folder} does not exist", param_hint="'--record'")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise click.BadParameter(f"{path} is not writable", param_hint="'--record'")
+        via = f"{path} leads to {target}, but its " if path.is_symlink() else ""
+        raise bad(f"{via}folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (mode is not None and not os.access(target, os.W_OK)):
+        raise bad(f"{path} is not writable")
+
+
+def _write_stdout(text: str) -> None:
+    """``text`` to standard output; a one-line error if it cannot be written (a full disk, a closed pipe)."""
+    try:
+        click.echo(text, nl=False)
+    except OSError as exc:
+        try:  # so that the interpreter's last flush at exit does not fail again, with a traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        raise click.ClickException(f"cannot write the record to standard output: {exc.strerror or exc}") from None
 
 
 def _log_folder(logs: Path | None) -> Path:
@@ -37,29 +110,36 @@ def _log_folder(logs: Path | None) -> Path:
 
 @click.command("play")
 @click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]")
-@click.option("--seed", type=int, help="The deal's seed (default: a random one, printed).")
+@click.option("--seed", type=Seed(), help="The deal's seed, any whole number (default: a random 63-bit one, printed).")
 @click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
               help="The scoring that decides the winner (both are shown).")
 @click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
               help="Blockers! penalty: the largest count of one color, or of one opponent (C4).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Per-move time limit; a bot that runs past it is faulted (default 10).")
-@click.option("--record", "record_path", type=click.Path(path_type=Path), metavar="FILE",
-              help="Write the game record (uptown-game/1) to FILE.")
+@click.option("--time-limit", type=TimeLimit(), default=limits.DEFAULT_TIME_LIMIT, show_default=True,
+              metavar="SECONDS",
+              help=f"Seconds a bot may take per move (above 0, at most {limits.MAX_TIME_LIMIT:g}); a bot that "
+                   "runs past it is faulted, and its seat plays random legal moves from then on.")
+@click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
+              help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
+                   "the output to standard error.  A regular file is replaced whole (a symbolic link is followed, "
+                   "and stays); a device or a FIFO is written to, never replaced.")
 @click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
-              help="process: every bot a program in the sandbox; none: Python bots in this process (trusted code).")
+              help="process: every bot a program in the sandbox; none: Python bots in this process, for trusted code "
+                   "(exec: bots are programs either way).")
 @click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="The folder for the bots' standard error (default: a new temporary folder, printed).")
+              help="The folder for the bots' standard error, one file per bot (default: a new temporary folder, "
+                   "named in the output).")
 @click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every protocol line between the referee and the bot programs to FILE.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="Print one line: the seed, the winner and any faults (with the bots' logs folder).")
 def command(
     bots: tuple[str, ...],
     seed: int | None,
     scoring: str,
     penalty: str,
-    time_limit: float | None,
-    record_path: Path | None,
+    time_limit: float,
+    record_to: str | None,
     isolation: str,
     logs: Path | None,
     transcript_path: Path | None,
@@ -81,7 +161,7 @@ def command(
     """
     from .. import records, render
     from ..bots import BotError, split_bot_spec
-    from ..referee import DEFAULT_TIME_LIMIT, Referee
+    from ..referee import Referee
 
     if not 2 <= len(bots) <= 5:
         raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")
@@ -90,11 +170,15 @@ def command(
             split_bot_spec(text)
         except BotError as exc:
             raise click.ClickException(str(exc)) from None
+    to_stdout = record_to == STDOUT
+    record_path = None if record_to is None or to_stdout else Path(record_to)
     if record_path is not None:
         _check_record_path(record_path)
+    # With the record on standard output, nothing else may go there.
+    echo = functools.partial(click.echo, err=to_stdout)
     if seed is None:
         seed = secrets.randbits(63)  # too many to try: a bot cannot find the deal from its own tiles
-    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    limit = time_limit
     log_dir = _log_folder(logs)
 
     transcript = None
@@ -120,13 +204,13 @@ def command(
     state = outcome.state
     names = [player["name"] for player in outcome.record["players"]]
 
-    if record_path is not None:
+    if to_stdout:
+        _write_stdout(records.dumps(outcome.record))
+    elif record_path is not None:
         try:
             records.write(record_path, outcome.record)
         except OSError as exc:
-            raise click.ClickException(
-                f"cannot write the record to {record_path}: {exc.strerror or exc}"
-            ) from None
+            raise click.ClickException(f"cannot write the record to {record_to}: {exc.strerror or exc}") from None
 
     if quiet:
         winners = ", ".join(f"{names[s]} (seat {s})" for s in outcome.winners)
@@ -136,17 +220,17 @@ def command(
                 f"seat {f['seat']} {f['kind']} at move {f['move']}" for f in outcome.faults
             )
             line += f"; bot logs in {log_dir}"
-        click.echo(line)
+        echo(line)
         return
     shown_limit = "no time limit" if math.isinf(limit) else f"time limit {limit:g} s"
-    click.echo(
+    echo(
         f"seed {seed}, {state.settings.players} players, {scoring} scoring, "
         f"{len(state.history)} moves, {shown_limit}"
     )
     # ANSI colors are written always; click.echo strips them unless stdout is a terminal.
-    click.echo(render.render_board(state, color=True, names=names), nl=False)
-    click.echo("")
-    click.echo(
+    echo(render.render_board(state, color=True, names=names), nl=False)
+    echo("")
+    echo(
         render.render_result(
             outcome.result, names, scoring, faults=outcome.faults,
             colors=state.settings.seat_colors, color=True,
@@ -154,9 +238,9 @@ def command(
         nl=False,
     )
     for line in walls:
-        click.echo(f"bots ran in {line}")
+        echo(f"bots ran in {line}")
     if isolation == "none":
-        click.echo("Python bots ran in this process (isolation none: trusted code only)")
-    click.echo(f"bot logs (their standard error) in {log_dir}")
+        echo("Python bots ran in this process (isolation none: trusted code only)")
+    echo(f"bot logs (their standard error) in {log_dir}")
     if record_path is not None:
-        click.echo(f"record written to {record_path}")
+        echo(f"record written to {record_to}")

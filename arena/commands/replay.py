@@ -72,12 +72,14 @@ def _winners_text(game: records.Replay) -> str:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--verify", is_flag=True, help="Only check the record: exit 0 if it is valid, 1 with the reason if not.")
 @click.option("--step", is_flag=True, help="Show the board after every move.")
-@click.option("--game", "game_id", metavar="ID", help="With a tournament results folder: the game to replay.")
+@click.option("--game", "game_id", metavar="ID",
+              help="With a tournament results folder or a .jsonl(.gz) file of records: the game to replay.")
 def command(file: Path, verify: bool, step: bool, game_id: str | None) -> None:
     """Replay the game record FILE (format uptown-game/1), checking every move.
 
-    Shows the final board and the result table. FILE may also be a tournament
-    results folder (or its records.jsonl), with --game ID naming the game.
+    Shows the final board and the result table. FILE may be gzipped (.gz),
+    or a tournament results folder (or its records.jsonl[.gz]), with --game ID
+    naming the game.
     """
     if verify and step:
         raise click.UsageError("--verify only checks; it does not go with --step")

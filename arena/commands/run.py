@@ -12,9 +12,10 @@ import click
 @click.command(name="run")
 @click.argument("file", metavar="FILE")
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes playing games (default: the CPUs this process may use).")
+              help="Worker processes playing games, at most one per game left to play; every game is played "
+                   "in a worker, also with 1 (default: the CPUs this process may use).")
 @click.option("--out", "out", metavar="DIR", default=None,
-              help="Results folder (default: results/NAME, NAME from the file).")
+              help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
 @click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
@@ -23,7 +24,8 @@ import click
 @click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
               help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
                    "(default: the file's isolation key, else process).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; still print the standings.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, compress: bool,
     start_method: str | None, isolation: str | None, quiet: bool,
@@ -32,8 +34,10 @@ def command(
 
     Every game is seeded from the file's master seed, so a run gives the same
     games on any machine with any number of workers. Results are appended to
-    results/NAME/ as each game finishes; after an interruption, run the same
-    command with --resume to play only the missing games.
+    the results folder (results/NAME/, or --out DIR) as each game finishes;
+    after an interruption, run the same command with --resume to play only
+    the missing games.  Relative paths in FILE are read from FILE's folder.
+    A progress bar is shown on standard error when it is a terminal.
     """
     from ..tournament.config import ConfigError, check_bots, load_config, with_isolation
     from ..tournament.runner import Interrupted, RunError, run_tournament

@@ -30,15 +30,16 @@ import os
 import re
 import shlex
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from .. import limits
+from ..limits import DEFAULT_TIME_LIMIT
 from ..referee import ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
 
-#: The per-move time limit when a file gives none (seconds).
-DEFAULT_TIME_LIMIT = 10.0
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
@@ -47,6 +48,7 @@ ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+T = TypeVar("T")
 
 
 class ConfigError(ValueError):
@@ -58,7 +60,12 @@ class Entrant:
     """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with.
 
     An entrant that names a ``command`` is a bot program: its spec is ``exec:COMMAND`` (plus options),
-    started in ``cwd`` (default: the folder the arena runs in) with ``env`` added to its environment.
+    started in ``cwd`` with ``env`` added to its environment.
+
+    Relative paths are read from ``base``, the folder of the tournament file (None: the folder the
+    arena runs in): the file of a ``file.py:Name`` bot, ``cwd``, and the folder a program starts in
+    when no ``cwd`` is given (so its relative program path and arguments are found from there).
+    ``spec`` stays as the file writes it: records and tables show it, the same from any folder.
     """
 
     name: str
@@ -70,6 +77,8 @@ class Entrant:
     memory_mb: int | None = None
     #: The options of an entrant with a command, as the file gives them (checked against its handshake).
     options: tuple[tuple[str, Any], ...] = ()
+    #: The folder relative paths are read from; not part of what the entrant plays.
+    base: str | None = field(default=None, compare=False)
 
     def bot(self) -> Any:
         """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
@@ -79,24 +88,57 @@ class Entrant:
 
         return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
 
-    def program(self) -> Any:
-        """The :class:`~arena.botprocess.Program` of an entrant whose spec or command names one, else None."""
-        from ..botprocess import Program, exec_program
+    def folder(self) -> str:
+        """The absolute folder a program of this entrant starts in: ``cwd`` read from ``base``, else ``base``."""
+        return os.path.abspath(os.path.join(self.base or ".", self.cwd or "."))
+
+    def bot_file_ref(self) -> tuple[str, str]:
+        """``(ref as written, ref as loaded)``: the same but for a relative ``file.py:Name``, read from ``base``."""
+        from ..bots import EXEC_PREFIX, split_bot_spec
+
+        ref = split_bot_spec(self.spec)[0] if self.command is None else self.spec
+        where, colon, attr = ref.rpartition(":")
+        if (self.base is None or ref.startswith(EXEC_PREFIX) or not colon or not where.endswith(".py")
+                or os.path.isabs(where)):
+            return ref, ref
+        return ref, f"{os.path.join(self.base, where)}:{attr}"
+
+    def program(self, isolation: str = "process") -> Any:
+        """The :class:`~arena.botprocess.Program` of an entrant whose spec or command names one, or that is
+        a Python bot played as a program under ``isolation`` although the referee would find it
+        elsewhere by its ref (a relative file); else None."""
+        from ..botprocess import Program, exec_program, python_program
         from ..bots import EXEC_PREFIX
         from ..sandbox import Limits
 
-        limits = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
+        walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
         if self.command is not None:
-            return Program(self.command, cwd=os.path.abspath(self.cwd or "."), env=self.env, limits=limits)
-        if self.spec.startswith(EXEC_PREFIX) or self.memory_mb is not None:
-            from ..botprocess import python_program
-            from ..bots import split_bot_spec
-
-            ref, _ = split_bot_spec(self.spec)
-            if ref.startswith(EXEC_PREFIX):
-                return exec_program(ref, limits=limits)
-            return python_program(ref, limits)
+            return Program(self.command, cwd=self.folder(), env=self.env, limits=walls)
+        ref, loaded = self.bot_file_ref()
+        if ref.startswith(EXEC_PREFIX):
+            return replace(exec_program(ref, limits=walls), cwd=self.folder())
+        if self.memory_mb is not None or (loaded != ref and isolation != "none"):
+            return python_program(loaded, walls)
         return None
+
+    def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
+        """``(bot, name, program)`` for :meth:`~arena.referee.Referee.prepare_all` under ``isolation``.
+
+        A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
+        the spec as written in its record.  Raises :class:`~arena.bots.BotError` for a bot that
+        cannot be loaded.
+        """
+        program = self.program(isolation)
+        ref, loaded = self.bot_file_ref()
+        if program is not None or isolation != "none" or loaded == ref:
+            return self.bot(), self.name, program
+        from ..bots import BotSpec, parse_bot_spec
+        from ..prepared import entry_tail, prepare_bot
+
+        prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
+        text = str(BotSpec(ref, prepared.spec.options))
+        return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
+            self.name, None
 
 
 @dataclass(frozen=True)
@@ -144,6 +186,14 @@ def _fail(source: str, key: str, reason: str) -> ConfigError:
     return ConfigError(f"{source}: {key}: {reason}")
 
 
+def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
+    """``value`` checked by one of the rules of :mod:`arena.limits`, else a ConfigError naming ``key``."""
+    try:
+        return rule(value)
+    except limits.LimitError as exc:
+        raise _fail(source, key, str(exc)) from None
+
+
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
     """The keys of an entrant that say how its program starts: command, cwd, env, memory_mb."""
     found: dict[str, Any] = {}
@@ -155,10 +205,8 @@ def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, A
         found["command"] = tuple(command)
     if "cwd" in table:
         cwd = table["cwd"]
-        if not isinstance(cwd, str) or not cwd:
+        if not isinstance(cwd, str) or not cwd or "\0" in cwd:
             raise _fail(source, f"{where}.cwd", "must be a folder's path")
-        if not os.path.isdir(cwd):
-            raise _fail(source, f"{where}.cwd", f"{cwd} is not a folder")
         found["cwd"] = cwd
     if "env" in table:
         env = table["env"]
@@ -168,10 +216,10 @@ def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, A
             raise _fail(source, f"{where}.env", "must be a table of NAME = \"text\"")
         found["env"] = tuple(sorted(env.items()))
     if "memory_mb" in table:
-        memory = table["memory_mb"]
-        if not _is_int(memory) or not 16 <= memory <= 1 << 20:
-            raise _fail(source, f"{where}.memory_mb", f"must be a whole number of MiB of at least 16, not {memory!r}")
-        found["memory_mb"] = memory
+        try:
+            found["memory_mb"] = limits.memory_mb(table["memory_mb"])
+        except limits.LimitError as exc:
+            raise _fail(source, f"{where}.memory_mb", str(exc)) from None
     if ("cwd" in found or "env" in found) and "command" not in found:
         raise _fail(source, where, "cwd and env go with command = [...]")
     return found
@@ -214,15 +262,19 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
     if name is not None and (not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name)):
         raise _fail(
             source, f"{where}.name",
-            f"{name!r} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
+            f"{limits.shown(name)} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
         )
     return name, bot, program
 
 
-def parse_config(text: str, source: str = "<tournament>", default_name: str | None = None) -> TournamentConfig:
+def parse_config(
+    text: str, source: str = "<tournament>", default_name: str | None = None, base: str | Path | None = None,
+) -> TournamentConfig:
     """Check the TOML ``text`` of a tournament file; ``source`` names it in errors.
 
     Without a ``name`` key the tournament is called ``default_name``, else after ``source``'s file stem.
+    Relative paths in it are read from the folder ``base`` (None: the folder the arena runs in);
+    :func:`load_config` gives the file's own folder.  Nothing is looked up on disk here.
 
     Bots are not loaded here: :func:`check_bots` does that.
     """
@@ -230,6 +282,8 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # a whole number of more digits than Python reads from text
+        raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
     for key in data:
         if key not in TOP_KEYS:
             raise _fail(source, key, f"unknown key (a tournament takes {', '.join(TOP_KEYS)})")
@@ -239,35 +293,26 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
 
     name = data.get("name", default_name if default_name is not None else Path(source).stem)
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise _fail(source, "name", f"{name!r} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
+        raise _fail(source, "name", f"{limits.shown(name)} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
 
     players = data["players"]
     if not _is_int(players) or not 2 <= players <= 5:
-        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {players!r}")
-    deals = data["deals"]
-    if not _is_int(deals) or deals < 1:
-        raise _fail(source, "deals", f"must be a whole number of at least 1, not {deals!r}")
-    seed = data["seed"]
-    if not _is_int(seed) or seed < 0:
-        raise _fail(source, "seed", f"must be a whole number of at least 0, not {seed!r}")
+        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
+    deals = _checked(source, "deals", limits.deals, data["deals"])
+    seed = _checked(source, "seed", limits.master_seed, data["seed"])
     scoring = data.get("scoring", "uptown")
     if scoring not in SCORINGS:
-        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {scoring!r}")
+        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {limits.shown(scoring)}")
     penalty = data.get("penalty", "color")
     if penalty not in PENALTIES:
-        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {penalty!r}")
-    time_limit = data.get("time_limit", DEFAULT_TIME_LIMIT)
-    if (
-        isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-        or not math.isfinite(time_limit) or time_limit <= 0
-    ):
-        raise _fail(source, "time_limit", f"must be a number of seconds above 0, not {time_limit!r}")
+        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {limits.shown(penalty)}")
+    time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
     rotate = data.get("rotate", True)
     if not isinstance(rotate, bool):
-        raise _fail(source, "rotate", f"must be true or false, not {rotate!r}")
+        raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
     isolation = data.get("isolation", "process")
     if isolation not in ISOLATIONS:
-        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
 
     tables = data["entrants"]
     if not isinstance(tables, list):
@@ -285,10 +330,10 @@ def parse_config(text: str, source: str = "<tournament>", default_name: str | No
                 f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
             )
         seen[entrant_name] = index
-        entrants.append(Entrant(entrant_name, bot, **program))
+        entrants.append(Entrant(entrant_name, bot, **program, base=None if base is None else os.path.abspath(base)))
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=float(time_limit), rotate=rotate, isolation=isolation,
+        scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, isolation=isolation,
     )
 
 
@@ -308,7 +353,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{path}: is a folder, not a tournament file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return parse_config(text, str(path), default_name=path.stem)
+    return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
 
 
 def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:
@@ -324,13 +369,21 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
     from ..bots import BotError
     from ..referee import Referee
 
+    for index, entrant in enumerate(config.entrants):
+        if entrant.command is not None and not os.path.isdir(entrant.folder()):
+            where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
+            raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
     referee = Referee(config.time_limit, isolation=config.isolation)
     walls: dict[str, str] = {}
+    index = 0
     try:
         try:
-            prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in config.entrants])
+            args = []
+            for index, entrant in enumerate(config.entrants):
+                args.append(entrant.referee_args(config.isolation))
+            prepared = referee.prepare_all(args)
         except BotError as exc:
-            index = getattr(exc, "index", 0)
+            index = getattr(exc, "index", index)
             entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
             raise _fail(source, key, str(exc)) from None

@@ -96,7 +96,7 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
 
 def _prepare(referee: Any) -> list[Any]:
     """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
-    return referee.prepare_all([(e.bot(), e.name, e.program()) for e in _WORKER["entrants"]])
+    return referee.prepare_all([e.referee_args(referee.isolation) for e in _WORKER["entrants"]])
 
 
 def init_worker(settings: dict[str, Any], log_path: str | None = None, level: int = logging.INFO) -> None:
