@@ -583,3 +583,17 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
             assert game_rows_text(
                 *args, outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
             ) == expected
+
+
+def test_run_tournament_writes_the_tables_itself(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    config = load_config(path)
+    summary = run_tournament(config, path.read_text(), out, workers=1)
+    games = load_games(out / "games.csv", config.players)
+    expected = build_tables(games, config.scoring, config.seed, config.names)
+    assert summary.tables.standings.equals(expected.standings)
+    written = tmp_path / "written"
+    written.mkdir()
+    write_tables(written, expected)
+    assert tables_of(out) == tables_of(written)
