@@ -15,7 +15,8 @@ a half-written last line and any game that is not complete in both files, so
 an interrupted run — Ctrl-C or the process killed outright — is continued
 with only the missing games.  When every game is stored, ``games.csv`` is
 rewritten in schedule order (table, deal, rotation, seat), so it is the same
-file for any number of workers, either start method and any interruptions.
+file for any number of workers, either start method and any interruptions,
+and the tables are written from it (:func:`~.results.write_folder_tables`).
 
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
