@@ -120,7 +120,10 @@ def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupt", prefix + "raised KeyboardInterrupt"
     # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
-    traceback.print_exception(exc, file=sys.stderr)
+    try:
+        traceback.print_exception(exc, file=sys.stderr)
+    except (OSError, ValueError):  # the bot may have closed its standard error
+        pass
     return "exception", prefix + describe_failure(exc)
 
 

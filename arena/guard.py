@@ -181,7 +181,10 @@ class Guard:
         if isinstance(exc, SystemExit):
             return "exit", f"called sys.exit({exc.code!r})"
         if err is not None:
-            traceback.print_exception(exc, file=err)
+            try:
+                traceback.print_exception(exc, file=err)
+            except (OSError, ValueError):  # the bot may have closed its log
+                pass
         return "exception", describe_failure(exc)
 
 
