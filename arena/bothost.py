@@ -21,6 +21,7 @@ import os
 import random
 import signal
 import sys
+import traceback
 from typing import Any
 
 from . import protocol
@@ -118,6 +119,11 @@ def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
         return "exit", f"{prefix}called sys.exit({exc.code!r})"
     if isinstance(exc, KeyboardInterrupt):
         return "interrupt", prefix + "raised KeyboardInterrupt"
+    # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
+    try:
+        traceback.print_exception(exc, file=sys.stderr)
+    except (OSError, ValueError):  # the bot may have closed its standard error
+        pass
     return "exception", prefix + describe_failure(exc)
 
 

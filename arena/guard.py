@@ -16,6 +16,7 @@ import ctypes
 import math
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from time import perf_counter
 from typing import Any, ClassVar
@@ -158,7 +159,7 @@ class Guard:
                 return value, elapsed, None
             except BaseException as exc:
                 self._settle()
-                return None, perf_counter() - start, self._fault(exc)
+                return None, perf_counter() - start, self._fault(exc, err)
         except BotTimeout:  # the alarm landed in the handler above
             self._settle()
             return None, perf_counter() - start, ("timeout", self.timeout_message)
@@ -169,7 +170,8 @@ class Guard:
         """The call has returned: a late alarm must no longer fire into the referee."""
         self.started = 0.0
 
-    def _fault(self, exc: BaseException) -> Fault:
+    def _fault(self, exc: BaseException, err: Any = None) -> Fault:
+        """The fault an exception from a bot is; its traceback goes to ``err`` (the bot's log) when given."""
         if isinstance(exc, BotTimeout):
             return "timeout", self.timeout_message
         if isinstance(exc, KeyboardInterrupt):
@@ -178,6 +180,11 @@ class Guard:
             return "interrupt", "raised KeyboardInterrupt"
         if isinstance(exc, SystemExit):
             return "exit", f"called sys.exit({exc.code!r})"
+        if err is not None:
+            try:
+                traceback.print_exception(exc, file=err)
+            except (OSError, ValueError):  # the bot may have closed its log
+                pass
         return "exception", describe_failure(exc)
 
 

@@ -426,7 +426,9 @@ class Referee:
             faulted[seat] = True
             asks[seat] = chooses[seat] = None
             fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
-            log.info("seat %d (%s) faulted at move %d: %s: %s", seat, names[seat], index, kind, message)
+            bot_log = self._log_path(players[seat].name or players[seat].spec.ref)
+            log.info("%s: seat %d (%s) fault at move %d: %s: %s%s", label, seat, names[seat], index, kind, message,
+                     f" (the bot's log, with any traceback: {bot_log})" if bot_log else "")
             seats[seat].close(False)
 
         def make(seat: int, index: int) -> None:
@@ -513,7 +515,7 @@ class Referee:
                         except BaseException as exc:
                             guard.started = 0.0
                             elapsed = perf_counter() - start
-                            value, problem = None, guard._fault(exc)
+                            value, problem = None, guard._fault(exc, err)
                     except BotTimeout:  # the alarm landed in the handler above
                         guard.started = 0.0
                         elapsed = perf_counter() - start

@@ -215,3 +215,62 @@ def test_isolation_none_from_the_command_line(small, tmp_path):
     assert result.exit_code == 0, result.output
     assert "isolation none: trusted code only" in result.stderr and "bots run in jail" not in result.stderr
     assert "isolation none" in (tmp_path / "o" / "arena.log").read_text()
+
+
+FAULTY = '''
+from arena.bots import Bot
+
+
+class Broken(Bot):
+    """Raises on its second move of every game."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.moves = 0
+
+    def choose(self, view):
+        self.moves += 1
+        if self.moves == 2:
+            raise ValueError("no second move")
+        return view.legal.choice(self.rng)
+
+
+class Wrong(Bot):
+    """Answers with something that is not a move."""
+
+    def choose(self, view):
+        return "B2"
+'''
+
+
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation):
+    (tmp_path / "faulty.py").write_text(FAULTY)
+    path = tmp_path / "faulty.toml"
+    path.write_text(SMALL.replace('bot = "greedy"', f'bot = "{tmp_path}/faulty.py:Broken"\nname = "broken"')
+                    .replace('name = "random-2"\nbot = "random"', f'name = "wrong"\nbot = "{tmp_path}/faulty.py:Wrong"'))
+    out = tmp_path / "out"
+    result = invoke(str(path), "--out", str(out), "-j", "1", "--isolation", isolation)
+    assert result.exit_code == 0, result.output
+    err = result.stderr.splitlines()
+    # 6 games, each with both bad bots: 12 faults, by entrant and kind, with the first message.
+    start = err.index("12 fault(s) in 6 games (faulted seats play on with random legal moves and rank last):")
+    table = err[start + 1:start + 4]
+    assert table[0].split() == ["entrant", "kind", "count", "first", "(game,", "message)"]
+    assert table[1].split()[:3] == ["broken", "exception", "6"]
+    assert "ValueError: no second move (at faulty.py:" in table[1]
+    assert table[2].split()[:3] == ["wrong", "invalid", "6"]
+    assert err[start + 4] == f"Every fault is in {out / 'arena.log'}, with the bot's log to look in for its traceback."
+    # Each fault logged once, the traceback in the bot's log.
+    log = (out / "arena.log").read_text()
+    assert log.count("fault at move") == 12 and log.count("no second move") == 6
+    bot_log = (out / "bots" / "broken.log").read_text()
+    assert bot_log.count("Traceback (most recent call last)") == 6
+    assert 'raise ValueError("no second move")' in bot_log
+
+
+def test_a_run_without_faults_says_so(small, tmp_path):
+    out = tmp_path / "clean"
+    result = invoke(str(small), "--out", str(out), "-j", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[-1] == f"No bot faulted.  Log: {out / 'arena.log'}"

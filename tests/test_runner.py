@@ -174,12 +174,15 @@ def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_metho
     out = tmp_path / "out"
     run(path, out, workers=2, start_method=start_method)
     log = (out / "arena.log").read_text()
-    faults = [line for line in log.splitlines() if "broken on purpose" in line and "WARNING" in line]
-    assert len(faults) == 3  # one per rotation: the broken bot faults in every game
-    assert "seat" in faults[0] and "(other) fault at move" in faults[0]
-    # The referee's own line about each fault comes from the worker that played the game.
-    told = [line for line in log.splitlines() if "broken on purpose" in line and "INFO" in line]
-    assert len(told) == 3 and all("ArenaWorker" in line for line in told)
+    # Each fault is logged once (one per rotation: the broken bot faults in every game), by the
+    # referee of the worker that played the game, naming the game and the bot's log.
+    faults = [line for line in log.splitlines() if "broken on purpose" in line]
+    assert len(faults) == 3 and all("ArenaWorker" in line for line in faults)
+    assert {line.split(" INFO ")[1].split(":")[0] for line in faults} == set(records_by_id(out))
+    assert all("(other) fault at move" in line and "bots/other.log" in line for line in faults)
+    # The bot's log holds the traceback of each fault.
+    assert (out / "bots" / "other.log").read_text().count("RuntimeError: broken on purpose") >= 3
+    assert 'in choose\n    raise RuntimeError("broken on purpose")' in (out / "bots" / "other.log").read_text()
     games = load_games(out / "games.csv", 3)
     broken = games[games["entrant"] == "other"]
     assert broken["faulted"].tolist() == [1, 1, 1] and broken["won"].sum() == 0
@@ -219,7 +222,10 @@ def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
     run(path, out, workers=2, resume=True)
     assert "stored 7 games" not in (out / "arena.log").read_text()
     assert "18 games, 7 stored, 11 to play" in (out / "arena.log").read_text()
-    assert "dropped 1 incomplete game(s) and 52 byte(s)" in (out / "arena.log").read_text()
+    log = (out / "arena.log").read_text()
+    assert "resume: dropped 1 game(s) to play again: incomplete" in log
+    assert "cut 52 byte(s) of half-written last lines" in log
+    assert f"resume: dropped {last}: incomplete: a record and 0 of 2 rows" in log
     assert games_without_timing(out) == games_without_timing(tmp_path / "whole")
     assert records_by_id(out) == records_by_id(tmp_path / "whole")
     assert tables_of(out) == tables_of(tmp_path / "whole")
@@ -577,3 +583,17 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
             assert game_rows_text(
                 *args, outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
             ) == expected
+
+
+def test_run_tournament_writes_the_tables_itself(tmp_path):
+    path = write_tournament(tmp_path)
+    out = tmp_path / "out"
+    config = load_config(path)
+    summary = run_tournament(config, path.read_text(), out, workers=1)
+    games = load_games(out / "games.csv", config.players)
+    expected = build_tables(games, config.scoring, config.seed, config.names)
+    assert summary.tables.standings.equals(expected.standings)
+    written = tmp_path / "written"
+    written.mkdir()
+    write_tables(written, expected)
+    assert tables_of(out) == tables_of(written)

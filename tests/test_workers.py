@@ -39,7 +39,7 @@ def play_all(config, workers: int, settings=None) -> dict[str, dict]:
     found: dict[str, dict] = {}
     total = count_games(config)
     with Workers(ctx, workers, (settings or worker_settings(config), None)) as pool:
-        for count, lines, rows in pool.play(schedule(config), total):
+        for count, lines, rows, _faults in pool.play(schedule(config), total):
             records = [json.loads(line) for line in lines.decode().splitlines()]
             assert len(records) == count == len({r["game_id"] for r in records})
             assert len(rows.splitlines()) == 2 * count

@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..tournament.runner import RunSummary
 
 
 @click.command(name="run")
@@ -68,10 +72,15 @@ def command(
             click.echo(f"bots run in {line}", err=True)
         if config.isolation == "none":
             click.echo("Python bots run inside the workers (isolation none: trusted code only)", err=True)
+    def notify(line: str) -> None:
+        if not quiet:
+            click.echo(line, err=True)
+
     try:
         summary = run_tournament(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
+            notify=notify,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
@@ -83,19 +92,30 @@ def command(
         )
         sys.exit(130)
 
-    from ..tournament.results import build_tables, format_tables, load_games, write_tables
+    from ..tournament.results import format_tables
 
-    games = load_games(folder / "games.csv", config.players)
-    result = build_tables(games, config.scoring, config.seed, config.names)
-    write_tables(folder, result)
     if not quiet:
         rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
         already = f", {summary.already} were stored already" if summary.already else ""
         click.echo(f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}", err=True)
-    click.echo(format_tables(result, "text", title=config.name, only_standings=True), nl=False)
+    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True), nl=False)
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
             f"seats.csv, arena.log, bots/ (the bots' logs).  More tables: arena report {folder}",
             err=True,
         )
+        _echo_faults(summary)
+
+
+def _echo_faults(summary: RunSummary) -> None:
+    """The run's last words: its faults by entrant and kind, and where each is logged."""
+    faults = summary.faults
+    if not len(faults):
+        click.echo(f"\nNo bot faulted.  Log: {summary.log}", err=True)
+        return
+    click.echo(f"\n{len(faults)} fault(s) in {summary.total} games (faulted seats play on with random legal moves "
+               f"and rank last):", err=True)
+    for line in faults.lines():
+        click.echo("  " + line, err=True)
+    click.echo(f"Every fault is in {summary.log}, with the bot's log to look in for its traceback.", err=True)

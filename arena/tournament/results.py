@@ -40,12 +40,14 @@ import numpy as np
 import pandas as pd
 
 from ..rules.state import SCORINGS
+from .config import TournamentConfig
 from .rows import COLUMNS, game_rows, header_text, rows_text, tournament_ranks
+from .store import GAMES_FILE, RunError, write_atomically
 
 __all__ = [
     "COLUMNS", "FORMATS", "Tables", "bootstrap_ci", "build_tables", "format_tables", "game_rows", "head_to_head",
     "header_text", "load_games", "ratings", "rows_text", "seats", "standings", "tournament_ranks",
-    "with_tournament_ranks", "write_tables",
+    "with_tournament_ranks", "write_folder_tables", "write_tables",
 ]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -263,14 +265,31 @@ def build_tables(
 
 
 def write_tables(folder: str | Path, tables: Tables) -> None:
-    """Write ``standings.csv``, ``head_to_head.csv`` and ``seats.csv`` into ``folder``."""
+    """Write ``standings.csv``, ``head_to_head.csv`` and ``seats.csv`` into ``folder``.
+
+    Each through a temporary file: a write that fails (full disk, read-only folder, a folder
+    where the file should be) is a one-line :class:`~.store.RunError` that leaves no temporary
+    file and the table as it was.
+    """
     folder = Path(folder)
     for name in ("standings", "head_to_head", "seats"):
         frame: pd.DataFrame = getattr(tables, name)
-        path = folder / f"{name}.csv"
-        tmp = path.with_suffix(".csv.tmp")
-        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
-        tmp.replace(path)
+        write_atomically(
+            folder / f"{name}.csv",
+            lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"),
+        )
+
+
+def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
+    """The tables of the games stored in ``folder`` (its ``games.csv``), written into it (:func:`write_tables`)."""
+    folder = Path(folder)
+    try:
+        games = load_games(folder / GAMES_FILE, config.players)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    tables = build_tables(games, config.scoring, config.seed, config.names)
+    write_tables(folder, tables)
+    return tables
 
 
 # -- printing ----------------------------------------------------------------

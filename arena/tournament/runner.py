@@ -15,7 +15,8 @@ a half-written last line and any game that is not complete in both files, so
 an interrupted run — Ctrl-C or the process killed outright — is continued
 with only the missing games.  When every game is stored, ``games.csv`` is
 rewritten in schedule order (table, deal, rotation, seat), so it is the same
-file for any number of workers, either start method and any interruptions.
+file for any number of workers, either start method and any interruptions,
+and the tables are written from it (:func:`~.results.write_folder_tables`).
 
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
@@ -29,12 +30,13 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from .config import TournamentConfig
+from .faults import FaultSummary
 from .schedule import Game, count_games, schedule
 from .store import (
     BOTS_FOLDER,
@@ -73,6 +75,12 @@ class RunSummary:
     played: int
     seconds: float
     records: Path = field(default_factory=Path)
+    #: The faults of every game stored, those stored before a resume included.
+    faults: FaultSummary = field(default_factory=FaultSummary)
+    #: The run's log (``arena.log``).
+    log: Path = field(default_factory=Path)
+    #: The tables written into the folder (:class:`~.results.Tables`), None until they are.
+    tables: Any = None
 
 
 # -- logging -------------------------------------------------------------------
@@ -127,8 +135,12 @@ def run_tournament(
     compress: bool = False,
     progress: bool = False,
     hide: tuple[str, ...] = (),
+    notify: Callable[[str], None] | None = None,
 ) -> RunSummary:
-    """Play every game of ``config`` not yet stored in ``out``; see the module docstring.
+    """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
+
+    ``notify(line)`` is told what a resume dropped, one line per reason class (the details go to
+    ``arena.log``).
 
     Bot programs never see ``out`` (the results being written) nor the paths in ``hide``
     (the tournament file, whose master seed says every deal); their standard error goes
@@ -147,7 +159,14 @@ def run_tournament(
             config, text, out, resume=resume, overwrite=overwrite, compress=compress,
         )
         lock.claim()
-        return _run(config, out, recovered, records_path, compressed, workers, start_method, progress, hide)
+        for line in recovered.summary():
+            if notify is not None:
+                notify(line)
+        summary = _run(config, out, recovered, records_path, compressed, workers, start_method, progress, hide)
+        from .results import write_folder_tables  # pandas: imported once the workers are done
+
+        summary.tables = write_folder_tables(out, config)
+        return summary
     finally:
         lock.release()
 
@@ -166,20 +185,22 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
             config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
         )
-        if recovered.dropped or recovered.cut_bytes:
-            log.info(
-                "resume: dropped %d incomplete game(s) and %d byte(s) of half-written lines",
-                recovered.dropped, recovered.cut_bytes,
-            )
+        for line in recovered.summary():
+            log.warning("%s", line)
+        for line in recovered.details:
+            log.warning("resume: dropped %s", line)
+        faults = FaultSummary()
+        faults.update(recovered.faults)
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places)
+                           places, faults)
         sort_games_file(out / GAMES_FILE)
-        log.info("tournament %s: all %d games stored (%d played now)", config.name, total, played)
+        log.info("tournament %s: all %d games stored (%d played now), %d fault(s)", config.name, total, played,
+                 len(faults))
     finally:
         logs.close()
-    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path)
+    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, faults, logs.path)
 
 
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:
@@ -191,7 +212,7 @@ def _open_records(path: Path, compressed: bool) -> IO[bytes]:
 def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
-    places: tuple[str, tuple[str, ...]],
+    places: tuple[str, tuple[str, ...]], faults: FaultSummary,
 ) -> int:
     from tqdm import tqdm
 
@@ -211,12 +232,14 @@ def _play(
         with _open_records(records_path, compressed) as records, \
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
                 Workers(ctx, min(workers, remaining), init_args, bound) as pool:
-            for count, record_lines, rows in pool.play(_tasks(config, done), remaining):
+            for count, record_lines, rows, found in pool.play(_tasks(config, done), remaining):
                 # The records first: a game counts once its rows follow it (see recover()).
                 records.write(record_lines)
                 records.flush()
                 games.write(rows)
                 games.flush()
+                for fault in found:  # logged once already, by the worker's referee as it happened
+                    faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
                 played += count
                 bar.update(count)
     except KeyboardInterrupt:

@@ -4,8 +4,14 @@ A game is *stored* once both its record line (``records.jsonl`` or
 ``records.jsonl.gz``) and all its rows (``games.csv``) are on disk; the runner
 writes and flushes the record first, then the rows.  :func:`recover` reads
 both files as streams (memory grows with the number of games only by their
-ids), cuts a half-written last line, and drops every game that is not
-complete in both, so it is played again.
+ids and a digest of their rows), cuts a half-written last line, removes lines
+that belong to no game of the tournament, replays every record with the rules
+engine and checks it and its rows (:mod:`.verify`), and drops every game that
+is not complete in both or fails a check, so it is played again.
+
+Every file is rewritten through a temporary file beside it
+(:func:`write_atomically`): a write that fails leaves the file as it was and
+no temporary file behind, and is a one-line :class:`RunError`.
 
 The folder is never emptied silently: :func:`prepare_folder` refuses a folder
 that holds another tournament, or this one's games without ``resume`` or
@@ -14,6 +20,7 @@ that holds another tournament, or this one's games without ``resume`` or
 
 from __future__ import annotations
 
+import collections
 import csv
 import fcntl
 import gzip
@@ -22,13 +29,15 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import ConfigError, TournamentConfig, parse_config
-from .rows import header_text
-from .schedule import schedule
+from .faults import FaultSummary
+from .rows import COLUMNS, header_text
+from .schedule import Game, schedule
+from .verify import REASONS, GameCheckError, digest_of, expected_rows, first_difference, rows_digest
 
 TOURNAMENT_FILE = "tournament.toml"
 #: How every line of ``arena.log`` is written, by the parent and by the workers.
@@ -54,10 +63,28 @@ class Recovered:
     """The games already stored in a results folder, after making it whole."""
 
     done: set[str]
-    #: Games found in one file only, or incomplete, and removed from both.
+    #: Games found in one file only, incomplete, or failing a check, and removed from both.
     dropped: int
     #: Bytes of half-written last lines cut off.
     cut_bytes: int
+    #: The dropped games by reason class (a key of :data:`~.verify.REASONS`).
+    reasons: collections.Counter[str] = field(default_factory=collections.Counter)
+    #: Lines that belong to no game of this tournament (garbage, unknown game ids), removed.
+    unreadable: int = 0
+    #: One line per dropped game or removed line, for ``arena.log``.
+    details: list[str] = field(default_factory=list)
+    #: The faults of the games kept.
+    faults: FaultSummary = field(default_factory=FaultSummary)
+
+    def summary(self) -> list[str]:
+        """What the resume removed, one line per reason class (empty when nothing was)."""
+        lines = [f"resume: dropped {n} game(s) to play again: {REASONS[reason]}"
+                 for reason, n in sorted(self.reasons.items(), key=lambda item: list(REASONS).index(item[0]))]
+        if self.unreadable:
+            lines.append(f"resume: removed {self.unreadable} line(s) that belong to no game of this tournament")
+        if self.cut_bytes:
+            lines.append(f"resume: cut {self.cut_bytes} byte(s) of half-written last lines")
+        return lines
 
 
 class _Lines:
@@ -124,90 +151,196 @@ class RunError(Exception):
     """A run that cannot start or go on; the message is one line for the user."""
 
 
-def _record_game_id(line: bytes) -> str | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
-        return None
-    game_id = value.get("game_id") if isinstance(value, dict) else None
-    return game_id if isinstance(game_id, str) else None
+def _short(line: bytes | str) -> str:
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    return repr(text.rstrip("\r\n")[:60])
 
 
-def _row_key(path: Path, line: str) -> tuple[str, int, int]:
-    """A games.csv row's game id, seat and number of fields."""
+def _row_key(line: str) -> tuple[str, int, int] | None:
+    """A games.csv row's game id, seat and number of fields; None for a line that is not a row."""
     try:
         row = next(csv.reader([line]))
         return row[0], int(row[5]), len(row)
-    except (StopIteration, IndexError, ValueError):
-        raise RunError(f"{path}: a malformed row: {line.strip()[:60]!r}") from None
+    except (StopIteration, IndexError, ValueError, csv.Error):
+        return None
+
+
+@dataclass
+class _RowsScan:
+    """What ``games.csv`` holds, read as a stream: per game its number of rows and their digest."""
+
+    header_ok: bool = False
+    cut: int = 0
+    rows: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+    #: Games with a row of the wrong width or seats out of order: why.
+    malformed: dict[str, str] = field(default_factory=dict)
+    #: Lines that are no row of a game of this tournament, one detail each.
+    unreadable: list[str] = field(default_factory=list)
+
+
+def _scan_rows(path: Path, games: Mapping[str, Game]) -> _RowsScan:
+    scan = _RowsScan()
+    if not path.exists():
+        return scan
+    header = header_text()
+    width = len(COLUMNS)
+    lines = _Lines(path, False)
+    numbered = enumerate(lines, start=1)
+    first = next(numbered, None)
+    if first is not None:
+        if first[1].decode("utf-8", errors="replace") != header:
+            raise RunError(f"{path}: not a games table of this arena (its header differs)")
+        scan.header_ok = True
+        for number, raw in numbered:
+            text = raw.decode("utf-8", errors="replace")
+            key = _row_key(text)
+            if key is None or key[0] not in games:
+                scan.unreadable.append(f"{path.name} line {number}: not a row of a game of this tournament: "
+                                       f"{_short(text)}")
+                continue
+            game_id, seat, fields = key
+            count, digest = scan.rows.get(game_id, (0, b""))
+            if fields != width:
+                scan.malformed.setdefault(game_id, f"{path.name} line {number}: a row of {fields} fields, not {width}")
+            elif seat != count:
+                scan.malformed.setdefault(game_id, f"{path.name} line {number}: seat {seat} where seat {count} "
+                                                   f"comes next")
+            scan.rows[game_id] = (count + 1, rows_digest(digest, text))
+    scan.cut = lines.cut
+    return scan
+
+
+@dataclass
+class _RecordsScan:
+    """What the records file holds, every record that has all its rows checked (see :mod:`.verify`)."""
+
+    cut: int = 0
+    clean: bool = True
+    seen: set[str] = field(default_factory=set)
+    twice: set[str] = field(default_factory=set)
+    #: Records that passed every check, rows included.
+    verified: set[str] = field(default_factory=set)
+    failed: dict[str, GameCheckError] = field(default_factory=dict)
+    #: The rows the record implies, for games whose stored rows differ (to say where).
+    expected: dict[str, str] = field(default_factory=dict)
+    #: The game id of every line (None: no game of this tournament), to rewrite the file without reading it again.
+    order: list[str | None] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    faults: dict[str, FaultSummary] = field(default_factory=dict)
+
+
+def _scan_records(path: Path, compressed: bool, games: Mapping[str, Game], config: TournamentConfig,
+                  rows: _RowsScan) -> _RecordsScan:
+    scan = _RecordsScan()
+    if not path.exists():
+        return scan
+    lines = _Lines(path, compressed)
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            record = None
+        game_id = record.get("game_id") if isinstance(record, dict) else None
+        if not isinstance(game_id, str) or game_id not in games:
+            scan.order.append(None)
+            scan.unreadable.append(f"{path.name} line {number}: not a record of a game of this tournament: "
+                                   f"{_short(line)}")
+            continue
+        scan.order.append(game_id)
+        if game_id in scan.seen:
+            scan.twice.add(game_id)
+            continue
+        scan.seen.add(game_id)
+        stored = rows.rows.get(game_id)
+        if stored is None or stored[0] != config.players or game_id in rows.malformed:
+            continue  # dropped whatever the record holds: no need to replay it
+        try:
+            expected = expected_rows(record, games[game_id], config)
+        except GameCheckError as exc:
+            scan.failed[game_id] = exc
+            continue
+        if digest_of(expected.splitlines(keepends=True)) != stored[1]:
+            scan.failed[game_id] = GameCheckError("rows", "")  # said where when the rows are read again
+            scan.expected[game_id] = expected
+            continue
+        scan.verified.add(game_id)
+        if record.get("faults"):
+            scan.faults[game_id] = FaultSummary()
+            scan.faults[game_id].add_record(record, game_id)
+    scan.cut, scan.clean = lines.cut, lines.clean
+    return scan
+
+
+def _why(game_id: str, rows: _RowsScan, records: _RecordsScan, players: int) -> tuple[str, str]:
+    """Why a game is dropped: its reason class and one line of detail."""
+    if game_id in records.twice:
+        return "twice", f"{game_id}: its record is stored more than once"
+    if game_id in records.failed:
+        exc = records.failed[game_id]
+        return exc.reason, f"{game_id}: {exc.reason}: {exc}"
+    if game_id in rows.malformed:
+        return "rows", f"{game_id}: rows: {rows.malformed[game_id]}"
+    count = rows.rows.get(game_id, (0, b""))[0]
+    have = "a record" if game_id in records.seen else "no record"
+    return "incomplete", f"{game_id}: incomplete: {have} and {count} of {players} rows"
 
 
 def recover(out: Path, config: TournamentConfig) -> Recovered:
     """Make ``out``'s results whole and say which games are stored.
 
-    Half-written last lines are cut off; a game whose record or rows are
-    missing, incomplete or there twice is dropped from both files (it will be
-    played again); a game id that is not in the schedule is an error.
+    Half-written last lines are cut off, and lines that belong to no game of
+    the schedule removed.  Every record is replayed with the rules engine and
+    checked against the schedule, and the rows it implies against the stored
+    rows (timing apart).  A game whose record or rows are missing, incomplete,
+    there twice or fail a check is dropped from both files (it will be played
+    again); :attr:`Recovered.reasons` and :attr:`Recovered.details` say why.
     """
-    valid = {game.game_id for game in schedule(config)}
-    header = header_text()
-    width = header.count(",") + 1
+    games = {game.game_id: game for game in schedule(config)}
     games_path = out / GAMES_FILE
     records_path, compressed = records_file(out)
+    rows = _scan_rows(games_path, games)
+    records = _scan_records(records_path, compressed, games, config, rows)
 
-    rows: dict[str, int] = {}
-    bad: set[str] = set()
-    header_ok = False
-    games_cut = 0
-    if games_path.exists():
-        games = _Lines(games_path, False)
-        lines = iter(games)
-        first = next(lines, None)
-        if first is not None:
-            if first.decode("utf-8", errors="replace") != header:
-                raise RunError(f"{games_path}: not a games table of this arena (its header differs)")
-            header_ok = True
-            for raw in lines:
-                game_id, seat, fields = _row_key(games_path, raw.decode("utf-8", errors="replace"))
-                if game_id not in valid:
-                    raise RunError(f"{games_path}: game {game_id} is not part of this tournament")
-                count = rows.get(game_id, 0)
-                if fields != width or seat != count:
-                    bad.add(game_id)
-                rows[game_id] = count + 1
-        games_cut = games.cut
-    complete = {g for g, n in rows.items() if n == config.players} - bad
+    # A game counts only when its record and all its rows are there, once, and pass every check.
+    done = records.verified - records.twice
+    dropped = sorted((records.seen | set(rows.rows)) - done)
+    why = {game_id: _why(game_id, rows, records, config.players) for game_id in dropped}
 
-    seen: set[str] = set()
-    twice: set[str] = set()
-    unreadable = 0
-    records = _Lines(records_path, compressed)
-    if records_path.exists():
-        for line in records:
-            game_id = _record_game_id(line)
-            if game_id is None:
-                unreadable += 1
-            elif game_id not in valid:
-                raise RunError(f"{records_path}: game {game_id} is not part of this tournament")
-            else:
-                (twice if game_id in seen else seen).add(game_id)
+    if not rows.header_ok or rows.cut or set(rows.rows) != done or rows.unreadable:
+        differing: dict[str, list[str]] = {game_id: [] for game_id in records.expected}
 
-    # A game counts only when its record and all its rows are there, once.
-    done = (seen & complete) - twice
-    dropped = len((seen | set(rows)) - done)
+        def kept_rows() -> Iterator[str]:
+            for line in _text_lines(games_path, skip_header=True):
+                game_id = line.split(",", 1)[0]
+                if game_id in done:
+                    yield line
+                elif game_id in differing:
+                    differing[game_id].append(line)
 
-    if not header_ok or games_cut or len(rows) != len(done) or bad:
-        kept_rows = (
-            line for line in _text_lines(games_path, skip_header=True)
-            if line.split(",", 1)[0] in done
-        ) if header_ok else iter(())
-        _rewrite_text(games_path, header, kept_rows)
-    if not records_path.exists() or records.cut or not records.clean or unreadable or len(seen) != len(done) or twice:
+        _rewrite_text(games_path, header_text(), kept_rows() if rows.header_ok else iter(()))
+        for game_id, stored in differing.items():
+            where = first_difference(stored, records.expected[game_id].splitlines(keepends=True))
+            why[game_id] = ("rows", f"{game_id}: rows: {where}")
+    if (not records_path.exists() or records.cut or not records.clean or records.unreadable
+            or records.seen != done):
+        order = records.order
         kept_records = (
-            line for line in _Lines(records_path, compressed) if _record_game_id(line) in done
+            line for index, line in enumerate(_Lines(records_path, compressed))
+            if index < len(order) and order[index] in done
         ) if records_path.exists() else iter(())
         _rewrite_records(records_path, compressed, kept_records)
-    return Recovered(done, dropped, games_cut + records.cut)
+
+    faults = FaultSummary()
+    for game_id, found in records.faults.items():
+        if game_id in done:
+            faults.update(found)
+    return Recovered(
+        done, len(dropped), rows.cut + records.cut,
+        reasons=collections.Counter(reason for reason, _ in why.values()),
+        unreadable=len(rows.unreadable) + len(records.unreadable),
+        details=[detail for _, detail in why.values()] + rows.unreadable + records.unreadable,
+        faults=faults,
+    )
 
 
 def _text_lines(path: Path, skip_header: bool) -> Iterator[str]:
@@ -218,19 +351,40 @@ def _text_lines(path: Path, skip_header: bool) -> Iterator[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
-def _rewrite_text(path: Path, header: str, lines: Iterable[str]) -> None:
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Make ``path`` anew: ``write(tmp)`` fills a temporary file beside it, which then replaces it.
+
+    Any failure (a full disk, a read-only folder, a folder where the file should be) is a
+    :class:`RunError` of one line: the temporary file is removed and ``path`` is as it was.
+    """
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(header)
-        f.writelines(lines)
-    tmp.replace(path)
+    try:
+        write(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        reason = exc.strerror or str(exc)
+        raise RunError(f"{path}: cannot write: {reason} (it is left as it was)") from None
+
+
+def _rewrite_text(path: Path, header: str, lines: Iterable[str]) -> None:
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(header)
+            f.writelines(lines)
+
+    write_atomically(path, write)
 
 
 def _rewrite_records(path: Path, compressed: bool, lines: Iterable[bytes]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with gzip.open(tmp, "wb") if compressed else open(tmp, "wb") as f:
-        f.writelines(lines)
-    tmp.replace(path)
+    def write(tmp: Path) -> None:
+        with gzip.open(tmp, "wb") if compressed else open(tmp, "wb") as f:
+            f.writelines(lines)
+
+    write_atomically(path, write)
 
 
 def _stored_rows(out: Path) -> int:
@@ -305,8 +459,11 @@ class FolderLock:
             os.close(fd)
 
     def claim(self) -> None:
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass  # the lock holds all the same; only another run's message lacks the pid
 
     def release(self) -> None:
         if self.fd in HELD_LOCKS:
@@ -360,12 +517,10 @@ def prepare_folder(
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / BOTS_FOLDER).mkdir(exist_ok=True)
-        if not existing.exists():
-            tmp = out / (TOURNAMENT_FILE + ".tmp")
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(existing)
     except OSError as exc:
         raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
+    if not existing.exists():
+        write_atomically(existing, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     if not os.access(out, os.W_OK):
         raise RunError(f"{out}: cannot write there: permission denied")
 

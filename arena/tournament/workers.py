@@ -131,9 +131,9 @@ def close_worker() -> None:
             _WORKER[key].close()
 
 
-def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
-    """Play one game of the schedule: its record line (with the newline), its ``games.csv`` rows, and a
-    line about each fault for the log."""
+def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]]:
+    """Play one game of the schedule: its record line (with the newline), its ``games.csv`` rows, and
+    its faults (:func:`fault_entry`) for the parent to count (the referee has logged each)."""
     game_id, table, deal, rotation, seed, seats = game
     w = _WORKER
     names = [w["names"][i] for i in seats]
@@ -151,10 +151,7 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
     except Exception as exc:
         log.exception("%s: the game could not be played", game_id)
         raise WorkerError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
-    faults = [
-        f"{game_id}: seat {f['seat']} ({names[f['seat']]}) fault at move {f['move']}: {f['kind']}: {f['message']}"
-        for f in outcome.faults
-    ]
+    faults = [fault_entry(game_id, names[f["seat"]], f) for f in outcome.faults]
     rows = game_rows_text(
         game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], outcome.result,
         outcome.turns, outcome.faulted, outcome.seconds, w["scoring"],
@@ -162,18 +159,32 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[str]]:
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 
-def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
-               check: Any = None) -> tuple[bytes, bytes, float, list[str]]:
-    """Play games under one referee: ``(their record lines, their rows, seconds it took, fault lines)``.
+#: The keys of a fault as a worker hands it to the parent, and their types.
+FAULT_KEYS = {"game_id": str, "seat": int, "entrant": str, "move": int, "kind": str, "message": str}
 
-    ``mark(index)`` is called before each game starts, ``check()`` after each.  The fault lines travel
-    with the games, for the parent to log: a log record still on its way when a
-    worker's process ends is lost, the answer to a chunk never is.
+
+def fault_entry(game_id: str, entrant: str, fault: dict[str, Any]) -> dict[str, Any]:
+    """One fault of a game as the parent counts it: the record's entry with the game and the entrant."""
+    return {"game_id": game_id, "seat": fault["seat"], "entrant": entrant, "move": fault["move"],
+            "kind": fault["kind"], "message": fault["message"]}
+
+
+def _is_fault(value: Any) -> bool:
+    return (isinstance(value, dict) and set(value) == set(FAULT_KEYS)
+            and all(type(value[key]) is kind for key, kind in FAULT_KEYS.items()))
+
+
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
+               check: Any = None) -> tuple[bytes, bytes, float, list[dict[str, Any]]]:
+    """Play games under one referee: ``(their record lines, their rows, seconds it took, their faults)``.
+
+    ``mark(index)`` is called before each game starts, ``check()`` after each.  The faults travel
+    with the games, for the parent's fault summary; the referee has logged each, once, as it happened.
     """
     started = time.perf_counter()
     lines = []
     rows = []
-    faults: list[str] = []
+    faults: list[dict[str, Any]] = []
     with _WORKER["isolated" if isolate else "referee"] as referee:
         for index, game in enumerate(games):
             if mark is not None:
@@ -187,7 +198,7 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
     return b"".join(lines), "".join(rows).encode("utf-8"), time.perf_counter() - started, faults
 
 
-def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[str]] | str) -> bytes:
+def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str) -> bytes:
     """A worker's answer to a chunk as bytes: one JSON line, then the record lines and the rows.
 
     Never a pickle: with in-process bots a worker runs bot code, and the parent must not load
@@ -200,7 +211,7 @@ def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[str]] |
     return b"".join((json.dumps(head).encode(), b"\n", lines, rows))
 
 
-def decode_answer(data: bytes) -> tuple[int, tuple[bytes, str, float, list[str]] | str]:
+def decode_answer(data: bytes) -> tuple[int, tuple[bytes, str, float, list[dict[str, Any]]] | str]:
     """The answer :func:`encode_answer` wrote; :class:`WorkerError` for anything else."""
     head_text, _, body = data.partition(b"\n")
     try:
@@ -212,7 +223,8 @@ def decode_answer(data: bytes) -> tuple[int, tuple[bytes, str, float, list[str]]
             return chunk_id, str(head["error"])
         n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
         if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
-                or n_lines + n_rows != len(body) or not all(isinstance(f, str) for f in faults)):
+                or n_lines + n_rows != len(body) or not isinstance(faults, list)
+                or not all(_is_fault(f) for f in faults)):
             raise ValueError("sizes")
         return chunk_id, (body[:n_lines], body[n_lines:].decode("utf-8"), seconds, list(faults))
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
@@ -394,8 +406,8 @@ class Workers:
         worker.conn.close()
         _PARENT_ENDS.remove(worker.conn)
 
-    def play(self, games: Iterator[Game], remaining: int) -> Iterator[tuple[int, bytes, str]]:
-        """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows)`` per chunk, as chunks end.
+    def play(self, games: Iterator[Game], remaining: int) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+        """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` per chunk, as chunks end.
 
         The first two games per worker go one by one, to time them; then chunks
         of :func:`chunk_size`.  Raises :class:`WorkerError` when a game cannot be
@@ -444,15 +456,13 @@ class Workers:
                             if isinstance(answer, str):
                                 raise WorkerError(answer)
                             lines, rows, seconds, faults = answer
-                            for line in faults:
-                                log.warning("%s", line)
                             worker.answered += 1
                             self._failed_starts = 0
                             if len(timed) < probe and not chunk.isolate:
                                 timed.append(seconds / len(chunk.games))
                                 if len(timed) == probe:
                                     size = chunk_size(remaining - given, self.count, sum(timed) / len(timed))
-                            yield len(chunk.games), lines, rows
+                            yield len(chunk.games), lines, rows, faults
                     except (EOFError, OSError):
                         ended = True
                 if worker.one_shot and not worker.in_flight:
