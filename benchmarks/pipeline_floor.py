@@ -36,7 +36,7 @@ from arena.rules import PASS, GameSettings, GameState, Move, deal, derived_rando
 from arena.rules.tiles import FITS
 from arena.rules.view import SeatView
 from arena.tournament.rows import game_rows_text
-from bots.random_bot import RandomBot
+from arena_bots.random_bot import RandomBot
 
 PLAYERS = 4
 NAMES = [f"random-{seat}" for seat in range(PLAYERS)]
