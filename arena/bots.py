@@ -19,8 +19,9 @@ A *bot spec* names a bot and its options in one line of text::
     REF                      random
     REF:key=value,key=value  mcts:iterations=400,seconds=0.5
 
-where ``REF`` is an entry-point name, ``package.module:Name`` or
-``path/to/file.py:Name``.  The options part starts after the last ``:`` that
+where ``REF`` is an entry-point name, ``DIST:NAME`` (the entry point ``NAME``
+of the distribution ``DIST``, for a name two distributions register),
+``package.module:Name`` or ``path/to/file.py:Name``.  The options part starts after the last ``:`` that
 comes before the first ``=``; so a ``REF`` never contains ``=``, and an option
 value never contains ``,``.  Values are converted to the type of the option's
 default: ``int``, ``float``, ``bool`` (``true/false/yes/no/1/0``) or ``str``.
@@ -57,6 +58,8 @@ OPTION_TYPES = (bool, int, float, str)
 EXEC_PREFIX = "exec:"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: A distribution's name (PEP 508).
+_DIST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 
@@ -199,8 +202,10 @@ def _check_ref(ref: str, text: str) -> None:
             text,
             f"{attr!r} is not a class name; options are written REF:key=value (e.g. mcts:iterations=400)",
         )
-    if not where.endswith(".py") and not _DOTTED.fullmatch(where):
-        raise BotError(text, f"{where!r} is neither a module name (package.module) nor a .py file")
+    if not where.endswith(".py") and not _DOTTED.fullmatch(where) and not _DIST.fullmatch(where):
+        raise BotError(
+            text, f"{where!r} is neither a module name (package.module), a distribution's name nor a .py file",
+        )
 
 
 def parse_bot_spec(text: str) -> BotSpec:
@@ -321,38 +326,121 @@ def _load_ref(ref: str) -> type[Bot]:
     if ref.startswith(EXEC_PREFIX):
         raise BotError(ref, "is a program, not a Python class: the referee runs it as a process of its own")
     where, colon, attr = ref.rpartition(":")
+    # Which entry points there are depends on the import path too.
     if not colon:
-        key: tuple[Any, ...] = ("entry point", ref, entry_points)
+        key: tuple[Any, ...] = ("entry point", ref, entry_points, tuple(sys.path))
     elif where.endswith(".py"):
         key = ("file", str(Path(where).resolve()), attr)
     else:
-        key = ("module", ref)
+        key = ("module", ref, entry_points, tuple(sys.path))
     cls = _loaded.get(key)
     if cls is None:
         if not colon:
-            cls = _load_entry_point_named(ref)
+            ep = entry_point_of(ref)
+            assert ep is not None  # a name that is not registered is an error
+            cls = _load_entry_point(ep)
         elif where.endswith(".py"):
             cls = _check_class(_attribute(_load_file(ref, where), attr, ref, where), ref)
         else:
-            try:
-                cls = _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
-            except BotError as exc:
-                if where in {ep.name for ep in entry_points(group=GROUP)}:
-                    # Most likely an option written without its value, as in mcts:400.
-                    hint = f"to give bot {where} an option, write {where}:name=value"
-                    raise BotError(ref, f"{exc.reason} ({hint})") from None
-                raise
+            cls = _load_module_ref(ref, where, attr)
         _loaded[key] = cls
     return cls
 
 
-def _load_entry_point_named(name: str) -> type[Bot]:
-    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+def _load_module_ref(ref: str, where: str, attr: str) -> type[Bot]:
+    """``DIST:NAME`` when the distribution ``where`` registers ``attr``, else ``module:Class``."""
+    ep = entry_point_of(ref)
+    if ep is not None:
+        return _load_entry_point(ep)
+    registered = _registered_by(where)
+    try:
+        if not _DOTTED.fullmatch(where):
+            raise BotError(ref, f"no module named {where!r}")
+        return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+    except BotError as exc:
+        if registered is not None:
+            names = ", ".join(sorted({e.name for e in registered})) or "none"
+            raise BotError(ref, f"distribution {where} registers no bot {attr!r} (it registers: {names})") from None
+        if where in {e.name for e in entry_points(group=GROUP)}:
+            # Most likely an option written without its value, as in mcts:400.
+            hint = f"to give bot {where} an option, write {where}:name=value"
+            raise BotError(ref, f"{exc.reason} ({hint})") from None
+        raise
+
+
+def _dist_key(name: str) -> str:
+    """A distribution's name as PEP 503 compares them: ``Uptown_Arena`` is ``uptown-arena``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def dist_name(ep: EntryPoint) -> str:
+    """The name of the distribution an entry point comes from ('' when it has none)."""
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else ""
+
+
+def _registered_by(dist: str) -> list[EntryPoint] | None:
+    """The bots the distribution ``dist`` registers; None when no installed distribution has that name
+    (or registers nothing in the group)."""
+    wanted = _dist_key(dist)
+    found = [ep for ep in entry_points(group=GROUP) if dist_name(ep) and _dist_key(dist_name(ep)) == wanted]
+    return found or None
+
+
+def _registrations(name: str) -> list[EntryPoint]:
+    """Every entry point registered as ``name``, each distribution and value once."""
+    found: list[EntryPoint] = []
+    seen: set[tuple[str, str]] = set()
+    for ep in entry_points(group=GROUP):
+        if ep.name == name and (dist_name(ep), ep.value) not in seen:
+            seen.add((dist_name(ep), ep.value))
+            found.append(ep)
+    return found
+
+
+def clash(name: str, eps: list[EntryPoint]) -> str:
+    """Why a name registered more than once cannot be used, and how to pick one (one line)."""
+    parts = [f"{dist_name(ep) or 'an unnamed plug-in'} ({ep.value})" for ep in eps]
+    picks = [f"{dist_name(ep)}:{name}" for ep in eps if dist_name(ep)]
+    how = (f"pick one as {' or '.join(picks)}, or name its class: " if len(set(picks)) == len(eps)
+           else "name its class: ")
+    return f"is registered {len(eps)} times, by {' and '.join(parts)}; {how}{' or '.join(ep.value for ep in eps)}"
+
+
+def entry_point_of(ref: str) -> EntryPoint | None:
+    """The entry point a ``NAME`` or ``DIST:NAME`` ref names, without loading it; None for other refs.
+
+    :class:`BotError` for an unknown name, or a name registered more than once.
+    """
+    if ref.startswith(EXEC_PREFIX):
+        return None
+    where, colon, attr = ref.rpartition(":")
+    if colon:
+        if where.endswith(".py"):
+            return None
+        registered = _registered_by(where)
+        if registered is None:
+            return None
+        found = [ep for ep in registered if ep.name == attr]
+        if len(found) > 1:
+            raise BotError(ref, clash(attr, found))
+        return found[0] if found else None
+    found = _registrations(ref)
     if not found:
         known = sorted({ep.name for ep in entry_points(group=GROUP)})
         hint = f"known bots: {', '.join(known)}" if known else "no bots are installed"
-        raise BotError(name, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
-    return _load_entry_point(found[0])
+        raise BotError(ref, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
+    if len(found) > 1:
+        raise BotError(ref, clash(ref, found))
+    return found[0]
+
+
+def resolve_ref(ref: str) -> str:
+    """``module:Class`` for a ref that names an entry point (``NAME``, ``DIST:NAME``), else ``ref``
+    itself; read from the installed metadata, without loading anything.  :class:`BotError` for an
+    unknown name or one registered more than once."""
+    ep = entry_point_of(ref)
+    return ref if ep is None else f"{ep.module}:{ep.attr}"
 
 
 def _load_entry_point(ep: EntryPoint) -> type[Bot]:
@@ -498,23 +586,26 @@ def discover() -> tuple[dict[str, BotInfo], list[PluginFailure]]:
 
     Each plug-in is loaded and checked on its own: one that fails to import,
     names something that is not a Bot subclass, or declares bad options is
-    reported in the failures and never hides the others.  When two
-    distributions register the same name, the first wins and the other is
-    reported.
+    reported in the failures and never hides the others.  A name registered
+    more than once (by two distributions, say) is a failure naming all of them:
+    neither plays under it (``DIST:NAME`` picks one).
     """
     bots: dict[str, BotInfo] = {}
     failures: list[PluginFailure] = []
-    taken: dict[str, str] = {}
+    names: dict[str, list[EntryPoint]] = {}
     for ep in entry_points(group=GROUP):
-        source = _source(ep)
-        if ep.name in taken:
-            failures.append(PluginFailure(ep.name, source, f"the name is already taken by {taken[ep.name]}"))
+        names.setdefault(ep.name, [])
+        if all((dist_name(e), e.value) != (dist_name(ep), ep.value) for e in names[ep.name]):
+            names[ep.name].append(ep)
+    for name, eps in names.items():
+        if len(eps) > 1:
+            failures.append(PluginFailure(name, ", ".join(_source(ep) for ep in eps), clash(name, eps)))
             continue
-        taken[ep.name] = source
+        (ep,) = eps
         try:
             cls = _load_entry_point(ep)
         except BotError as exc:
-            failures.append(PluginFailure(ep.name, source, exc.reason))
+            failures.append(PluginFailure(name, _source(ep), exc.reason))
             continue
-        bots[ep.name] = BotInfo(ep.name, source, description(cls), dict(cls.options), cls)
+        bots[name] = BotInfo(name, _source(ep), description(cls), dict(cls.options), cls)
     return dict(sorted(bots.items())), failures

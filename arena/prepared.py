@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from . import protocol, records
 from .botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
-from .bots import Bot, BotError, BotSpec, bot_options, load_bot, parse_bot_spec
+from .bots import Bot, BotError, BotSpec, bot_options, load_bot, parse_bot_spec, resolve_ref
 
 
 class PreparedBot(NamedTuple):
@@ -71,9 +71,13 @@ def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
 
 
 def program_of(ref: str, program: Program | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot."""
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot.
+
+    A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
+    bot process plays the class the referee chose (a name two distributions register is an error).
+    """
     if program is not None:
         return program
     if ref.startswith(EXEC_PREFIX):
         return exec_program(ref)
-    return python_program(ref)
+    return python_program(resolve_ref(ref))

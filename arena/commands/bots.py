@@ -69,5 +69,6 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {failure.name:<{width}}  {failure.source}")
             click.echo(f"{' ' * (width + 4)}{failure.reason}")
     click.echo("")
-    click.echo("Play one with its options as NAME:key=value,...; any Bot subclass can also be")
-    click.echo("given as package.module:Name or path/to/file.py:Name.")
+    click.echo("Play one with its options as NAME:key=value,...; DIST:NAME picks the bot NAME of the")
+    click.echo("distribution DIST; any Bot subclass can also be given as package.module:Name or")
+    click.echo("path/to/file.py:Name.")

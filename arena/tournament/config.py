@@ -90,12 +90,12 @@ class Entrant:
             return Program(self.command, cwd=os.path.abspath(self.cwd or "."), env=self.env, limits=limits)
         if self.spec.startswith(EXEC_PREFIX) or self.memory_mb is not None:
             from ..botprocess import python_program
-            from ..bots import split_bot_spec
+            from ..bots import resolve_ref, split_bot_spec
 
             ref, _ = split_bot_spec(self.spec)
             if ref.startswith(EXEC_PREFIX):
                 return exec_program(ref, limits=limits)
-            return python_program(ref, limits)
+            return python_program(resolve_ref(ref), limits)
         return None
 
 
