@@ -12,6 +12,9 @@ over the referee calls ``bot.game_over(result)``.
 
 Options are declared in :attr:`Bot.options` as ``{name: default}``; the type
 of the default is the type of the option (``int``, ``float``, ``bool``, ``str``).
+:attr:`Bot.option_ranges` says which values are valid (:class:`OptionRange`),
+and :meth:`Bot.check_options` may check them together; both are checked
+when a spec is read, before any game starts.
 
 Bots are found through the entry-point group ``arena.bots`` (:func:`discover`).
 A *bot spec* names a bot and its options in one line of text::
@@ -64,6 +67,34 @@ _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 
 
+@dataclass(frozen=True)
+class OptionRange:
+    """The values an option may take: from ``min`` to ``max`` (either may be left open), or one of ``choices``."""
+
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def allows(self, value: Any) -> bool:
+        if self.choices is not None and value not in self.choices:
+            return False
+        if self.min is not None and value < self.min:
+            return False
+        return self.max is None or value <= self.max
+
+    def __str__(self) -> str:
+        parts = []
+        if self.choices is not None:
+            parts.append("one of " + ", ".join(format_option(c) for c in self.choices))
+        if self.min is not None and self.max is not None:
+            parts.append(f"from {format_option(self.min)} to {format_option(self.max)}")
+        elif self.min is not None:
+            parts.append(f"at least {format_option(self.min)}")
+        elif self.max is not None:
+            parts.append(f"at most {format_option(self.max)}")
+        return " and ".join(parts) or "any value"
+
+
 class Bot:
     """Base class of every bot.  Subclasses override :meth:`choose`.
 
@@ -72,6 +103,13 @@ class Bot:
 
     #: The options this bot accepts, with their defaults.
     options: ClassVar[dict[str, Any]] = {}
+    #: The values some of its options may take, e.g. ``{"depth": OptionRange(min=1, max=5)}``.
+    option_ranges: ClassVar[dict[str, OptionRange]] = {}
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> None:
+        """Raise ValueError (its message one line) when ``options`` (every option, defaults filled
+        in) do not go together; the default accepts any.  Called before any game starts."""
 
     def __init__(self, seat: int, settings: GameSettings, options: dict[str, Any], rng: random.Random) -> None:
         #: The seat this bot plays.
@@ -228,19 +266,32 @@ def make_bot_spec(ref: str, options: Mapping[str, Any] | None = None) -> BotSpec
 
 
 def check_options(cls: type[Bot], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` converted to the types of ``cls``'s defaults; :class:`BotError` for unknown or bad ones."""
-    return check_declared(cls.options, ref, options)
+    """``options`` converted to the types of ``cls``'s defaults and checked against its
+    :attr:`~Bot.option_ranges` and :meth:`~Bot.check_options`; :class:`BotError` for unknown or bad ones."""
+    checked = check_declared(cls.options, ref, options, cls.option_ranges)
+    try:
+        cls.check_options({**cls.options, **checked})
+    except ValueError as exc:
+        raise BotError(ref, f"options: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the check is the bot's code
+        raise BotError(ref, f"its check_options failed: {_describe(exc)}") from None
+    return checked
 
 
-def check_declared(declared: Mapping[str, Any], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def check_declared(declared: Mapping[str, Any], ref: str, options: Mapping[str, Any],
+                   ranges: Mapping[str, OptionRange] | None = None) -> dict[str, Any]:
     """``options`` converted to the types of the ``declared`` defaults (a class's, or what a bot
-    program said in its handshake); :class:`BotError` for unknown or bad ones."""
+    program said in its handshake) and checked against ``ranges``; :class:`BotError` for unknown or bad ones."""
     checked: dict[str, Any] = {}
     for key, value in options.items():
         if key not in declared:
             takes = ", ".join(sorted(declared)) if declared else "none"
             raise BotError(ref, f"takes no option {key!r} (its options: {takes})")
         checked[key] = _convert(ref, key, declared[key], value)
+        allowed = (ranges or {}).get(key)
+        if allowed is not None and not allowed.allows(checked[key]):
+            shown = repr(checked[key]) if isinstance(checked[key], str) else format_option(checked[key])
+            raise BotError(ref, f"option {key!r} must be {allowed}, not {shown}")
     return checked
 
 
@@ -527,6 +578,21 @@ def _check_class(obj: Any, ref: str) -> type[Bot]:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default must be a finite number")
         if isinstance(default, str) and "," in default:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default may not contain ','")
+    ranges = obj.option_ranges
+    if not isinstance(ranges, dict):
+        raise BotError(ref, f"{_name_of(obj)}.option_ranges must be a dict of name -> OptionRange")
+    for key, allowed in ranges.items():
+        if key not in declared:
+            raise BotError(ref, f"{_name_of(obj)}.option_ranges[{key!r}]: not one of its options")
+        if not isinstance(allowed, OptionRange):
+            raise BotError(ref, f"{_name_of(obj)}.option_ranges[{key!r}] must be an OptionRange")
+        try:
+            inside = allowed.allows(declared[key])
+        except TypeError:
+            inside = False
+        if not inside:
+            raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: the default {format_option(declared[key])} "
+                                f"is outside its range ({allowed})")
     return obj
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from . import protocol, records
 from .botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
-from .bots import Bot, BotError, BotSpec, bot_options, load_bot, parse_bot_spec, resolve_ref
+from .bots import Bot, BotError, BotSpec, bot_options, format_option, load_bot, parse_bot_spec, resolve_ref
 
 
 class PreparedBot(NamedTuple):
@@ -70,8 +71,9 @@ def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
     return PreparedBot(spec, load_bot(spec), options, text, entry_tail(text, options))
 
 
-def program_of(ref: str, program: Program | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot.
+def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any] | None = None) -> Program:
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF [OPTIONS]`` for
+    a Python bot, whose host checks the ``given`` options against the class before its handshake.
 
     A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
     bot process plays the class the referee chose (a name two distributions register is an error).
@@ -80,4 +82,12 @@ def program_of(ref: str, program: Program | None = None) -> Program:
         return program
     if ref.startswith(EXEC_PREFIX):
         return exec_program(ref)
-    return python_program(resolve_ref(ref))
+    return with_given(python_program(resolve_ref(ref)), given)
+
+
+def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:
+    """A bot host's program with the given options added to its command, for the host to check."""
+    if not given:
+        return program
+    options = ",".join(f"{key}={format_option(value)}" for key, value in sorted(given.items()))
+    return dataclasses.replace(program, command=(*program.command, options))

@@ -56,7 +56,11 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {info.name:<{width}}  {info.description or '(no description)'}")
             pad = " " * (width + 4)
             click.echo(f"{pad}from {info.source}")
-            options = ", ".join(f"{key}={format_option(value)}" for key, value in info.options.items())
+            ranges = info.cls.option_ranges
+            options = ", ".join(
+                f"{key}={format_option(value)}" + (f" ({ranges[key]})" if key in ranges else "")
+                for key, value in info.options.items()
+            )
             click.echo(f"{pad}options: {options or 'none'}")
     else:
         click.echo(f"No bots found in the entry-point group {GROUP}.")

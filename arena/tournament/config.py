@@ -91,11 +91,12 @@ class Entrant:
         if self.spec.startswith(EXEC_PREFIX) or self.memory_mb is not None:
             from ..botprocess import python_program
             from ..bots import resolve_ref, split_bot_spec
+            from ..prepared import with_given
 
-            ref, _ = split_bot_spec(self.spec)
+            ref, given = split_bot_spec(self.spec)
             if ref.startswith(EXEC_PREFIX):
                 return exec_program(ref, limits=limits)
-            return python_program(resolve_ref(ref), limits)
+            return with_given(python_program(resolve_ref(ref), limits), given)
         return None
 
 
