@@ -33,6 +33,8 @@ class PreparedBot(NamedTuple):
     name: str = ""
     #: What a bot program said of itself in its handshake.
     declared: protocol.Declared | None = None
+    #: Who the bot is (a tournament's entrants: see :mod:`arena.tournament.identity`), for the record.
+    identity: dict[str, Any] | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -51,9 +53,22 @@ def bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError
     return error
 
 
-def entry_tail(text: str, options: Mapping[str, Any]) -> str:
+def entry_tail(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> str:
     """The JSON of a bot's entry in the record's ``bots`` list after its ``"seat"`` member."""
-    return records.dumps_line({"spec": text, "options": dict(options)})[1:]
+    return records.dumps_line(bot_entry(text, options, identity))[1:]
+
+
+def bot_entry(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A bot's entry in the record's ``bots`` list, without its ``"seat"``."""
+    entry: dict[str, Any] = {"spec": text, "options": dict(options)}
+    if identity is not None:
+        entry["identity"] = dict(identity)
+    return entry
+
+
+def with_identity(bot: PreparedBot, identity: Mapping[str, Any]) -> PreparedBot:
+    """``bot`` with who it is written into its record entry."""
+    return bot._replace(identity=dict(identity), entry_tail=entry_tail(bot.text, bot.options, identity))
 
 
 def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:

@@ -17,6 +17,9 @@ import click
               help="Results folder (default: results/NAME, NAME from the file).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
+@click.option("--allow-changed-bots", is_flag=True,
+              help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
+                   "that played the stored games.")
 @click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
 @click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
               help="How worker processes are started (default: the platform's).")
@@ -25,8 +28,8 @@ import click
                    "(default: the file's isolation key, else process).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no messages; still print the standings.")
 def command(
-    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, compress: bool,
-    start_method: str | None, isolation: str | None, quiet: bool,
+    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
+    compress: bool, start_method: str | None, isolation: str | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
 
@@ -68,6 +71,7 @@ def command(
         summary = run_tournament(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
+            allow_changed_bots=allow_changed_bots,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
@@ -81,6 +85,8 @@ def command(
 
     from ..tournament.results import build_tables, format_tables, load_games, write_tables
 
+    for line in summary.changed:
+        click.echo(line, err=True)
     games = load_games(folder / "games.csv", config.players)
     result = build_tables(games, config.scoring, config.seed, config.names)
     write_tables(folder, result)

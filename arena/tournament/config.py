@@ -338,6 +338,9 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         for entrant, bot in zip(config.entrants, prepared, strict=True):
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]
+        from .identity import remember
+
+        remember(config, prepared)  # the run need not start them again to learn their options
     finally:
         referee.close()
     return walls

@@ -73,6 +73,8 @@ class RunSummary:
     played: int
     seconds: float
     records: Path = field(default_factory=Path)
+    #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
+    changed: list[str] = field(default_factory=list)
 
 
 # -- logging -------------------------------------------------------------------
@@ -127,12 +129,14 @@ def run_tournament(
     compress: bool = False,
     progress: bool = False,
     hide: tuple[str, ...] = (),
+    allow_changed_bots: bool = False,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``; see the module docstring.
 
     Bot programs never see ``out`` (the results being written) nor the paths in ``hide``
     (the tournament file, whose master seed says every deal); their standard error goes
-    to ``out/bots/ENTRANT.log``.
+    to ``out/bots/ENTRANT.log``.  With ``allow_changed_bots`` a resume goes on when an entrant's
+    bot is not the one that played the stored games (see :mod:`.identity`), and the log says so.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -145,6 +149,7 @@ def run_tournament(
     try:
         recovered, records_path, compressed = prepare_folder(
             config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+            allow_changed_bots=allow_changed_bots,
         )
         lock.claim()
         return _run(config, out, recovered, records_path, compressed, workers, start_method, progress, hide)
@@ -166,6 +171,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
             config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
         )
+        for line in recovered.changed:
+            log.warning("%s", line)
         if recovered.dropped or recovered.cut_bytes:
             log.info(
                 "resume: dropped %d incomplete game(s) and %d byte(s) of half-written lines",
@@ -179,7 +186,7 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         log.info("tournament %s: all %d games stored (%d played now)", config.name, total, played)
     finally:
         logs.close()
-    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path)
+    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, recovered.changed)
 
 
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:
