@@ -1,11 +1,11 @@
-"""Run a Python bot as a bot program: ``python -m arena.bothost REF [OPTIONS]``.
+"""Run a Python bot as a bot program: ``python -m arena.bothost REF``.
 
 ``REF`` is an entry-point name, ``package.module:Name`` or
 ``path/to/file.py:Name``, as in a bot spec; the options it plays with come in
-each ``game`` message.  ``OPTIONS`` (``key=value,...``) are the options given
-to it, checked against the class's declarations (its ranges and its
-``check_options``) before it answers ``hello``, so bad ones stop it before
-any game.  The bot is loaded here, in a fresh interpreter
+each ``game`` message.  The options given to it (``key=value,...`` in the
+environment variable ``ARENA_BOT_OPTIONS``) are checked against the class's
+declarations (its ranges and its ``check_options``) before it answers
+``hello``, so bad ones stop it before any game.  The bot is loaded here, in a fresh interpreter
 inside the sandbox, never in the referee; this module speaks
 ``uptown-bot/1`` for it (``docs/PROTOCOL.md``) and hands it the same
 :class:`~arena.rules.view.SeatView` it would get in-process, rebuilt from
@@ -38,6 +38,9 @@ from .bots import (
     split_bot_spec,
 )
 from .rules import Move, SeatResult
+
+#: The environment variable with the options a bot is given, for its host to check before its handshake.
+OPTIONS_VARIABLE = "ARENA_BOT_OPTIONS"
 
 _encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
 
@@ -139,15 +142,15 @@ def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) not in (1, 2):
-        print("usage: python -m arena.bothost REF [key=value,...]", file=sys.stderr)
+    if len(argv) != 1:
+        print("usage: python -m arena.bothost REF", file=sys.stderr)
         return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     # Standard output is the protocol's alone: anything the bot prints goes to standard error.
     out = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    host = _Host(argv[0], out, argv[1] if len(argv) == 2 else "")
+    host = _Host(argv[0], out, os.environ.pop(OPTIONS_VARIABLE, ""))
     # Each turn parses a few thousand small objects: collect less often than Python's default.
     gc.freeze()
     gc.set_threshold(20000, 20, 20)

@@ -87,8 +87,8 @@ def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
 
 
 def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any] | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF [OPTIONS]`` for
-    a Python bot, whose host checks the ``given`` options against the class before its handshake.
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python
+    bot, whose host checks the ``given`` options against the class before its handshake.
 
     A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
     bot process plays the class the referee chose (a name two distributions register is an error).
@@ -101,8 +101,11 @@ def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any
 
 
 def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:
-    """A bot host's program with the given options added to its command, for the host to check."""
+    """A bot host's program with the given options in its environment (:data:`~arena.bothost.OPTIONS_VARIABLE`),
+    for the host to check before its handshake."""
     if not given:
         return program
+    from .bothost import OPTIONS_VARIABLE
+
     options = ",".join(f"{key}={format_option(value)}" for key, value in sorted(given.items()))
-    return dataclasses.replace(program, command=(*program.command, options))
+    return dataclasses.replace(program, env=(*program.env, (OPTIONS_VARIABLE, options)))
