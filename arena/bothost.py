@@ -1,8 +1,11 @@
 """Run a Python bot as a bot program: ``python -m arena.bothost REF``.
 
 ``REF`` is an entry-point name, ``package.module:Name`` or
-``path/to/file.py:Name``, as in a bot spec (without options: they come in
-each ``game`` message).  The bot is loaded here, in a fresh interpreter
+``path/to/file.py:Name``, as in a bot spec; the options it plays with come in
+each ``game`` message.  The options given to it (``key=value,...`` in the
+environment variable ``ARENA_BOT_OPTIONS``) are checked against the class's
+declarations (its ranges and its ``check_options``) before it answers
+``hello``, so bad ones stop it before any game.  The bot is loaded here, in a fresh interpreter
 inside the sandbox, never in the referee; this module speaks
 ``uptown-bot/1`` for it (``docs/PROTOCOL.md``) and hands it the same
 :class:`~arena.rules.view.SeatView` it would get in-process, rebuilt from
@@ -25,14 +28,26 @@ import traceback
 from typing import Any
 
 from . import protocol
-from .bots import Bot, BotError, describe_failure, description, load_bot, show_value, split_bot_spec
+from .bots import (
+    Bot,
+    BotError,
+    check_options,
+    describe_failure,
+    description,
+    load_bot,
+    show_value,
+    split_bot_spec,
+)
 from .rules import Move, SeatResult
+
+#: The environment variable with the options a bot is given, for its host to check before its handshake.
+OPTIONS_VARIABLE = "ARENA_BOT_OPTIONS"
 
 _encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
 
 
 class _Host:
-    def __init__(self, ref: str, out: int) -> None:
+    def __init__(self, ref: str, out: int, given: str = "") -> None:
         self.ref = ref
         self.out = out
         self.cls: type[Bot] | None = None
@@ -41,9 +56,13 @@ class _Host:
             split_ref, inline = split_bot_spec(ref)
             if inline:
                 raise BotError(ref, "give the bot without options: they come with each game")
-            self.cls = load_bot(split_ref)
+            cls = load_bot(split_ref)
+            if given:
+                check_options(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
+            self.cls = cls
         except BotError as exc:
-            self.problem = str(exc)
+            # The reason alone: the referee names the bot as its user wrote it.
+            self.problem = exc.reason
         self.bot: Bot | None = None
         self.failed: tuple[str, str] | None = None
         self.reader: protocol.ViewReader | None = None
@@ -137,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     out = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    host = _Host(argv[0], out)
+    host = _Host(argv[0], out, os.environ.pop(OPTIONS_VARIABLE, ""))
     # Each turn parses a few thousand small objects: collect less often than Python's default.
     gc.freeze()
     gc.set_threshold(20000, 20, 20)

@@ -12,6 +12,9 @@ over the referee calls ``bot.game_over(result)``.
 
 Options are declared in :attr:`Bot.options` as ``{name: default}``; the type
 of the default is the type of the option (``int``, ``float``, ``bool``, ``str``).
+:attr:`Bot.option_ranges` says which values are valid (:class:`OptionRange`),
+and :meth:`Bot.check_options` may check them together; both are checked
+when a spec is read, before any game starts.
 
 Bots are found through the entry-point group ``arena.bots`` (:func:`discover`).
 A *bot spec* names a bot and its options in one line of text::
@@ -19,8 +22,9 @@ A *bot spec* names a bot and its options in one line of text::
     REF                      random
     REF:key=value,key=value  mcts:iterations=400,seconds=0.5
 
-where ``REF`` is an entry-point name, ``package.module:Name`` or
-``path/to/file.py:Name``.  The options part starts after the last ``:`` that
+where ``REF`` is an entry-point name, ``DIST:NAME`` (the entry point ``NAME``
+of the distribution ``DIST``, for a name two distributions register),
+``package.module:Name`` or ``path/to/file.py:Name``.  The options part starts after the last ``:`` that
 comes before the first ``=``; so a ``REF`` never contains ``=``, and an option
 value never contains ``,``.  Values are converted to the type of the option's
 default: ``int``, ``float``, ``bool`` (``true/false/yes/no/1/0``) or ``str``.
@@ -57,8 +61,38 @@ OPTION_TYPES = (bool, int, float, str)
 EXEC_PREFIX = "exec:"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: A distribution's name (PEP 508).
+_DIST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
+
+
+@dataclass(frozen=True)
+class OptionRange:
+    """The values an option may take: from ``min`` to ``max`` (either may be left open), or one of ``choices``."""
+
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def allows(self, value: Any) -> bool:
+        if self.choices is not None and value not in self.choices:
+            return False
+        if self.min is not None and value < self.min:
+            return False
+        return self.max is None or value <= self.max
+
+    def __str__(self) -> str:
+        parts = []
+        if self.choices is not None:
+            parts.append("one of " + ", ".join(format_option(c) for c in self.choices))
+        if self.min is not None and self.max is not None:
+            parts.append(f"from {format_option(self.min)} to {format_option(self.max)}")
+        elif self.min is not None:
+            parts.append(f"at least {format_option(self.min)}")
+        elif self.max is not None:
+            parts.append(f"at most {format_option(self.max)}")
+        return " and ".join(parts) or "any value"
 
 
 class Bot:
@@ -69,6 +103,13 @@ class Bot:
 
     #: The options this bot accepts, with their defaults.
     options: ClassVar[dict[str, Any]] = {}
+    #: The values some of its options may take, e.g. ``{"depth": OptionRange(min=1, max=5)}``.
+    option_ranges: ClassVar[dict[str, OptionRange]] = {}
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> None:
+        """Raise ValueError (its message one line) when ``options`` (every option, defaults filled
+        in) do not go together; the default accepts any.  Called before any game starts."""
 
     def __init__(self, seat: int, settings: GameSettings, options: dict[str, Any], rng: random.Random) -> None:
         #: The seat this bot plays.
@@ -199,8 +240,10 @@ def _check_ref(ref: str, text: str) -> None:
             text,
             f"{attr!r} is not a class name; options are written REF:key=value (e.g. mcts:iterations=400)",
         )
-    if not where.endswith(".py") and not _DOTTED.fullmatch(where):
-        raise BotError(text, f"{where!r} is neither a module name (package.module) nor a .py file")
+    if not where.endswith(".py") and not _DOTTED.fullmatch(where) and not _DIST.fullmatch(where):
+        raise BotError(
+            text, f"{where!r} is neither a module name (package.module), a distribution's name nor a .py file",
+        )
 
 
 def parse_bot_spec(text: str) -> BotSpec:
@@ -223,19 +266,32 @@ def make_bot_spec(ref: str, options: Mapping[str, Any] | None = None) -> BotSpec
 
 
 def check_options(cls: type[Bot], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` converted to the types of ``cls``'s defaults; :class:`BotError` for unknown or bad ones."""
-    return check_declared(cls.options, ref, options)
+    """``options`` converted to the types of ``cls``'s defaults and checked against its
+    :attr:`~Bot.option_ranges` and :meth:`~Bot.check_options`; :class:`BotError` for unknown or bad ones."""
+    checked = check_declared(cls.options, ref, options, cls.option_ranges)
+    try:
+        cls.check_options({**cls.options, **checked})
+    except ValueError as exc:
+        raise BotError(ref, f"options: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the check is the bot's code
+        raise BotError(ref, f"its check_options failed: {_describe(exc)}") from None
+    return checked
 
 
-def check_declared(declared: Mapping[str, Any], ref: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def check_declared(declared: Mapping[str, Any], ref: str, options: Mapping[str, Any],
+                   ranges: Mapping[str, OptionRange] | None = None) -> dict[str, Any]:
     """``options`` converted to the types of the ``declared`` defaults (a class's, or what a bot
-    program said in its handshake); :class:`BotError` for unknown or bad ones."""
+    program said in its handshake) and checked against ``ranges``; :class:`BotError` for unknown or bad ones."""
     checked: dict[str, Any] = {}
     for key, value in options.items():
         if key not in declared:
             takes = ", ".join(sorted(declared)) if declared else "none"
             raise BotError(ref, f"takes no option {key!r} (its options: {takes})")
         checked[key] = _convert(ref, key, declared[key], value)
+        allowed = (ranges or {}).get(key)
+        if allowed is not None and not allowed.allows(checked[key]):
+            shown = repr(checked[key]) if isinstance(checked[key], str) else format_option(checked[key])
+            raise BotError(ref, f"option {key!r} must be {allowed}, not {shown}")
     return checked
 
 
@@ -321,38 +377,121 @@ def _load_ref(ref: str) -> type[Bot]:
     if ref.startswith(EXEC_PREFIX):
         raise BotError(ref, "is a program, not a Python class: the referee runs it as a process of its own")
     where, colon, attr = ref.rpartition(":")
+    # Which entry points there are depends on the import path too.
     if not colon:
-        key: tuple[Any, ...] = ("entry point", ref, entry_points)
+        key: tuple[Any, ...] = ("entry point", ref, entry_points, tuple(sys.path))
     elif where.endswith(".py"):
         key = ("file", str(Path(where).resolve()), attr)
     else:
-        key = ("module", ref)
+        key = ("module", ref, entry_points, tuple(sys.path))
     cls = _loaded.get(key)
     if cls is None:
         if not colon:
-            cls = _load_entry_point_named(ref)
+            ep = entry_point_of(ref)
+            assert ep is not None  # a name that is not registered is an error
+            cls = _load_entry_point(ep)
         elif where.endswith(".py"):
             cls = _check_class(_attribute(_load_file(ref, where), attr, ref, where), ref)
         else:
-            try:
-                cls = _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
-            except BotError as exc:
-                if where in {ep.name for ep in entry_points(group=GROUP)}:
-                    # Most likely an option written without its value, as in mcts:400.
-                    hint = f"to give bot {where} an option, write {where}:name=value"
-                    raise BotError(ref, f"{exc.reason} ({hint})") from None
-                raise
+            cls = _load_module_ref(ref, where, attr)
         _loaded[key] = cls
     return cls
 
 
-def _load_entry_point_named(name: str) -> type[Bot]:
-    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+def _load_module_ref(ref: str, where: str, attr: str) -> type[Bot]:
+    """``DIST:NAME`` when the distribution ``where`` registers ``attr``, else ``module:Class``."""
+    ep = entry_point_of(ref)
+    if ep is not None:
+        return _load_entry_point(ep)
+    registered = _registered_by(where)
+    try:
+        if not _DOTTED.fullmatch(where):
+            raise BotError(ref, f"no module named {where!r}")
+        return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+    except BotError as exc:
+        if registered is not None:
+            names = ", ".join(sorted({e.name for e in registered})) or "none"
+            raise BotError(ref, f"distribution {where} registers no bot {attr!r} (it registers: {names})") from None
+        if where in {e.name for e in entry_points(group=GROUP)}:
+            # Most likely an option written without its value, as in mcts:400.
+            hint = f"to give bot {where} an option, write {where}:name=value"
+            raise BotError(ref, f"{exc.reason} ({hint})") from None
+        raise
+
+
+def _dist_key(name: str) -> str:
+    """A distribution's name as PEP 503 compares them: ``Uptown_Arena`` is ``uptown-arena``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def dist_name(ep: EntryPoint) -> str:
+    """The name of the distribution an entry point comes from ('' when it has none)."""
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else ""
+
+
+def _registered_by(dist: str) -> list[EntryPoint] | None:
+    """The bots the distribution ``dist`` registers; None when no installed distribution has that name
+    (or registers nothing in the group)."""
+    wanted = _dist_key(dist)
+    found = [ep for ep in entry_points(group=GROUP) if dist_name(ep) and _dist_key(dist_name(ep)) == wanted]
+    return found or None
+
+
+def _registrations(name: str) -> list[EntryPoint]:
+    """Every entry point registered as ``name``, each distribution and value once."""
+    found: list[EntryPoint] = []
+    seen: set[tuple[str, str]] = set()
+    for ep in entry_points(group=GROUP):
+        if ep.name == name and (dist_name(ep), ep.value) not in seen:
+            seen.add((dist_name(ep), ep.value))
+            found.append(ep)
+    return found
+
+
+def clash(name: str, eps: list[EntryPoint]) -> str:
+    """Why a name registered more than once cannot be used, and how to pick one (one line)."""
+    parts = [f"{dist_name(ep) or 'an unnamed plug-in'} ({ep.value})" for ep in eps]
+    picks = [f"{dist_name(ep)}:{name}" for ep in eps if dist_name(ep)]
+    how = (f"pick one as {' or '.join(picks)}, or name its class: " if len(set(picks)) == len(eps)
+           else "name its class: ")
+    return f"is registered {len(eps)} times, by {' and '.join(parts)}; {how}{' or '.join(ep.value for ep in eps)}"
+
+
+def entry_point_of(ref: str) -> EntryPoint | None:
+    """The entry point a ``NAME`` or ``DIST:NAME`` ref names, without loading it; None for other refs.
+
+    :class:`BotError` for an unknown name, or a name registered more than once.
+    """
+    if ref.startswith(EXEC_PREFIX):
+        return None
+    where, colon, attr = ref.rpartition(":")
+    if colon:
+        if where.endswith(".py"):
+            return None
+        registered = _registered_by(where)
+        if registered is None:
+            return None
+        found = [ep for ep in registered if ep.name == attr]
+        if len(found) > 1:
+            raise BotError(ref, clash(attr, found))
+        return found[0] if found else None
+    found = _registrations(ref)
     if not found:
         known = sorted({ep.name for ep in entry_points(group=GROUP)})
         hint = f"known bots: {', '.join(known)}" if known else "no bots are installed"
-        raise BotError(name, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
-    return _load_entry_point(found[0])
+        raise BotError(ref, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
+    if len(found) > 1:
+        raise BotError(ref, clash(ref, found))
+    return found[0]
+
+
+def resolve_ref(ref: str) -> str:
+    """``module:Class`` for a ref that names an entry point (``NAME``, ``DIST:NAME``), else ``ref``
+    itself; read from the installed metadata, without loading anything.  :class:`BotError` for an
+    unknown name or one registered more than once."""
+    ep = entry_point_of(ref)
+    return ref if ep is None else f"{ep.module}:{ep.attr}"
 
 
 def _load_entry_point(ep: EntryPoint) -> type[Bot]:
@@ -439,6 +578,21 @@ def _check_class(obj: Any, ref: str) -> type[Bot]:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default must be a finite number")
         if isinstance(default, str) and "," in default:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default may not contain ','")
+    ranges = obj.option_ranges
+    if not isinstance(ranges, dict):
+        raise BotError(ref, f"{_name_of(obj)}.option_ranges must be a dict of name -> OptionRange")
+    for key, allowed in ranges.items():
+        if key not in declared:
+            raise BotError(ref, f"{_name_of(obj)}.option_ranges[{key!r}]: not one of its options")
+        if not isinstance(allowed, OptionRange):
+            raise BotError(ref, f"{_name_of(obj)}.option_ranges[{key!r}] must be an OptionRange")
+        try:
+            inside = allowed.allows(declared[key])
+        except TypeError:
+            inside = False
+        if not inside:
+            raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: the default {format_option(declared[key])} "
+                                f"is outside its range ({allowed})")
     return obj
 
 
@@ -498,23 +652,26 @@ def discover() -> tuple[dict[str, BotInfo], list[PluginFailure]]:
 
     Each plug-in is loaded and checked on its own: one that fails to import,
     names something that is not a Bot subclass, or declares bad options is
-    reported in the failures and never hides the others.  When two
-    distributions register the same name, the first wins and the other is
-    reported.
+    reported in the failures and never hides the others.  A name registered
+    more than once (by two distributions, say) is a failure naming all of them:
+    neither plays under it (``DIST:NAME`` picks one).
     """
     bots: dict[str, BotInfo] = {}
     failures: list[PluginFailure] = []
-    taken: dict[str, str] = {}
+    names: dict[str, list[EntryPoint]] = {}
     for ep in entry_points(group=GROUP):
-        source = _source(ep)
-        if ep.name in taken:
-            failures.append(PluginFailure(ep.name, source, f"the name is already taken by {taken[ep.name]}"))
+        names.setdefault(ep.name, [])
+        if all((dist_name(e), e.value) != (dist_name(ep), ep.value) for e in names[ep.name]):
+            names[ep.name].append(ep)
+    for name, eps in names.items():
+        if len(eps) > 1:
+            failures.append(PluginFailure(name, ", ".join(_source(ep) for ep in eps), clash(name, eps)))
             continue
-        taken[ep.name] = source
+        (ep,) = eps
         try:
             cls = _load_entry_point(ep)
         except BotError as exc:
-            failures.append(PluginFailure(ep.name, source, exc.reason))
+            failures.append(PluginFailure(name, _source(ep), exc.reason))
             continue
-        bots[ep.name] = BotInfo(ep.name, source, description(cls), dict(cls.options), cls)
+        bots[name] = BotInfo(name, _source(ep), description(cls), dict(cls.options), cls)
     return dict(sorted(bots.items())), failures

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import records
+from .prepared import bot_entry
 from .rules import GameState, SeatResult
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ class GameOutcome:
     def extra(self) -> dict[str, Any]:
         """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
         return {
-            "bots": [{"seat": seat, "spec": bot.text, "options": bot.options} for seat, bot in enumerate(self._bots)],
+            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity)}
+                     for seat, bot in enumerate(self._bots)],
             "time_limit": self._time_limit,
             "faults": self.faults,
             **self._extra,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from . import protocol, records
 from .botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
-from .bots import Bot, BotError, BotSpec, bot_options, load_bot, parse_bot_spec
+from .bots import Bot, BotError, BotSpec, bot_options, format_option, load_bot, parse_bot_spec, resolve_ref
 
 
 class PreparedBot(NamedTuple):
@@ -32,6 +33,8 @@ class PreparedBot(NamedTuple):
     name: str = ""
     #: What a bot program said of itself in its handshake.
     declared: protocol.Declared | None = None
+    #: Who the bot is (a tournament's entrants: see :mod:`arena.tournament.identity`), for the record.
+    identity: dict[str, Any] | None = None
 
     def __str__(self) -> str:
         return self.text
@@ -50,9 +53,22 @@ def bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError
     return error
 
 
-def entry_tail(text: str, options: Mapping[str, Any]) -> str:
+def entry_tail(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> str:
     """The JSON of a bot's entry in the record's ``bots`` list after its ``"seat"`` member."""
-    return records.dumps_line({"spec": text, "options": dict(options)})[1:]
+    return records.dumps_line(bot_entry(text, options, identity))[1:]
+
+
+def bot_entry(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A bot's entry in the record's ``bots`` list, without its ``"seat"``."""
+    entry: dict[str, Any] = {"spec": text, "options": dict(options)}
+    if identity is not None:
+        entry["identity"] = dict(identity)
+    return entry
+
+
+def with_identity(bot: PreparedBot, identity: Mapping[str, Any]) -> PreparedBot:
+    """``bot`` with who it is written into its record entry."""
+    return bot._replace(identity=dict(identity), entry_tail=entry_tail(bot.text, bot.options, identity))
 
 
 def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
@@ -70,10 +86,26 @@ def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
     return PreparedBot(spec, load_bot(spec), options, text, entry_tail(text, options))
 
 
-def program_of(ref: str, program: Program | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python bot."""
+def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any] | None = None) -> Program:
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.bothost REF`` for a Python
+    bot, whose host checks the ``given`` options against the class before its handshake.
+
+    A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
+    bot process plays the class the referee chose (a name two distributions register is an error).
+    """
     if program is not None:
         return program
     if ref.startswith(EXEC_PREFIX):
         return exec_program(ref)
-    return python_program(ref)
+    return with_given(python_program(resolve_ref(ref)), given)
+
+
+def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:
+    """A bot host's program with the given options in its environment (:data:`~arena.bothost.OPTIONS_VARIABLE`),
+    for the host to check before its handshake."""
+    if not given:
+        return program
+    from .bothost import OPTIONS_VARIABLE
+
+    options = ",".join(f"{key}={format_option(value)}" for key, value in sorted(given.items()))
+    return dataclasses.replace(program, env=(*program.env, (OPTIONS_VARIABLE, options)))

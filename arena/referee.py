@@ -293,7 +293,7 @@ class Referee:
                     if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
                         prepared.append(prepare_bot(bot)._replace(name=name or ref))
                         continue
-                    process = BotProcess(program_of(ref, program), log=self._log_path(name or ref), hide=self.hide,
+                    process = BotProcess(program_of(ref, program, given), log=self._log_path(name or ref), hide=self.hide,
                                          transcript=self.transcript, cpu=self.cpu)
                     process.launch()
                 except (BotError, BotProcessError) as exc:

@@ -180,7 +180,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> l
         paths += [os.path.abspath(os.path.join(base, exe)), real, os.path.dirname(os.path.dirname(real))]
         if Path(real).name.startswith("python"):
             paths += [sys.prefix, sys.base_prefix]
-            for package in ("arena", "bots"):
+            for package in ("arena", "arena_bots"):
                 found = importlib.util.find_spec(package)
                 if found is not None and found.submodule_search_locations:
                     paths += [os.path.dirname(p) for p in found.submodule_search_locations]

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from arena_bots.greedy import GreedyBot
+from arena_bots.mcts import MctsBot
+
 from arena.rules import GameSettings, GameState, deal, derived_random
 from arena.rules.view import SeatView
-from bots.greedy import GreedyBot
-from bots.mcts import MctsBot
 
 
 def mid_game(players: int, seed: int, turns: int = 48) -> GameState:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from arena.bots import Bot
+from arena.bots import Bot, OptionRange
 from arena.rules import PASS, TILES_PLAYED, Move
 from arena.rules.view import SeatView
 
@@ -44,6 +44,7 @@ class LookaheadBot(Bot):
     """
 
     options: ClassVar[dict[str, Any]] = {"width": 16}
+    option_ranges: ClassVar[dict[str, OptionRange]] = {"width": OptionRange(min=0)}
 
     def choose(self, view: SeatView) -> Move:
         if not view.legal:

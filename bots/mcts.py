@@ -7,7 +7,7 @@ import time
 from random import Random
 from typing import Any, ClassVar
 
-from arena.bots import Bot
+from arena.bots import Bot, OptionRange
 from arena.rules import PASS, GameState, Move
 from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
 from arena.rules.state import TILES_PLAYED
@@ -89,6 +89,19 @@ class MctsBot(Bot):
         "widening": 1.0,
         "playout": "greedy",
     }
+    option_ranges: ClassVar[dict[str, OptionRange]] = {
+        "iterations": OptionRange(min=0),
+        "seconds": OptionRange(min=0),
+        "exploration": OptionRange(min=0),
+        "candidates": OptionRange(min=0),
+        "widening": OptionRange(min=0),
+        "playout": OptionRange(choices=("greedy", "random")),
+    }
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> None:
+        if options["iterations"] == 0 and options["seconds"] == 0:
+            raise ValueError("set an iteration budget (iterations), a time budget (seconds), or both")
 
     def __init__(self, seat, settings, options, rng: Random) -> None:
         super().__init__(seat, settings, options, rng)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from arena_bots.greedy import GreedyBot, move_costs
+from arena_bots.lookahead import LookaheadBot
+from arena_bots.mcts import MctsBot, reward, rollout_greedy, rollout_random
 
 from arena.bots import load_bot, parse_bot_spec
 from arena.referee import play_game
 from arena.rules import PASS, GameSettings, GameState, Move, cell_index, deal, derived_random, tile_index
 from arena.rules.view import SeatView
-from bots.greedy import GreedyBot, move_costs
-from bots.lookahead import LookaheadBot
-from bots.mcts import MctsBot, reward, rollout_greedy, rollout_random
 
 # Small budgets keep the search bot fast enough for the suite.
 SEARCH = "mcts:iterations=6"

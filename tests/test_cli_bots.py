@@ -24,7 +24,7 @@ def test_lists_installed_bots():
     assert result.exit_code == 0, result.output
     assert "  random  " in result.output or "  random" in result.output
     assert "Plays a legal move chosen uniformly at random." in result.output
-    assert "from bots.random_bot:RandomBot (uptown-arena " in result.output
+    assert "from arena_bots.random_bot:RandomBot (uptown-arena " in result.output
 
 
 def test_lists_bots_with_options_and_broken_plugins_with_reasons(monkeypatch):

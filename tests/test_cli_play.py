@@ -164,7 +164,7 @@ def test_play_in_process():
         (["random", "mcts:400"], "'400' is not a class name"),
         (["random", "missing/bot.py:Bot"], "bot 'missing/bot.py:Bot': file missing/bot.py not found"),
         (["random", "no_such_module:Bot"], "bot 'no_such_module:Bot': no module named 'no_such_module'"),
-        (["random", "bots.random_bot:Nothing"], "bots.random_bot has no class 'Nothing'"),
+        (["random", "arena_bots.random_bot:Nothing"], "arena_bots.random_bot has no class 'Nothing'"),
         (["random", f"{BAD}:NotABot"], "NotABot is not a Bot subclass"),
         (["random", "arena.rules:Move"], "Move is not a Bot subclass"),
         (["random", "random", "--seed", "x"], "'x' is not a valid integer"),

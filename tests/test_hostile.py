@@ -519,9 +519,10 @@ def test_fork_bomb_within_the_process_limit(tmp_path):
 
 
 def watch_for(marker: str, seen: list[int]):
-    """An on_move that notes the moves after which a process with ``marker`` in its command line lives."""
+    """An on_move that notes the moves after which a process with ``marker`` in its command line lives
+    (a bot's own jail, whose command line holds the options given to the bot, does not count)."""
     def on_move(state, move):
-        if processes_with(marker.encode()):
+        if [found for found in processes_with(marker.encode()) if "arena/jail.py" not in found[1]]:
             seen.append(len(state.history))
     return on_move
 

@@ -56,7 +56,11 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {info.name:<{width}}  {info.description or '(no description)'}")
             pad = " " * (width + 4)
             click.echo(f"{pad}from {info.source}")
-            options = ", ".join(f"{key}={format_option(value)}" for key, value in info.options.items())
+            ranges = info.cls.option_ranges
+            options = ", ".join(
+                f"{key}={format_option(value)}" + (f" ({ranges[key]})" if key in ranges else "")
+                for key, value in info.options.items()
+            )
             click.echo(f"{pad}options: {options or 'none'}")
     else:
         click.echo(f"No bots found in the entry-point group {GROUP}.")
@@ -69,5 +73,6 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {failure.name:<{width}}  {failure.source}")
             click.echo(f"{' ' * (width + 4)}{failure.reason}")
     click.echo("")
-    click.echo("Play one with its options as NAME:key=value,...; any Bot subclass can also be")
-    click.echo("given as package.module:Name or path/to/file.py:Name.")
+    click.echo("Play one with its options as NAME:key=value,...; DIST:NAME picks the bot NAME of the")
+    click.echo("distribution DIST; any Bot subclass can also be given as package.module:Name or")
+    click.echo("path/to/file.py:Name.")

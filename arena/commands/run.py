@@ -22,6 +22,9 @@ if TYPE_CHECKING:
               help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
+@click.option("--allow-changed-bots", is_flag=True,
+              help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
+                   "that played the stored games.")
 @click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
 @click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
               help="How worker processes are started (default: the platform's).")
@@ -31,8 +34,8 @@ if TYPE_CHECKING:
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
-    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, compress: bool,
-    start_method: str | None, isolation: str | None, quiet: bool,
+    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
+    compress: bool, start_method: str | None, isolation: str | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
 
@@ -81,6 +84,7 @@ def command(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
             notify=notify,
+            allow_changed_bots=allow_changed_bots,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
@@ -94,6 +98,8 @@ def command(
 
     from ..tournament.results import format_tables
 
+    for line in summary.changed:
+        click.echo(line, err=True)
     if not quiet:
         rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
         already = f", {summary.already} were stored already" if summary.already else ""

@@ -118,7 +118,10 @@ class Entrant:
         if ref.startswith(EXEC_PREFIX):
             return replace(exec_program(ref, limits=walls), cwd=self.folder())
         if self.memory_mb is not None or (loaded != ref and isolation != "none"):
-            return python_program(loaded, walls)
+            from ..bots import resolve_ref, split_bot_spec
+            from ..prepared import with_given
+
+            return with_given(python_program(resolve_ref(loaded), walls), split_bot_spec(self.spec)[1])
         return None
 
     def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
@@ -390,6 +393,9 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         for entrant, bot in zip(config.entrants, prepared, strict=True):
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]
+        from .identity import remember
+
+        remember(config, prepared)  # the run need not start them again to learn their options
     finally:
         referee.close()
     return walls

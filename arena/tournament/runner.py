@@ -81,6 +81,8 @@ class RunSummary:
     log: Path = field(default_factory=Path)
     #: The tables written into the folder (:class:`~.results.Tables`), None until they are.
     tables: Any = None
+    #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
+    changed: list[str] = field(default_factory=list)
 
 
 # -- logging -------------------------------------------------------------------
@@ -136,6 +138,7 @@ def run_tournament(
     progress: bool = False,
     hide: tuple[str, ...] = (),
     notify: Callable[[str], None] | None = None,
+    allow_changed_bots: bool = False,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -144,7 +147,8 @@ def run_tournament(
 
     Bot programs never see ``out`` (the results being written) nor the paths in ``hide``
     (the tournament file, whose master seed says every deal); their standard error goes
-    to ``out/bots/ENTRANT.log``.
+    to ``out/bots/ENTRANT.log``.  With ``allow_changed_bots`` a resume goes on when an entrant's
+    bot is not the one that played the stored games (see :mod:`.identity`), and the log says so.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -157,6 +161,7 @@ def run_tournament(
     try:
         recovered, records_path, compressed = prepare_folder(
             config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+            allow_changed_bots=allow_changed_bots,
         )
         lock.claim()
         for line in recovered.summary():
@@ -191,6 +196,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             log.warning("resume: dropped %s", line)
         faults = FaultSummary()
         faults.update(recovered.faults)
+        for line in recovered.changed:
+            log.warning("%s", line)
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
@@ -200,7 +207,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
                  len(faults))
     finally:
         logs.close()
-    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, faults, logs.path)
+    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, faults, logs.path,
+                      changed=recovered.changed)
 
 
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:

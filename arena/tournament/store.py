@@ -35,6 +35,7 @@ from pathlib import Path
 
 from .config import ConfigError, TournamentConfig, parse_config
 from .faults import FaultSummary
+from .identity import IDENTITY_FILE, settle
 from .rows import COLUMNS, header_text
 from .schedule import Game, schedule
 from .verify import REASONS, GameCheckError, digest_of, expected_rows, first_difference, rows_digest
@@ -54,7 +55,7 @@ RECORDS_GZ_FILE = "records.jsonl.gz"
 LOG_FILE = "arena.log"
 TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv")
 #: Every file a run writes; ``overwrite`` removes these and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES)
+OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES)
 _BLOCK = 1 << 20
 
 
@@ -85,6 +86,8 @@ class Recovered:
         if self.cut_bytes:
             lines.append(f"resume: cut {self.cut_bytes} byte(s) of half-written last lines")
         return lines
+    #: A line for each entrant whose bot changed since the stored games (``--allow-changed-bots``).
+    changed: list[str] = field(default_factory=list)
 
 
 class _Lines:
@@ -473,12 +476,14 @@ class FolderLock:
 
 def prepare_folder(
     config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
+    allow_changed_bots: bool = False,
 ) -> tuple[Recovered, Path, bool]:
     """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
 
     Refuses (:class:`RunError`) rather than lose data: a folder holding another
     tournament (its ``tournament.toml`` describes other games; comments and
-    layout do not count), or this one's games without ``resume`` or ``overwrite``.
+    layout do not count), or this one's games without ``resume`` or ``overwrite``, or games
+    played by other bots than the entrants of now without ``allow_changed_bots`` (:mod:`.identity`).
     """
     if resume and overwrite:
         raise RunError("--resume and --overwrite exclude each other: continue the run, or start it again")
@@ -524,9 +529,13 @@ def prepare_folder(
     if not os.access(out, os.W_OK):
         raise RunError(f"{out}: cannot write there: permission denied")
 
+    changed = settle(out, config, has_games=bool(_stored_rows(out)) or _records_hold_data(out),
+                     allow_changed=allow_changed_bots)
     records_path, compressed = records_file(out, compress)
     if (out / GAMES_FILE).exists() or records_path.exists():
-        return recover(out, config), records_path, compressed
+        recovered = recover(out, config)
+        recovered.changed = changed
+        return recovered, records_path, compressed
     _rewrite_text(out / GAMES_FILE, header_text(), ())
     _rewrite_records(records_path, compressed, ())
     return Recovered(set(), 0, 0), records_path, compressed

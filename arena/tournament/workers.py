@@ -96,7 +96,12 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
 
 def _prepare(referee: Any) -> list[Any]:
     """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
-    return referee.prepare_all([e.referee_args(referee.isolation) for e in _WORKER["entrants"]])
+    from ..prepared import with_identity
+    from .identity import bot_identity
+
+    entrants = _WORKER["entrants"]
+    bots = referee.prepare_all([e.referee_args(referee.isolation) for e in entrants])
+    return [with_identity(bot, bot_identity(e)) for bot, e in zip(bots, entrants, strict=True)]
 
 
 def init_worker(settings: dict[str, Any], log_path: str | None = None, level: int = logging.INFO) -> None:
