@@ -49,7 +49,7 @@ class InProcessSeat:
         return elapsed, fault
 
     def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        view = SeatView.of(state, self.seat, moves)._replace(settings=self.settings)
+        view = SeatView.of(state, self.seat, moves, settings=self.settings)
         return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
