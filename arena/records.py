@@ -207,7 +207,7 @@ _CAPTURE_KEYS = {name: _encode_line(name) + ":" for name in COLORS}
 # Small caches of texts that recur from game to game: a tournament plays each deal
 # once per seat rotation, and the same names at the same seats table after table.
 _CACHED = 64
-_deal_texts: dict[tuple[tuple[int, ...], ...], str] = {}
+_deal_texts: dict[tuple[Any, ...], str] = {}
 _player_texts: dict[tuple[Any, ...], str] = {}
 
 
@@ -468,7 +468,8 @@ def _cell(value: Any, where: str) -> int:
 class Step(NamedTuple):
     """One turn of a replayed game: the state right after ``move``."""
 
-    index: int
+    #: The move's 0-based number in the record, as messages count them (``move 0``, ``move 1`` ...).
+    number: int
     seat: int
     move: Move
     #: The color of the captured tile, -1 for none.
@@ -502,7 +503,7 @@ class Replay:
         return self.state.winners()
 
     @property
-    def faults(self) -> list[dict[str, Any]]:
+    def faults(self) -> list[Mapping[str, Any]]:
         """The well-formed entries of the record's ``faults`` key (seat, move, kind, message), if any."""
         faults = self.record.get("faults")
         if not isinstance(faults, list):

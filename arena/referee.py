@@ -441,6 +441,7 @@ class Referee:
                     assert writer is not None
                     seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:
+                    assert player.cls is not None  # prepared in process: it has its class
                     # A copy of its own: a bot that changes its settings changes nothing outside.
                     seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
                                                self._stderr_of(player)))
@@ -456,6 +457,7 @@ class Referee:
             push = state.push
             timeout = ("timeout", guard.timeout_message)
             captures_seen = tuple(map(tuple, captures))
+            move: Move | None
 
             while not state.over:
                 seat = state.to_move

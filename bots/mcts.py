@@ -133,8 +133,8 @@ class MctsBot(Bot):
             done += 1
             state = view.sample(rng)
             # The root: every allowed move is legal in every determinization.
-            for child in root_moves:
-                child.avail += 1
+            for first in root_moves:
+                first.avail += 1
             node = _ucb(root_moves, c)
             state.push(node.move)
             path = [node]
@@ -180,7 +180,7 @@ class MctsBot(Bot):
 
 def _ucb(children: list[Node], c: float) -> Node:
     """The child with the highest UCB1 score; unvisited children first."""
-    best = None
+    best = children[0]
     best_score = -math.inf
     for child in children:
         if not child.visits:

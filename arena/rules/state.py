@@ -335,8 +335,9 @@ class GameState:
 
     Boards are one 81-bit int per color (index = color, 0 for colors not in
     play); ``occupied`` is their union.  :meth:`push` does not check the
-    move: check it against :meth:`legal_moves` first (the referee and the
-    record reader do).  The lists may be edited by hand to set up a position
+    move: check it first, against :meth:`legal_moves` (the referee does) or
+    with :meth:`check`, which names the rule a move breaks (the record reader
+    does, and the referee's faults say it).  The lists may be edited by hand to set up a position
     (tests do); keep ``occupied`` equal to the union of ``boards``,
     ``played[c]`` equal to ``drawn[c] - len(racks[c])`` and to ``len(played_tiles[c])``.
     """
@@ -616,7 +617,7 @@ class GameState:
         return moves
 
     def push(self, move: Move) -> int:
-        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check.
+        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check (see :meth:`check`).
 
         Returns the color it captured, -1 for none (as in :attr:`history`).
         """
