@@ -37,7 +37,9 @@ What the referee guarantees either way:
   (``derived_random("uptown-fallback/1", seed, seat)``).  The bot is not asked
   again, nor told the result.  The record stays a valid game.
 * **Moves are checked** against the referee's own legal moves, comparing
-  exact ints only, so no code of a bot runs in the check.
+  exact ints only, so no code of a bot runs in the check
+  (:func:`~arena.rules.state.legal_in`).  An illegal move's fault says the
+  rule it breaks, as :meth:`~arena.rules.GameState.check` names it.
 * **Determinism.** Same seed, same bots and options: the same record, byte
   for byte, with either isolation, as long as no bot runs into the time
   limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
@@ -138,6 +140,8 @@ def _wrong_move(value: Any, state: GameState) -> Fault:
         state.check(value)
     except IllegalMove as exc:
         return "illegal", f"returned {shown}, not a legal move: {exc}"
+    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
+    # the bot is faulted all the same rather than the game stopped.
     return "illegal", f"returned {shown}, not a legal move"
 
 

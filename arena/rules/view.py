@@ -156,10 +156,11 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
               captures: tuple[tuple[int, ...], ...]) -> SeatView:
     """The one place a :class:`SeatView` is put together: ``legal`` and ``captures`` are taken as given.
 
-    For the referee's loop, which builds a view every turn: it hands over the
-    legal moves it keeps its own record of (their options tuple), and the copy
-    of ``state.captures`` it made at the last capture.  Everything else is
-    copied from ``state`` here; ``settings`` is the seat's own copy of the
+    For the referee's loop, which builds a view every turn: ``legal`` goes into
+    the view as it is (the referee checks the answer against the options tuple
+    it read before, whatever a bot does to its MoveSet), and ``captures`` is
+    the copy of ``state.captures`` made at the last capture.  Everything else
+    is copied from ``state`` here; ``settings`` is the seat's own copy of the
     settings.  :meth:`SeatView.of` is the general way in.
     """
     racks = state.racks
