@@ -11,7 +11,7 @@ clock and the sandbox contain them.
 
 from __future__ import annotations
 
-import _signal
+import _signal  # type: ignore[import-not-found]  # what the signal module wraps; typeshed has no stub
 import ctypes
 import math
 import sys
@@ -209,7 +209,12 @@ class ThreadGuard(Guard):
             poll = min(max(self.limit / 20, 0.002), 0.05)
             watchdog = threading.Thread(target=self._watch, args=(poll,), name="arena-referee-watchdog", daemon=True)
             watchdog.start()
-            self._saved.append((lambda: (self._stop.set(), watchdog.join()),))
+
+            def stop_watchdog() -> None:
+                self._stop.set()
+                watchdog.join()
+
+            self._saved.append((stop_watchdog,))
         return self
 
     def _watch(self, poll: float) -> None:

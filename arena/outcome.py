@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import records
 from .prepared import bot_entry
-from .rules import GameState, SeatResult
+from .rules import GameState, SeatResult, winners
 
 if TYPE_CHECKING:
     from .prepared import PreparedBot
@@ -77,13 +77,10 @@ class GameOutcome:
         """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
         if self._record is not None:
             return records.dumps_line(self._record)
-        # The extra keys as JSON text: each bot's entry was written once, when it was prepared.
-        members = "".join((
-            '"bots":[', ",".join([f'{{"seat":{seat},{bot.entry_tail}' for seat, bot in enumerate(self._bots)]),
-            '],"time_limit":', "null" if self._time_limit is None else repr(self._time_limit),
-            ',"faults":', records.dumps_line(self.faults) if self.faults else "[]",
-            "," + records.dumps_line(self._extra)[1:-1] if self._extra else "",
-        ))
+        # Each bot's entry was written once, when it was prepared.
+        members = records.referee_members(
+            [bot.entry_tail for bot in self._bots], self._time_limit, self.faults, self._extra,
+        )
         return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
 
     @property
@@ -99,6 +96,5 @@ class GameOutcome:
 
     @property
     def winners(self) -> list[int]:
-        """The seats of rank 1 under the game's scoring."""
-        key = "uptown_rank" if self.state.settings.scoring == "uptown" else "blockers_rank"
-        return [row.seat for row in self.result if getattr(row, key) == 1]
+        """The seats of rank 1 under the game's scoring (C3)."""
+        return winners(self.result, self.state.settings.scoring)

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .rules import CELL_NAMES, COLORS, TILE_NAMES, GameSettings, GameState, Move, SeatResult
+from .rules import CELL_NAMES, COLORS, PASS, TILE_NAMES, GameSettings, GameState, IllegalMove, Move, SeatResult
 from .rules.state import PENALTIES, SCORINGS
-from .rules.tiles import FITS, N_TILES
+from .rules.tiles import N_TILES
 
 FORMAT = "uptown-game/1"
 
@@ -207,7 +207,7 @@ _CAPTURE_KEYS = {name: _encode_line(name) + ":" for name in COLORS}
 # Small caches of texts that recur from game to game: a tournament plays each deal
 # once per seat rotation, and the same names at the same seats table after table.
 _CACHED = 64
-_deal_texts: dict[tuple[tuple[int, ...], ...], str] = {}
+_deal_texts: dict[tuple[Any, ...], str] = {}
 _player_texts: dict[tuple[Any, ...], str] = {}
 
 
@@ -314,6 +314,26 @@ def record_line(
         parts.append(members)
     parts.append("}")
     return "".join(parts)
+
+
+def referee_members(
+    bot_tails: Sequence[str],
+    time_limit: float | None,
+    faults: Sequence[Mapping[str, Any]],
+    extra: Mapping[str, Any],
+) -> str:
+    """The referee's keys as :func:`record_line`'s ``members`` text: ``bots``, ``time_limit``, ``faults``,
+    then ``extra``'s, exactly as :func:`dumps_line` writes them.
+
+    ``bot_tails[s]`` is the JSON text of seat ``s``'s ``bots`` entry after its ``"seat"`` member
+    (made once per bot, when it is prepared); ``time_limit`` None is written as null.
+    """
+    return "".join((
+        '"bots":[', ",".join([f'{{"seat":{seat},{tail}' for seat, tail in enumerate(bot_tails)]),
+        '],"time_limit":', "null" if time_limit is None else _encode_line(time_limit),
+        ',"faults":', _encode_line(faults) if faults else "[]",
+        "," + _encode_line(dict(extra))[1:-1] if extra else "",
+    ))
 
 
 def write(path: str | os.PathLike[str], record: Mapping[str, Any]) -> None:
@@ -469,7 +489,8 @@ def _cell(value: Any, where: str) -> int:
 class Step(NamedTuple):
     """One turn of a replayed game: the state right after ``move``."""
 
-    index: int
+    #: The move's 0-based number in the record, as messages count them (``move 0``, ``move 1`` ...).
+    number: int
     seat: int
     move: Move
     #: The color of the captured tile, -1 for none.
@@ -503,7 +524,7 @@ class Replay:
         return self.state.winners()
 
     @property
-    def faults(self) -> list[dict[str, Any]]:
+    def faults(self) -> list[Mapping[str, Any]]:
         """The well-formed entries of the record's ``faults`` key (seat, move, kind, message), if any."""
         faults = self.record.get("faults")
         if not isinstance(faults, list):
@@ -600,13 +621,16 @@ def _deals(record: Mapping[str, Any], settings: GameSettings) -> dict[int, tuple
 
 
 def _play(state: GameState, index: int, entry: Any) -> None:
-    """Check the ``index``-th entry of ``moves`` against ``state`` and play it."""
+    """Check the ``index``-th entry of ``moves`` against ``state`` and play it.
+
+    What the entry says is read here; whether the move is legal is the engine's
+    to say (:meth:`GameState.check`, which names the rule broken).
+    """
     where = f"move {index}: "
     if not isinstance(entry, Mapping):
         raise RecordError(f"{where}{_kind(entry)}, not an object")
     if state.over:
-        rule = "E3" if state.history and state.history[-1][0].is_pass else "E2"
-        raise RecordError(f"{where}the game is over after move {index - 1}, yet more moves follow ({rule})")
+        raise RecordError(f"{where}the game is over after move {index - 1}, yet more moves follow ({state.ended_by})")
     seat = _need(entry, "seat", where)
     if not _is_int(seat):
         raise RecordError(f"{where}seat must be an integer, not {_show(seat)}")
@@ -621,47 +645,26 @@ def _play(state: GameState, index: int, entry: Any) -> None:
     if passing:
         if any(entry.get(key) is not None for key in ("color", "tile", "cell")):
             raise RecordError(f"{where}a pass names no color, tile or cell")
-        legal = state.legal_moves()
-        if legal:
-            raise RecordError(
-                f"{where}seat {seat} passes but has {len(legal)} legal move(s), e.g. {legal[0]} (M4)"
-            )
-        state.push_pass()
-        return
-    colors = state.settings.seat_colors[seat]
-    color = _color(_need(entry, "color", where), where)
-    if color not in colors:
-        raise RecordError(f"{where}{COLORS[color]} is not a color of seat {seat} (T2)")
-    name = COLORS[color]
-    if state.is_finished(color):
-        raise RecordError(f"{where}{name} is finished (E1)")
-    tile = _tile(_need(entry, "tile", where), where)
-    if tile not in state.racks[color]:
-        raise RecordError(f"{where}{name} has no {TILE_NAMES[tile]} on its rack")
-    cell = _cell(_need(entry, "cell", where), where)
-    cell_name = CELL_NAMES[cell]
-    if not FITS[tile] >> cell & 1:
-        raise RecordError(f"{where}{TILE_NAMES[tile]} does not fit {cell_name} (M1)")
-    occupant = state.color_at(cell)
-    if occupant == color:
-        raise RecordError(f"{where}{cell_name} holds {name}'s own tile (M2)")
-    if occupant in colors:
-        raise RecordError(f"{where}{cell_name} holds {COLORS[occupant]}, the other color of seat {seat} (M2)")
-    capture = entry.get("capture")
-    if capture is not None:
-        captured = _color(capture, f'{where}"capture": ')
-        if occupant < 0:
-            raise RecordError(f'{where}"capture" says {capture} but {cell_name} is empty')
-        if captured != occupant:
-            raise RecordError(f'{where}"capture" says {capture} but {cell_name} holds {COLORS[occupant]}')
-    elif occupant >= 0:
-        raise RecordError(f'{where}{cell_name} holds {COLORS[occupant]} but "capture" does not say so')
-    if occupant >= 0 and not state.can_capture(cell):
-        raise RecordError(f"{where}capturing {cell_name} would split {COLORS[occupant]}'s group (M3)")
-    move = Move(color, tile, cell)
-    if move not in state.legal_moves():
-        # Every rule above passed, so this only guards against a gap between them and the engine.
-        raise RecordError(f"{where}{move} is not a legal move")
+        move = PASS
+    else:
+        color = _color(_need(entry, "color", where), where)
+        tile = _tile(_need(entry, "tile", where), where)
+        move = Move(color, tile, _cell(_need(entry, "cell", where), where))
+    try:
+        occupant = state.check(move)
+    except IllegalMove as exc:
+        raise RecordError(f"{where}{exc}") from None
+    if not passing:
+        cell_name = CELL_NAMES[move.cell]
+        capture = entry.get("capture")
+        if capture is not None:
+            captured = _color(capture, f'{where}"capture": ')
+            if occupant < 0:
+                raise RecordError(f'{where}"capture" says {capture} but {cell_name} is empty')
+            if captured != occupant:
+                raise RecordError(f'{where}"capture" says {capture} but {cell_name} holds {COLORS[occupant]}')
+        elif occupant >= 0:
+            raise RecordError(f'{where}{cell_name} holds {COLORS[occupant]} but "capture" does not say so')
     state.push(move)
 
 

@@ -37,7 +37,9 @@ What the referee guarantees either way:
   (``derived_random("uptown-fallback/1", seed, seat)``).  The bot is not asked
   again, nor told the result.  The record stays a valid game.
 * **Moves are checked** against the referee's own legal moves, comparing
-  exact ints only, so no code of a bot runs in the check.
+  exact ints only, so no code of a bot runs in the check
+  (:func:`~arena.rules.state.legal_in`).  An illegal move's fault says the
+  rule it breaks, as :meth:`~arena.rules.GameState.check` names it.
 * **Determinism.** Same seed, same bots and options: the same record, byte
   for byte, with either isolation, as long as no bot runs into the time
   limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
@@ -73,9 +75,11 @@ from .limits import DEFAULT_TIME_LIMIT
 from .outcome import GameOutcome
 from .prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from .protocol import TurnWriter
-from .rules import PASS, GameSettings, GameState, Move, MoveSet, deal, derived_random
-from .rules.tiles import FITS
-from .rules.view import SeatView
+from .rules import COLORS, PASS, GameSettings, GameState, IllegalMove, Move, MoveSet, deal, derived_random
+from .rules.geometry import N_CELLS
+from .rules.state import legal_in
+from .rules.tiles import N_TILES
+from .rules.view import turn_view
 from .seats import InProcessSeat, ProgramSeat
 
 log = logging.getLogger("arena.referee")
@@ -84,11 +88,6 @@ log = logging.getLogger("arena.referee")
 BOT_STREAM = protocol.SEED_STREAM
 #: The stream of the random fallback that plays for a faulted seat.
 FALLBACK_STREAM = "uptown-fallback/1"
-#: What a fault can be: the bot raised an exception; called ``sys.exit``; raised
-#: ``KeyboardInterrupt`` itself; returned something that is not a Move; returned
-#: a Move that is not legal now (a pass while moves exist included); ran past
-#: the time limit; its process ended; or (a bot program) broke the protocol.
-FAULT_KINDS = ("exception", "exit", "interrupt", "invalid", "illegal", "timeout", "crash", "protocol")
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
@@ -97,16 +96,15 @@ RECORD_KEYS = ("bots", "time_limit", "faults")
 
 
 def _show_move(move: Move) -> str:
+    """A bot's move as text: ``red:ring@B2`` or ``pass`` when it is one, else its fields as they are."""
     color, tile, cell = move
     if type(color) is int and type(tile) is int and type(cell) is int:
-        try:
+        if color < 0:
+            return "pass"
+        if color < len(COLORS) and 0 <= tile < N_TILES and 0 <= cell < N_CELLS:
             return str(move)
-        except IndexError:
-            pass
     return f"Move({show_value(color)}, {show_value(tile)}, {show_value(cell)})"
 
-
-_tuple_new = tuple.__new__
 
 # A tournament plays each deal once per seat rotation, one after the other: a deal is
 # made once per seed.  The cache holds only tuples, so no game can change another's deal.
@@ -131,25 +129,19 @@ def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     return GameSettings.for_players(players, scoring, penalty)
 
 
-def _legal_or_none(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Move | None:
-    """``value`` when it is one of the ``legal`` moves, else None; no code of the bot runs here."""
-    if type(value) is not Move:
-        return None
-    color, tile, cell = value
-    if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < 81:
-        for c, t, cells in legal:
-            if t == tile and c == color:
-                return value if cells >> cell & 1 else None
-    return None
-
-
-def _wrong_move(value: Any, legal: tuple[tuple[int, int, int], ...]) -> Fault:
-    """The fault of a bot that answered ``value``, which is not one of the ``legal`` moves."""
+def _wrong_move(value: Any, state: GameState) -> Fault:
+    """The fault of a bot that answered ``value``, which is not one of the legal moves of ``state``:
+    the rule it breaks, from :meth:`GameState.check` (no code of the bot runs there)."""
     if type(value) is not Move:
         return "invalid", f"returned {show_value(value)}, not a Move"
-    if type(value.color) is int and value.color < 0:
-        return "illegal", f"passed while {len(MoveSet(legal))} moves were legal"
-    return "illegal", f"returned {_show_move(value)}, not a legal move"
+    shown = _show_move(value)
+    try:
+        state.check(value)
+    except IllegalMove as exc:
+        return "illegal", f"returned {shown}, not a legal move: {exc}"
+    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
+    # the bot is faulted all the same rather than the game stopped.
+    return "illegal", f"returned {shown}, not a legal move"
 
 
 def _current_cpu() -> int | None:
@@ -454,6 +446,7 @@ class Referee:
                     assert writer is not None
                     seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:
+                    assert player.cls is not None  # prepared in process: it has its class
                     # A copy of its own: a bot that changes its settings changes nothing outside.
                     seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
                                                self._stderr_of(player)))
@@ -461,23 +454,15 @@ class Referee:
             errs = [getattr(s, "err", None) for s in seats]
             Tripwire.tripped = ""
 
-            # The parts of the views.  The state's lists change in place and are copied into
-            # tuples for every view; the captures change only with a capture, so their copy
-            # is made again only then (and after every move when on_move may change the state).
+            # The captures change only with a capture, so the views' copy of them is made again
+            # only then (and after every move when on_move may change the state).
             history = state.history
-            boards = state.boards
-            racks = state.racks
-            drawn = state.drawn
-            played_tiles = state.played_tiles
             captures = state.captures
-            seat_colors = settings.seat_colors
-            # With one color a seat (3-5 players) a move is checked against that color's rack
-            # and the cells open to the seat; with two, against the legal moves one by one.
-            rack_color = [colors[0] for colors in seat_colors] if len(seat_colors[0]) == 1 else None
             legal_moves = state.legal_moves
             push = state.push
             timeout = ("timeout", guard.timeout_message)
             captures_seen = tuple(map(tuple, captures))
+            move: Move | None
 
             while not state.over:
                 seat = state.to_move
@@ -488,17 +473,7 @@ class Referee:
                     move = PASS  # M6, without asking the bot
                 elif choose is not None:
                     # The seat's view, and Guard.call written out.
-                    if rack_color is not None:
-                        mine = rack_color[seat]
-                        own = {mine: tuple(racks[mine])}
-                        # Read before the bot could change it; legal_moves always sets it.
-                        open_cells: int = moves.open_cells  # type: ignore[assignment]
-                    else:
-                        own = {c: tuple(racks[c]) for c in seat_colors[seat]}
-                    view = _tuple_new(SeatView, (
-                        seat_settings[seat], seat, seat, False, tuple(boards), own, tuple(drawn), tuple(played_tiles),
-                        captures_seen, tuple(history), state.passes, moves,
-                    ))
+                    view = turn_view(state, seat, moves, seat_settings[seat], captures_seen)
                     if sys.stdout is not SINK:
                         sys.stdout = SINK
                     err = errs[seat]
@@ -523,24 +498,10 @@ class Referee:
                     if err is not None:
                         sys.stderr = stderr
                     seconds[seat] += elapsed
-                    # Is it legal?  Only exact ints are compared, so no code of the bot runs
-                    # here, and the immutable move can be played as it is.
-                    move = None
-                    if problem is None and type(value) is Move:
-                        color, tile, cell = value
-                        if type(cell) is int and type(tile) is int and type(color) is int and cell >= 0:
-                            if rack_color is not None:
-                                # A tile of the seat's rack, onto a cell open to the seat that it fits.
-                                if color == mine and tile in racks[mine] and (FITS[tile] & open_cells) >> cell & 1:
-                                    move = value
-                            else:
-                                for c, t, cells in legal:
-                                    if t == tile and c == color:
-                                        if cells >> cell & 1:
-                                            move = value
-                                        break
+                    # Checked against the referee's own options, not the MoveSet the bot was given.
+                    move = legal_in(legal, value) if problem is None else None
                     if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, legal)))
+                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
                         move = MoveSet(legal).choice(fallback[seat])
                 elif not started[seat]:
                     make(seat, len(history))
@@ -551,9 +512,9 @@ class Referee:
                     # A bot in a process of its own, or a guard in another thread.
                     value, elapsed, problem = asks[seat](state, moves)
                     seconds[seat] += elapsed
-                    move = _legal_or_none(value, legal) if problem is None else None
+                    move = legal_in(legal, value) if problem is None else None
                     if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, legal)))
+                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
                         move = MoveSet(legal).choice(fallback[seat])
                 if push(move) >= 0 or on_move is not None:
                     captures_seen = tuple(map(tuple, captures))

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from .rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameSettings, Move, SeatResult
+from .rules import winners as rules_winners
 from .rules.geometry import region_of
 
 #: The letter that stands for each color on the plain-text board.
@@ -132,9 +133,8 @@ def _row_dict(row: SeatResult | Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def winners(result_rows: Sequence[SeatResult | Mapping[str, Any]], scoring: str) -> list[int]:
-    """The seats of rank 1 under ``scoring`` (C3)."""
-    key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
-    return [int(row["seat"]) for row in map(_row_dict, result_rows) if row[key] == 1]
+    """The seats of rank 1 under ``scoring`` (C3, :func:`arena.rules.winners`)."""
+    return rules_winners(result_rows, scoring)
 
 
 def render_result(

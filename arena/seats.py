@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import protocol
 from .botprocess import BotProcess, BotProcessError, Ended, Late
@@ -49,12 +49,12 @@ class InProcessSeat:
         return elapsed, fault
 
     def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        view = SeatView.of(state, self.seat, moves)._replace(settings=self.settings)
+        view = SeatView.of(state, self.seat, moves, settings=self.settings)
         return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
         """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
-        return type(self.bot).game_over is not Bot.game_over
+        return self.bot is not None and type(self.bot).game_over is not Bot.game_over
 
     def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
         _, elapsed, fault = self.guard.call(self.bot.game_over, result, self.err)  # type: ignore[union-attr]
@@ -120,8 +120,8 @@ class ProgramSeat:
         except ProtocolError as exc:
             return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
         elapsed = perf_counter() - start
-        if type(answer) is tuple:
-            return None, elapsed, answer  # an error message: (kind, message)
+        if type(answer) is tuple:  # not a Move (a tuple too): an error message, (kind, message)
+            return None, elapsed, cast(Fault, answer)
         return answer, elapsed, None
 
     def listens(self) -> bool:

@@ -6,13 +6,10 @@ Everything here works on bitboards (one 81-bit int per color, see
 
 from __future__ import annotations
 
-from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, flood
+from arena.rules.geometry import flood, spread
 from arena.rules.view import SeatView
 
-
-def spread(board: int) -> int:
-    """``board`` and every cell touching it side to side."""
-    return board | (board << 1) & NOT_COLUMN_1 | (board >> 1) & NOT_COLUMN_9 | (board << 9) & FULL | board >> 9
+__all__ = ["bridges", "components", "penalty_raisers", "spread"]
 
 
 def components(board: int) -> list[int]:

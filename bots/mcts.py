@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from arena.bots import Bot, OptionRange
 from arena.rules import PASS, GameState, Move
-from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9, count_groups
+from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9
 from arena.rules.state import TILES_PLAYED
 from arena.rules.tiles import FITS, WILD
 from arena.rules.view import SeatView
@@ -146,8 +146,8 @@ class MctsBot(Bot):
             done += 1
             state = view.sample(rng)
             # The root: every allowed move is legal in every determinization.
-            for child in root_moves:
-                child.avail += 1
+            for first in root_moves:
+                first.avail += 1
             node = _ucb(root_moves, c)
             state.push(node.move)
             path = [node]
@@ -193,7 +193,7 @@ class MctsBot(Bot):
 
 def _ucb(children: list[Node], c: float) -> Node:
     """The child with the highest UCB1 score; unvisited children first."""
-    best = None
+    best = children[0]
     best_score = -math.inf
     for child in children:
         if not child.visits:
@@ -207,23 +207,14 @@ def _ucb(children: list[Node], c: float) -> Node:
 
 def reward(state: GameState) -> list[float]:
     """Each seat's reward in [0, 1] for a finished game, by the game's scoring."""
-    settings = state.settings
-    boards = state.boards
+    n = state.settings.players
+    blockers = state.settings.scoring == "blockers"
     captures = state.captures
-    n = settings.players
-    blockers = settings.scoring == "blockers"
-    by_opponent = settings.penalty == "opponent"
-    keys = []
-    for seat, colors in enumerate(settings.seat_colors):
-        score = 0
-        for color in colors:
-            score += count_groups(boards[color])
-        if blockers:
-            if by_opponent:
-                score += max(sum(captures[seat][c] for c in cs) for s, cs in enumerate(settings.seat_colors) if s != seat)
-            else:
-                score += max(captures[seat])
-        keys.append((score, sum(captures[seat])))
+    # The C1 / C2 keys: groups (plus the Blockers! penalty, C4), then the tiles captured.
+    keys = [
+        (state.groups(seat) + state.penalty(seat) if blockers else state.groups(seat), sum(captures[seat]))
+        for seat in range(n)
+    ]
     out = []
     mean = sum(k[0] for k in keys) / n
     for seat in range(n):
@@ -295,6 +286,7 @@ def policy_move(state: GameState, rng: Random) -> Move:
         own |= boards[color]
     rivals = occupied & ~own
     near = []
+    can_capture = state.can_capture  # M3, from the state's memo
     for color, around, rack in open_colors:
         targets = around & rivals
         if targets:
@@ -309,7 +301,7 @@ def policy_move(state: GameState, rng: Random) -> Move:
             while cells:
                 low = cells & -cells
                 cell = low.bit_length() - 1
-                if _capturable(state, cell, boards):
+                if can_capture(cell):
                     return _new_move(Move, (color, tile, cell))
                 cells ^= low
     free = []
@@ -332,41 +324,6 @@ def rollout_greedy(state: GameState, rng: Random) -> None:
             state.push_pass()
         else:
             state.push(move)
-
-
-def _ring_sides(cell: int) -> tuple[tuple[int, int, int], ...]:
-    """For each side of ``cell`` going round: (that side, the side before it, the corner between them)."""
-    r, c = divmod(cell, 9)
-
-    def bit(rr: int, cc: int) -> int:
-        return 1 << (rr * 9 + cc) if 0 <= rr < 9 and 0 <= cc < 9 else 0
-
-    up, right, down, left = bit(r - 1, c), bit(r, c + 1), bit(r + 1, c), bit(r, c - 1)
-    return (
-        (up, left, bit(r - 1, c - 1)),
-        (right, up, bit(r - 1, c + 1)),
-        (down, right, bit(r + 1, c + 1)),
-        (left, down, bit(r + 1, c - 1)),
-    )
-
-
-_SIDES = tuple(_ring_sides(cell) for cell in range(81))
-
-
-def _capturable(state: GameState, cell: int, boards: list[int]) -> bool:
-    """M3 for the rival tile on ``cell``; the common cases are settled from its eight surrounding cells."""
-    for board in boards:
-        if board >> cell & 1:
-            # Going round the tile, count the side neighbours that start a new run of
-            # tiles; one run (or none) stays connected without the tile.
-            starts = 0
-            for side, before, corner in _SIDES[cell]:
-                if board & side and not (board & before and board & corner):
-                    starts += 1
-            if starts <= 1:
-                return True
-            return state.can_capture(cell)
-    return False
 
 
 def _pick(cells: int, rng: Random) -> int:

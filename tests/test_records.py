@@ -532,13 +532,13 @@ def _state_before(record: dict, index: int) -> GameState:
     return state
 
 
-def test_reject_a_tile_that_is_not_on_the_rack():
+def test_M1_reject_a_tile_that_is_not_on_the_rack():
     record = g4()
     state = _state_before(record, 9)
     color = COLORS.index(record["moves"][9]["color"])
     missing = next(t for t in range(28) if t not in state.racks[color])
     record["moves"][9]["tile"] = TILE_NAMES[missing]
-    rejects(record, rf"^move 9: {COLORS[color]} has no {TILE_NAMES[missing]} on its rack$")
+    rejects(record, rf"^move 9: {COLORS[color]} has no {TILE_NAMES[missing]} on its rack \(M1\)$")
 
 
 def test_M1_reject_a_tile_on_a_cell_it_does_not_fit():

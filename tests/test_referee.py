@@ -143,12 +143,13 @@ def test_an_error_in_game_over_is_ignored():
 
 FAULTS = [
     ("RaisingBot", "exception", "ValueError: the bot broke (at bad_bots.py:"),
-    ("IllegalBot", "illegal", ", not a legal move"),
-    ("OtherColorBot", "illegal", ", not a legal move"),
+    # An illegal move's fault names the rule it breaks (RULES.md), as the record reader does.
+    ("IllegalBot", "illegal", "returned red:sign@A1, not a legal move: sign does not fit A1 (M1)"),
+    ("OtherColorBot", "illegal", ", not a legal move: blue is not a color of seat 0 (T2)"),
     ("WrongTypeBot", "invalid", "returned '"),
     ("TupleBot", "invalid", "returned a tuple, not a Move"),
-    ("FloatMoveBot", "illegal", "returned Move(0.0, "),
-    ("PassingBot", "illegal", "passed while"),
+    ("FloatMoveBot", "illegal", "returned Move(0.0, 21.0, 27.0), not a legal move: the color is a float, not an int (T1)"),
+    ("PassingBot", "illegal", "returned pass, not a legal move: seat 0 passes but has 45 legal move(s), e.g. "),
     ("ExitBot", "exit", "called sys.exit(3)"),
     ("InterruptBot", "interrupt", "raised KeyboardInterrupt"),
     ("LoopingBot", "timeout", "no move within the time limit of 0.3 s"),
@@ -363,7 +364,7 @@ def test_no_time_limit():
 
 ISOLATED = [
     ("RaisingBot", "exception", "ValueError: the bot broke"),
-    ("IllegalBot", "illegal", "not a legal move"),
+    ("IllegalBot", "illegal", "not a legal move: "),
     ("WrongTypeBot", "invalid", "returned '"),
     ("StubbornBot", "timeout", "no move within the time limit of 0.3 s"),
     ("CBlockingBot", "timeout", "no move within the time limit of 0.3 s"),

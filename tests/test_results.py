@@ -9,13 +9,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import game_rows
 
 from arena.tournament.results import (
     COLUMNS,
     bootstrap_ci,
     build_tables,
     format_tables,
-    game_rows,
     head_to_head,
     header_text,
     load_games,

@@ -565,8 +565,10 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeyp
 
 
 def test_rows_from_the_result_are_the_rows_from_the_record():
+    from oracles import game_rows
+
     from arena.referee import play_game
-    from arena.tournament.rows import game_rows, game_rows_text, rows_text
+    from arena.tournament.rows import game_rows_text, rows_text
 
     fixtures = Path(__file__).parent / "fixtures" / "bad_bots.py"
     for players, seed in ((2, 3), (3, 4), (4, 5), (5, 6)):

@@ -57,17 +57,6 @@ def spread(board: int) -> int:
 #: The cells touching each cell side to side (B3).
 NEIGHBOURS = tuple(spread(1 << i) & ~(1 << i) for i in range(N_CELLS))
 
-#: The eight cells around each cell, corners included: where a group can close a loop.
-RING = tuple(
-    sum(
-        1 << (9 * r + c)
-        for r in range(i // 9 - 1, i // 9 + 2)
-        for c in range(i % 9 - 1, i % 9 + 2)
-        if 0 <= r < 9 and 0 <= c < 9 and (r, c) != (i // 9, i % 9)
-    )
-    for i in range(N_CELLS)
-)
-
 
 def flood(seed: int, within: int) -> int:
     """The cells of ``within`` connected side to side to ``seed`` (flood fill by shifts)."""
@@ -85,16 +74,15 @@ def flood(seed: int, within: int) -> int:
         reached = grown
 
 
-def removable(board: int) -> int:
-    """The tiles of ``board`` that can leave it without splitting their group (M3).
+def cut_candidates(board: int) -> int:
+    """The tiles of ``board`` that may be cut points of their group (M3); every other tile can leave it.
 
-    Most tiles are judged from their eight surrounding cells, all at once by
-    shifts: going round a tile (up, right, down, left), each side neighbour
-    joins the run of the previous one when that neighbour and the corner
-    between them hold tiles too.  When the side neighbours form at most one
-    run they stay connected without the tile.  Only the tiles whose
-    neighbours fall into two or more runs can be cut points; each of those is
-    settled by a flood fill of its group without it.
+    Judged from each tile's eight surrounding cells, all at once by shifts:
+    going round a tile (up, right, down, left), each side neighbour joins the
+    run of the previous one when that neighbour and the corner between them
+    hold tiles too.  When the side neighbours form at most one run they stay
+    connected without the tile; a tile whose neighbours fall into two or more
+    runs is a candidate.
     """
     # Bit i of ``up``: the cell above cell i holds a tile.  (Bits past the board are
     # never shifted back down and the last ``& board`` drops them.)
@@ -107,19 +95,38 @@ def removable(board: int) -> int:
     starts_down = down & ~(right & right >> 9)
     starts_left = left & ~(down & left >> 9)
     starts_up = up & ~(left & left << 9)
-    split = (
+    return (
         starts_right & (starts_down | starts_left | starts_up)
         | starts_down & (starts_left | starts_up)
         | starts_left & starts_up
     ) & board
+
+
+def _stays_joined(board: int, bit: int) -> bool:
+    """Whether the tiles of ``board`` touching the tile ``bit`` stay connected without it (a flood fill)."""
+    touching = spread(bit) & board ^ bit
+    return not touching & ~flood(touching & -touching, board ^ bit)
+
+
+def removable(board: int) -> int:
+    """The tiles of ``board`` that can leave it without splitting their group (M3).
+
+    Only the :func:`cut_candidates` need a flood fill of their group without them.
+    """
+    split = cut_candidates(board)
     free = board ^ split
     while split:
         bit = split & -split
         split ^= bit
-        touching = spread(bit) & board ^ bit
-        if not touching & ~flood(touching & -touching, board ^ bit):
+        if _stays_joined(board, bit):
             free |= bit
     return free
+
+
+def removable_at(board: int, cell: int) -> bool:
+    """``removable(board)`` for the one tile on ``cell`` (M3), without judging the others."""
+    bit = 1 << cell
+    return not cut_candidates(board) & bit or _stays_joined(board, bit)
 
 
 def count_groups(board: int) -> int:

@@ -14,7 +14,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .geometry import CELL_NAMES, FULL, NEIGHBOURS, cell_index, count_groups, iter_cells, removable
+from .geometry import (
+    CELL_NAMES,
+    FULL,
+    N_CELLS,
+    NEIGHBOURS,
+    cell_index,
+    count_groups,
+    iter_cells,
+    removable,
+    removable_at,
+)
 from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
 
 RACK_SIZE = 5
@@ -136,6 +146,39 @@ _new_move = Move.__new__
 _new_object = object.__new__
 
 
+class IllegalMove(ValueError):
+    """A move the rules do not allow now, from :meth:`GameState.check`.
+
+    ``rule`` is the id of the rule it breaks (RULES.md: ``M1``, ``M3``, ``E1`` ...);
+    the message is ``reason`` followed by the rule id in brackets.
+    """
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(f"{reason} ({rule})")
+        self.rule = rule
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[IllegalMove], tuple[str, str]]:
+        return IllegalMove, (self.rule, self.reason)
+
+
+def legal_in(options: tuple[tuple[int, int, int], ...], value: object) -> Move | None:
+    """``value`` if it is one of the moves in ``options`` (:attr:`MoveSet.options`), else None.
+
+    The one membership test of the engine, the referee's included: ``value``
+    must be a :class:`Move` itself (no subclass) holding plain ints, so no code
+    that came with it runs here, and the move can be played as it is.
+    """
+    if type(value) is not Move:
+        return None
+    color, tile, cell = value
+    if type(cell) is int and type(tile) is int and type(color) is int and 0 <= cell < N_CELLS:
+        for c, t, cells in options:
+            if t == tile and c == color:
+                return value if cells >> cell & 1 else None
+    return None
+
+
 class MoveSet:
     """The legal moves of one turn, kept as one bitboard of target cells per (color, tile).
 
@@ -184,15 +227,8 @@ class MoveSet:
                 yield Move(color, tile, cell)
 
     def __contains__(self, move: object) -> bool:
-        if not isinstance(move, tuple) or len(move) != 3:
-            return False
-        color, tile, cell = move
-        if not isinstance(cell, int) or not 0 <= cell < 81:
-            return False
-        for c, t, cells in self.options:
-            if c == color and t == tile:
-                return bool(cells >> cell & 1)
-        return False
+        """Whether ``move`` is one of these moves (see :func:`legal_in`: a :class:`Move` of plain ints)."""
+        return legal_in(self.options, move) is not None
 
     def __repr__(self) -> str:
         return f"<MoveSet of {len(self)} moves>"
@@ -269,13 +305,39 @@ class SeatResult:
         }
 
 
+def deciding_rank(row: SeatResult | Mapping[str, Any], scoring: str) -> int:
+    """C3: the rank of a result row (or of its dict, as a record holds it) under ``scoring``."""
+    key = _RANK_FIELDS[scoring]
+    return int(row[key] if isinstance(row, Mapping) else getattr(row, key))
+
+
+def winners(result: Iterable[SeatResult | Mapping[str, Any]], scoring: str) -> list[int]:
+    """C3: the seats of rank 1 under ``scoring`` (``"uptown"`` or ``"blockers"``)."""
+    return [
+        int(row["seat"] if isinstance(row, Mapping) else row.seat)
+        for row in result
+        if deciding_rank(row, scoring) == 1
+    ]
+
+
+_RANK_FIELDS = {"uptown": "uptown_rank", "blockers": "blockers_rank"}
+
+
+def _no_such(what: str, value: object) -> str:
+    """Why ``value`` names no color, tile or cell: shown only when it is a plain int (no code of it runs)."""
+    if type(value) is int:
+        return f"there is no {what} {value}"
+    return f"the {what} is a {type(value).__name__}, not an int"
+
+
 class GameState:
     """The whole game as the referee sees it: board, racks, piles, captures, history.
 
     Boards are one 81-bit int per color (index = color, 0 for colors not in
     play); ``occupied`` is their union.  :meth:`push` does not check the
-    move: check it against :meth:`legal_moves` first (the referee and the
-    record reader do).  The lists may be edited by hand to set up a position
+    move: check it first, against :meth:`legal_moves` (the referee does) or
+    with :meth:`check`, which names the rule a move breaks (the record reader
+    does, and the referee's faults say it).  The lists may be edited by hand to set up a position
     (tests do); keep ``occupied`` equal to the union of ``boards``,
     ``played[c]`` equal to ``drawn[c] - len(racks[c])`` and to ``len(played_tiles[c])``.
     """
@@ -450,17 +512,77 @@ class GameState:
 
     def _removable(self, color: int) -> int:
         """The tiles of ``color`` that may be captured (M3), from the memo when its board is unchanged."""
-        board = self.boards[color]
-        if self._free_of[color] != board:
-            self._free[color] = removable(board)
-            self._free_of[color] = board
+        if self._free_of[color] != self.boards[color]:
+            self._judge(color)
         return self._free[color]
+
+    def _judge(self, color: int) -> None:
+        """Fill the M3 memo of ``color`` for its board as it is now (:func:`~.geometry.removable`)."""
+        board = self.boards[color]
+        self._free[color] = removable(board)
+        self._free_of[color] = board
 
     def can_capture(self, cell: int) -> bool:
         """M3: whether the tile on ``cell`` may be captured: the tiles of its color that touched it
         must stay connected without it.  (Whether the mover may capture that color at all is M2.)"""
         color = self.color_at(cell)
-        return color >= 0 and bool(self._removable(color) >> cell & 1)
+        if color < 0:
+            return False
+        board = self.boards[color]
+        if self._free_of[color] == board:
+            return bool(self._free[color] >> cell & 1)
+        return removable_at(board, cell)  # one tile: cheaper than judging the whole board for the memo
+
+    @property
+    def ended_by(self) -> str:
+        """The rule that ended the game: ``"E3"`` (everyone still playing passed), ``"E2"`` (every color
+        finished), or ``""`` while it goes on."""
+        if not self.over:
+            return ""
+        return "E3" if self.history and self.history[-1][0].color < 0 else "E2"
+
+    def check(self, move: Move) -> int:
+        """Check ``move`` for the seat to move, rule by rule: the color it would capture (-1 for none),
+        or :class:`IllegalMove` naming the first rule it breaks.
+
+        A move passes exactly when it is in :meth:`legal_moves` (or is :data:`PASS` and
+        nothing is legal, M6).  ``move`` must be a :class:`Move`; a field that is not a
+        plain int is refused without running any code that came with it.
+        """
+        if self.over:
+            raise IllegalMove(self.ended_by, "the game is over")
+        color, tile, cell = move
+        if type(color) is not int or not -1 <= color < len(COLORS):
+            raise IllegalMove("T1", _no_such("color", color))
+        seat = self.to_move
+        if color < 0:
+            legal = self.legal_moves()
+            if legal:
+                raise IllegalMove("M4", f"seat {seat} passes but has {len(legal)} legal move(s), e.g. {legal[0]}")
+            return -1
+        if type(tile) is not int or not 0 <= tile < N_TILES:
+            raise IllegalMove("T1", _no_such("tile", tile))
+        if type(cell) is not int or not 0 <= cell < N_CELLS:
+            raise IllegalMove("B1", _no_such("cell", cell))
+        colors = self.settings.seat_colors[seat]
+        name = COLORS[color]
+        if color not in colors:
+            raise IllegalMove("T2", f"{name} is not a color of seat {seat}")
+        if self.is_finished(color):
+            raise IllegalMove("E1", f"{name} is finished")
+        if tile not in self.racks[color]:
+            raise IllegalMove("M1", f"{name} has no {TILE_NAMES[tile]} on its rack")
+        cell_name = CELL_NAMES[cell]
+        if not FITS[tile] >> cell & 1:
+            raise IllegalMove("M1", f"{TILE_NAMES[tile]} does not fit {cell_name}")
+        occupant = self.color_at(cell)
+        if occupant == color:
+            raise IllegalMove("M2", f"{cell_name} holds {name}'s own tile")
+        if occupant in colors:
+            raise IllegalMove("M2", f"{cell_name} holds {COLORS[occupant]}, the other color of seat {seat}")
+        if occupant >= 0 and not self._removable(occupant) >> cell & 1:
+            raise IllegalMove("M3", f"capturing {cell_name} would split {COLORS[occupant]}'s group")
+        return occupant
 
     def legal_moves(self) -> MoveSet:
         """Every legal move of the seat to move (M1-M4, E1); empty when it must pass (M6) or the game is over."""
@@ -474,10 +596,8 @@ class GameState:
         # Where a tile may go: an empty cell, or a rival tile whose capture splits nothing.
         targets = FULL ^ self.occupied
         for color in settings.rivals[seat]:
-            board = boards[color]
-            if free_of[color] != board:
-                free[color] = removable(board)
-                free_of[color] = board
+            if free_of[color] != boards[color]:
+                self._judge(color)
             targets |= free[color]
         options = []
         count = 0
@@ -497,7 +617,7 @@ class GameState:
         return moves
 
     def push(self, move: Move) -> int:
-        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check.
+        """Play ``move`` (a legal move or :data:`PASS`) and hand the turn on; no legality check (see :meth:`check`).
 
         Returns the color it captured, -1 for none (as in :attr:`history`).
         """
@@ -620,5 +740,4 @@ class GameState:
 
     def winners(self) -> list[int]:
         """C3: the seats of rank 1 under the game's scoring."""
-        key = "uptown_rank" if self.settings.scoring == "uptown" else "blockers_rank"
-        return [r.seat for r in self.result() if getattr(r, key) == 1]
+        return winners(self.result(), self.settings.scoring)

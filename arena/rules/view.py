@@ -51,37 +51,21 @@ class SeatView(NamedTuple):
     legal: MoveSet
 
     @classmethod
-    def of(cls, state: GameState, seat: int, legal: MoveSet | None = None) -> SeatView:
+    def of(cls, state: GameState, seat: int, legal: MoveSet | None = None, *,
+           settings: GameSettings | None = None) -> SeatView:
         """The view of ``seat`` in ``state``.
 
         ``legal`` may pass the ``state.legal_moves()`` the caller already made
         (the view takes its own copy, so a bot that tampers with it changes
-        nothing outside); otherwise they are generated here.
+        nothing outside); otherwise they are generated here.  ``settings``
+        stands in for ``state.settings`` (a seat's own copy).
         """
         if state.to_move == seat and not state.over:
             legal = state.legal_moves() if legal is None else legal.copy()
         else:
             legal = MoveSet._of((), 0)
-        racks = state.racks
-        colors = state.settings.seat_colors[seat]
-        if len(colors) == 1:
-            own = {colors[0]: tuple(racks[colors[0]])}
-        else:
-            own = {c: tuple(racks[c]) for c in colors}
-        return _tuple_new(cls, (
-            state.settings,
-            seat,
-            state.to_move,
-            state.over,
-            tuple(state.boards),
-            own,
-            tuple(state.drawn),
-            tuple(state.played_tiles),
-            tuple(map(tuple, state.captures)),
-            tuple(state.history),
-            state.passes,
-            legal,
-        ))
+        return turn_view(state, seat, legal, state.settings if settings is None else settings,
+                         tuple(map(tuple, state.captures)))
 
     def __repr__(self) -> str:
         return f"<SeatView of seat {self.seat}, move {len(self.history)}, {len(self.legal)} legal moves>"
@@ -209,6 +193,40 @@ class SeatView(NamedTuple):
             self.settings, deals, drawn, racks, self.boards, self.captures,
             self.to_move, self.passes, self.history, self.over,
         )
+
+
+def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSettings,
+              captures: tuple[tuple[int, ...], ...]) -> SeatView:
+    """The one place a :class:`SeatView` is put together: ``legal`` and ``captures`` are taken as given.
+
+    For the referee's loop, which builds a view every turn: ``legal`` goes into
+    the view as it is (the referee checks the answer against the options tuple
+    it read before, whatever a bot does to its MoveSet), and ``captures`` is
+    the copy of ``state.captures`` made at the last capture.  Everything else
+    is copied from ``state`` here; ``settings`` is the seat's own copy of the
+    settings.  :meth:`SeatView.of` is the general way in.
+    """
+    racks = state.racks
+    # The seat's colors by the state's own settings: ``settings`` may be a copy the seat's bot has changed.
+    colors = state.settings.seat_colors[seat]
+    if len(colors) == 1:
+        own = {colors[0]: tuple(racks[colors[0]])}
+    else:
+        own = {c: tuple(racks[c]) for c in colors}
+    return _tuple_new(SeatView, (
+        settings,
+        seat,
+        state.to_move,
+        state.over,
+        tuple(state.boards),
+        own,
+        tuple(state.drawn),
+        tuple(state.played_tiles),
+        captures,
+        tuple(state.history),
+        state.passes,
+        legal,
+    ))
 
 
 def _color(color: int | str) -> int:

@@ -41,11 +41,11 @@ import pandas as pd
 
 from ..rules.state import SCORINGS
 from .config import TournamentConfig
-from .rows import COLUMNS, game_rows, header_text, rows_text, tournament_ranks
+from .rows import COLUMNS, header_text, rows_text, tournament_ranks
 from .store import GAMES_FILE, RunError, write_atomically
 
 __all__ = [
-    "COLUMNS", "FORMATS", "Tables", "bootstrap_ci", "build_tables", "format_tables", "game_rows", "head_to_head",
+    "COLUMNS", "FORMATS", "Tables", "bootstrap_ci", "build_tables", "format_tables", "head_to_head",
     "header_text", "load_games", "ratings", "rows_text", "seats", "standings", "tournament_ranks",
     "with_tournament_ranks", "write_folder_tables", "write_tables",
 ]

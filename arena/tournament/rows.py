@@ -12,7 +12,8 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from ..rules import COLORS, SeatResult
+from ..rules import COLORS, SeatResult, winners
+from ..rules.state import deciding_rank
 
 COLUMNS: tuple[str, ...] = (
     "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
@@ -20,8 +21,6 @@ COLUMNS: tuple[str, ...] = (
     "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
     "won", "faulted", "moves", "seconds",
 )
-#: Columns that depend on the machine's speed, not on the games.
-TIMING_COLUMNS = ("seconds",)
 
 
 def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]:
@@ -30,45 +29,23 @@ def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]
     return [1 + sum(other < key for other in keys) for key in keys]
 
 
-def game_rows(
-    game_id: str, table: int, deal: int, rotation: int, seed: int,
-    entrants: Sequence[str], bots: Sequence[str], record: dict[str, Any],
-    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
-) -> list[list[Any]]:
-    """The ``games.csv`` rows of one finished game, in :data:`COLUMNS` order."""
-    result = record["result"]
-    faulted = set(faulted)
-    flags = [seat in faulted for seat in range(len(result))]
-    deciding = tournament_ranks([row[f"{scoring}_rank"] for row in result], flags)
-    turns = [0] * len(result)
-    for move in record["moves"]:
-        turns[move["seat"]] += 1
-    rows = []
-    for seat, row in enumerate(result):
-        captures = row["captures"]
-        rows.append([
-            game_id, table, deal, rotation, seed, seat, entrants[seat], bots[seat], row["groups"],
-            *(captures.get(color, 0) for color in COLORS),
-            row["captured_total"], row["blockers_penalty"], row["blockers_score"],
-            row["uptown_rank"], row["blockers_rank"],
-            int(deciding[seat] == 1), int(flags[seat]), turns[seat], f"{float(seconds[seat]):.6f}",
-        ])
-    return rows
-
-
 def game_rows_text(
     game_id: str, table: int, deal: int, rotation: int, seed: int,
     entrants: Sequence[str], bots: Sequence[str], result: Sequence[SeatResult], turns: Sequence[int],
     faulted: Collection[int], seconds: Sequence[float], scoring: str,
 ) -> str:
-    """``rows_text(game_rows(...))`` of one finished game, made from its result (one row per seat)."""
-    key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
+    """The ``games.csv`` rows of one finished game as CSV text, one per seat in :data:`COLUMNS` order,
+    quoted as :func:`rows_text` quotes them.  ``won`` is rank 1 under ``scoring`` (C3), with every
+    faulted seat ranked behind the others."""
     if faulted:
         flags = [int(seat in faulted) for seat in range(len(result))]
-        won = [int(rank == 1) for rank in tournament_ranks([getattr(row, key) for row in result], flags)]
-    else:  # without faults the tournament ranks are the game's own
+        ranks = tournament_ranks([deciding_rank(row, scoring) for row in result], [bool(f) for f in flags])
+        won = [int(rank == 1) for rank in ranks]
+    else:  # without faults the tournament's winners are the game's own (C3)
         flags = [0] * len(result)
-        won = [int(getattr(row, key) == 1) for row in result]
+        won = [0] * len(result)
+        for seat in winners(result, scoring):
+            won[seat] = 1
     head = f"{_field(game_id)},{table},{deal},{rotation},{seed},"
     lines = []
     for seat, row in enumerate(result):
