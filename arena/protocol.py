@@ -113,7 +113,7 @@ class TurnWriter:
         self._played: dict[int, tuple[int, str]] = {}
         # A rack tile's legal cells change slowly from turn to turn: their text is kept by bitboard.
         self._targets: dict[tuple[int, int, int], str] = {}
-        self._captures: tuple[tuple[int, ...], str] = ((), "")
+        self._captures: tuple[tuple[tuple[int, ...], ...], str] = ((), "")
         self._seat_of = {c: s for s, colors in enumerate(state.settings.seat_colors) for c in colors}
 
     def _history_json(self) -> str:

@@ -178,7 +178,7 @@ def test_referee_faults_name_the_rule_in_the_record_and_the_log(name: str, rule:
         outcome = play_game([spec, parse_bot_spec("random")], 3, isolation="none")
     (fault,) = outcome.record["faults"]
     assert fault["kind"] == "illegal" and fault["message"].endswith(f" ({rule})")
-    logged = [r.getMessage() for r in caplog.records if "faulted" in r.getMessage()]
+    logged = [r.getMessage() for r in caplog.records if " fault at move " in r.getMessage()]
     assert len(logged) == 1 and logged[0].endswith(fault["message"])
 
 

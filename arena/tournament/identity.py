@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..bots import EXEC_PREFIX, BotError, entry_point_of, format_option, split_bot_spec
+from ..bots import EXEC_PREFIX, BotError, entry_point_of, format_option
 from .config import Entrant, TournamentConfig
 
 #: The file of a results folder that holds its entrants' identities.

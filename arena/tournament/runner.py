@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .config import TournamentConfig
 from .faults import FaultSummary
@@ -213,7 +213,7 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
 
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:
     if compressed:
-        return gzip.open(path, "ab")
+        return cast(IO[bytes], gzip.open(path, "ab"))
     return open(path, "ab")
 
 
