@@ -17,8 +17,10 @@ deviation of about 10 points at 40 deals a table (2,400 games), about as much
 as the sampling error itself, and still by about 3 at 2,000 deals, where the
 sampling error is nearer 2: a single fixed order would leave a noise that more
 games hardly remove.  So the fit is **the mean of ``ORDERS = 16`` one-pass
-fits over seeded shuffles of the deals** (a deal's games stay together, in
-game-id order), which divides that noise by 4; it makes the result a function
+fits over seeded shuffles of the deals** (a deal's games stay together, in a
+shuffled order too: with a fixed order inside the deal, the last game, whose
+seating always favours the same entrant when seats matter, would weigh a
+little more in every deal), which divides that noise by 4; it makes the result a function
 of the set of games and the seed only, not of the order ``games.csv`` lists
 them in.  Without ties or seat luck the mean over orders converges to the
 true strengths (150 Elo sampled, 149.7 fitted at 2,000 deals); ties carry less
@@ -50,7 +52,7 @@ The games of a deal share the tiles, so they are not independent: the
 bootstrap resamples whole deals, each deal drawn from the deals of its own
 table (the set of entrants at it), so the design is kept
 (:func:`arena.stats.intervals.deal_resamples`), and refits every resample in
-one shuffled order of its deals, so that the interval also holds the order's
+one shuffled order of its deals and games, so that the interval also holds the order's
 noise (a little more than the 16-order mean keeps: the interval errs wide).
 The 95% interval is the percentile interval of the resampled Elo figures.  Refitting 1000 resamples one game at a time through openskill takes
 minutes for a few thousand games, so the resamples run through
@@ -201,15 +203,19 @@ def _arrays(games: Sequence[RankedGame], names: Sequence[str]) -> tuple[list[Has
 
 
 def fit_arrays(seats: np.ndarray, ranks: np.ndarray, present: np.ndarray, entrants: int,
-               order: np.ndarray) -> np.ndarray:
-    """Final ``mu`` ``(B, entrants)`` of ``B`` passes at once; pass ``b`` plays deals ``order[b]``, in that order."""
+               order: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
+    """Final ``mu`` ``(B, entrants)`` of ``B`` passes at once; pass ``b`` plays deals ``order[b]``, in that order.
+
+    ``within[b, slot]`` orders the games inside the deal of that slot (default: as stored).
+    """
     sets = order.shape[0]
     mu = np.full((sets, entrants), MU)
     s2 = np.full((sets, entrants), SIGMA * SIGMA)
     for slot in range(order.shape[1]):
         d = order[:, slot]
         for j in range(seats.shape[1]):
-            pl_update(mu, s2, seats[d, j], ranks[d, j], present[d, j])
+            g = within[:, slot, j] if within is not None else np.full(sets, j)
+            pl_update(mu, s2, seats[d, g], ranks[d, g], present[d, g])
     return mu
 
 
@@ -253,7 +259,8 @@ def ratings(
     mus = np.empty((orders, len(names)))
     sigmas = np.empty((orders, len(names)))
     for r in range(orders):
-        state = fit_openskill((g for d in rng.permutation(len(deals)) for g in deals[d]), names)
+        shuffled = [deals[d][j] for d in rng.permutation(len(deals)) for j in rng.permutation(len(deals[d]))]
+        state = fit_openskill(shuffled, names)
         mus[r] = [state[n][0] for n in names]
         sigmas[r] = [state[n][1] for n in names]
     mu = mus.mean(axis=0)
@@ -289,10 +296,13 @@ def bootstrap_elo(games: Sequence[RankedGame], names: Sequence[str], resamples: 
     strata = [tuple(sorted(set(names[i] for i in seats[d][present[d]].ravel()))) for d in range(len(deals))]
     draw_seed, order_seed = np.random.SeedSequence(seed).spawn(2) if isinstance(seed, int) else seed.spawn(2)
     order = deal_resamples(deals, resamples, int(draw_seed.generate_state(1)[0]), strata)
-    order = np.random.default_rng(order_seed).permuted(order, axis=1)
+    shuffle = np.random.default_rng(order_seed)
+    order = shuffle.permuted(order, axis=1)
+    within = shuffle.permuted(np.broadcast_to(np.arange(seats.shape[1]), (*order.shape, seats.shape[1])), axis=2)
     players = seats.shape[2]
     out = np.empty((resamples, len(names)))
     for start in range(0, resamples, block):  # blocks keep the (B, k, k) temporaries small
-        part = order[start:start + block]
-        out[start:start + len(part)] = elo_figures(fit_arrays(seats, ranks, present, len(names), part), players)
+        part = slice(start, start + block)
+        mu = fit_arrays(seats, ranks, present, len(names), order[part], within[part])
+        out[part] = elo_figures(mu, players)
     return out

@@ -425,3 +425,35 @@ def field_elo(scores: Sequence[float], confidence: float = 0.95) -> EloEstimate:
     mean = sum(scores) / n
     var = sum((s - mean) ** 2 for s in scores) / n
     return _estimate(mean, var, float(n), confidence, per_game=0.0)
+
+
+# -- running a test to its end ---------------------------------------------------
+
+
+def run_sprt(pairs: Iterable[tuple[float, float]], params: SprtParameters,
+             max_pairs: int | None = None) -> tuple[SprtStatus, Pentanomial]:
+    """Count ``pairs`` (A's two game scores each) in the order given until the SPRT decides or ``max_pairs``.
+
+    Returns the last status (verdict ``continue`` when the pairs ran out first) and the counts used.
+    """
+    counts = Pentanomial()
+    status = SprtStatus(0.0, params.lower, params.upper, "continue")
+    for first, second in pairs:
+        counts = counts.add(first, second)
+        status = sprt(counts, params)
+        if status.verdict != "continue" or (max_pairs is not None and counts.pairs >= max_pairs):
+            break
+    return status, counts
+
+
+def run_field_sprt(scores: Iterable[float], params: SprtParameters,
+                   max_deals: int | None = None) -> tuple[SprtStatus, int]:
+    """Count per-deal ``scores`` in the order given until the field SPRT decides or ``max_deals``; status and deals used."""
+    seen: list[float] = []
+    status = SprtStatus(0.0, params.lower, params.upper, "continue")
+    for score in scores:
+        seen.append(float(score))
+        status = field_sprt(seen, params)
+        if status.verdict != "continue" or (max_deals is not None and len(seen) >= max_deals):
+            break
+    return status, len(seen)
