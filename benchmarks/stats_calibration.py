@@ -97,8 +97,10 @@ def coverage(tournaments: int, seed: int, deals: int, long: int, resamples: int)
     big = sample_tournament(names, strengths, players, long, np.random.default_rng([seed, 0]), "balanced",
                             SEAT_LUCK, TIE_WIDTH)
     d, s, r, p = _arrays(big, names)
-    orders = np.array([np.random.default_rng([seed, 1, i]).permutation(len(d)) for i in range(16)])
-    target = elo_figures(fit_arrays(s, r, p, len(names), orders).mean(axis=0), players)
+    shuffle = np.random.default_rng([seed, 1])
+    orders = np.array([shuffle.permutation(len(d)) for _ in range(16)])
+    within = shuffle.permuted(np.broadcast_to(np.arange(s.shape[1]), (*orders.shape, s.shape[1])), axis=2)
+    target = elo_figures(fit_arrays(s, r, p, len(names), orders, within).mean(axis=0), players)
     won = {n: 0 for n in names}
     played = {n: 0 for n in names}
     for g in big:
@@ -145,11 +147,15 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20, help="deals a table in a coverage tournament")
     parser.add_argument("--long", type=int, default=1000, help="deals a table in the long run")
     parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--only", choices=("sprt", "field", "coverage"), help="run one part")
     args = parser.parse_args()
     started = time.process_time()
-    two_player(args.runs, args.seed, args.elo, args.max_pairs)
-    field(args.runs, args.seed, args.elo, args.max_pairs // 4)
-    coverage(args.tournaments, args.seed, args.deals, args.long, args.resamples)
+    if args.only in (None, "sprt"):
+        two_player(args.runs, args.seed, args.elo, args.max_pairs)
+    if args.only in (None, "field"):
+        field(args.runs, args.seed, args.elo, args.max_pairs // 4)
+    if args.only in (None, "coverage"):
+        coverage(args.tournaments, args.seed, args.deals, args.long, args.resamples)
     print(f"{time.process_time() - started:.0f} s CPU")
 
 

@@ -122,10 +122,17 @@ def test_zero_counts_are_regularised():
     ({"alpha": 0.6, "beta": 0.5}, "alpha \\+ beta must be less than 1"),
     ({"model": "bayesian"}, "model must be one of normalized, logistic"),
     ({"elo1": math.inf}, "elo1 must be a finite number"),
+    ({"elo1": 400}, "normalized Elo bounds must lie within"),
 ])
 def test_bad_parameters_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SprtParameters(**kwargs)
+
+
+def test_extreme_bounds_that_are_allowed_compute():
+    assert llr_normalized([0, 0, 0, 0, 50], -200, 200) > 0
+    assert llr_logistic([50, 0, 0, 0, 0], 0, 1000) < 0
+    assert SprtParameters(0, 1000, model="logistic").upper > 0
 
 
 def test_pentanomial_elo_by_hand():

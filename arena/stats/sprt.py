@@ -86,6 +86,8 @@ NELO_PER_T = 800.0 / math.log(10.0)
 #: What a count of 0 becomes before the LLR (fastchess and fishtest).
 REGULARIZE = 1e-3
 MODELS: tuple[str, ...] = ("normalized", "logistic")
+#: The largest normalised Elo an SPRT bound may take (far beyond what a comparison of bots needs).
+MAX_NELO = 200.0
 VERDICTS: tuple[str, ...] = ("H0", "H1", "continue")
 
 
@@ -163,6 +165,9 @@ class SprtParameters:
             raise ValueError(f"SPRT alpha + beta must be less than 1 (got {self.alpha} + {self.beta})")
         if self.model not in MODELS:
             raise ValueError(f"SPRT model must be one of {', '.join(MODELS)}, not {self.model!r}")
+        if self.model == "normalized" and max(abs(self.elo0), abs(self.elo1)) > MAX_NELO:
+            # beyond about 231 the t-value iteration has no start (its uniform start puts every point below)
+            raise ValueError(f"SPRT normalized Elo bounds must lie within +-{MAX_NELO:g}; use model=logistic")
 
     @property
     def lower(self) -> float:
