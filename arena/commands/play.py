@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ..rules.state import PENALTIES, SCORINGS
+from ..terminal import color_option, output_width, printable, use_color
 
 
 def _check_record_path(path: Path) -> None:
@@ -53,6 +54,7 @@ def _log_folder(logs: Path | None) -> Path:
 @click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write every protocol line between the referee and the bot programs to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the seed, the winner and any faults.")
+@color_option
 def command(
     bots: tuple[str, ...],
     seed: int | None,
@@ -64,6 +66,7 @@ def command(
     logs: Path | None,
     transcript_path: Path | None,
     quiet: bool,
+    color: bool | None,
 ) -> None:
     """Play one game between 2 to 5 BOTs and show the final board and the result.
 
@@ -129,11 +132,11 @@ def command(
             ) from None
 
     if quiet:
-        winners = ", ".join(f"{names[s]} (seat {s})" for s in outcome.winners)
+        winners = ", ".join(f"{printable(names[s])} (seat {s})" for s in outcome.winners)
         line = f"seed {seed}: {'winners' if len(outcome.winners) > 1 else 'winner'} {winners} under {scoring} scoring"
         if outcome.faults:
             line += "; faults: " + ", ".join(
-                f"seat {f['seat']} {f['kind']} at move {f['move']}" for f in outcome.faults
+                f"seat {f['seat']} {printable(f['kind'])} at move {f['move']}" for f in outcome.faults
             )
             line += f"; bot logs in {log_dir}"
         click.echo(line)
@@ -143,15 +146,15 @@ def command(
         f"seed {seed}, {state.settings.players} players, {scoring} scoring, "
         f"{len(state.history)} moves, {shown_limit}"
     )
-    # ANSI colors are written always; click.echo strips them unless stdout is a terminal.
-    click.echo(render.render_board(state, color=True, names=names), nl=False)
+    colored = use_color(color)
+    click.echo(render.render_board(state, color=colored, names=names, width=output_width()), nl=False, color=colored)
     click.echo("")
     click.echo(
         render.render_result(
             outcome.result, names, scoring, faults=outcome.faults,
-            colors=state.settings.seat_colors, color=True,
+            colors=state.settings.seat_colors, color=colored, width=output_width(),
         ),
-        nl=False,
+        nl=False, color=colored,
     )
     for line in walls:
         click.echo(f"bots ran in {line}")
