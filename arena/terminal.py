@@ -185,7 +185,7 @@ GAP = "  "
 
 
 def _layout(columns: Sequence[Column], short: bool, limit: int | None = None, rule: bool = False) -> list[str]:
-    headings = [(c.short or c.heading) if short else c.heading for c in columns]
+    headings = [printable((c.short or c.heading) if short else c.heading) for c in columns]
     cells = [[printable(v) for v in c.cells] for c in columns]
     if limit is not None:
         cells = [[cut(v, limit) for v in col] if c.shrink else col for c, col in zip(columns, cells)]
@@ -211,11 +211,11 @@ def fit_table(columns: Sequence[Column], width: int | None, rule: bool = False) 
         return Fitted(full, [])
     kept = list(columns)
     dropped: list[str] = []
-    order = sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop)  # type: ignore[arg-type, return-value]
+    order = sorted((c for c in columns if c.drop is not None), key=lambda c: c.drop if c.drop is not None else 0)
     lines = _layout(kept, short=True, rule=rule)
     while max(map(text_width, lines)) > width and order:
         gone = order.pop(0)
-        kept.remove(gone)
+        kept = [c for c in kept if c is not gone]
         dropped.append(gone.heading)
         lines = _layout(kept, short=True, rule=rule)
     shrinkable = [printable(v) for c in kept if c.shrink for v in c.cells]
