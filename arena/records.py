@@ -15,9 +15,11 @@ the file.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import os
 import tempfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -409,20 +411,28 @@ def loads(text: str | bytes) -> dict[str, Any]:
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read the record in the file ``path`` (gzip-compressed if it ends in ``.gz``)."""
+    """Read the record in the file ``path`` (gzip-compressed if it ends in ``.gz``).
+
+    A file that cannot be read, or whose gzip data is damaged, is a RecordError
+    (``cannot read PATH: ...``), like any other bad record.
+    """
     path = Path(path)
     try:
         if path.suffix == ".gz":
-            import gzip
-
             with gzip.open(path, "rb") as raw:
                 data = raw.read()
         else:
             data = path.read_bytes()
-    except (OSError, EOFError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise RecordError(f"cannot read {path}: {reason}") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise RecordError(f"cannot read {path}: {read_error(exc)}") from None
     return loads(data)
+
+
+def read_error(exc: BaseException) -> str:
+    """Why reading a (possibly gzipped) file failed, for a one-line message."""
+    if isinstance(exc, (zlib.error, EOFError)) or isinstance(exc, gzip.BadGzipFile):
+        return f"damaged gzip data ({exc or 'it ends too soon'})"
+    return getattr(exc, "strerror", None) or str(exc)
 
 
 # -- checking and replaying --------------------------------------------------

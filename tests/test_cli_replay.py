@@ -37,10 +37,16 @@ def test_replay_shows_final_board_and_result():
     assert "\x1b[" not in out  # not a terminal: plain text
 
 
-def test_replay_in_color_on_a_terminal():
-    result = run(str(GOLDEN / "4p-seed4.json"), color=True)
+def test_replay_colors_follow_color_options_and_NO_COLOR():
+    path = str(GOLDEN / "4p-seed4.json")
+    result = run(path, "--color")  # not a terminal, but asked for
     assert result.exit_code == 0
     assert "\x1b[1;31m" in result.output
+    assert "\x1b[" not in run(path, "--no-color", color=True).output
+    no_color = CliRunner(env={"NO_COLOR": "1"}).invoke(main, ["replay", path, "--step"], color=True)
+    assert no_color.exit_code == 0 and "\x1b[" not in no_color.output
+    forced = CliRunner(env={"NO_COLOR": "1"}).invoke(main, ["replay", path, "--color"])
+    assert "\x1b[1;31m" in forced.output  # the option wins over the variable
 
 
 def test_replay_step_shows_every_move():
@@ -156,3 +162,76 @@ def test_an_invalid_game_in_a_results_folder(tmp_path):
     result = run(str(folder), "--game", "7", "--verify")
     assert result.exit_code == 1
     assert one_error_line(result).startswith(f"Error: {folder} game 7: moves missing at the end")
+
+
+# -- hostile files: one line, never a traceback; record text never reaches the terminal raw ---------
+
+
+def corrupt_deflate(data: bytes) -> bytes:
+    """``data`` gzipped, with its first deflate block made invalid (zlib.error, not a CRC mismatch)."""
+    packed = bytearray(gzip.compress(data))
+    packed[10] ^= 0xFF  # the first byte after the 10-byte gzip header: the block's type and codes
+    return bytes(packed)
+
+
+def test_corrupt_deflate_block_is_one_line(tmp_path):
+    text = (GOLDEN / "3p-seed3.json").read_bytes()
+    single = tmp_path / "game.json.gz"
+    single.write_bytes(corrupt_deflate(text))
+    line = one_error_line(run(str(single)))
+    assert line.startswith(f"Error: cannot read {single}: ") and "gzip" in line
+    folder = tmp_path / "r"
+    folder.mkdir()
+    (folder / "records.jsonl.gz").write_bytes(corrupt_deflate(dumps_line(json.loads(text)).encode()))
+    line = one_error_line(run(str(folder), "--game", "t0"))
+    assert line.startswith(f"Error: cannot read {folder / 'records.jsonl.gz'}: ")
+
+
+def test_deeply_nested_line_with_game_is_one_line(tmp_path):
+    path = tmp_path / "records.jsonl"
+    path.write_text('{"game_id": "x", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    line = one_error_line(run(str(path), "--game", "x"))
+    assert "line 1" in line and "not JSON" in line
+
+
+def hostile_record(name: str) -> dict:
+    """A valid record whose every player is called ``name`` followed by the seat number."""
+    record = json.loads((GOLDEN / "3p-seed3.json").read_text())
+    for player in record["players"]:
+        player["name"] = f"{name}{player['seat']}"
+    return record
+
+
+def test_lone_surrogate_in_a_name_is_shown_escaped(tmp_path):
+    path = tmp_path / "sur.json"
+    path.write_text(json.dumps(hostile_record("bad\ud800name")))  # ensure_ascii: the file is valid JSON
+    for args in ([], ["--step"], ["--verify"]):
+        result = run(str(path), *args)
+        assert result.exit_code == 0, result.output
+        assert result.exception is None
+        assert "bad\\ud800name0" in result.output or "bad\\ud800name1" in result.output
+
+
+def test_control_characters_in_names_never_reach_the_terminal(tmp_path):
+    name = "evil\x1b[2J\x1b]0;pwned\x07\r\nfake line\u202e"
+    path = tmp_path / "esc.json"
+    path.write_text(json.dumps(hostile_record(name)))
+    for args in ([], ["--step"], ["--verify"], ["--color"]):
+        result = run(str(path), *args)
+        assert result.exit_code == 0, result.output
+        out = result.output
+        assert "\r" not in out and "\x07" not in out and "\u202e" not in out
+        assert "\x1b[2J" not in out and "\x1b]" not in out
+        assert not any(line.startswith("fake line") for line in out.splitlines())
+        assert "evil\\x1b[2J\\x1b]0;pwned\\x07\\r\\nfake line\\u202e" in out
+
+
+def test_fault_messages_from_the_record_are_escaped(tmp_path):
+    record = json.loads((GOLDEN / "3p-seed3.json").read_text())
+    record["faults"] = [{"seat": 1, "move": 3, "kind": "crash\x1b[31m", "message": "boom\x1b[2J\ud800"}]
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(record))
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output
+    assert "crash\\x1b[31m: boom\\x1b[2J\\ud800" in result.output

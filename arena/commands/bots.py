@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..terminal import printable
+
 
 def _probe(specs: tuple[str, ...]) -> None:
     """Start each bot as a program, shake hands, and show what it declares."""
@@ -19,11 +21,12 @@ def _probe(specs: tuple[str, ...]) -> None:
             except BotError as exc:
                 raise click.ClickException(str(exc)) from None
             assert bot.program is not None and bot.declared is not None
-            click.echo(f"{bot.text}: {bot.declared.name}: {bot.declared.description or '(no description)'}")
-            click.echo(f"  runs as:  {bot.program.text}")
+            about = printable(bot.declared.description or "(no description)")
+            click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
+            click.echo(f"  runs as:  {printable(bot.program.text)}")
             click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
             options = ", ".join(f"{key}={format_option(value)}" for key, value in bot.options.items())
-            click.echo(f"  options:  {options or 'none'}")
+            click.echo(f"  options:  {printable(options or 'none')}")
     finally:
         referee.close()
 
@@ -50,28 +53,28 @@ def command(probes: tuple[str, ...]) -> None:
     found, failures = discover()
     if found:
         click.echo(f"Bots ({len(found)}, entry-point group {GROUP}):")
-        width = max(len(name) for name in found)
+        width = max(len(printable(name)) for name in found)
         for info in found.values():
             click.echo("")
-            click.echo(f"  {info.name:<{width}}  {info.description or '(no description)'}")
+            click.echo(f"  {printable(info.name):<{width}}  {printable(info.description or '(no description)')}")
             pad = " " * (width + 4)
-            click.echo(f"{pad}from {info.source}")
+            click.echo(f"{pad}from {printable(info.source)}")
             ranges = info.cls.option_ranges
             options = ", ".join(
                 f"{key}={format_option(value)}" + (f" ({ranges[key]})" if key in ranges else "")
                 for key, value in info.options.items()
             )
-            click.echo(f"{pad}options: {options or 'none'}")
+            click.echo(f"{pad}options: {printable(options or 'none')}")
     else:
         click.echo(f"No bots found in the entry-point group {GROUP}.")
     if failures:
         click.echo("")
         click.echo(f"Plug-ins that failed to load ({len(failures)}):")
-        width = max(len(failure.name) for failure in failures)
+        width = max(len(printable(failure.name)) for failure in failures)
         for failure in failures:
             click.echo("")
-            click.echo(f"  {failure.name:<{width}}  {failure.source}")
-            click.echo(f"{' ' * (width + 4)}{failure.reason}")
+            click.echo(f"  {printable(failure.name):<{width}}  {printable(failure.source)}")
+            click.echo(f"{' ' * (width + 4)}{printable(failure.reason)}")
     click.echo("")
     click.echo("Play one with its options as NAME:key=value,...; DIST:NAME picks the bot NAME of the")
     click.echo("distribution DIST; any Bot subclass can also be given as package.module:Name or")

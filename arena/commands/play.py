@@ -15,6 +15,7 @@ import click
 
 from .. import limits
 from ..rules.state import PENALTIES, SCORINGS
+from ..terminal import color_option, output_width, printable, use_color
 
 
 class TimeLimit(click.ParamType):
@@ -133,6 +134,7 @@ def _log_folder(logs: Path | None) -> Path:
               help="Write every protocol line between the referee and the bot programs to FILE.")
 @click.option("--quiet", "-q", is_flag=True,
               help="Print one line: the seed, the winner and any faults (with the bots' logs folder).")
+@color_option
 def command(
     bots: tuple[str, ...],
     seed: int | None,
@@ -144,6 +146,7 @@ def command(
     logs: Path | None,
     transcript_path: Path | None,
     quiet: bool,
+    color: bool | None,
 ) -> None:
     """Play one game between 2 to 5 BOTs and show the final board and the result.
 
@@ -213,11 +216,11 @@ def command(
             raise click.ClickException(f"cannot write the record to {record_to}: {exc.strerror or exc}") from None
 
     if quiet:
-        winners = ", ".join(f"{names[s]} (seat {s})" for s in outcome.winners)
+        winners = ", ".join(f"{printable(names[s])} (seat {s})" for s in outcome.winners)
         line = f"seed {seed}: {'winners' if len(outcome.winners) > 1 else 'winner'} {winners} under {scoring} scoring"
         if outcome.faults:
             line += "; faults: " + ", ".join(
-                f"seat {f['seat']} {f['kind']} at move {f['move']}" for f in outcome.faults
+                f"seat {f['seat']} {printable(f['kind'])} at move {f['move']}" for f in outcome.faults
             )
             line += f"; bot logs in {log_dir}"
         echo(line)
@@ -227,15 +230,15 @@ def command(
         f"seed {seed}, {state.settings.players} players, {scoring} scoring, "
         f"{len(state.history)} moves, {shown_limit}"
     )
-    # ANSI colors are written always; click.echo strips them unless stdout is a terminal.
-    echo(render.render_board(state, color=True, names=names), nl=False)
+    colored = use_color(color, sys.stderr if to_stdout else sys.stdout)
+    echo(render.render_board(state, color=colored, names=names, width=output_width()), nl=False, color=colored)
     echo("")
     echo(
         render.render_result(
             outcome.result, names, scoring, faults=outcome.faults,
-            colors=state.settings.seat_colors, color=True,
+            colors=state.settings.seat_colors, color=colored, width=output_width(),
         ),
-        nl=False,
+        nl=False, color=colored,
     )
     for line in walls:
         echo(f"bots ran in {line}")

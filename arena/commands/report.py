@@ -20,6 +20,7 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
     this also works on a run that is still going on or was interrupted (only
     complete games are counted).
     """
+    from ..terminal import output_width
     from ..tournament.results import build_tables, format_tables, load_games
     from ..tournament.schedule import count_games
     from ..tournament.store import GAMES_FILE, RunError, read_tournament
@@ -43,4 +44,4 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
     stored = games["game_id"].nunique()
     total = count_games(config)
     title = config.name if stored == total else f"{config.name} (partial: {stored} of {total} games)"
-    click.echo(format_tables(tables, fmt, title=title), nl=False)
+    click.echo(format_tables(tables, fmt, title=title, width=output_width()), nl=False)

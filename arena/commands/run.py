@@ -96,6 +96,7 @@ def command(
         )
         sys.exit(130)
 
+    from ..terminal import output_width
     from ..tournament.results import format_tables
 
     for line in summary.changed:
@@ -104,7 +105,8 @@ def command(
         rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
         already = f", {summary.already} were stored already" if summary.already else ""
         click.echo(f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}", err=True)
-    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True), nl=False)
+    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
+               nl=False)
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "

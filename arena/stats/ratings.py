@@ -225,7 +225,7 @@ def _deals(games: Iterable[RankedGame]) -> list[list[RankedGame]]:
     for g in games:
         by_deal.setdefault(g.deal, []).append(g)
     try:
-        keys = sorted(by_deal)
+        keys = sorted(by_deal)  # type: ignore[type-var]  # comparable keys; the except below takes the rest
     except TypeError:  # keys of mixed types: their text orders them
         keys = sorted(by_deal, key=repr)
     return [sorted(by_deal[k], key=lambda g: g.game_id) for k in keys]

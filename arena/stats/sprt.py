@@ -74,7 +74,7 @@ does not define.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -391,7 +391,7 @@ def field_score(games: Iterable[tuple[float, Sequence[float]]]) -> float:
 
 
 def _field_empirical(scores: Sequence[float]) -> tuple[float, list[float], list[float]]:
-    tally: Counter[float] = Counter()
+    tally: defaultdict[float, float] = defaultdict(float)
     for score in scores:
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"a deal score lies between 0 and 1, not {score}")

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules.state import SCORINGS
+from ..terminal import Column, fit_table, printable, wrap
 from .config import TournamentConfig
 from .rows import COLUMNS, header_text, rows_text, tournament_ranks
 from .store import GAMES_FILE, RunError, write_atomically
@@ -274,10 +275,11 @@ def write_tables(folder: str | Path, tables: Tables) -> None:
     folder = Path(folder)
     for name in ("standings", "head_to_head", "seats"):
         frame: pd.DataFrame = getattr(tables, name)
-        write_atomically(
-            folder / f"{name}.csv",
-            lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"),
-        )
+
+        def write(tmp: Path, frame: pd.DataFrame = frame) -> None:
+            frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+
+        write_atomically(folder / f"{name}.csv", write)
 
 
 def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
@@ -354,7 +356,7 @@ def _markdown(frame: pd.DataFrame, index: bool = False) -> str:
     if index:
         frame = frame.reset_index()
     cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row] for row in frame.itertuples(index=False)]
-    cells = [[c.replace("|", "\\|") for c in row] for row in cells]
+    cells = [[printable(c).replace("|", "\\|") for c in row] for row in cells]
     lines = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in cells[1:]]
     return "\n".join(lines)
@@ -374,8 +376,89 @@ def _json_ready(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return rows
 
 
-def format_tables(tables: Tables, fmt: str, title: str = "", only_standings: bool = False) -> str:
-    """The tables as ``text`` (aligned, for a terminal), ``csv``, ``markdown`` or ``json``."""
+#: The text tables' short headings when they have to be fitted, and the order columns are left out in
+#: (first dropped first); the deciding scoring's wins, the entrant, its place, rating and faults always stay.
+_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score"}
+STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
+                        "rank (deciding)", "95% CI")
+SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
+
+
+def _scoring_short(heading: str) -> str | None:
+    for scoring in SCORINGS:
+        for what in ("wins", "rank"):
+            if heading == f"{what} ({scoring})":
+                return f"{scoring[0].upper()} {what}"
+    return _SHORT.get(heading)
+
+
+def _generic(heading: str, scoring: str) -> str:
+    """A heading as it is named in the drop orders: the scorings as deciding / other."""
+    for s in SCORINGS:
+        role = "deciding" if s == scoring else "other"
+        heading = heading.replace(f"({s})", f"({role})")
+    return heading
+
+
+def _columns(frame: pd.DataFrame, scoring: str, order: Sequence[str], left: Sequence[str] = ()) -> list[Column]:
+    columns = []
+    for heading in frame.columns:
+        generic = _generic(str(heading), scoring)
+        columns.append(Column(
+            str(heading), [str(v) for v in frame[heading]], left=heading in left, short=_scoring_short(str(heading)),
+            drop=order.index(generic) if generic in order else None, shrink=heading == "entrant",
+        ))
+    return columns
+
+
+def _notes(width: int | None, shortened: bool, dropped: Sequence[str]) -> list[str]:
+    """What a fitted table says about itself: the short headings, and which columns it left out."""
+    notes = []
+    if shortened:
+        notes.append("U: Uptown scoring, B: Blockers! scoring")
+    if dropped:
+        notes.append(f"left out to fit {width} columns: {', '.join(dropped)} (--format csv has them all)")
+    return [line for note in notes for line in wrap(note, width)]
+
+
+def _text_table(frame: pd.DataFrame, scoring: str, order: Sequence[str], width: int | None) -> list[str]:
+    table = fit_table(_columns(frame, scoring, order, left=("entrant",)), width)
+    return table.lines + _notes(width, table.short, table.dropped)
+
+
+def _head_to_head_text(matrix: pd.DataFrame, width: int | None) -> list[str]:
+    """The matrix in ``width`` columns: headed by the entrants' places if need be, then the last columns left out."""
+    names = [printable(name) for name in matrix.index]
+    cells = [[str(v) for v in matrix[c]] for c in matrix.columns]
+    full = [Column("", names, left=True)] + [Column(printable(c), col) for c, col in zip(matrix.columns, cells)]
+    table = fit_table(full, None)
+    if width is None or table.width <= width:
+        return table.lines
+    n = len(names)
+    # Place numbers head the columns; the lowest placed opponents are left out first.
+    places = [Column("", [f"{i + 1} {name}" for i, name in enumerate(names)], left=True, shrink=True)]
+    places += [Column(str(i + 1), col, drop=n - i) for i, col in enumerate(cells)]
+    table = fit_table(places, width)
+    notes = ["columns: the entrants by place"]
+    if table.dropped:
+        notes.append(f"left out to fit {width} columns: places {', '.join(table.dropped)} (--format csv has them all)")
+    return table.lines + [line for note in notes for line in wrap(note, width)]
+
+
+def format_tables(
+    tables: Tables, fmt: str, title: str = "", only_standings: bool = False, width: int | None = None,
+) -> str:
+    """The tables as ``text`` (aligned, for a terminal), ``csv``, ``markdown`` or ``json``.
+
+    ``width`` fits the text tables into that many columns (None: whole): their
+    headings are shortened, then columns left out in the order of
+    :data:`STANDINGS_DROP_ORDER` and :data:`SEATS_DROP_ORDER` (the head-to-head
+    matrix is headed by places and loses its last columns), then long entrant
+    names are cut; a line under each table says what was left out.  Text
+    from the tables (entrant and bot names) is printed through
+    :func:`arena.terminal.printable` in every format but json, which escapes
+    it itself.
+    """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
     if fmt == "json":
@@ -390,22 +473,25 @@ def format_tables(tables: Tables, fmt: str, title: str = "", only_standings: boo
             parts += [("head_to_head", tables.head_to_head), ("seats", tables.seats)]
         out = []
         for name, frame in parts:
-            out.append(f"# {name}\n" + frame.to_csv(index=False, float_format="%.6g", lineterminator="\n"))
+            text = frame.map(lambda v: printable(v) if isinstance(v, str) else v).to_csv(
+                index=False, float_format="%.6g", lineterminator="\n")
+            out.append(f"# {name}\n" + text)
         return "\n".join(out)
-    sections = [("Standings", standings_display(tables), False)]
-    if not only_standings:
-        sections += [
-            ("Head to head (share of shared games the row entrant finished ahead of the column entrant)",
-             head_to_head_matrix(tables), True),
-            ("By seat", seats_display(tables), False),
-        ]
-    out = []
+    scoring = tables.scoring
     heading = f"{title} - " if title else ""
-    for name, frame, index in sections:
-        if fmt == "markdown":
-            out.append(f"## {heading if name == 'Standings' else ''}{name}\n\n{_markdown(frame, index)}\n")
-        else:
-            label = f"{heading}{name}" if name == "Standings" else name
-            body = frame.rename_axis(None).to_string(index=index)
-            out.append(f"{label}\n{body}\n")
-    return "\n".join(out)
+    standings_title = f"{heading}Standings"
+    if fmt == "markdown":
+        out = [f"## {printable(standings_title)}\n\n{_markdown(standings_display(tables))}\n"]
+        if not only_standings:
+            out.append(f"## {H2H_TITLE}\n\n{_markdown(head_to_head_matrix(tables), True)}\n")
+            out.append(f"## By seat\n\n{_markdown(seats_display(tables))}\n")
+        return "\n".join(out)
+    sections = [[printable(standings_title), *_text_table(standings_display(tables), scoring, STANDINGS_DROP_ORDER,
+                                                           width)]]
+    if not only_standings:
+        sections.append([*wrap(H2H_TITLE, width), *_head_to_head_text(head_to_head_matrix(tables), width)])
+        sections.append(["By seat", *_text_table(seats_display(tables), scoring, SEATS_DROP_ORDER, width)])
+    return "\n".join("\n".join(lines) + "\n" for lines in sections)
+
+
+H2H_TITLE = "Head to head (share of shared games the row entrant finished ahead of the column entrant)"
