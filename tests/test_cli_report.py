@@ -106,3 +106,30 @@ def test_errors_are_one_line(tmp_path, setup, message):
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path) -> None:
+    """An edited games.csv (an entrant the schedule does not seat there, a garbage line, a word
+    where a number belongs) never crashes the report: those games are left out, and it says how many."""
+    tournament = tmp_path / "t.toml"
+    tournament.write_text(
+        'name = "edited"\nplayers = 3\ndeals = 2\nseed = 5\nisolation = "none"\n'
+        '[[entrants]]\nbot = "random"\n[[entrants]]\nbot = "greedy"\n[[entrants]]\nname = "r2"\nbot = "random"\n'
+    )
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["run", str(tournament), "--out", str(out), "--quiet"]).exit_code == 0
+    clean = CliRunner().invoke(main, ["report", str(out), "--format", "csv"])
+    lines = (out / "games.csv").read_text().splitlines(keepends=True)
+    first, second = lines[1].split(",")[0], lines[4].split(",")[0]
+    assert first != second
+    lines[1] = lines[1].replace(",random,random,", ",mallory,random,", 1)
+    lines[4] = lines[4].split(",", 9)
+    lines[4][8] = "x1"
+    lines[4] = ",".join(lines[4])
+    lines.insert(3, "garbage,,,\n")
+    (out / "games.csv").write_text("".join(lines))
+    result = CliRunner().invoke(main, ["report", str(out), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert "3 game(s) left out" in result.stderr
+    assert ",4," in result.stdout.splitlines()[2]  # each entrant's games: 6 played, 4 counted
+    assert result.stdout != clean.stdout

@@ -247,3 +247,14 @@ def test_replay_result_fits_the_width():
     assert "left out to fit 80 columns: captures" in result.output
     whole = CliRunner().invoke(main, ["replay", str(GOLDEN / "5p-seed5.json")]).output
     assert "captured  penalty  blockers  uptown rank  blockers rank" in whole
+
+
+def test_the_fault_summary_escapes_what_bots_wrote() -> None:
+    """A fault's kind and message come from a bot or a record: the run's last lines print them escaped."""
+    from arena.tournament.faults import FaultSummary
+
+    summary = FaultSummary()
+    summary.add("mallory", "crash", "boom\x1b]0;owned\x07\r\nfake line", "t000-d0000-r0")
+    (header, line) = summary.lines()
+    assert "\x1b" not in line and "\r" not in line and "\n" not in line
+    assert "\\x1b]0;owned\\x07\\r\\nfake line" in line

@@ -18,12 +18,14 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
 
     The tables are rebuilt from DIR/games.csv without replaying any game, so
     this also works on a run that is still going on or was interrupted (only
-    complete games are counted).
+    complete games are counted).  Rows that are damaged, or not the games the
+    tournament's schedule plays, are left out, and the count is printed.
     """
     from ..terminal import output_width
     from ..tournament.results import build_tables, format_tables, load_games
     from ..tournament.schedule import count_games
     from ..tournament.store import GAMES_FILE, RunError, read_tournament
+    from ..tournament.verify import schedule_games
 
     path = Path(folder)
     try:
@@ -37,6 +39,13 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
         games = load_games(games_path, config.players)
     except (ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    games, foreign = schedule_games(games, config)
+    ignored = games.attrs.get("unreadable", 0) + foreign
+    if ignored:
+        click.echo(
+            f"{games_path}: {ignored} game(s) left out: rows that are damaged or not the schedule's games "
+            "(arena run FILE --resume checks every game and plays these again)", err=True,
+        )
     if games.empty:
         raise click.ClickException(f"{games_path}: no complete game yet")
     scoring = scoring or config.scoring

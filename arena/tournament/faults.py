@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..terminal import printable
+
 
 @dataclass
 class FaultCount:
@@ -53,11 +55,12 @@ class FaultSummary:
             return []
         rows = sorted(self.counts.items(), key=lambda item: (item[0][0], -item[1].count, item[0][1]))
         name_w = max(len("entrant"), *(len(e) for (e, _), _ in rows))
+        rows = [((entrant, printable(kind)), c) for (entrant, kind), c in rows]
         kind_w = max(len("kind"), *(len(k) for (_, k), _ in rows))
         count_w = max(len("count"), *(len(str(c.count)) for _, c in rows))
         out = [f"{'entrant':<{name_w}}  {'kind':<{kind_w}}  {'count':>{count_w}}  first (game, message)"]
         for (entrant, kind), c in rows:
-            first = f"{c.first_game}: {c.first_message}"
+            first = printable(f"{c.first_game}: {c.first_message}")  # a bot's words: escaped
             if len(first) > width:
                 first = first[: width - 3] + "..."
             out.append(f"{entrant:<{name_w}}  {kind:<{kind_w}}  {c.count:>{count_w}}  {first}")

@@ -70,6 +70,9 @@ class Tables:
 # -- reading -----------------------------------------------------------------
 
 
+_TEXT_COLUMNS = ("game_id", "entrant", "bot")
+
+
 def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
     """``games.csv`` as a frame, with each seat's tournament rank under both scorings added.
 
@@ -81,16 +84,26 @@ def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
     data = data[: data.rfind(b"\n") + 1]
     if not data:
         raise ValueError(f"{path}: empty")
-    games = pd.read_csv(
-        io.BytesIO(data), dtype={"game_id": str, "entrant": str, "bot": str}, keep_default_na=False,
-    )
+    games = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, on_bad_lines="skip")
     missing = [c for c in COLUMNS if c not in games.columns]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
+    # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out.
+    numeric = [c for c in COLUMNS if c not in _TEXT_COLUMNS]
+    values = games[numeric].apply(pd.to_numeric, errors="coerce")
+    whole = [c for c in numeric if c != "seconds"]
+    bad = values.isna().any(axis=1) | (values[whole] % 1 != 0).any(axis=1)
+    ignored = set(games.loc[bad, "game_id"])
+    games = games[~games["game_id"].isin(ignored)].copy()
+    # Read again once the bad rows are gone: with a NaN among them, 63-bit seeds would have become floats.
+    for column in numeric:
+        games[column] = pd.to_numeric(games[column]).astype("int64" if column in whole else "float64")
     if players is not None and len(games):
         sizes = games.groupby("game_id")["seat"].transform("size")
-        games = games[sizes == players].reset_index(drop=True)
-    return with_tournament_ranks(games)
+        games = games[sizes == players]
+    games = with_tournament_ranks(games.reset_index(drop=True))
+    games.attrs["unreadable"] = len(ignored)
+    return games
 
 
 def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from ..records import RecordError, replay
 from ..rules import GameSettings, deal
 from .config import TournamentConfig
 from .rows import COLUMNS, game_rows_text
-from .schedule import Game
+from .schedule import Game, schedule
 
 #: Why a stored game is dropped and played again, by reason class, as the terminal says it.
 REASONS: dict[str, str] = {
@@ -133,3 +133,26 @@ def first_difference(stored: list[str], expected: list[str]) -> str:
         if len(a) != len(b):
             return f"seat {seat}'s row has {len(a) + 1} fields, not {len(COLUMNS)}"
     return "the rows are in another order"
+
+
+def schedule_games(games: Any, config: TournamentConfig) -> tuple[Any, int]:
+    """``(kept, ignored)``: the rows of ``games`` (a frame from :func:`~.results.load_games`) of the
+    games the schedule plays, as stored, and how many games were left out (an unknown id, or a seat
+    whose entrant, seed, table or deal is not the schedule's).
+
+    Cheap enough for ``arena report`` on every call; a resume also replays the records.
+    """
+    if games.empty:
+        return games, 0
+    wanted = {
+        (g.game_id, seat): (g.table, g.deal, g.seed, config.names[entrant])
+        for g in schedule(config) for seat, entrant in enumerate(g.seats)
+    }
+    stored = zip(games["game_id"], games["seat"], games["table"], games["deal"], games["seed"], games["entrant"],
+                 strict=True)
+    ok = [wanted.get((game_id, seat)) == (table, deal, seed, entrant)
+          for game_id, seat, table, deal, seed, entrant in stored]
+    bad = set(games["game_id"][[not k for k in ok]])
+    if not bad:
+        return games, 0
+    return games[~games["game_id"].isin(bad)].reset_index(drop=True), len(bad)
