@@ -190,13 +190,10 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, entrants: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps({"format": FORMAT, "entrants": entrants}, indent=2, sort_keys=True) + "\n",
-                       encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    from .store import write_atomically
+
+    text = json.dumps({"format": FORMAT, "entrants": entrants}, indent=2, sort_keys=True) + "\n"
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool) -> list[str]:
@@ -221,8 +218,6 @@ def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_change
         more = f" (and {len(changed) - 1} more entrant(s))" if len(changed) > 1 else ""
         raise RunError(f"{out}: {changed[0]}{more}; add --allow-changed-bots to go on with it, "
                        f"or start again with --overwrite")
-    try:
+    if stored != now:  # nothing is written when nothing changed (a resume on a full disk gets that far)
         _write(path, now)
-    except OSError as exc:
-        raise RunError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return [f"--allow-changed-bots: {line}" for line in changed]
