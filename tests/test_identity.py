@@ -200,3 +200,14 @@ def test_differences_in_words():
            "options": {"x": 2, "y": True, "z": "new"}}
     assert differences(before, before) == ""
     assert differences(before, now) == "its version 1.0 -> 1.1, option x 1 -> 2, option z (none) -> new"
+
+
+def test_arena_play_records_name_the_resolved_class(tmp_path: Path) -> None:
+    """A record from ``arena play`` says which class, distribution and code played each seat (item 4)."""
+    out = tmp_path / "game.json"
+    result = CliRunner().invoke(main, ["play", "random", "greedy", "--seed", "3", "--isolation", "none",
+                                       "--record", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    bots = json.loads(out.read_text())["bots"]
+    assert [b["identity"]["class"] for b in bots] == ["arena_bots.random_bot:RandomBot", "arena_bots.greedy:GreedyBot"]
+    assert all(b["identity"]["distribution"] == "uptown-arena" and len(b["identity"]["sha256"]) == 64 for b in bots)

@@ -191,11 +191,18 @@ def command(
         except OSError as exc:
             raise click.BadParameter(f"cannot write {transcript_path}: {exc.strerror or exc}",
                                      param_hint="'--transcript'") from None
+    from ..prepared import with_identity
+    from ..tournament.config import Entrant
+    from ..tournament.identity import bot_identity
+
     referee = Referee(limit, isolation=isolation, logs=log_dir, transcript=transcript)
     try:
         with referee:
             try:
                 players = referee.prepare_all([(text, "", None) for text in bots])
+                # Who played, in the record: the resolved class, its distribution and version, its code's hash.
+                players = [with_identity(bot, bot_identity(Entrant(f"seat{seat}", text)))
+                           for seat, (bot, text) in enumerate(zip(players, bots, strict=True))]
             except BotError as exc:
                 raise click.ClickException(str(exc)) from None
             outcome = referee.play(players, seed, scoring=scoring, penalty=penalty)
