@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 
 from arena.cli import main
-from arena.plots import PlotError, llr_plot, try_write_plots, write_plots
+from arena.plots import PlotError, _rating_columns, _win_share_columns, llr_plot, try_write_plots, write_plots
 from arena.stats.ratings import ranked_games, ratings
 from arena.tournament.results import Tables, build_tables, load_games
 from arena.tournament.store import read_tournament
@@ -148,11 +148,31 @@ def test_the_plots_are_the_same_bytes_twice_whatever_the_user_s_matplotlibrc(tab
 
 
 def test_a_rating_plot_only_with_a_rating_interval(tables, tmp_path):
-    without = tables.standings.drop(columns=["rating_low", "rating_high"])
+    without = tables.standings
+    while (found := _rating_columns(without)) is not None:  # every rating interval the standings have
+        without = without.drop(columns=list(found[1:]))
     written = write_plots(tmp_path, replace(tables, standings=without))
     assert tmp_path / "rating.png" not in written and not (tmp_path / "rating.png").exists()
     elo = tables.standings.rename(columns={"rating": "elo", "rating_low": "elo_low", "rating_high": "elo_high"})
     assert tmp_path / "rating.png" in write_plots(tmp_path, replace(tables, standings=elo))
+
+
+def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_path):
+    renamed, intervals = {}, []
+    for s in ("uptown", "blockers"):
+        found = _win_share_columns(tables.standings, s)
+        assert found is not None and found[1] is not None, s
+        (share, (low, high)) = found
+        other = (f"{s}_win_share", f"{s}_win_share_low", f"{s}_win_share_high") if share.startswith("win_share") \
+            else (f"win_share_{s}", f"ci_low_{s}", f"ci_high_{s}")
+        renamed |= dict(zip((share, low, high), other))
+        intervals += [low, high]
+    write_plots(tmp_path / "as-is", tables)
+    write_plots(tmp_path / "renamed", replace(tables, standings=tables.standings.rename(columns=renamed)))
+    write_plots(tmp_path / "bare", replace(tables, standings=tables.standings.drop(columns=intervals)))
+    picture = "win_share.png"
+    assert (tmp_path / "renamed" / picture).read_bytes() == (tmp_path / "as-is" / picture).read_bytes()
+    assert (tmp_path / "bare" / picture).read_bytes() != (tmp_path / "as-is" / picture).read_bytes()
 
 
 def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
