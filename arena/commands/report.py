@@ -13,7 +13,11 @@ import click
               show_default=True, help="How to print the tables.")
 @click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default=None,
               help="The scoring that decides wins and the order (default: the tournament's).")
-def command(folder: str, fmt: str, scoring: str | None) -> None:
+@click.option("--plots", is_flag=True,
+              help="Also draw the tables as PNG pictures into DIR (and a match's LLR from DIR/match.json); "
+                   "their paths go to standard error.")
+@click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR.")
+def command(folder: str, fmt: str, scoring: str | None, plots: bool, plots_dir: str | None) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
     The tables are rebuilt from DIR/games.csv without replaying any game, so
@@ -53,4 +57,18 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
     stored = games["game_id"].nunique()
     total = count_games(config)
     title = config.name if stored == total else f"{config.name} (partial: {stored} of {total} games)"
+    if plots or plots_dir is not None:  # first: a picture that cannot be drawn is the command's one line
+        _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, path)
     click.echo(format_tables(tables, fmt, title=title, width=output_width()), nl=False)
+
+
+def _write_plots(out: Path, tables: object, folder: Path) -> None:
+    """The pictures of ``tables`` (and of ``folder``'s match) into ``out``, each path on standard error."""
+    from ..plots import PlotError, read_match, write_plots
+
+    try:
+        written = write_plots(out, tables, read_match(folder))
+    except PlotError as exc:
+        raise click.ClickException(str(exc)) from None
+    for picture in written:
+        click.echo(str(picture), err=True)

@@ -96,9 +96,14 @@ def command(
         )
         sys.exit(130)
 
+    from ..plots import try_write_plots
     from ..terminal import output_width
     from ..tournament.results import format_tables
 
+    # The tables are on disk already: a picture that fails costs one line, never the results.
+    plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
+    if problem is not None:
+        click.echo(problem, err=True)
     for line in summary.changed:
         click.echo(line, err=True)
     if not quiet:
@@ -110,7 +115,8 @@ def command(
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
-            f"seats.csv, arena.log, bots/ (the bots' logs).  More tables: arena report {folder}",
+            f"seats.csv, {''.join(p.name + ', ' for p in plots)}arena.log, bots/ (the bots' logs).  "
+            f"More tables: arena report {folder}",
             err=True,
         )
         _echo_faults(summary)

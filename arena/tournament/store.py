@@ -54,8 +54,11 @@ RECORDS_FILE = "records.jsonl"
 RECORDS_GZ_FILE = "records.jsonl.gz"
 LOG_FILE = "arena.log"
 TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv")
+#: Every picture :func:`arena.plots.write_plots` may write, in the order it writes them.
+PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
 #: Every file a run writes; ``overwrite`` removes these and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES)
+OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES,
+                *PLOT_FILES)
 _BLOCK = 1 << 20
 
 
