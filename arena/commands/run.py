@@ -108,7 +108,7 @@ def command(
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
-            f"seats.csv, arena.log, bots/ (the bots' logs).  More tables: arena report {folder}",
+            f"seats.csv, order.csv, arena.log, bots/ (the bots' logs).  More tables: arena report {folder}",
             err=True,
         )
         _echo_faults(summary)

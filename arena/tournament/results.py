@@ -38,7 +38,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -342,11 +342,14 @@ def write_tables(folder: str | Path, tables: Tables) -> None:
     """
     folder = Path(folder)
     for name in TABLE_NAMES:
-        frame: pd.DataFrame = getattr(tables, name)
-        write_atomically(
-            folder / f"{name}.csv",
-            lambda tmp, frame=frame: frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n"),
-        )
+        write_atomically(folder / f"{name}.csv", _csv_writer(getattr(tables, name)))
+
+
+def _csv_writer(frame: pd.DataFrame) -> Callable[[Path], None]:
+    def write(tmp: Path) -> None:
+        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+
+    return write
 
 
 def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
