@@ -423,8 +423,7 @@ def _gauntlet(
             f"a gauntlet of {players} players seats {players - 1} entrants of the pool at every table; "
             f"the pool has {len(pool)}",
         )
-    in_file_order = tuple(n for n in names if n in challengers), tuple(n for n in names if n in pool)
-    return in_file_order
+    return tuple(n for n in names if n in challengers), tuple(n for n in names if n in pool)
 
 
 def _default_name(spec: str) -> str:
