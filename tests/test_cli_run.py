@@ -16,6 +16,7 @@ players = 3
 deals = 2
 seed = 5
 time_limit = 5
+seating = "rotate"
 [[entrants]]
 bot = "random"
 [[entrants]]
@@ -142,7 +143,7 @@ EXAMPLES = ROOT / "examples" / "protocol"
 
 def programs_tournament(tmp_path: Path, *entrants: str, extra: str = "") -> Path:
     path = tmp_path / "programs.toml"
-    text = 'name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\n' + extra
+    text = 'name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\nseating = "rotate"\n' + extra
     for entrant in entrants:
         text += "[[entrants]]\n" + entrant + "\n"
     path.write_text(text)

@@ -57,6 +57,7 @@ players = {players}
 deals = {deals}
 seed = 11
 time_limit = 5
+seating = "rotate"
 [[entrants]]
 name = "rnd"
 bot = "random"

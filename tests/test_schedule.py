@@ -1,4 +1,4 @@
-"""The round-robin schedule: tables, the fill rule, seat rotations, seeds and game ids."""
+"""The schedule: tables, the fill rule, seat rotations and the other seating designs, seeds and game ids."""
 
 from __future__ import annotations
 
@@ -6,14 +6,19 @@ import hashlib
 import itertools
 from collections import Counter
 
+import pytest
+
 from arena.tournament.config import Entrant, TournamentConfig
-from arena.tournament.schedule import count_games, game_seed, rotations, schedule, tables
+from arena.tournament.schedule import count_games, game_seed, rotations, schedule, tables, tournament_tables
+from arena.tournament.seating import DESIGNS
 
 
-def config(entrants: int, players: int, deals: int = 3, rotate: bool = True, seed: int = 5) -> TournamentConfig:
+def config(entrants: int, players: int, deals: int = 3, rotate: bool = True, seed: int = 5,
+           seating: str | None = None, **more) -> TournamentConfig:
     return TournamentConfig(
-        name="s", players=players, deals=deals, seed=seed, rotate=rotate,
-        entrants=tuple(Entrant(f"e{i}", "random") for i in range(entrants)),
+        name="s", players=players, deals=deals, seed=seed,
+        seating=seating or ("rotate" if rotate else "fixed"),
+        entrants=tuple(Entrant(f"e{i}", "random") for i in range(entrants)), **more,
     )
 
 
@@ -94,3 +99,44 @@ def test_count_games():
     assert count_games(config(2, 4, deals=3)) == 6
     for n, k in [(2, 2), (3, 4), (5, 5), (6, 2)]:
         assert count_games(config(n, k)) == len(list(schedule(config(n, k))))
+
+
+@pytest.mark.parametrize("seating", DESIGNS)
+@pytest.mark.parametrize("n, k", [(2, 2), (3, 2), (2, 3), (3, 3), (4, 3), (2, 4), (3, 4), (5, 4), (4, 5), (6, 5)])
+def test_count_games_agrees_with_the_schedule_for_every_seating(seating, n, k):
+    c = config(n, k, deals=2, seating=seating)
+    games = list(schedule(c))
+    assert count_games(c) == len(games) == len({g.game_id for g in games})
+
+
+def test_count_games_agrees_with_the_schedule_for_gauntlets_and_capped_tables():
+    gauntlet = config(6, 4, deals=2, seating="balanced", format="gauntlet", challengers=("e0", "e1"),
+                      pool=("e2", "e3", "e4", "e5"))
+    capped = config(8, 4, deals=2, seating="all", max_tables=5)
+    for c in (gauntlet, capped, config(8, 4, seating="fixed", max_tables=100)):
+        assert count_games(c) == len(list(schedule(c)))
+    assert count_games(gauntlet) == 2 * 2 * 4 * 12  # 2 challengers x C(4, 3) pool triples, 12 seatings
+    assert count_games(capped) == 2 * 5 * 24
+
+
+@pytest.mark.parametrize("seating, players, last", [
+    ("rotate", 4, "r3"), ("fixed", 3, "r0"), ("all", 2, "r1"), ("all", 3, "r5"), ("all", 4, "r23"),
+    ("all", 5, "r119"), ("balanced", 3, "r5"), ("balanced", 4, "r11"), ("balanced", 5, "r19"),
+])
+def test_the_index_field_is_as_wide_as_the_design_needs(seating, players, last):
+    ids = [g.game_id for g in schedule(config(players, players, deals=1, seating=seating))]
+    width = len(last) - 1
+    assert ids[0] == "t000-d0000-r" + "0" * width
+    assert ids[-1] == "t000-d0000-" + last
+    assert all(len(i) == len(ids[0]) for i in ids)
+    assert ids == sorted(ids)  # text order is schedule order (sort_games_file relies on it)
+
+
+def test_tables_of_the_schedule_are_tournament_tables():
+    c = config(7, 3, deals=1, max_tables=9)
+    chosen = tournament_tables(c)
+    assert len(chosen) == 9 and chosen == sorted(chosen)
+    assert {g.table for g in schedule(c)} == set(range(9))
+    names = c.names
+    for g in schedule(c):
+        assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal)

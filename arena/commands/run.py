@@ -48,7 +48,7 @@ def command(
     """
     from ..tournament.config import ConfigError, check_bots, load_config, with_isolation
     from ..tournament.runner import Interrupted, RunError, run_tournament
-    from ..tournament.schedule import count_games, tables
+    from ..tournament.schedule import count_games, tournament_tables
     from ..tournament.store import FolderLock
 
     path = Path(file)
@@ -64,10 +64,10 @@ def command(
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     total = count_games(config)
     if not quiet:
-        n_tables = len(tables(len(config.entrants), config.players))
+        n_tables = len(tournament_tables(config))
         click.echo(
             f"{config.name}: {total} games ({len(config.entrants)} entrants, {config.players} players, "
-            f"{n_tables} table(s) x {config.deals} deal(s){', seats rotated' if config.rotate else ''}), "
+            f"{n_tables} table(s) x {config.deals} deal(s), seating {config.seating}), "
             f"{workers} worker(s) -> {folder}",
             err=True,
         )
@@ -115,7 +115,7 @@ def command(
     if not quiet:
         click.echo(
             f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
-            f"seats.csv, {''.join(p.name + ', ' for p in plots)}arena.log, bots/ (the bots' logs).  "
+            f"seats.csv, order.csv, {''.join(p.name + ', ' for p in plots)}arena.log, bots/ (the bots' logs).  "
             f"More tables: arena report {folder}",
             err=True,
         )

@@ -8,7 +8,7 @@ A tournament file looks like this (tournaments/README.md is the reference)::
     seed = 2024
     scoring = "uptown"
     time_limit = 5.0
-    rotate = true
+    seating = "balanced"
 
     [[entrants]]
     name = "greedy"
@@ -39,13 +39,19 @@ from .. import limits
 from ..limits import DEFAULT_TIME_LIMIT
 from ..referee import ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
+from .seating import DESIGNS
 
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
 ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 
-TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
+TOP_KEYS = (
+    "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "rotate", "format",
+    "challengers", "pool", "max_tables", "isolation", "entrants",
+)
+#: The ways a tournament makes its tables (tournaments/README.md, "The schedule").
+TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 T = TypeVar("T")
@@ -156,7 +162,15 @@ class TournamentConfig:
     scoring: str = "uptown"
     penalty: str = "color"
     time_limit: float = DEFAULT_TIME_LIMIT
-    rotate: bool = True
+    #: The seating design every deal is played in (:mod:`.seating`).
+    seating: str = "balanced"
+    #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).
+    format: str = "round-robin"
+    #: A gauntlet's challengers and pool, entrant names in file order (empty for a round-robin).
+    challengers: tuple[str, ...] = ()
+    pool: tuple[str, ...] = ()
+    #: At most this many tables, chosen by :func:`~.schedule.choose_tables` (None: every table).
+    max_tables: int | None = None
     #: Not part of what makes two runs the same: isolation never changes a game.
     isolation: str = field(default="process", compare=False)
 
@@ -310,9 +324,13 @@ def parse_config(
     if penalty not in PENALTIES:
         raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {limits.shown(penalty)}")
     time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
-    rotate = data.get("rotate", True)
-    if not isinstance(rotate, bool):
-        raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
+    seating = _seating(source, data, players)
+    tournament_format = data.get("format", "round-robin")
+    if tournament_format not in TOURNAMENT_FORMATS:
+        raise _fail(source, "format", f"must be one of {', '.join(TOURNAMENT_FORMATS)}, not {limits.shown(tournament_format)}")
+    max_tables = data.get("max_tables")
+    if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
+        raise _fail(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
     isolation = data.get("isolation", "process")
     if isolation not in ISOLATIONS:
         raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
@@ -334,10 +352,78 @@ def parse_config(
             )
         seen[entrant_name] = index
         entrants.append(Entrant(entrant_name, bot, **program, base=None if base is None else os.path.abspath(base)))
+    names = [e.name for e in entrants]
+    challengers, pool = _gauntlet(source, data, tournament_format, players, names)
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, isolation=isolation,
+        scoring=scoring, penalty=penalty, time_limit=time_limit, seating=seating, format=tournament_format,
+        challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
     )
+
+
+def default_seating(players: int) -> str:
+    """The seating of a file that names none: ``balanced`` for 3-5 players, ``rotate`` for 2 (the same games)."""
+    return "rotate" if players == 2 else "balanced"
+
+
+def _seating(source: str, data: dict[str, Any], players: int) -> str:
+    """The ``seating`` key, or the old ``rotate`` key it replaces (true: rotate, false: fixed), or the default."""
+    seating = data.get("seating")
+    if seating is not None and seating not in DESIGNS:
+        raise _fail(source, "seating", f"must be one of {', '.join(DESIGNS)}, not {limits.shown(seating)}")
+    if "rotate" in data:
+        rotate = data["rotate"]
+        if not isinstance(rotate, bool):
+            raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
+        meant = "rotate" if rotate else "fixed"
+        if seating is not None and seating != meant:
+            raise _fail(
+                source, "rotate",
+                f'rotate = {str(rotate).lower()} means seating = "{meant}", but seating = "{seating}"; give only seating',
+            )
+        seating = meant
+    return seating if seating is not None else default_seating(players)
+
+
+def _entrant_names(source: str, key: str, value: Any, names: list[str]) -> list[str]:
+    """A list of entrant names (``challengers``, ``pool``), each an entrant's, none twice."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise _fail(source, key, 'must be a non-empty array of entrant names, e.g. ["mybot"]')
+    for item in value:
+        if item not in names:
+            raise _fail(source, key, f"{limits.shown(item)} is not the name of an entrant")
+        if value.count(item) > 1:
+            raise _fail(source, key, f"names {item!r} twice")
+    return value
+
+
+def _gauntlet(
+    source: str, data: dict[str, Any], tournament_format: str, players: int, names: list[str],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The checked ``challengers`` and ``pool`` of a gauntlet, each in file order; ``((), ())`` for a round-robin."""
+    if tournament_format != "gauntlet":
+        for key in ("challengers", "pool"):
+            if key in data:
+                raise _fail(source, key, 'only a gauntlet has challengers and a pool (format = "gauntlet")')
+        return (), ()
+    for key, example in (("challengers", '["mybot"]'), ("pool", '["random", "greedy"]')):
+        if key not in data:
+            raise _fail(source, key, f"missing: a gauntlet names its {key}, e.g. {key} = {example}")
+    challengers = _entrant_names(source, "challengers", data["challengers"], names)
+    pool = _entrant_names(source, "pool", data["pool"], names)
+    for item in pool:
+        if item in challengers:
+            raise _fail(source, "pool", f"{item!r} is a challenger too; every entrant is in exactly one of the two lists")
+    for item in names:
+        if item not in challengers and item not in pool:
+            raise _fail(source, "pool", f"entrant {item!r} is in neither challengers nor pool; add it to one of them")
+    if len(pool) < players - 1:
+        raise _fail(
+            source, "pool",
+            f"a gauntlet of {players} players seats {players - 1} entrants of the pool at every table; "
+            f"the pool has {len(pool)}",
+        )
+    return tuple(n for n in names if n in challengers), tuple(n for n in names if n in pool)
 
 
 def _default_name(spec: str) -> str:

@@ -16,6 +16,13 @@ shared first place is a win for every seat that shares it.
   shared, how often the first finished ahead of, level with and behind the
   second, and the share of shared games in which it finished ahead.
 * ``seats``: the same figures by seat, to show any first-player advantage.
+* ``order``: for each ordered pair ``(before, after)`` of entrants where
+  ``after`` moves directly after ``before`` (cyclic turn order, rule T3: seat
+  ``s`` then seat ``s + 1``, the last seat then seat 0), the games, how often
+  ``after`` finished ahead of, level with and behind ``before``, the share
+  ahead, and ``after``'s win share and mean rank in those games: what sitting
+  right after a given rival does, which the seating design (``balanced``) spreads
+  evenly over the entrants.
 
 The **rating** is a Bradley-Terry fit of every pair of seats in every game
 (finishing ahead is a win, level is half a win) on the Elo scale: 400 points
@@ -31,7 +38,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,11 +50,12 @@ from ..rules.state import SCORINGS
 from ..terminal import Column, fit_table, printable, wrap
 from .config import TournamentConfig
 from .rows import COLUMNS, header_text, rows_text, tournament_ranks
-from .store import GAMES_FILE, RunError, write_atomically
+from .store import GAMES_FILE, TABLE_FILES, RunError, write_atomically
 
 __all__ = [
-    "COLUMNS", "FORMATS", "Tables", "bootstrap_ci", "build_tables", "format_tables", "head_to_head",
-    "header_text", "load_games", "ratings", "rows_text", "seats", "standings", "tournament_ranks",
+    "COLUMNS", "FORMATS", "ORDER_COLUMNS", "Tables", "bootstrap_ci", "build_tables", "format_tables",
+    "head_to_head", "header_text", "load_games", "order", "ratings", "rows_text", "seats", "standings",
+    "tournament_ranks",
     "with_tournament_ranks", "write_folder_tables", "write_tables",
 ]
 
@@ -57,14 +65,24 @@ RATING_SCALE = 400.0
 FORMATS = ("text", "csv", "markdown", "json")
 
 
+#: The columns of the ``order`` table (``order.csv``).
+ORDER_COLUMNS = (
+    "before", "after", "games", "ahead", "tied", "behind", "ahead_share",
+    *(f"after_{figure}_{s}" for s in SCORINGS for figure in ("win_share", "mean_rank")),
+)
+#: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~.store.TABLE_FILES`).
+TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
+
+
 @dataclass
 class Tables:
-    """The three tables of a tournament, and the scoring they are ordered by."""
+    """The tables of a tournament, and the scoring they are ordered by."""
 
     scoring: str
     standings: pd.DataFrame
     head_to_head: pd.DataFrame
     seats: pd.DataFrame
+    order: pd.DataFrame
 
 
 # -- reading -----------------------------------------------------------------
@@ -266,33 +284,86 @@ def seats(games: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """The result by who sits directly before whom (see the module docstring and :data:`ORDER_COLUMNS`).
+
+    ``ahead``, ``tied`` and ``behind`` count games by the tournament rank under
+    ``scoring``: ``after`` finished ahead of ``before`` (a lower rank), level, or
+    behind; ``ahead_share`` is ``ahead / games``.  ``after_win_share_S`` and
+    ``after_mean_rank_S`` are ``after``'s win share and mean tournament rank in
+    those games under each scoring.  A filled table can make the pair adjacent
+    more than once in one game: the game counts once, ``ahead`` / ``tied`` /
+    ``behind`` by the majority of its adjacent seat pairs, ``after``'s figures
+    the mean of its seats in them.  With 2 players every game counts for both
+    ``(A, B)`` and ``(B, A)`` (the seats alternate).
+    """
+    if games.empty:
+        return pd.DataFrame(columns=list(ORDER_COLUMNS))
+    # after_win_share_S and after_mean_rank_S come from the after seat's t_S_won and t_S_rank
+    figures = {f"after_{figure}_{s}": f"t_{s}_{column}" for s in SCORINGS
+               for figure, column in (("win_share", "won"), ("mean_rank", "rank"))}
+    seat = games[["game_id", "seat", "entrant", *figures.values()]]
+    size = games.groupby("game_id")["seat"].transform("size")
+    before = seat.assign(next_seat=(games["seat"] + 1) % size)
+    both = before.merge(
+        seat, left_on=["game_id", "next_seat"], right_on=["game_id", "seat"], suffixes=("_before", "_after"),
+    )
+    both = both[both["entrant_before"] != both["entrant_after"]]
+    rank = f"t_{scoring}_rank"
+    adjacent = pd.DataFrame({
+        "before": both["entrant_before"].to_numpy(),
+        "after": both["entrant_after"].to_numpy(),
+        "game_id": both["game_id"].to_numpy(),
+        "lead": np.sign(both[f"{rank}_before"].to_numpy() - both[f"{rank}_after"].to_numpy()),
+        **{name: both[f"{column}_after"].to_numpy() for name, column in figures.items()},
+    })
+    if adjacent.empty:
+        return pd.DataFrame(columns=list(ORDER_COLUMNS))
+    per_game = adjacent.groupby(["before", "after", "game_id"], sort=True).agg(
+        lead=("lead", "sum"), **{name: (name, "mean") for name in figures},
+    )
+    outcome = np.sign(per_game["lead"])
+    per_game = per_game.assign(ahead=(outcome > 0).astype(int), tied=(outcome == 0).astype(int),
+                               behind=(outcome < 0).astype(int))
+    grouped = per_game.groupby(level=["before", "after"], sort=True)
+    table = grouped[["ahead", "tied", "behind"]].sum()
+    table.insert(0, "games", grouped.size())
+    table["ahead_share"] = table["ahead"] / table["games"]
+    for name in figures:
+        table[name] = grouped[name].mean()
+    return table.reset_index()[list(ORDER_COLUMNS)]
+
+
 def build_tables(
     games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None,
 ) -> Tables:
-    """All three tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
+    """All the tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
     return Tables(
         scoring=scoring,
         standings=standings(games, scoring, master_seed, entrants),
         head_to_head=head_to_head(games, scoring),
         seats=seats(games),
+        order=order(games, scoring),
     )
 
 
 def write_tables(folder: str | Path, tables: Tables) -> None:
-    """Write ``standings.csv``, ``head_to_head.csv`` and ``seats.csv`` into ``folder``.
+    """Write ``standings.csv``, ``head_to_head.csv``, ``seats.csv`` and ``order.csv`` into ``folder``.
 
     Each through a temporary file: a write that fails (full disk, read-only folder, a folder
     where the file should be) is a one-line :class:`~.store.RunError` that leaves no temporary
     file and the table as it was.
     """
     folder = Path(folder)
-    for name in ("standings", "head_to_head", "seats"):
-        frame: pd.DataFrame = getattr(tables, name)
+    for name in TABLE_NAMES:
+        write_atomically(folder / f"{name}.csv", _csv_writer(getattr(tables, name)))
 
-        def write(tmp: Path, frame: pd.DataFrame = frame) -> None:
-            frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
 
-        write_atomically(folder / f"{name}.csv", write)
+def _csv_writer(frame: pd.DataFrame) -> Callable[[Path], None]:
+    def write(tmp: Path) -> None:
+        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+
+    return write
 
 
 def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:

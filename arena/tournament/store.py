@@ -53,7 +53,7 @@ GAMES_FILE = "games.csv"
 RECORDS_FILE = "records.jsonl"
 RECORDS_GZ_FILE = "records.jsonl.gz"
 LOG_FILE = "arena.log"
-TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv")
+TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv", "order.csv")
 #: Every picture :func:`arena.plots.write_plots` may write, in the order it writes them.
 PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
 #: Every file a run writes; ``overwrite`` removes these and nothing else.
@@ -413,7 +413,8 @@ def _records_hold_data(out: Path) -> bool:
 
 
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
-    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "entrants")
+    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "format",
+                        "challengers", "pool", "max_tables", "entrants")
             if getattr(a, k) != getattr(b, k)]
     return ", ".join(keys) or "content"
 
