@@ -415,78 +415,40 @@ def _seat_lines(ax: Axes, seats: pd.DataFrame, column: str, seat_numbers: Sequen
 
 
 def order_plot(tables: Any, path: Path) -> bool:
-    """``order.png``: the deciding win share (else mean rank) by who sits directly before whom; False without."""
+    """``order.png``: from the order table (``before``, ``after``, ``games``, ``ahead_share``), the share
+    of games the row entrant finished ahead of the entrant who sits directly before it; False without."""
     order = getattr(tables, "order", None)
-    if not isinstance(order, pd.DataFrame) or order.empty:
+    if not isinstance(order, pd.DataFrame) or order.empty or \
+            not {"before", "after", "games", "ahead_share"} <= set(order.columns):
         return False
-    labels = [c for c in order.columns if not pd.api.types.is_numeric_dtype(order[c])]
-    if len(labels) < 2:
-        return False
-    row_col = "entrant" if "entrant" in labels else labels[0]
-    col_col = next(c for c in labels if c != row_col)
-    scorings = _scorings(tables)
-    value_col: str | None = None
-    for s in scorings:
-        found = _win_share_columns(order, s)
-        if found is not None:
-            value_col, percent = found[0], True
-            break
-    else:
-        for s in scorings:
-            value_col = _mean_rank_column(order, s)
-            if value_col is not None:
-                percent = False
-                break
-    if value_col is None:
-        return False
-    frame = order.assign(_value=_numbers(order, value_col),
-                         _weight=_numbers(order, "games") if "games" in order.columns else 1.0)
-    frame = frame[np.isfinite(frame["_value"])]
-    frame = frame.assign(_product=frame["_value"] * frame["_weight"])
-    # Rows split further (by seat, say) are pooled, each weighted by its games.
-    summed = frame.groupby([row_col, col_col], sort=False)[["_product", "_weight"]].sum()
-    pooled = summed["_product"] / summed["_weight"].where(summed["_weight"] > 0)
     standings = getattr(tables, "standings", None)
     ranked = [str(n) for n in standings["entrant"]] if isinstance(standings, pd.DataFrame) and "entrant" in standings \
         else []
-    seen_rows = [str(n) for n in frame[row_col].unique()]
-    seen_cols = [str(n) for n in frame[col_col].unique()]
-    rows = [n for n in ranked if n in seen_rows] + sorted(n for n in seen_rows if n not in ranked)
-    columns = [n for n in ranked if n in seen_cols] + sorted(n for n in seen_cols if n not in ranked)
-    matrix = np.full((len(rows), len(columns)), math.nan)
-    games = np.zeros((len(rows), len(columns)))
-    for (r, c), v in pooled.items():
-        matrix[rows.index(str(r)), columns.index(str(c))] = v
-        games[rows.index(str(r)), columns.index(str(c))] = summed.loc[(r, c), "_weight"]
-    finite = matrix[np.isfinite(matrix)]
-    if percent:
-        vmin, vmax = 0.0, max(0.05, float(finite.max()) if finite.size else 1.0)
-    else:
-        vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (1.0, 2.0)
-        if vmax - vmin < 1e-9:
-            vmin, vmax = vmin - 0.5, vmax + 0.5
-    with_games = "games" in order.columns and max(len(rows), len(columns)) <= 8
+    seen = {str(n) for n in order["after"]} | {str(n) for n in order["before"]}
+    names = [n for n in ranked if n in seen] + sorted(seen - set(ranked))
+    matrix = np.full((len(names), len(names)), math.nan)
+    games = np.zeros((len(names), len(names)))
+    for before, after, count, share in zip(order["before"], order["after"], _numbers(order, "games"),
+                                           _numbers(order, "ahead_share"), strict=True):
+        i, j = names.index(str(after)), names.index(str(before))
+        matrix[i, j], games[i, j] = share, count
+    with_games = len(names) <= 8
 
     def cell(i: int, j: int) -> str:
         v = matrix[i, j]
         if math.isnan(v):
             return ""
-        text = f"{100 * v:.0f}%" if percent else f"{v:.2f}"
-        return f"{text}\n{games[i, j]:.0f} games" if with_games else text
+        return f"{100 * v:.0f}%\n{games[i, j]:.0f} games" if with_games else f"{100 * v:.0f}%"
 
-    side = max(6.0, min(16.0, 2.5 + 0.8 * max(len(rows), len(columns))))
-    scoring = next((s for s in scorings if s in value_col), "")
-    what = ("win share" if percent else "mean rank") + (f" ({scoring})" if scoring else "")
+    side = max(6.0, min(16.0, 2.5 + 0.8 * len(names)))
     with _style():
         figure = _figure(side + 1.5, side)
         ax = figure.add_subplot()
-        # A sequential scale: the share an entrant can expect is 1/players, not the middle.
-        _heatmap(ax, matrix, rows, columns, cell, vmin, vmax,
-                 what + ("" if percent else ", 1 = first"), colors="viridis" if percent else "viridis_r",
-                 percent=percent)
-        ax.set_xlabel(f"{col_col.replace('_', ' ')}: who sits directly before the row entrant")
-        ax.set_ylabel(row_col.replace("_", " "))
-        ax.set_title(f"The row entrant's {what} by who sits directly before it")
+        _heatmap(ax, matrix, names, names, cell, 0.0, 1.0, "share of games finished ahead",
+                 colors="RdBu", percent=True)
+        ax.set_xlabel("who sits directly before the row entrant (moves just before it)")
+        ax.set_ylabel("entrant")
+        ax.set_title("How often the row entrant finished ahead of the one who moves just before it")
         _save(figure, path)
     return True
 

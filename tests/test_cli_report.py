@@ -113,7 +113,7 @@ def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path) -> No
     where a number belongs) never crashes the report: those games are left out, and it says how many."""
     tournament = tmp_path / "t.toml"
     tournament.write_text(
-        'name = "edited"\nplayers = 3\ndeals = 2\nseed = 5\nisolation = "none"\n'
+        'name = "edited"\nplayers = 3\ndeals = 2\nseed = 5\nseating = "rotate"\nisolation = "none"\n'
         '[[entrants]]\nbot = "random"\n[[entrants]]\nbot = "greedy"\n[[entrants]]\nname = "r2"\nbot = "random"\n'
     )
     out = tmp_path / "out"

@@ -69,19 +69,9 @@ def folder(tmp_path_factory) -> Path:
     return out
 
 
-def _order_frame(games: pd.DataFrame, players: int) -> pd.DataFrame:
-    """Results by who sits directly before whom (the seat before, T3), as an order table lists them."""
-    before = games[["game_id", "seat", "entrant"]].assign(seat=(games["seat"] + 1) % players)
-    both = games.merge(before.rename(columns={"entrant": "before"}), on=["game_id", "seat"])
-    return both.groupby(["entrant", "before"], sort=True).agg(
-        games=("seat", "size"), win_share_uptown=("t_uptown_won", "mean"), win_share_blockers=("t_blockers_won", "mean"),
-        mean_rank_uptown=("t_uptown_rank", "mean"),
-    ).reset_index()
-
-
 @pytest.fixture(scope="module")
 def tables(folder) -> Tables:
-    """The run's tables, with a rating interval and an order table made from its games where they have none."""
+    """The run's tables, with a rating interval made from its games where they have none."""
     config, _ = read_tournament(folder)
     games = load_games(folder / "games.csv", config.players)
     built = build_tables(games, config.scoring, config.seed, config.names)
@@ -92,10 +82,7 @@ def tables(folder) -> Tables:
         for column in ("low", "high"):
             standings[f"rating_{column}"] = standings["entrant"].map(fitted[f"elo_{column}"])
         standings["rating"] = standings["entrant"].map(fitted["elo"])
-    built = replace(built, standings=standings)
-    if getattr(built, "order", None) is None:
-        built.order = _order_frame(games, config.players)  # type: ignore[attr-defined]
-    return built
+    return replace(built, standings=standings)
 
 
 def assert_picture(path: Path) -> None:
@@ -177,10 +164,9 @@ def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_p
 
 def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
     config, _ = read_tournament(folder)
-    plain = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
-    if hasattr(plain, "order"):
-        plain.order = None  # type: ignore[attr-defined]
-    names = [p.name for p in write_plots(tmp_path, plain)]
+    built = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
+    assert "order.png" in [p.name for p in write_plots(tmp_path / "with", built)]
+    names = [p.name for p in write_plots(tmp_path, replace(built, order=None))]
     assert "order.png" not in names and "llr.png" not in names
     assert {"win_share.png", "head_to_head.png", "seats.png"} <= set(names)
 
