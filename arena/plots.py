@@ -330,7 +330,7 @@ def head_to_head_plot(tables: Any, path: Path) -> bool:
         figure = _figure(side + 1.5, side)
         ax = figure.add_subplot()
         _heatmap(ax, share, names, names, cell, 0.0, 1.0,
-                 "share of shared games the row entrant finished ahead of the column entrant")
+                 "row entrant ahead of column entrant (share of shared games)")
         ax.set_xlabel("opponent")
         ax.set_ylabel("entrant")
         ax.set_title(f"Head to head ({getattr(tables, 'scoring', '')} scoring; ties count as not ahead)")
