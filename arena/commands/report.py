@@ -44,3 +44,8 @@ def command(folder: str, fmt: str, scoring: str | None) -> None:
     total = count_games(config)
     title = config.name if stored == total else f"{config.name} (partial: {stored} of {total} games)"
     click.echo(format_tables(tables, fmt, title=title), nl=False)
+    from ..tournament.match import read_match, summary_lines
+
+    match = read_match(path)
+    if match is not None and fmt == "text":  # a match's folder: its test and verdict too
+        click.echo("\n" + "\n".join(summary_lines(match)))

@@ -39,13 +39,15 @@ from .. import limits
 from ..limits import DEFAULT_TIME_LIMIT
 from ..referee import ISOLATIONS
 from ..rules.state import PENALTIES, SCORINGS
+from .seating import DESIGNS
 
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
 ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 
-TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "isolation", "entrants")
+TOP_KEYS = ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "rotate", "seating", "isolation",
+            "entrants")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 T = TypeVar("T")
@@ -157,6 +159,8 @@ class TournamentConfig:
     penalty: str = "color"
     time_limit: float = DEFAULT_TIME_LIMIT
     rotate: bool = True
+    #: The seating design of every deal (:mod:`.seating`); None: ``rotate`` decides (rotate or fixed).
+    seating: str | None = None
     #: Not part of what makes two runs the same: isolation never changes a game.
     isolation: str = field(default="process", compare=False)
 
@@ -313,6 +317,9 @@ def parse_config(
     rotate = data.get("rotate", True)
     if not isinstance(rotate, bool):
         raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
+    seating = data.get("seating")
+    if seating is not None and seating not in DESIGNS:
+        raise _fail(source, "seating", f"must be one of {', '.join(DESIGNS)}, not {limits.shown(seating)}")
     isolation = data.get("isolation", "process")
     if isolation not in ISOLATIONS:
         raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
@@ -336,7 +343,7 @@ def parse_config(
         entrants.append(Entrant(entrant_name, bot, **program, base=None if base is None else os.path.abspath(base)))
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, isolation=isolation,
+        scoring=scoring, penalty=penalty, time_limit=time_limit, rotate=rotate, seating=seating, isolation=isolation,
     )
 
 

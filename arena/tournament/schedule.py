@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from .config import TournamentConfig
+from .seating import seatings
 
 SEED_PREFIX = "uptown-tournament/1"
 
@@ -70,6 +71,13 @@ def rotations(seating: tuple[int, ...], rotate: bool) -> list[tuple[int, tuple[i
     return result
 
 
+def deal_seatings(seating: tuple[int, ...], config: TournamentConfig) -> list[tuple[int, tuple[int, ...]]]:
+    """``(rotation, seating)`` of every game of one deal: the config's seating design, else its ``rotate``."""
+    if config.seating is not None:
+        return seatings(seating, config.seating)
+    return rotations(seating, config.rotate)
+
+
 def game_seed(master: int, table_key: str, deal: int) -> int:
     """The 63-bit seed of one deal of one table."""
     digest = hashlib.sha256(f"{SEED_PREFIX}:{master}:{table_key}:{deal}".encode()).digest()
@@ -85,7 +93,7 @@ def schedule(config: TournamentConfig) -> Iterator[Game]:
     all_tables = tables(len(config.entrants), config.players)
     names = config.names
     keys = ["|".join(names[i] for i in seating) for seating in all_tables]
-    table_rotations = [rotations(seating, config.rotate) for seating in all_tables]
+    table_rotations = [deal_seatings(seating, config) for seating in all_tables]
     tw, dw = _width(len(all_tables), 3), _width(config.deals, 4)
     for deal in range(config.deals):
         for table, (key, seatings) in enumerate(zip(keys, table_rotations)):
@@ -97,4 +105,4 @@ def schedule(config: TournamentConfig) -> Iterator[Game]:
 def count_games(config: TournamentConfig) -> int:
     """How many games :func:`schedule` lists, without listing them."""
     all_tables = tables(len(config.entrants), config.players)
-    return config.deals * sum(len(rotations(seating, config.rotate)) for seating in all_tables)
+    return config.deals * sum(len(deal_seatings(seating, config)) for seating in all_tables)
