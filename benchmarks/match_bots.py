@@ -15,10 +15,11 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from arena_bots.greedy import move_costs
+
 from arena.bots import Bot, OptionRange
 from arena.rules import PASS, Move
 from arena.rules.view import SeatView
-from arena_bots.greedy import move_costs
 
 
 class MixedBot(Bot):

@@ -57,8 +57,7 @@ def command(
     after every deal and the verdict.
     """
     from ..tournament.config import ConfigError, check_bots
-    from ..tournament.match import MatchError, MatchPlan, parse_sprt, random_seed, run_match, stored_seed, \
-        summary_lines
+    from ..tournament.match import MatchError, MatchPlan, parse_sprt, random_seed, run_match, stored_seed, summary_lines
     from ..tournament.runner import Interrupted, RunError
     from ..tournament.store import FolderLock
 

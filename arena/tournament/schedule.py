@@ -29,8 +29,8 @@ import itertools
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from . import seating as seating_designs
 from .config import TournamentConfig
-from .seating import seatings
 
 SEED_PREFIX = "uptown-tournament/1"
 
@@ -74,7 +74,7 @@ def rotations(seating: tuple[int, ...], rotate: bool) -> list[tuple[int, tuple[i
 def deal_seatings(seating: tuple[int, ...], config: TournamentConfig) -> list[tuple[int, tuple[int, ...]]]:
     """``(rotation, seating)`` of every game of one deal: the config's seating design, else its ``rotate``."""
     if config.seating is not None:
-        return seatings(seating, config.seating)
+        return seating_designs.seatings(seating, config.seating)
     return rotations(seating, config.rotate)
 
 
