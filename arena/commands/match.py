@@ -30,7 +30,8 @@ from ..tournament.match import DEFAULT_MAX_GAMES
 @click.option("--out", "out", metavar="DIR", default=None,
               help="Results folder (default: results/match-A-vs-B...).")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Master seed (default: a random one, printed and stored; --resume takes the stored one).")
+              help="Master seed (default: the seed of the match stored in the results folder, else a random one; "
+                   "printed and stored).")
 @click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True,
               help="Seconds a bot may think per move.")
 @click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default="uptown", show_default=True,
@@ -57,7 +58,16 @@ def command(
     after every deal and the verdict.
     """
     from ..tournament.config import ConfigError, check_bots
-    from ..tournament.match import MatchError, MatchPlan, parse_sprt, random_seed, run_match, stored_seed, summary_lines
+    from ..tournament.match import (
+        MatchError,
+        MatchPlan,
+        parse_sprt,
+        random_seed,
+        run_match,
+        settle_folder,
+        stored_seed,
+        summary_lines,
+    )
     from ..tournament.runner import Interrupted, RunError
     from ..tournament.store import FolderLock
 
@@ -72,14 +82,19 @@ def command(
         probe = MatchPlan(tuple(bots), 0, games=games, sprt=params, max_games=max_games, scoring=scoring,
                           time_limit=time_limit, isolation=isolation)
         folder = Path(out) if out is not None else Path("results") / probe.name
-        given_seed = seed
+        seed_note = ""
+        if seed is None:  # the match stored in the folder keeps its seed, unless it is to start again
+            seed = None if overwrite else stored_seed(folder)
+            seed_note = f" (the stored match's, from {folder})"
         if seed is None:
-            seed = (stored_seed(folder) if resume else None) or random_seed()
+            seed = random_seed()
+            seed_note = f" (random; repeat the match with --seed {seed})"
         plan = MatchPlan(tuple(bots), seed, games=games, sprt=params, max_games=max_games, scoring=scoring,
                          time_limit=time_limit, isolation=isolation)
         config = plan.config()
         FolderLock.check(folder)
         walls = check_bots(config, "arena match")
+        settle_folder(plan, folder, resume, overwrite)
     except MatchError as exc:
         raise click.ClickException(str(exc)) from None
     except ConfigError as exc:
@@ -96,7 +111,7 @@ def command(
     end = f"SPRT to a verdict, at most {plan.max_games} games" if params is not None else f"{plan.games} games"
     say(f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
         f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {folder}")
-    say(f"seed {plan.seed}" + ("" if given_seed is not None else f" (repeat the match with --seed {plan.seed})"))
+    say(f"seed {plan.seed}{seed_note}")
     for line in sorted(set(walls.values())):
         say(f"bots run in {line}")
     if isolation == "none":

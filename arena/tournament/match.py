@@ -585,7 +585,7 @@ def summary_lines(match: dict[str, Any]) -> list[str]:
     """The match's evidence and verdict as text lines, from its ``match.json`` dict."""
     bots = [b["name"] for b in match["bots"]]
     rivals = bots[1] if match["players"] == 2 else "the field (" + ", ".join(bots[1:]) + ")"
-    unit = "deal pairs" if match["players"] == 2 else "deals"
+    unit = ("deal pair" if match["players"] == 2 else "deal") + ("" if match["deals"] == 1 else "s")
     verdict = match.get("verdict")
     state = "" if match.get("state") == "done" else f" [{match.get('state')}]"
     head = f"{bots[0]} vs {rivals}: {match['games']} games ({match['deals']} {unit})"
@@ -702,7 +702,7 @@ def run_match(
     match = feed.to_dict()
     if plot and plan.sprt is not None:
         try:
-            from ..plots import llr_plot  # type: ignore[attr-defined,unused-ignore]
+            from ..plots import llr_plot  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             pass
         else:
