@@ -80,7 +80,7 @@ import math
 import re
 import secrets
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -358,10 +358,10 @@ class MatchTally:
         """Whether the match needs no more games: the test decided, or the cap is counted."""
         return self.verdict is not None or self.deals >= self.plan.deals
 
-    def add_rows(self, text: str) -> None:
-        """Count the ``games.csv`` rows ``text`` (whole games, any order, any deals)."""
+    def add_rows(self, text: str | Iterable[str]) -> None:
+        """Count the ``games.csv`` rows ``text`` (or its lines: whole games, any order, any deals)."""
         players = self.plan.players
-        for row in csv.reader(io.StringIO(text)):
+        for row in csv.reader(io.StringIO(text) if isinstance(text, str) else text):
             if not row:
                 continue
             rows = self._partial.setdefault(row[_COL["game_id"]], [])
@@ -480,7 +480,7 @@ class MatchFeed:
         if done and path.exists():  # after the resume check it holds exactly the games in done
             with open(path, encoding="utf-8", newline="") as f:
                 f.readline()
-                self.tally.add_rows(f.read())
+                self.tally.add_rows(f)
         (out / LLR_PLOT).unlink(missing_ok=True)  # a plot of an earlier match in this folder
         self.save()
         total = self.plan.deals * self.plan.games_per_deal
@@ -572,7 +572,7 @@ def status_line(tally: MatchTally) -> str:
         s = tally.status
         parts.append(f"LLR {s.llr:.2f} ({s.lower:.2f}, {s.upper:.2f})")
     if tally.plan.players == 2:
-        parts.append("[" + " ".join(str(c) for c in tally.counts) + "]")
+        parts.append("LL-LD-DDWL-WD-WW " + "-".join(str(c) for c in tally.counts))
     else:
         parts.append(f"score {tally.score():.3f}")
     elo = tally.elo()
