@@ -171,6 +171,17 @@ def test_names_and_the_tournament_a_match_is():
     assert plan("a", "b", games=9).deals == 5  # rounded up to whole deals
 
 
+def test_a_tournament_file_names_its_seating_design():
+    from arena.tournament.config import ConfigError, parse_config
+
+    text = 'name = "t"\nplayers = 3\ndeals = 1\nseed = 1\nseating = "SEATING"\n' + \
+        "".join(f'[[entrants]]\nbot = "{b}"\nname = "{b}{i}"\n' for i, b in enumerate(["random"] * 3))
+    config = parse_config(text.replace("SEATING", "balanced"))
+    assert [g.rotation for g in schedule(config)] == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(ConfigError, match="seating: must be one of fixed, rotate, all, balanced"):
+        parse_config(text.replace("SEATING", "spiral"))
+
+
 # -- real matches ------------------------------------------------------------------------
 
 
@@ -303,3 +314,18 @@ def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
     assert match == expected
     assert games_rows(out) == games_rows(whole)
     assert record_ids(out) == record_ids(whole)
+
+
+def test_the_llr_plot_is_drawn_from_match_json_when_the_plots_module_is_there(tmp_path, monkeypatch):
+    import types
+
+    drawn = []
+    plots = types.ModuleType("arena.plots")
+    plots.llr_plot = lambda match, path: drawn.append((match, path))
+    monkeypatch.setitem(sys.modules, "arena.plots", plots)
+    out = tmp_path / "m"
+    result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out)
+    assert drawn == [(result.match, out / "llr.png")]
+    assert drawn[0][0] == json.loads((out / MATCH_FILE).read_text())
+    run_match(plan("greedy", "random", games=2), tmp_path / "fixed")  # a fixed count has no LLR to draw
+    assert len(drawn) == 1

@@ -54,7 +54,7 @@ from .store import (
     prepare_folder,
     sort_games_file,
 )
-from .workers import MAX_CHUNK, WorkerError, Workers, game_bound, worker_settings
+from .workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
 
@@ -278,13 +278,13 @@ def _play(
         total=total, initial=stored, unit="game", file=sys.stderr, disable=not progress,
         dynamic_ncols=True, smoothing=0.05, desc=config.name,
     )
-    tasks = _tasks(config, done) if feed is None else feed.tasks(done)
-    max_chunk = MAX_CHUNK if feed is None else feed.max_chunk
     try:
         with _open_records(records_path, compressed) as records, \
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
                 Workers(ctx, min(workers, remaining), init_args, bound) as pool:
-            for count, record_lines, rows, found in pool.play(tasks, remaining, max_chunk):
+            chunks = (pool.play(_tasks(config, done), remaining) if feed is None
+                      else pool.play(feed.tasks(done), remaining, feed.max_chunk))
+            for count, record_lines, rows, found in chunks:
                 # The records first: a game counts once its rows follow it (see recover()).
                 records.write(record_lines)
                 records.flush()
@@ -293,14 +293,13 @@ def _play(
                 for fault in found:  # logged once already, by the worker's referee as it happened
                     faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
                 played += count
+                enough = feed is not None and feed.stored(rows)
                 if feed is not None:
-                    enough = feed.stored(rows)
                     bar.set_postfix_str(feed.postfix(), refresh=False)
-                    if enough:  # the games still being played are not needed: stopped, never stored
-                        bar.update(count)
-                        pool.close(wait=False)
-                        break
                 bar.update(count)
+                if enough:  # the games still being played are not needed: stopped, never stored
+                    pool.close(wait=False)
+                    break
     except KeyboardInterrupt:
         log.warning("interrupted by the user with %d of %d games stored", stored + played, total)
         raise Interrupted(stored + played, total) from None
