@@ -18,6 +18,7 @@ COMMANDS = {
                                     "--probe starts one."),
     "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),
     "report": ("arena.commands.report", "Rebuild and print the tables of a tournament's results folder."),
+    "match": ("arena.commands.match", "Play A against B (or a table of 3-5) to a fixed count or an SPRT verdict."),
 }
 
 

@@ -26,7 +26,6 @@ tables give the same bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Callable, Iterator, Sequence
@@ -45,13 +44,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "MATCH_FILE", "PLOT_FILES", "PlotError", "head_to_head_plot", "llr_plot", "order_plot", "rating_plot",
-    "read_match", "seats_plot", "try_write_plots", "win_share_plot", "write_plots",
+    "PLOT_FILES", "PlotError", "head_to_head_plot", "llr_plot", "order_plot", "rating_plot",
+    "seats_plot", "try_write_plots", "win_share_plot", "write_plots",
 ]
 
 DPI = 100
-#: A match's results file, whose object :func:`llr_plot` draws.
-MATCH_FILE = "match.json"
 #: matplotlib writes its version as the PNG's Software text; without it the bytes depend on the tables only.
 PNG_METADATA: dict[str, Any] = {"Software": None}
 _RC: dict[str, Any] = {
@@ -456,52 +453,53 @@ def order_plot(tables: Any, path: Path) -> bool:
 # -- a match ----------------------------------------------------------------------
 
 
-def _match_fields(match: Any) -> tuple[np.ndarray, float, float, str, float, float]:
-    """The checked fields of a ``match.json`` dict (see :func:`llr_plot`); PlotError names the first bad one."""
+def _match_fields(match: Any) -> tuple[np.ndarray, float, float, str, dict[str, Any]]:
+    """The checked fields of a ``match.json`` object (see :func:`llr_plot`); PlotError names the first bad one."""
     if not isinstance(match, dict):
-        raise PlotError("match: not an object with llr_history, lower, upper, verdict, elo0 and elo1")
-    for key in ("llr_history", "lower", "upper", "verdict", "elo0", "elo1"):
+        raise PlotError("match: not an object with history, lower, upper, verdict and parameters")
+    for key in ("history", "lower", "upper", "verdict", "parameters"):
         if key not in match:
             raise PlotError(f"match: no key {key!r}")
-    history = match["llr_history"]
+    sprt = (match["parameters"] or {}).get("sprt") if isinstance(match["parameters"], dict) else None
+    if not isinstance(sprt, dict) or not {"elo0", "elo1"} <= set(sprt):
+        raise PlotError("match: not a sequential test (parameters.sprt with elo0 and elo1)")
+    history = match["history"]
     try:
-        points = np.array([[float(g), float(v)] for g, v in history], dtype=float).reshape(-1, 2)
-    except (TypeError, ValueError):
-        raise PlotError("match: 'llr_history' is not a list of [games, llr] pairs") from None
+        games, llrs = history["games"], history["llr"]
+        points = np.array([[float(g), math.nan if v is None else float(v)] for g, v in zip(games, llrs, strict=True)],
+                          dtype=float).reshape(-1, 2)
+    except (TypeError, ValueError, KeyError):
+        raise PlotError("match: 'history' is not {games: [...], llr: [...]} of equal lengths") from None
     try:
-        lower, upper, elo0, elo1 = (float(match[k]) for k in ("lower", "upper", "elo0", "elo1"))
+        lower, upper = float(match["lower"]), float(match["upper"])
     except (TypeError, ValueError):
-        raise PlotError("match: lower, upper, elo0 and elo1 must be numbers") from None
+        raise PlotError("match: lower and upper must be numbers") from None
     if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
         raise PlotError(f"match: the bounds must be finite with lower < upper, not {lower} and {upper}")
-    return points, lower, upper, str(match["verdict"]), elo0, elo1
+    return points[np.isfinite(points[:, 1])], lower, upper, str(match["verdict"]), sprt
 
 
 def llr_plot(match: dict[str, Any], path: Path) -> None:
-    """``llr.png``: a sequential test's log-likelihood ratio over the games counted, with its bounds.
+    """``llr.png``: a match's sequential test, its log-likelihood ratio over the games counted, with its bounds.
 
-    ``match`` is the object of a match's ``match.json``; these keys are read, any other is ignored:
-
-    * ``llr_history``: ``[[games, llr], ...]``, the games counted so far (int) and the LLR after them,
-      one pair per step of the test (for 2 players: after each deal pair), in counting order;
-    * ``lower``, ``upper``: the SPRT bounds (``log(beta / (1 - alpha))`` and ``log((1 - beta) / alpha)``),
-      ``lower < upper``;
-    * ``verdict``: ``"H0"``, ``"H1"`` or ``"inconclusive"`` (any text is shown as it is);
-    * ``elo0``, ``elo1``: the hypotheses' Elo differences;
-    * optional: ``entrants`` (the names, the tested one first), ``alpha``, ``beta``, ``model``.
+    ``match`` is the object of the match's ``match.json`` (:mod:`arena.tournament.match`); these keys
+    are read, any other is ignored: ``history`` (``{"games": [...], "llr": [...]}``, one entry per deal
+    counted, in counting order), ``lower`` and ``upper`` (the SPRT bounds), ``verdict``,
+    ``parameters.sprt`` (``elo0``, ``elo1``, ``alpha``, ``beta``, ``model``) and ``bots`` (names, A first).
 
     Raises :class:`PlotError` (one line) for a missing or malformed key or a file that cannot be written.
     """
-    points, lower, upper, verdict, elo0, elo1 = _match_fields(match)
-    entrants = match.get("entrants")
-    names = " vs ".join(str(e) for e in entrants) if isinstance(entrants, list) and entrants else ""
-    extras = [f"{k}={match[k]:g}" for k in ("alpha", "beta") if isinstance(match.get(k), (int, float))]
+    points, lower, upper, verdict, sprt = _match_fields(match)
+    elo0, elo1 = float(sprt["elo0"]), float(sprt["elo1"])
+    bots = match.get("bots")
+    names = " vs ".join(str(b.get("name")) for b in bots if isinstance(b, dict)) if isinstance(bots, list) else ""
+    extras = [f"{k}={sprt[k]:g}" for k in ("alpha", "beta") if isinstance(sprt.get(k), (int, float))]
     with _style():
         figure = _figure(9.0, 5.0)
         ax = figure.add_subplot()
         if len(points):
             ax.plot(points[:, 0], points[:, 1], color="tab:blue", linewidth=1.5,
-                    marker="o" if len(points) <= 40 else None, markersize=3, label="LLR after each step")
+                    marker="o" if len(points) <= 40 else None, markersize=3, label="LLR after each deal counted")
         ax.axhline(upper, color="tab:green", linestyle="--", linewidth=1.5,
                    label=f"upper bound {upper:.3f}: accept H1 (elo >= {elo1:g})")
         ax.axhline(lower, color="tab:red", linestyle="--", linewidth=1.5,
@@ -515,24 +513,11 @@ def llr_plot(match: dict[str, Any], path: Path) -> None:
         ax.set_xlabel("games counted")
         ax.set_ylabel("log-likelihood ratio (LLR)")
         head = f"{names}: " if names else ""
-        ax.set_title(f"{head}SPRT elo0={elo0:g}, elo1={elo1:g}{', ' + ', '.join(extras) if extras else ''}"
+        model = f" ({sprt['model']})" if isinstance(sprt.get("model"), str) else ""
+        ax.set_title(f"{head}SPRT{model} elo0={elo0:g}, elo1={elo1:g}{', ' + ', '.join(extras) if extras else ''}"
                      f" - verdict: {verdict}")
         ax.legend(loc="best", fontsize=8)
         _save(figure, path)
-
-
-def read_match(folder: Path) -> dict[str, Any] | None:
-    """The object of ``folder/match.json`` (see :func:`llr_plot`), None when the folder holds no match."""
-    path = Path(folder) / MATCH_FILE
-    if not path.exists():
-        return None
-    try:
-        match = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise PlotError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    if not isinstance(match, dict):
-        raise PlotError(f"{path}: not a JSON object")
-    return match
 
 
 # -- all of them ------------------------------------------------------------------

@@ -21,13 +21,28 @@ ties), not from played games, so the truth is known:
   the win-share intervals of :func:`arena.stats.intervals.win_share_interval`.
 
 Each run is seeded from ``--seed``; the figures are the same on every machine.
+
+``--real N`` adds SPRTs on **played games** (``arena match``'s own
+:func:`~arena.tournament.match.run_match`, isolation ``none``, ``--workers``
+workers): ``N`` matches of two equally strong bots — ``MixedBot`` of
+``benchmarks/match_bots.py`` with ``p=0`` (random moves) and two salts, so
+they do not replay each other's games — and ``--real-diff`` matches of
+``p=0.01`` (a greedy move one time in a hundred) against ``p=0``, with the
+Elo a ``--real-long``-game fixed match of the two measures; each at
+``elo0=0, elo1=20``, alpha = beta = 0.05, fastchess's normalized model, match
+``i`` seeded ``SEED * 1000 + i`` (``+ 500`` for the difference).  Played
+games are the same on every machine too (seeded deals, seeded bots), so so
+are these figures; only the time they take is not.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -137,6 +152,41 @@ def coverage(tournaments: int, seed: int, deals: int, long: int, resamples: int)
     print(f"  win-share intervals holding the long-run share: {_rate(shares_inside, total)}")
 
 
+def real(runs: int, diff_runs: int, seed: int, workers: int, long_games: int, max_games: int) -> None:
+    from arena.tournament.match import MatchPlan, run_match
+
+    bot = f"{Path(__file__).resolve().with_name('match_bots.py')}:MixedBot"
+    equal = (f"{bot}:p=0,salt=1", f"{bot}:p=0,salt=2")
+    better = (f"{bot}:p=0.01,salt=1", f"{bot}:p=0,salt=2")
+    params = SprtParameters(0.0, 20.0, 0.05, 0.05, "normalized")
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "match"
+        if long_games:
+            long = run_match(MatchPlan(better, seed, games=long_games, isolation="none"), folder, workers=workers,
+                             plot=False).match
+            e = long["elo"]
+            shutil.rmtree(folder)
+            print(f"real games: p=0.01 against p=0 over {long['games']} games: logistic Elo {e['elo']:.1f} "
+                  f"({e['low']:.1f} to {e['high']:.1f}), normalized {e['nelo']:.1f} "
+                  f"({e['nelo_low']:.1f} to {e['nelo_high']:.1f})")
+        for label, specs, n, offset in (("equal", equal, runs, 0), ("p=0.01", better, diff_runs, 500)):
+            verdicts = {"H0": 0, "H1": 0, "inconclusive": 0}
+            games = []
+            for run in range(n):
+                plan = MatchPlan(specs, seed * 1000 + offset + run, sprt=params, max_games=max_games,
+                                 isolation="none")
+                match = run_match(plan, folder, workers=workers, plot=False).match
+                shutil.rmtree(folder)
+                verdicts[match["verdict"]] += 1
+                games.append(match["games"])
+            if n:
+                print(f"  real SPRTs, {label:6s} {n} runs: H1 {_rate(verdicts['H1'], n)}, H0 {verdicts['H0']}, "
+                      f"inconclusive {verdicts['inconclusive']}; games mean {np.mean(games):.0f}, "
+                      f"median {np.median(games):.0f}, max {max(games)}")
+    print(f"  real games: {time.perf_counter() - started:.0f} s by the clock with {workers} worker(s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400, help="simulated SPRTs per case")
@@ -147,7 +197,12 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20, help="deals a table in a coverage tournament")
     parser.add_argument("--long", type=int, default=1000, help="deals a table in the long run")
     parser.add_argument("--resamples", type=int, default=200)
-    parser.add_argument("--only", choices=("sprt", "field", "coverage"), help="run one part")
+    parser.add_argument("--real", type=int, default=0, metavar="N", help="SPRTs on played games of equal bots")
+    parser.add_argument("--real-diff", type=int, default=10, help="with --real: SPRTs on played games, p=0.01 vs p=0")
+    parser.add_argument("--real-long", type=int, default=20_000, help="with --real: games of the match measuring "
+                                                                      "p=0.01 against p=0")
+    parser.add_argument("--workers", type=int, default=2, help="with --real: workers of each match")
+    parser.add_argument("--only", choices=("sprt", "field", "coverage", "real"), help="run one part")
     args = parser.parse_args()
     started = time.process_time()
     if args.only in (None, "sprt"):
@@ -156,6 +211,8 @@ def main() -> None:
         field(args.runs, args.seed, args.elo, args.max_pairs // 4)
     if args.only in (None, "coverage"):
         coverage(args.tournaments, args.seed, args.deals, args.long, args.resamples)
+    if args.real and args.only in (None, "real"):
+        real(args.real, args.real_diff, args.seed, args.workers, args.real_long, args.max_pairs)
     print(f"{time.process_time() - started:.0f} s CPU")
 
 

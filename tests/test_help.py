@@ -25,6 +25,7 @@ SECTIONS = {
     "bots": [],
     "run": ["Running a tournament", "Resume"],
     "report": ["Report"],
+    "match": ["Matches"],
 }
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 _INVOCATION = re.compile(r"\barena (" + "|".join(COMMANDS) + r")\b([^`\n]*)")

@@ -20,6 +20,7 @@ from matplotlib.image import imread
 from arena.cli import main
 from arena.plots import PlotError, _rating_columns, _win_share_columns, llr_plot, try_write_plots, write_plots
 from arena.stats.ratings import ranked_games, ratings
+from arena.tournament.match import FORMAT as MATCH_FORMAT
 from arena.tournament.results import Tables, build_tables, load_games
 from arena.tournament.store import read_tournament
 
@@ -47,10 +48,13 @@ bot = "random"
 EMPTY = SimpleNamespace(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame())
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
+#: The keys of a match's match.json that llr_plot reads (arena/tournament/match.py writes them), and one it does not.
 MATCH = {
-    "llr_history": [[2, 0.0], [4, 0.35], [6, -0.2], [8, 0.9], [10, 1.6], [12, 3.1]],
-    "lower": -2.944, "upper": 2.944, "verdict": "H1", "elo0": 0, "elo1": 20,
-    "alpha": 0.05, "beta": 0.05, "entrants": ["greedy", "rnd1"], "pentanomial": [0, 1, 2, 1, 2],
+    "format": MATCH_FORMAT,
+    "history": {"games": [2, 4, 6, 8, 10, 12], "llr": [0.0, 0.35, -0.2, 0.9, 1.6, 3.1]},
+    "lower": -2.944, "upper": 2.944, "verdict": "H1",
+    "parameters": {"games": None, "sprt": {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "model": "normalized"}},
+    "bots": [{"name": "greedy", "spec": "greedy"}, {"name": "rnd1", "spec": "random"}], "pentanomial": {"LL": 0},
 }
 
 
@@ -186,7 +190,7 @@ def test_seats_per_entrant_when_the_seat_table_has_entrants(folder, tables, tmp_
 def test_llr_plot_from_a_hand_made_match(tmp_path):
     llr_plot(MATCH, tmp_path / "llr.png")
     assert_picture(tmp_path / "llr.png")
-    llr_plot({**MATCH, "llr_history": [], "verdict": "inconclusive"}, tmp_path / "empty.png")
+    llr_plot({**MATCH, "history": {"games": [], "llr": []}, "verdict": "inconclusive"}, tmp_path / "empty.png")
     assert_picture(tmp_path / "empty.png")
     # The verdict and the bounds are drawn: another verdict is another picture.
     llr_plot({**MATCH, "verdict": "H0"}, tmp_path / "h0.png")
@@ -196,10 +200,11 @@ def test_llr_plot_from_a_hand_made_match(tmp_path):
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"upper": None}, "lower, upper, elo0 and elo1 must be numbers"),
-        ({"llr_history": [[1, 2, 3]]}, "'llr_history' is not a list of [games, llr] pairs"),
-        ({"llr_history": 5}, "'llr_history' is not a list of [games, llr] pairs"),
+        ({"upper": None}, "lower and upper must be numbers"),
+        ({"history": {"games": [1, 2], "llr": [0.5]}}, "'history' is not {games: [...], llr: [...]}"),
+        ({"history": 5}, "'history' is not {games: [...], llr: [...]}"),
         ({"lower": 3.0}, "lower < upper"),
+        ({"parameters": {"games": 10, "sprt": None}}, "not a sequential test"),
     ],
 )
 def test_a_bad_match_is_one_line(tmp_path, change, message):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -57,17 +58,26 @@ def command(folder: str, fmt: str, scoring: str | None, plots: bool, plots_dir: 
     stored = games["game_id"].nunique()
     total = count_games(config)
     title = config.name if stored == total else f"{config.name} (partial: {stored} of {total} games)"
-    if plots or plots_dir is not None:  # first: a picture that cannot be drawn is the command's one line
-        _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, path)
-    click.echo(format_tables(tables, fmt, title=title, width=output_width()), nl=False)
-
-
-def _write_plots(out: Path, tables: object, folder: Path) -> None:
-    """The pictures of ``tables`` (and of ``folder``'s match) into ``out``, each path on standard error."""
-    from ..plots import PlotError, read_match, write_plots
+    from ..tournament.match import read_match, summary_lines
 
     try:
-        written = write_plots(out, tables, read_match(folder))
+        match = read_match(path)
+    except RunError as exc:
+        raise click.ClickException(str(exc)) from None
+    if plots or plots_dir is not None:  # first: a picture that cannot be drawn is the command's one line
+        _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
+    click.echo(format_tables(tables, fmt, title=title, width=output_width()), nl=False)
+    if match is not None and fmt == "text":  # a match's folder: its test and verdict too
+        click.echo("\n" + "\n".join(summary_lines(match)))
+
+
+def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:
+    """The pictures of ``tables`` (and of a sequential ``match``'s LLR) into ``out``, each path on standard error."""
+    from ..plots import PlotError, write_plots
+
+    sequential = match is not None and isinstance((match.get("parameters") or {}).get("sprt"), dict)
+    try:
+        written = write_plots(out, tables, match if sequential else None)
     except PlotError as exc:
         raise click.ClickException(str(exc)) from None
     for picture in written:

@@ -20,6 +20,11 @@ and the tables are written from it (:func:`~.results.write_folder_tables`).
 
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
+
+A run given a :class:`Feed` (``arena match``, :mod:`.match`) hands out the
+games the feed gives, in its order, and stops when the feed has counted
+enough; everything else — workers, sandbox, records, the resume check, the
+folder lock, the fault summary — is the same.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, Protocol, cast
 
 from .config import TournamentConfig
 from .faults import FaultSummary
@@ -83,6 +88,33 @@ class RunSummary:
     tables: Any = None
     #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
     changed: list[str] = field(default_factory=list)
+
+
+class Feed(Protocol):
+    """What a run plays and when it stops, instead of the whole schedule (a match: :class:`~.match.MatchFeed`)."""
+
+    #: The most games one chunk sent to a worker may hold.
+    max_chunk: int
+
+    def begin(self, out: Path, done: set[str]) -> tuple[int, int]:
+        """Count the games stored already (``done``, checked); ``(games the bar counts to, games left to hand out)``."""
+        ...
+
+    def tasks(self, done: set[str]) -> Iterator[Game]:
+        """The games to hand out, in order; it may run dry and fill again as games are stored."""
+        ...
+
+    def stored(self, rows: str) -> bool:
+        """Count the ``games.csv`` rows of games just stored; True once no more games are needed."""
+        ...
+
+    def postfix(self) -> str:
+        """What the progress bar shows after its counts."""
+        ...
+
+    def finish(self, out: Path) -> TournamentConfig:
+        """After the play, before the tables: make the folder hold what was counted; the config it now holds."""
+        ...
 
 
 # -- logging -------------------------------------------------------------------
@@ -139,6 +171,7 @@ def run_tournament(
     hide: tuple[str, ...] = (),
     notify: Callable[[str], None] | None = None,
     allow_changed_bots: bool = False,
+    feed: Feed | None = None,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -149,6 +182,8 @@ def run_tournament(
     (the tournament file, whose master seed says every deal); their standard error goes
     to ``out/bots/ENTRANT.log``.  With ``allow_changed_bots`` a resume goes on when an entrant's
     bot is not the one that played the stored games (see :mod:`.identity`), and the log says so.
+    With a ``feed`` the games are the feed's (see :class:`Feed`), and the tables are those of the
+    config :meth:`Feed.finish` returns.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -167,7 +202,8 @@ def run_tournament(
         for line in recovered.summary():
             if notify is not None:
                 notify(line)
-        summary = _run(config, out, recovered, records_path, compressed, workers, start_method, progress, hide)
+        summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
+                               hide, feed)
         from .results import write_folder_tables  # pandas: imported once the workers are done
 
         summary.tables = write_folder_tables(out, config)
@@ -177,10 +213,13 @@ def run_tournament(
 
 
 def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
-         start_method: str | None, progress: bool, hide: tuple[str, ...]) -> RunSummary:
+         start_method: str | None, progress: bool, hide: tuple[str, ...],
+         feed: Feed | None) -> tuple[RunSummary, TournamentConfig]:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)
+    if feed is not None:
+        total, remaining = feed.begin(out, done)
     ctx = multiprocessing.get_context(start_method)
     logs = _LogSetup(out / LOG_FILE)
     start = time.perf_counter()
@@ -201,14 +240,17 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults)
+                           places, faults, feed)
+        if feed is not None:
+            config = feed.finish(out)
+            total = count_games(config)
         sort_games_file(out / GAMES_FILE)
         log.info("tournament %s: all %d games stored (%d played now), %d fault(s)", config.name, total, played,
                  len(faults))
     finally:
         logs.close()
     return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, faults, logs.path,
-                      changed=recovered.changed)
+                      changed=recovered.changed), config
 
 
 def _open_records(path: Path, compressed: bool) -> IO[bytes]:
@@ -220,7 +262,7 @@ def _open_records(path: Path, compressed: bool) -> IO[bytes]:
 def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
-    places: tuple[str, tuple[str, ...]], faults: FaultSummary,
+    places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None,
 ) -> int:
     from tqdm import tqdm
 
@@ -240,7 +282,9 @@ def _play(
         with _open_records(records_path, compressed) as records, \
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
                 Workers(ctx, min(workers, remaining), init_args, bound) as pool:
-            for count, record_lines, rows, found in pool.play(_tasks(config, done), remaining):
+            chunks = (pool.play(_tasks(config, done), remaining) if feed is None
+                      else pool.play(feed.tasks(done), remaining, feed.max_chunk))
+            for count, record_lines, rows, found in chunks:
                 # The records first: a game counts once its rows follow it (see recover()).
                 records.write(record_lines)
                 records.flush()
@@ -249,7 +293,13 @@ def _play(
                 for fault in found:  # logged once already, by the worker's referee as it happened
                     faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
                 played += count
+                enough = feed is not None and feed.stored(rows)
+                if feed is not None:
+                    bar.set_postfix_str(feed.postfix(), refresh=False)
                 bar.update(count)
+                if enough:  # the games still being played are not needed: stopped, never stored
+                    pool.close(wait=False)
+                    break
     except KeyboardInterrupt:
         log.warning("interrupted by the user with %d of %d games stored", stored + played, total)
         raise Interrupted(stored + played, total) from None
@@ -262,4 +312,4 @@ def _play(
     return played
 
 
-__all__ = ["Interrupted", "RunError", "RunSummary", "run_tournament"]
+__all__ = ["Feed", "Interrupted", "RunError", "RunSummary", "run_tournament"]

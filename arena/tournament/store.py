@@ -29,7 +29,7 @@ import json
 import os
 import shutil
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -543,6 +543,30 @@ def prepare_folder(
     _rewrite_text(out / GAMES_FILE, header_text(), ())
     _rewrite_records(records_path, compressed, ())
     return Recovered(set(), 0, 0), records_path, compressed
+
+
+def drop_games(out: Path, game_ids: Collection[str]) -> None:
+    """Remove the games ``game_ids`` from ``games.csv`` and the records file, both rewritten atomically.
+
+    For a match cut to the deals its test counted (:mod:`.match`): the games of later deals that
+    finished early leave the folder, so it holds what the test counted.
+    """
+    drop = set(game_ids)
+    if not drop:
+        return
+    games_path = out / GAMES_FILE
+    _rewrite_text(games_path, header_text(),
+                  (line for line in _text_lines(games_path, skip_header=True) if line.split(",", 1)[0] not in drop))
+    records_path, compressed = records_file(out)
+
+    def kept(line: bytes) -> bool:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return True  # not a record: the resume check's to judge
+        return not (isinstance(record, dict) and record.get("game_id") in drop)
+
+    _rewrite_records(records_path, compressed, (line for line in _Lines(records_path, compressed) if kept(line)))
 
 
 def sort_games_file(path: Path) -> None:

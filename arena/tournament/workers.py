@@ -411,12 +411,17 @@ class Workers:
         worker.conn.close()
         _PARENT_ENDS.remove(worker.conn)
 
-    def play(self, games: Iterator[Game], remaining: int) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+    def play(self, games: Iterator[Game], remaining: int,
+             max_chunk: int = MAX_CHUNK) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
         """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` per chunk, as chunks end.
 
         The first two games per worker go one by one, to time them; then chunks
-        of :func:`chunk_size`.  Raises :class:`WorkerError` when a game cannot be
-        played, or workers keep ending before they play.
+        of :func:`chunk_size`, at most ``max_chunk`` games.  ``games`` may run dry
+        and fill again (a match hands out games only a few deals ahead of the
+        deals it has counted, :mod:`.match`): it is asked again whenever a worker
+        is free, and play ends when it is dry and no worker holds a game.  Raises
+        :class:`WorkerError` when a game cannot be played, or workers keep ending
+        before they play.
         """
         handed_back: collections.deque[_Chunk] = collections.deque()
         to_isolate: collections.deque[_Chunk] = collections.deque()
@@ -466,7 +471,8 @@ class Workers:
                             if len(timed) < probe and not chunk.isolate:
                                 timed.append(seconds / len(chunk.games))
                                 if len(timed) == probe:
-                                    size = chunk_size(remaining - given, self.count, sum(timed) / len(timed))
+                                    size = min(max_chunk, chunk_size(remaining - given, self.count,
+                                                                     sum(timed) / len(timed)))
                             yield len(chunk.games), lines, rows, faults
                     except (EOFError, OSError):
                         ended = True

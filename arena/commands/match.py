@@ -1,0 +1,164 @@
+"""``arena match A B [C ...]``: play a match to a fixed count or until a sequential test decides."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from ..limits import DEFAULT_TIME_LIMIT
+from ..tournament.match import DEFAULT_MAX_GAMES
+
+
+@click.command(name="match")
+@click.argument("bots", metavar="A B [C ...]", nargs=-1)
+@click.option("--games", type=int, default=None,
+              help="Play this many games (rounded up to whole deals), then stop.")
+@click.option("--sprt", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]", default=None,
+              help="Play until the sequential test decides: H1 (A is at least elo1 Elo better), H0 (at most elo0). "
+                   "alpha and beta default to 0.05; model is normalized (fastchess's) or logistic with two bots, "
+                   "logistic with 3-5.")
+@click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
+              help="With --sprt: stop here with the verdict inconclusive.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes playing games; every game is played in a worker, also with 1 "
+                   "(default: the CPUs this process may use).")
+@click.option("--out", "out", metavar="DIR", default=None,
+              help="Results folder (default: results/match-A-vs-B...).")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Master seed (default: the seed of the match stored in the results folder, else a random one; "
+                   "printed and stored).")
+@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True,
+              help="Seconds a bot may think per move.")
+@click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default="uptown", show_default=True,
+              help="The scoring that decides wins.")
+@click.option("--isolation", type=click.Choice(["process", "none"]), default="process", show_default=True,
+              help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code.")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted match: count the stored games in deal order and go on.")
+@click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bar and no messages on standard error; the verdict is still printed.")
+def command(
+    bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
+    out: str | None, seed: int | None, time_limit: float, scoring: str, isolation: str, resume: bool,
+    overwrite: bool, quiet: bool,
+) -> None:
+    """Play bot A against bot B (or against the field B, C, ... at one table of 3-5) in the duplicate format.
+
+    Every deal is played from every seat (two bots) or in the 6, 12 or 20
+    seatings of the balanced design (3, 4, 5 bots).  Deals are counted in deal
+    order once all their games are stored, so the verdict and the number of
+    games do not depend on --workers.  The results folder is a tournament's
+    (arena report reads it) with match.json: the test, the counts, the LLR
+    after every deal and the verdict.
+    """
+    from ..tournament.config import ConfigError, check_bots
+    from ..tournament.match import (
+        MatchError,
+        MatchPlan,
+        parse_sprt,
+        random_seed,
+        run_match,
+        settle_folder,
+        stored_seed,
+        summary_lines,
+    )
+    from ..tournament.runner import Interrupted, RunError
+    from ..tournament.store import FolderLock
+
+    try:
+        if not 2 <= len(bots) <= 5:
+            raise MatchError(f"A B [C ...]: a match takes 2 to 5 bots, not {len(bots)}")
+        if games is not None and sprt is not None:
+            raise MatchError("give either --games N or --sprt elo0=...,elo1=..., not both")
+        if games is None and sprt is None:
+            raise MatchError("give --games N or --sprt elo0=...,elo1=... (how long the match plays)")
+        params = parse_sprt(sprt, len(bots)) if sprt is not None else None
+        probe = MatchPlan(tuple(bots), 0, games=games, sprt=params, max_games=max_games, scoring=scoring,
+                          time_limit=time_limit, isolation=isolation)
+        folder = Path(out) if out is not None else Path("results") / probe.name
+        seed_note = ""
+        if seed is None:  # the match stored in the folder keeps its seed, unless it is to start again
+            seed = None if overwrite else stored_seed(folder)
+            seed_note = f" (the stored match's, from {folder})"
+        if seed is None:
+            seed = random_seed()
+            seed_note = f" (random; repeat the match with --seed {seed})"
+        plan = MatchPlan(tuple(bots), seed, games=games, sprt=params, max_games=max_games, scoring=scoring,
+                         time_limit=time_limit, isolation=isolation)
+        config = plan.config()
+        FolderLock.check(folder)
+        walls = check_bots(config, "arena match")
+        settle_folder(plan, folder, resume, overwrite)
+    except MatchError as exc:
+        raise click.ClickException(str(exc)) from None
+    except ConfigError as exc:
+        raise click.ClickException(_bot_error(str(exc), bots)) from None
+    except RunError as exc:
+        raise click.ClickException(str(exc)) from None
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+    def say(line: str) -> None:
+        if not quiet:
+            click.echo(line, err=True)
+
+    end = f"SPRT to a verdict, at most {plan.max_games} games" if params is not None else f"{plan.games} games"
+    say(f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
+        f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {folder}")
+    say(f"seed {plan.seed}{seed_note}")
+    for line in sorted(set(walls.values())):
+        say(f"bots run in {line}")
+    if isolation == "none":
+        say("Python bots run inside the workers (isolation none: trusted code only)")
+    try:
+        result = run_match(plan, folder, workers=workers, resume=resume, overwrite=overwrite,
+                           progress=not quiet and sys.stderr.isatty(), notify=say)
+    except RunError as exc:
+        raise click.ClickException(str(exc)) from None
+    except Interrupted as exc:
+        again = ["arena", "match", *bots, *(["--games", str(games)] if games is not None else []),
+                 *(["--sprt", sprt, "--max-games", str(max_games)] if sprt is not None else []),
+                 "--seed", str(plan.seed), "--resume", *(["--out", out] if out else [])]
+        click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {shlex.join(again)}",
+                   err=True)
+        sys.exit(130)
+
+    from ..terminal import output_width
+    from ..tournament.results import format_tables
+    from .run import _echo_faults
+
+    summary = result.summary
+    for line in summary.changed:
+        click.echo(line, err=True)
+    if not quiet:
+        rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
+        already = f", {summary.already} were stored already" if summary.already else ""
+        say(f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}")
+        if result.removed:
+            say(f"{result.removed} game(s) of deals after the last one counted were removed from {folder}")
+    click.echo(format_tables(summary.tables, "text", title=plan.name, only_standings=True, width=output_width()),
+               nl=False)
+    click.echo("")
+    for line in summary_lines(result.match):
+        click.echo(line)
+    if not quiet:
+        pictures = "".join(f", {p.name}" for p in result.plots)
+        say(f"\nResults in {folder}/: match.json, games.csv, {summary.records.name}, standings.csv, "
+            f"head_to_head.csv, seats.csv, order.csv{pictures}, arena.log, bots/.  More tables: arena report {folder}")
+        _echo_faults(summary)
+
+
+def _bot_error(message: str, bots: tuple[str, ...]) -> str:
+    """A bot check's error (``arena match: entrants[i].bot: ...``) naming the argument instead of the entrant."""
+    found = re.match(r"arena match: entrants\[(\d+)\]\.\w+: (.*)", message)
+    if found is None:
+        return message.removeprefix("arena match: ")
+    index = int(found.group(1))
+    which = "A" if index == 0 else f"bot {index + 1}"
+    return f"{which} ({bots[index]!r}): {found.group(2)}"
