@@ -17,6 +17,7 @@ from arena.tournament.results import (
     format_tables,
     head_to_head_matrix,
     rated_games,
+    rating_effort,
     standings,
     write_tables,
 )
@@ -187,3 +188,10 @@ def test_the_head_to_head_matrix_shows_the_games_where_pairs_differ():
     matrix = head_to_head_matrix(uneven)
     assert matrix.loc["a", "b"] == "50.0% (2)" and matrix.loc["a", "c"] == "100.0% (1)"
     assert "in brackets: the games the pair shared" in format_tables(uneven, "text")
+
+
+def test_the_rating_s_effort_shrinks_with_the_games_within_its_bounds():
+    assert rating_effort(80) == (16, 1000) and rating_effort(600) == (16, 1000)
+    assert rating_effort(3000) == (4, 200) and rating_effort(10**6) == (4, 200)
+    efforts = [rating_effort(n) for n in range(1, 5000, 37)]
+    assert all(a[0] >= b[0] and a[1] >= b[1] for a, b in zip(efforts, efforts[1:]))

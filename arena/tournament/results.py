@@ -22,12 +22,13 @@ ranking by tournament rank under the deciding scoring: ``mu`` and ``sigma``
 are openskill's, ``rating`` the same on the Elo scale with the entrants' mean
 at 0 (100 points more: ahead of the other in 64% of the games), and
 ``rating_low``-``rating_high`` its 95% interval from a bootstrap that
-resamples whole deals, :data:`RATING_RESAMPLES` resamples seeded from the
-master seed and the scoring, so the same games give the same tables.
-The point estimate is the mean of :data:`RATING_ORDERS` one-pass fits over
-seeded shuffles of the deals (openskill updates one game at a time; see
-:mod:`arena.stats.ratings`).  The counts were chosen so that building the
-tables of a few thousand games stays near a second (README, Report).
+resamples whole deals, seeded from the master seed and the scoring, so the
+same games give the same tables.  The point estimate is the mean of one-pass
+fits over seeded shuffles of the deals (openskill updates one game at a time;
+see :mod:`arena.stats.ratings`).  Up to 600 games it takes 16 orders and
+1,000 resamples, the stats module's own counts; beyond, as many as keep the
+tables of a few thousand games near a second, never fewer than 4 orders and
+200 resamples (:func:`rating_effort`; figures in the README, Report).
 
 The **win share**'s interval is
 :func:`arena.stats.intervals.win_share_interval`: Wilson's interval on the
@@ -73,9 +74,13 @@ __all__ = [
     "with_tournament_ranks", "write_folder_tables", "write_tables",
 ]
 
-#: Bootstrap resamples of the rating interval, and shuffled orders the rating is the mean of.
-RATING_RESAMPLES = 200
-RATING_ORDERS = 4
+#: The rating's effort: shuffled orders its point estimate is the mean of, and bootstrap resamples of its
+#: interval, each as many as a budget of games fitted allows, between a floor and the stats module's own
+#: counts (a small tournament, where the intervals are widest, gets the full counts; see :func:`rating_effort`).
+RATING_ORDERS = (4, 16)
+RATING_RESAMPLES = (200, 1000)
+RATING_ORDER_GAMES = 12_000
+RATING_RESAMPLE_GAMES = 600_000
 FORMATS = ("text", "csv", "markdown", "json")
 
 
@@ -208,6 +213,19 @@ def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
     ]
 
 
+def rating_effort(games: int) -> tuple[int, int]:
+    """``(orders, resamples)`` of the rating of ``games`` games: see :data:`RATING_ORDERS`.
+
+    Openskill's one-pass fits of the point estimate cost about 50 us a game, the
+    bootstrap's vectorised refits about 1 us a game and resample; the budgets keep
+    the tables of 3,000 games to about a second of CPU.
+    """
+    def within(budget: int, bounds: tuple[int, int]) -> int:
+        return int(min(bounds[1], max(bounds[0], budget // max(games, 1))))
+
+    return within(RATING_ORDER_GAMES, RATING_ORDERS), within(RATING_RESAMPLE_GAMES, RATING_RESAMPLES)
+
+
 def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str]) -> pd.DataFrame:
     """Per entrant (indexed by name): ``rating``, ``rating_low``, ``rating_high``, ``mu``, ``sigma``.
 
@@ -219,9 +237,10 @@ def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Seque
     if not ranked:
         return table
     played = set(games["entrant"].astype(str))
+    orders, resamples = rating_effort(len(ranked))
     fitted = fit_ratings(
-        ranked, [name for name in entrants if name in played], resamples=RATING_RESAMPLES,
-        seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=RATING_ORDERS,
+        ranked, [name for name in entrants if name in played], resamples=resamples,
+        seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=orders,
     ).set_index("entrant")
     names = fitted.index
     table.loc[names, "rating"] = fitted["elo"]
