@@ -195,3 +195,17 @@ def test_the_rating_s_effort_shrinks_with_the_games_within_its_bounds():
     assert rating_effort(3000) == (4, 200) and rating_effort(10**6) == (4, 200)
     efforts = [rating_effort(n) for n in range(1, 5000, 37)]
     assert all(a[0] >= b[0] and a[1] >= b[1] for a, b in zip(efforts, efforts[1:]))
+
+
+def test_a_sweep_gets_an_interval_that_holds_its_rating():
+    """Won every game: every resample of the deals is the same, yet six games cannot pin a rating down."""
+    spec = [(d, ["w", "l"] if r == 0 else ["l", "w"], [1, 2] if r == 0 else [2, 1], [0, 0], set())
+            for d in range(3) for r in range(2)]
+    table = standings(make_games(spec), "uptown", 8, ["w", "l"]).set_index("entrant")
+    for name in ("w", "l"):
+        low, rating, high = table.loc[name, ["rating_low", "rating", "rating_high"]]
+        assert low < rating < high and high - low > 200
+    assert table.loc["l", "rating_low"] < 0 < table.loc["w", "rating_high"]
+    # an entrant that met every opponent in every way keeps the bootstrap's interval, the rating inside it
+    mixed = standings(disputed(10), "uptown", 8, ["a", "b", "c"])
+    assert ((mixed["rating_low"] <= mixed["rating"]) & (mixed["rating"] <= mixed["rating_high"])).all()

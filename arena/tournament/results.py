@@ -29,6 +29,13 @@ see :mod:`arena.stats.ratings`).  Up to 600 games it takes 16 orders and
 1,000 resamples, the stats module's own counts; beyond, as many as keep the
 tables of a few thousand games near a second, never fewer than 4 orders and
 200 resamples (:func:`rating_effort`; figures in the README, Report).
+The interval always holds the point estimate (the bootstrap refits one
+order per resample, the point is a mean of several), and for an entrant
+that finished ahead of every opponent in every game, or behind in every
+one, it is widened to hold openskill's own 95% interval too
+(``rating`` +- 1.96 posterior standard deviations, from the sigmas):
+resampling such deals draws the same outcomes each time and would show
+no uncertainty at all, as a percentile interval of a share does at 0 wins.
 
 The **win share**'s interval is
 :func:`arena.stats.intervals.win_share_interval`: Wilson's interval on the
@@ -59,8 +66,8 @@ import numpy as np
 import pandas as pd
 
 from ..rules.state import SCORINGS
-from ..stats.intervals import win_share_interval
-from ..stats.ratings import RankedGame
+from ..stats.intervals import Z95, win_share_interval
+from ..stats.ratings import RankedGame, elo_figures
 from ..stats.ratings import ratings as fit_ratings
 from ..terminal import Column, fit_table, printable, wrap
 from .config import TournamentConfig
@@ -243,12 +250,44 @@ def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Seque
         seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=orders,
     ).set_index("entrant")
     names = fitted.index
-    table.loc[names, "rating"] = fitted["elo"]
-    table.loc[names, "rating_low"] = fitted["elo_low"]
-    table.loc[names, "rating_high"] = fitted["elo_high"]
+    rating = fitted["elo"]
+    # The percentile interval is of one-pass fits, the point the mean of several: hold the point in any case.
+    low = np.minimum(fitted["elo_low"], rating)
+    high = np.maximum(fitted["elo_high"], rating)
+    one_sided = _one_sided(games, scoring).reindex(names, fill_value=False)
+    if one_sided.any():
+        posterior = _posterior_sd(fitted["sigma"], len(ranked[0].entrants)) * Z95
+        low = low.where(~one_sided, np.minimum(low, rating - posterior))
+        high = high.where(~one_sided, np.maximum(high, rating + posterior))
+    table.loc[names, "rating"] = rating
+    table.loc[names, "rating_low"] = low
+    table.loc[names, "rating_high"] = high
     table.loc[names, "mu"] = fitted["mu"]
     table.loc[names, "sigma"] = fitted["sigma"]
     return table
+
+
+def _one_sided(games: pd.DataFrame, scoring: str) -> pd.Series:
+    """Per entrant: True when it finished ahead of its opponent in every pairing of every game, or behind in every one.
+
+    Resampling deals then draws the same outcomes every time, and the bootstrap cannot show how far
+    ahead (behind) the entrant is: the one-sided case of a rating, as 0 or 100% wins is of a share.
+    """
+    p = pairs(games, scoring)
+    if p.empty:
+        return pd.Series(dtype=bool)
+    counts = p.groupby("entrant")[["ahead", "behind"]].sum()
+    total = p.groupby("entrant").size()
+    return (counts["ahead"] == total) | (counts["behind"] == total)
+
+
+def _posterior_sd(sigma: pd.Series, players: int) -> pd.Series:
+    """openskill's own standard deviation of each Elo figure (the entrants' mean subtracted), from their sigmas."""
+    scale = float(elo_figures(np.array([1.0, -1.0]), players)[0])  # Elo points per unit of mu
+    count = len(sigma)
+    variance = sigma**2
+    centred = ((count - 1) / count) ** 2 * variance + (variance.sum() - variance) / count**2
+    return scale * np.sqrt(centred)
 
 
 def win_share_intervals(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
