@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.tournament.tables import TABLES
 
 SMALL = """
 name = "rep"
@@ -46,15 +50,75 @@ def test_text_report_has_all_three_tables(folder):
     assert "wins (blockers)" in result.output  # the tournament's own scoring decides by default
 
 
-def test_report_matches_the_tables_the_run_wrote(folder):
+def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder):
     result = report(str(folder), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    standings = pd.read_csv(io.StringIO(result.stdout))
+    assert {"rating", "rating_low", "rating_high", "ci_low_blockers", "ci_high_blockers"} <= set(standings.columns)
+    assert sorted(standings["entrant"]) == ["greedy", "random"] and list(standings["place"]) == [1, 2]
+    assert result.stdout == (folder / "standings.csv").read_text()
+    for name in ("standings", "head-to-head", "seats"):
+        one = report(str(folder), "--format", "csv", "--table", name)
+        assert one.exit_code == 0, one.output
+        frame = pd.read_csv(io.StringIO(one.stdout))
+        assert len(frame) == 2 and "#" not in one.stdout
+        assert one.stdout == (folder / f"{TABLES[name]}.csv").read_text()
+
+
+def test_every_table_the_tables_hold_is_a_choice(folder):
+    from arena.tournament.results import Tables
+
+    fields = {f.name for f in dataclasses.fields(Tables)} - {"scoring"}
+    assert fields <= set(TABLES.values())
+    help_text = report("--help").output
+    assert "standings|head-to-head|seats|order" in help_text.replace("\n", "").replace(" ", "")
+
+
+def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
+    import arena.tournament.results as results
+
+    built = results.build_tables
+
+    def without_order(*args, **kwargs):
+        tables = built(*args, **kwargs)
+        return dataclasses.replace(tables, order=None) if hasattr(tables, "order") else tables
+
+    monkeypatch.setattr(results, "build_tables", without_order)
+    for fmt in ("csv", "json", "text"):
+        result = report(str(folder), "--format", fmt, "--table", "order")
+        assert result.exit_code == 1 and result.stdout == ""
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "no order table" in lines[0] and str(folder) in lines[0], result.output
+
+
+def test_json_is_one_object_with_every_table_and_what_it_is(folder):
+    result = report(str(folder), "--format", "json")
     assert result.exit_code == 0
-    sections = {}
-    for block in result.output.split("# ")[1:]:
-        name, body = block.split("\n", 1)
-        sections[name] = body.rstrip("\n") + "\n"
-    for name in ("standings", "head_to_head", "seats"):
-        assert sections[name] == (folder / f"{name}.csv").read_text()
+    data = json.loads(result.stdout)
+    assert data["title"] == "rep" and data["scoring"] == "blockers"
+    assert (data["games"], data["scheduled_games"], data["partial"]) == (6, 6, False)
+    for attribute in ("standings", "head_to_head", "seats"):
+        written = pd.read_csv(folder / f"{attribute}.csv", keep_default_na=False)
+        records = pd.DataFrame(data[attribute])
+        assert list(records.columns) == list(written.columns) and len(records) == len(written)
+        numeric = written.select_dtypes("number").columns
+        pd.testing.assert_frame_equal(records[numeric].astype(float), written[numeric].astype(float), rtol=1e-5)
+    assert [row["entrant"] for row in data["standings"]] == list(pd.read_csv(folder / "standings.csv")["entrant"])
+    ratings = [row["rating"] for row in data["standings"]]
+    assert ratings == sorted(ratings, reverse=True)
+    assert all(row["rating_low"] <= row["rating"] <= row["rating_high"] for row in data["standings"])
+    only = json.loads(report(str(folder), "--format", "json", "--table", "seats").stdout)
+    assert set(only) == {"title", "scoring", "games", "scheduled_games", "partial", "seats"}
+
+
+def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder):
+    text = report(str(folder)).stdout
+    assert "Standings" in text and "Head to head" in text and "By seat" in text
+    assert "each pair shared 6 games" in text
+    seats = report(str(folder), "--table", "seats").stdout
+    assert seats.startswith("By seat\n") and "Standings" not in seats
+    markdown = report(str(folder), "--format", "markdown", "--table", "head-to-head").stdout
+    assert markdown.startswith("## Head to head") and "## By seat" not in markdown
 
 
 def test_json_and_scoring_choice(folder):
@@ -81,6 +145,8 @@ def test_partial_results_are_reported_as_such(folder, tmp_path):
     result = report(str(partial))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("rep (partial: 2 of 6 games) - Standings")
+    data = json.loads(report(str(partial), "--format", "json").stdout)
+    assert (data["title"], data["games"], data["scheduled_games"], data["partial"]) == ("rep", 2, 6, True)
 
 
 @pytest.mark.parametrize(

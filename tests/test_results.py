@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,6 @@ from oracles import game_rows
 
 from arena.tournament.results import (
     COLUMNS,
-    bootstrap_ci,
     build_tables,
     format_tables,
     head_to_head,
@@ -114,26 +112,15 @@ def test_standings_order_follows_the_deciding_scoring():
     assert list(standings(games, "blockers", 1)["entrant"]) == ["a", "b"]
 
 
-def test_bootstrap_interval_is_deterministic_and_sensible():
-    rng = np.random.default_rng(0)
-    wins = rng.integers(0, 3, size=200).astype(float)
-    games = np.full(200, 2.0)
-    low, high = bootstrap_ci(wins, games, seed=42)
-    assert (low, high) == bootstrap_ci(wins, games, seed=42)
-    share = wins.sum() / games.sum()
-    assert low < share < high
-    assert high - low < 0.2
-    assert bootstrap_ci(np.ones(5), np.ones(5), seed=1) == (1.0, 1.0)
-    assert all(math.isnan(v) for v in bootstrap_ci(np.array([]), np.array([]), seed=1))
-
-
-def test_interval_resamples_deals_and_is_seeded_by_the_master_seed():
+def test_intervals_resample_deals_and_are_seeded_by_the_master_seed():
     spec = [(d, ["a", "b"], [3, 5] if d % 3 else [5, 3], [0, 0], set()) for d in range(30)]
     games = make_games(spec)
     one = standings(games, "uptown", 1)
     assert one.equals(standings(games, "uptown", 1))
     two = standings(games, "uptown", 2)
-    assert (one["ci_low_uptown"] != two["ci_low_uptown"]).any() or (one["ci_high_uptown"] != two["ci_high_uptown"]).any()
+    # the rating's bootstrap follows the master seed; the win share's interval needs no seed
+    assert (one["rating_low"] != two["rating_low"]).any() or (one["rating_high"] != two["rating_high"]).any()
+    assert one["ci_low_uptown"].equals(two["ci_low_uptown"]) and one["ci_high_uptown"].equals(two["ci_high_uptown"])
     row = one.set_index("entrant").loc["a"]
     assert row["ci_low_uptown"] <= row["win_share_uptown"] <= row["ci_high_uptown"]
 
@@ -166,15 +153,18 @@ def test_head_to_head_counts_a_filled_table_once_per_game():
 def test_ratings_order_and_independence_of_row_order():
     spec = [(d, ["a", "b", "c"], [1, 2, 3] if d % 4 else [2, 1, 3], [0, 0, 0], set()) for d in range(20)]
     games = make_games(spec)
-    r = ratings(games, "uptown", ["a", "b", "c"])
-    assert r["a"] > r["b"] > r["c"]
+    r = ratings(games, "uptown", 9, ["a", "b", "c"])
+    assert r.loc["a", "rating"] > r.loc["b", "rating"] > r.loc["c", "rating"]
     shuffled = games.sample(frac=1.0, random_state=3).reset_index(drop=True)
-    assert ratings(shuffled, "uptown", ["a", "b", "c"]) == pytest.approx(r)
-    even = make_games([(d, ["a", "b"] if d % 2 else ["b", "a"], [1, 2], [0, 0], set()) for d in range(10)])
-    assert ratings(even, "uptown", ["a", "b"]) == pytest.approx({"a": 1500.0, "b": 1500.0})
-    # an entrant that never lost still gets a finite rating
+    pd.testing.assert_frame_equal(ratings(shuffled, "uptown", 9, ["a", "b", "c"]), r)
+    even = make_games([(d, ["a", "b"] if r else ["b", "a"], [1, 2], [0, 0], set()) for d in range(10) for r in (0, 1)])
+    fair = ratings(even, "uptown", 9, ["a", "b"])
+    # equal records: close to level (the online fit keeps a little noise of the order), and level within the interval
+    assert abs(fair.loc["a", "rating"]) < 10 and fair.loc["a", "rating"] == pytest.approx(-fair.loc["b", "rating"])
+    assert ((fair["rating_low"] < 0) & (fair["rating_high"] > 0)).all()
+    # an entrant that never lost still gets a finite rating and interval
     sweep = make_games([(d, ["a", "b"], [1, 2], [0, 0], set()) for d in range(10)])
-    assert all(math.isfinite(v) for v in ratings(sweep, "uptown", ["a", "b"]).values())
+    assert np.isfinite(ratings(sweep, "uptown", 9, ["a", "b"]).to_numpy()).all()
 
 
 def test_seats_table():
@@ -208,8 +198,8 @@ def test_formats(fmt):
         assert {row["entrant"] for row in data["standings"]} == {"a", "b"}
         assert len(data["head_to_head"]) == 2 and len(data["seats"]) == 2
     elif fmt == "csv":
-        assert out.startswith("# standings\nplace,entrant,bot,games,rating,")
-        assert "# head_to_head\n" in out and "# seats\n" in out
+        assert out.startswith("place,entrant,bot,games,rating,rating_low,rating_high,")
+        assert "#" not in out and len(pd.read_csv(io.StringIO(out))) == 2  # one table, nothing else
     elif fmt == "markdown":
         assert "## demo - Standings" in out and "| # | entrant |" in out
     else:

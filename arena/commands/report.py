@@ -7,24 +7,30 @@ from typing import Any
 
 import click
 
+from ..tournament.tables import TABLES
+
 
 @click.command(name="report")
 @click.argument("folder", metavar="DIR")
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "markdown", "json"]), default="text",
-              show_default=True, help="How to print the tables.")
+              show_default=True, help="How to print the tables: csv prints one table (see --table), json all.")
+@click.option("--table", type=click.Choice(list(TABLES)), default=None,
+              help="The one table to print: what --format csv writes (standings when not given); "
+                   "with another format, only this table instead of all.")
 @click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default=None,
               help="The scoring that decides wins and the order (default: the tournament's).")
 @click.option("--plots", is_flag=True,
               help="Also draw the tables as PNG pictures into DIR (and a match's LLR from DIR/match.json); "
                    "their paths go to standard error.")
 @click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR.")
-def command(folder: str, fmt: str, scoring: str | None, plots: bool, plots_dir: str | None) -> None:
+def command(folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
     The tables are rebuilt from DIR/games.csv without replaying any game, so
     this also works on a run that is still going on or was interrupted (only
     complete games are counted).  Rows that are damaged, or not the games the
     tournament's schedule plays, are left out, and the count is printed.
+    The standings are ordered by the rating, best first (README, Report).
     """
     from ..terminal import output_width
     from ..tournament.results import build_tables, format_tables, load_games
@@ -55,19 +61,21 @@ def command(folder: str, fmt: str, scoring: str | None, plots: bool, plots_dir: 
         raise click.ClickException(f"{games_path}: no complete game yet")
     scoring = scoring or config.scoring
     tables = build_tables(games, scoring, config.seed, config.names)
-    stored = games["game_id"].nunique()
-    total = count_games(config)
-    title = config.name if stored == total else f"{config.name} (partial: {stored} of {total} games)"
+    progress = (int(games["game_id"].nunique()), count_games(config))
     from ..tournament.match import read_match, summary_lines
 
     try:
         match = read_match(path)
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
-    if plots or plots_dir is not None:  # first: a picture that cannot be drawn is the command's one line
+    try:
+        text = format_tables(tables, fmt, title=config.name, width=output_width(), table=table, games=progress)
+    except ValueError as exc:  # a table these results do not hold: nothing drawn or printed
+        raise click.ClickException(f"{path}: {exc}") from None
+    if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
         _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
-    click.echo(format_tables(tables, fmt, title=title, width=output_width()), nl=False)
-    if match is not None and fmt == "text":  # a match's folder: its test and verdict too
+    click.echo(text, nl=False)
+    if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))
 
 

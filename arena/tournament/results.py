@@ -7,11 +7,10 @@ record.  The tables rank a faulted seat behind every seat that did not fault
 game's ranks decide.  A seat **wins** when its tournament rank is 1, so a
 shared first place is a win for every seat that shares it.
 
-* ``standings``: per entrant, games (seats played), wins and win share under
-  each scoring with a 95% confidence interval (percentile bootstrap over the
-  deals, 1,000 resamples, seeded from the master seed), mean tournament rank
-  under each scoring, mean groups, captures, Blockers! penalty and score,
-  faults, and a rating.
+* ``standings``: per entrant, games (seats played), the rating with its 95%
+  interval, wins and win share under each scoring with a 95% interval, mean
+  tournament rank under each scoring, mean groups, captures, Blockers! penalty
+  and score, and faults.
 * ``head_to_head``: for each ordered pair of entrants that met, the games they
   shared, how often the first finished ahead of, level with and behind the
   second, and the share of shared games in which it finished ahead.
@@ -24,12 +23,39 @@ shared first place is a win for every seat that shares it.
   right after a given rival does, which the seating design (``balanced``) spreads
   evenly over the entrants.
 
-The **rating** is a Bradley-Terry fit of every pair of seats in every game
-(finishing ahead is a win, level is half a win) on the Elo scale: 400 points
-are odds of 10 to 1, and each entrant also plays one virtual win and one
-virtual loss against a 1500-rated anchor so that an entrant that never lost
-gets a finite rating.  The fit uses only counts, so it does not depend on the
-order the games were played in.
+The **rating** is the Plackett-Luce (Weng-Lin) rating of
+:func:`arena.stats.ratings.ratings` (openskill), fitted on every game's whole
+ranking by tournament rank under the deciding scoring: ``mu`` and ``sigma``
+are openskill's, ``rating`` the same on the Elo scale with the entrants' mean
+at 0 (100 points more: ahead of the other in 64% of the games), and
+``rating_low``-``rating_high`` its 95% interval from a bootstrap that
+resamples whole deals, seeded from the master seed and the scoring, so the
+same games give the same tables.  The point estimate is the mean of one-pass
+fits over seeded shuffles of the deals (openskill updates one game at a time;
+see :mod:`arena.stats.ratings`).  Up to 600 games it takes 16 orders and
+1,000 resamples, the stats module's own counts; beyond, as many as keep the
+tables of a few thousand games near a second, never fewer than 4 orders and
+200 resamples (:func:`rating_effort`; figures in the README, Report).
+The interval always holds the point estimate (the bootstrap refits one
+order per resample, the point is a mean of several), and for an entrant
+that finished ahead of every opponent in every game, or behind in every
+one, it is widened to hold openskill's own 95% interval too
+(``rating`` +- 1.96 posterior standard deviations, from the sigmas):
+resampling such deals draws the same outcomes each time and would show
+no uncertainty at all, as a percentile interval of a share does at 0 wins.
+
+The **win share**'s interval is
+:func:`arena.stats.intervals.win_share_interval`: Wilson's interval on the
+effective number of games, the deals as clusters; it does not collapse at 0
+or 100% wins.
+
+**The order rule.** The standings are ordered by the rating (the point
+estimate), best first; equal ratings by the deciding scoring's win share,
+then its mean rank, then the name.  An entrant that played no game has no
+rating and comes last.  So a place never contradicts the rating printed
+beside it; the win shares are shown beside it, and may disagree with the
+order, since the rating reads each game's whole ranking and the win share
+only who came first.
 """
 
 from __future__ import annotations
@@ -47,21 +73,29 @@ import numpy as np
 import pandas as pd
 
 from ..rules.state import SCORINGS
+from ..stats.intervals import Z95, win_share_interval
+from ..stats.ratings import RankedGame, elo_figures
+from ..stats.ratings import ratings as fit_ratings
 from ..terminal import Column, fit_table, printable, wrap
 from .config import TournamentConfig
 from .rows import COLUMNS, header_text, rows_text, tournament_ranks
 from .store import GAMES_FILE, TABLE_FILES, RunError, write_atomically
+from .tables import TABLES
 
 __all__ = [
-    "COLUMNS", "FORMATS", "ORDER_COLUMNS", "Tables", "bootstrap_ci", "build_tables", "format_tables",
-    "head_to_head", "header_text", "load_games", "order", "ratings", "rows_text", "seats", "standings",
+    "COLUMNS", "FORMATS", "ORDER_COLUMNS", "TABLES", "Tables", "build_tables", "format_tables", "head_to_head",
+    "header_text", "load_games", "order", "rated_games", "ratings", "rows_text", "seats", "standings",
     "tournament_ranks",
     "with_tournament_ranks", "write_folder_tables", "write_tables",
 ]
 
-BOOTSTRAP_RESAMPLES = 1000
-RATING_BASE = 1500.0
-RATING_SCALE = 400.0
+#: The rating's effort: shuffled orders its point estimate is the mean of, and bootstrap resamples of its
+#: interval, each as many as a budget of games fitted allows, between a floor and the stats module's own
+#: counts (a small tournament, where the intervals are widest, gets the full counts; see :func:`rating_effort`).
+RATING_ORDERS = (4, 16)
+RATING_RESAMPLES = (200, 1000)
+RATING_ORDER_GAMES = 12_000
+RATING_RESAMPLE_GAMES = 600_000
 FORMATS = ("text", "csv", "markdown", "json")
 
 
@@ -142,27 +176,6 @@ def _derived_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:8], "big")
 
 
-def bootstrap_ci(
-    wins: np.ndarray, games: np.ndarray, seed: int, resamples: int = BOOTSTRAP_RESAMPLES,
-) -> tuple[float, float]:
-    """95% percentile interval of ``sum(wins) / sum(games)`` resampling the clusters (deals) with replacement."""
-    n = len(wins)
-    if n == 0:
-        return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    shares = np.empty(resamples)
-    # Resample in blocks so that memory stays small even for very long tournaments.
-    block = max(1, min(resamples, 2_000_000 // n))
-    done = 0
-    while done < resamples:
-        size = min(block, resamples - done)
-        idx = rng.integers(0, n, size=(size, n))
-        shares[done:done + size] = wins[idx].sum(axis=1) / games[idx].sum(axis=1)
-        done += size
-    low, high = np.percentile(shares, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def pairs(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
     """Every ordered pair of seats of different entrants in the same game, with who finished ahead."""
     rank = f"t_{scoring}_rank"
@@ -200,32 +213,117 @@ def head_to_head(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
     return table.reset_index()[columns]
 
 
-def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> dict[str, float]:
-    """Bradley-Terry ratings (Elo scale) from every pair of seats' finishing order; see the module docstring."""
-    index = {name: i for i, name in enumerate(entrants)}
-    n = len(entrants)
-    wins = np.zeros((n, n))
+def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
+    """Each game's ranking by tournament rank under ``scoring``, by game id, for :func:`arena.stats.ratings.ratings`.
+
+    What :func:`arena.stats.ratings.ranked_games` gives (a game's deal is its
+    ``(table, deal)``, its seats in seat order), read with numpy rather than a
+    group per game: it is most of the time a large tournament's tables take.
+    """
+    if games.empty:
+        return []
+    rank = f"t_{scoring}_rank"
+    rows = games.sort_values(["game_id", "seat"], kind="mergesort")
+    ids = rows["game_id"].astype(str).to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    ends = np.r_[starts[1:], len(ids)]
+    entrants = rows["entrant"].astype(str).to_numpy()
+    ranks = rows[rank].to_numpy(dtype=float)
+    tables = rows["table"].to_numpy()
+    deals = rows["deal"].to_numpy()
+    return [
+        RankedGame(game_id=str(ids[a]), deal=(int(tables[a]), int(deals[a])),
+                   entrants=tuple(entrants[a:b].tolist()), ranks=tuple(ranks[a:b].tolist()))
+        for a, b in zip(starts, ends)
+    ]
+
+
+def rating_effort(games: int) -> tuple[int, int]:
+    """``(orders, resamples)`` of the rating of ``games`` games: see :data:`RATING_ORDERS`.
+
+    Openskill's one-pass fits of the point estimate cost about 50 us a game, the
+    bootstrap's vectorised refits about 1 us a game and resample; the budgets keep
+    the tables of 3,000 games to about a second of CPU.
+    """
+    def within(budget: int, bounds: tuple[int, int]) -> int:
+        return int(min(bounds[1], max(bounds[0], budget // max(games, 1))))
+
+    return within(RATING_ORDER_GAMES, RATING_ORDERS), within(RATING_RESAMPLE_GAMES, RATING_RESAMPLES)
+
+
+def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str]) -> pd.DataFrame:
+    """Per entrant (indexed by name): ``rating``, ``rating_low``, ``rating_high``, ``mu``, ``sigma``.
+
+    See the module docstring.  An entrant without games has ``nan`` everywhere.
+    """
+    columns = ["rating", "rating_low", "rating_high", "mu", "sigma"]
+    table = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=columns)
+    ranked = rated_games(games, scoring)
+    if not ranked:
+        return table
+    played = set(games["entrant"].astype(str))
+    orders, resamples = rating_effort(len(ranked))
+    fitted = fit_ratings(
+        ranked, [name for name in entrants if name in played], resamples=resamples,
+        seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=orders,
+    ).set_index("entrant")
+    names = fitted.index
+    rating = fitted["elo"]
+    # The percentile interval is of one-pass fits, the point the mean of several: hold the point in any case.
+    low = np.minimum(fitted["elo_low"], rating)
+    high = np.maximum(fitted["elo_high"], rating)
+    one_sided = _one_sided(games, scoring).reindex(names, fill_value=False)
+    if one_sided.any():
+        posterior = _posterior_sd(fitted["sigma"], len(ranked[0].entrants)) * Z95
+        low = low.where(~one_sided, np.minimum(low, rating - posterior))
+        high = high.where(~one_sided, np.maximum(high, rating + posterior))
+    table.loc[names, "rating"] = rating
+    table.loc[names, "rating_low"] = low
+    table.loc[names, "rating_high"] = high
+    table.loc[names, "mu"] = fitted["mu"]
+    table.loc[names, "sigma"] = fitted["sigma"]
+    return table
+
+
+def _one_sided(games: pd.DataFrame, scoring: str) -> pd.Series:
+    """Per entrant: True when it finished ahead of its opponent in every pairing of every game, or behind in every one.
+
+    Resampling deals then draws the same outcomes every time, and the bootstrap cannot show how far
+    ahead (behind) the entrant is: the one-sided case of a rating, as 0 or 100% wins is of a share.
+    """
     p = pairs(games, scoring)
-    if not p.empty:
-        scored = p.assign(points=p["ahead"] + 0.5 * p["tied"])
-        grouped = scored.groupby(["entrant", "opponent"], sort=True)["points"].sum()
-        for (a, b), points in grouped.items():
-            wins[index[a], index[b]] += points
-    played = wins + wins.T
-    total_wins = wins.sum(axis=1) + 1.0  # the virtual win against the anchor
-    strength = np.ones(n)
-    for _ in range(10_000):
-        denominator = (played / (strength[:, None] + strength[None, :])).sum(axis=1) + 2.0 / (strength + 1.0)
-        new = total_wins / denominator
-        if np.max(np.abs(np.log(new) - np.log(strength))) < 1e-12:
-            strength = new
-            break
-        strength = new
-    return {name: RATING_BASE + RATING_SCALE * math.log10(strength[i]) for name, i in index.items()}
+    if p.empty:
+        return pd.Series(dtype=bool)
+    counts = p.groupby("entrant")[["ahead", "behind"]].sum()
+    total = p.groupby("entrant").size()
+    return (counts["ahead"] == total) | (counts["behind"] == total)
+
+
+def _posterior_sd(sigma: pd.Series, players: int) -> pd.Series:
+    """openskill's own standard deviation of each Elo figure (the entrants' mean subtracted), from their sigmas."""
+    scale = float(elo_figures(np.array([1.0, -1.0]), players)[0])  # Elo points per unit of mu
+    count = len(sigma)
+    variance = sigma**2
+    centred = ((count - 1) / count) ** 2 * variance + (variance.sum() - variance) / count**2
+    return scale * np.sqrt(centred)
+
+
+def win_share_intervals(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
+    """Per entrant (indexed by name): the 95% interval ``low``, ``high`` of its win share under ``scoring``.
+
+    :func:`arena.stats.intervals.win_share_interval` on the entrant's wins and games per deal.
+    """
+    per_deal = games.groupby(["entrant", "table", "deal"], sort=True)[f"t_{scoring}_won"].agg(["sum", "size"])
+    out = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=["low", "high"])
+    for name, part in per_deal.groupby(level="entrant", sort=False):
+        if name in out.index:
+            _, low, high = win_share_interval(part["sum"].to_numpy(dtype=float), part["size"].to_numpy(dtype=float))
+            out.loc[name] = (low, high)
+    return out
 
 
 def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per entrant figures, best first under ``scoring`` (see the module docstring)."""
+    """Per entrant figures, ordered by the rating under ``scoring`` (the order rule of the module docstring)."""
     if entrants is None:
         entrants = sorted(games["entrant"].unique())
     grouped = games.groupby("entrant", sort=True)
@@ -233,28 +331,14 @@ def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Seq
     first_bot = grouped["bot"].first()
     table["bot"] = first_bot.reindex(table.index).fillna("")
     table["games"] = grouped.size().reindex(table.index, fill_value=0).astype(int)
-    rating = ratings(games, scoring, list(entrants))
-    table["rating"] = [round(rating[name], 1) for name in table.index]
-    clusters = games.groupby(["entrant", "table", "deal"], sort=True)
+    table = table.join(ratings(games, scoring, master_seed, list(entrants)))
     for s in SCORINGS:
         won = f"t_{s}_won"
         table[f"wins_{s}"] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)
         table[f"win_share_{s}"] = table[f"wins_{s}"] / table["games"].where(table["games"] > 0)
-        per_cluster = clusters[won].agg(["sum", "size"])
-        lows, highs = [], []
-        for name in table.index:
-            if name in per_cluster.index.get_level_values(0):
-                part = per_cluster.loc[name]
-                low, high = bootstrap_ci(
-                    part["sum"].to_numpy(dtype=float), part["size"].to_numpy(dtype=float),
-                    _derived_seed("uptown-bootstrap/1", master_seed, s, name),
-                )
-            else:
-                low, high = math.nan, math.nan
-            lows.append(low)
-            highs.append(high)
-        table[f"ci_low_{s}"] = lows
-        table[f"ci_high_{s}"] = highs
+        interval = win_share_intervals(games, s, list(entrants))
+        table[f"ci_low_{s}"] = interval["low"]
+        table[f"ci_high_{s}"] = interval["high"]
         table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean().reindex(table.index)
     table["mean_groups"] = grouped["groups"].mean().reindex(table.index)
     table["mean_captures"] = grouped["captured_total"].mean().reindex(table.index)
@@ -263,8 +347,8 @@ def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Seq
     table["faults"] = grouped["faulted"].sum().reindex(table.index, fill_value=0).astype(int)
     table = table.reset_index()
     table = table.sort_values(
-        [f"win_share_{scoring}", f"mean_rank_{scoring}", "rating", "entrant"],
-        ascending=[False, True, False, True], kind="mergesort", na_position="last",
+        ["rating", f"win_share_{scoring}", f"mean_rank_{scoring}", "entrant"],
+        ascending=[False, False, True, True], kind="mergesort", na_position="last",
     ).reset_index(drop=True)
     table.insert(0, "place", range(1, len(table) + 1))
     return table
@@ -385,8 +469,20 @@ def _percent(value: float) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:.1f}%"
 
 
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _elo(value: float) -> str:
+    """A rating on the Elo scale, signed: the entrants' mean is 0."""
+    if _missing(value):
+        return "-"
+    points = round(value)
+    return f"{points:+d}" if points else "0"
+
+
 def standings_display(tables: Tables) -> pd.DataFrame:
-    """The standings as a person reads them: shares in percent with their intervals, means rounded."""
+    """The standings as a person reads them: the rating, shares in percent with their intervals, means rounded."""
     s = tables.scoring
     other = "blockers" if s == "uptown" else "uptown"
     st = tables.standings
@@ -394,7 +490,9 @@ def standings_display(tables: Tables) -> pd.DataFrame:
         "#": st["place"],
         "entrant": st["entrant"],
         "games": st["games"],
-        "rating": st["rating"].map(lambda v: f"{v:.0f}"),
+        "rating": st["rating"].map(_elo),
+        "rating 95% CI": ["-" if _missing(lo) else f"[{_elo(lo)}, {_elo(hi)}]"
+                          for lo, hi in zip(st["rating_low"], st["rating_high"])],
         f"wins ({s})": st[f"win_share_{s}"].map(_percent),
         "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[f"ci_low_{s}"], st[f"ci_high_{s}"])],
         f"rank ({s})": st[f"mean_rank_{s}"].map(lambda v: f"{v:.2f}"),
@@ -409,16 +507,31 @@ def standings_display(tables: Tables) -> pd.DataFrame:
 
 
 def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
-    """Row entrant's share of shared games finished ahead of the column entrant, in standings order."""
+    """Row entrant's share of shared games finished ahead of the column entrant, in standings order.
+
+    When the pairs did not all share as many games, each cell gives its count in brackets.
+    """
     order = list(tables.standings["entrant"])
     h2h = tables.head_to_head
     matrix = pd.DataFrame("", index=order, columns=order)
+    counted = h2h["games"].nunique() > 1
     for row in h2h.itertuples(index=False):
-        matrix.loc[row.entrant, row.opponent] = _percent(row.ahead_share)
+        matrix.loc[row.entrant, row.opponent] = (
+            f"{_percent(row.ahead_share)} ({row.games})" if counted else _percent(row.ahead_share))
     for name in order:
         matrix.loc[name, name] = "-"
     matrix.index.name = "ahead of"
     return matrix
+
+
+def head_to_head_note(tables: Tables) -> str:
+    """The line under the head-to-head matrix that says how many games its shares are of."""
+    counts = tables.head_to_head["games"].unique()
+    if len(counts) == 0:
+        return "no pair of entrants has met yet"
+    if len(counts) == 1:
+        return f"each pair shared {int(counts[0])} games"
+    return "in brackets: the games the pair shared"
 
 
 def seats_display(tables: Tables) -> pd.DataFrame:
@@ -461,10 +574,11 @@ def _json_ready(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 #: The text tables' short headings when they have to be fitted, and the order columns are left out in
-#: (first dropped first); the deciding scoring's wins, the entrant, its place, rating and faults always stay.
-_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score"}
+#: (first dropped first; an interval before its point estimate); the deciding scoring's wins, the entrant, its
+#: place, rating and faults always stay.
+_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score", "rating 95% CI": "rating CI"}
 STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
-                        "rank (deciding)", "95% CI")
+                        "rank (deciding)", "95% CI", "rating 95% CI")
 SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
 
 
@@ -529,10 +643,47 @@ def _head_to_head_text(matrix: pd.DataFrame, width: int | None) -> list[str]:
     return table.lines + [line for note in notes for line in wrap(note, width)]
 
 
+def _generic_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table without a display of its own, as text: numbers to 3 decimals, missing ones as ``-``."""
+    def cell(value: object) -> str:
+        if _missing(value):
+            return "-"
+        if isinstance(value, (float, np.floating)):
+            return f"{value:.3f}"
+        return str(value)
+
+    return frame.map(cell)
+
+
+def _table(tables: Tables, name: str) -> pd.DataFrame:
+    """The frame of table ``name`` (a key of :data:`TABLES`); ValueError, one line, when it is not there."""
+    if name not in TABLES:
+        raise ValueError(f"unknown table {name!r} (choose {', '.join(TABLES)})")
+    frame = getattr(tables, TABLES[name], None)
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"no {name} table in these results")
+    return frame
+
+
+def _present(tables: Tables) -> list[str]:
+    """The names of the tables ``tables`` holds, in :data:`TABLES` order."""
+    return [name for name in TABLES if isinstance(getattr(tables, TABLES[name], None), pd.DataFrame)]
+
+
 def format_tables(
     tables: Tables, fmt: str, title: str = "", only_standings: bool = False, width: int | None = None,
+    table: str | None = None, games: tuple[int, int] | None = None,
 ) -> str:
     """The tables as ``text`` (aligned, for a terminal), ``csv``, ``markdown`` or ``json``.
+
+    ``csv`` is one table: ``table`` (a key of :data:`TABLES`, default the
+    standings), readable as it is by any CSV reader.  The other formats give
+    every table (only the standings with ``only_standings``; only ``table``
+    when it is given): ``json`` as one object with a list of records per
+    table under its :data:`TABLES` attribute, and ``title``, ``scoring`` and,
+    with ``games`` (stored, scheduled) given, ``games``, ``scheduled_games``
+    and ``partial``.  A ``table`` these tables do not hold is a one-line
+    :class:`ValueError`.  ``games`` also marks the title of a partial run.
 
     ``width`` fits the text tables into that many columns (None: whole): their
     headings are shortened, then columns left out in the order of
@@ -545,37 +696,52 @@ def format_tables(
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (choose {', '.join(FORMATS)})")
+    if table is not None:
+        _table(tables, table)
+        names = [table]
+    elif fmt == "csv" or only_standings:
+        names = ["standings"]
+    else:
+        names = _present(tables)
     if fmt == "json":
-        payload = {"scoring": tables.scoring, "standings": _json_ready(tables.standings)}
-        if not only_standings:
-            payload["head_to_head"] = _json_ready(tables.head_to_head)
-            payload["seats"] = _json_ready(tables.seats)
+        payload: dict[str, Any] = {"title": title, "scoring": tables.scoring}
+        if games is not None:
+            payload.update(games=games[0], scheduled_games=games[1], partial=games[0] < games[1])
+        for name in names:
+            payload[TABLES[name]] = _json_ready(_table(tables, name))
         return json.dumps(payload, indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
-        parts = [("standings", tables.standings)]
-        if not only_standings:
-            parts += [("head_to_head", tables.head_to_head), ("seats", tables.seats)]
-        out = []
-        for name, frame in parts:
-            text = frame.map(lambda v: printable(v) if isinstance(v, str) else v).to_csv(
-                index=False, float_format="%.6g", lineterminator="\n")
-            out.append(f"# {name}\n" + text)
-        return "\n".join(out)
+        frame = _table(tables, names[0])
+        return frame.map(lambda v: printable(v) if isinstance(v, str) else v).to_csv(
+            index=False, float_format="%.6g", lineterminator="\n")
     scoring = tables.scoring
-    heading = f"{title} - " if title else ""
-    standings_title = f"{heading}Standings"
+    heading = title
+    if games is not None and games[0] < games[1]:
+        heading = f"{heading} (partial: {games[0]} of {games[1]} games)"
+    heading = f"{heading} - " if heading else ""
+    sections: list[tuple[str, list[str], str]] = []  # (title, text lines, markdown)
+    for name in names:
+        if name == "standings":
+            shown = standings_display(tables)
+            sections.append((f"{heading}Standings", _text_table(shown, scoring, STANDINGS_DROP_ORDER, width),
+                             _markdown(shown)))
+        elif name == "head-to-head":
+            matrix = head_to_head_matrix(tables)
+            note = head_to_head_note(tables)
+            sections.append((H2H_TITLE, [*_head_to_head_text(matrix, width), *wrap(note, width)],
+                             f"{_markdown(matrix, True)}\n\n{note}"))
+        elif name == "seats":
+            shown = seats_display(tables)
+            sections.append(("By seat", _text_table(shown, scoring, SEATS_DROP_ORDER, width), _markdown(shown)))
+        else:
+            shown = _generic_display(_table(tables, name))
+            sections.append((TITLES.get(name, name), _text_table(shown, scoring, (), width), _markdown(shown)))
     if fmt == "markdown":
-        out = [f"## {printable(standings_title)}\n\n{_markdown(standings_display(tables))}\n"]
-        if not only_standings:
-            out.append(f"## {H2H_TITLE}\n\n{_markdown(head_to_head_matrix(tables), True)}\n")
-            out.append(f"## By seat\n\n{_markdown(seats_display(tables))}\n")
-        return "\n".join(out)
-    sections = [[printable(standings_title), *_text_table(standings_display(tables), scoring, STANDINGS_DROP_ORDER,
-                                                           width)]]
-    if not only_standings:
-        sections.append([*wrap(H2H_TITLE, width), *_head_to_head_text(head_to_head_matrix(tables), width)])
-        sections.append(["By seat", *_text_table(seats_display(tables), scoring, SEATS_DROP_ORDER, width)])
-    return "\n".join("\n".join(lines) + "\n" for lines in sections)
+        return "\n".join(f"## {printable(head)}\n\n{body}\n" for head, _, body in sections)
+    return "\n".join("\n".join([*wrap(printable(head), width), *lines]) + "\n" for head, lines, _ in sections)
 
 
 H2H_TITLE = "Head to head (share of shared games the row entrant finished ahead of the column entrant)"
+#: The titles of the tables in text and markdown, by :data:`TABLES` name.
+TITLES = {"standings": "Standings", "head-to-head": H2H_TITLE, "seats": "By seat",
+          "order": "By who sits directly before whom"}
