@@ -57,7 +57,7 @@ def disk(tmp_path: Path) -> Iterator[Path]:
     where = tmp_path / "disk"
     where.mkdir()
     try:
-        _mount("-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(where))
+        _mount("-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(where))
     except (OSError, subprocess.CalledProcessError) as exc:
         pytest.skip(f"cannot mount a tmpfs here: {getattr(exc, 'stderr', None) or exc}")
     try:
