@@ -51,7 +51,7 @@ def _mount(*args: str) -> None:
 
 @pytest.fixture
 def disk(tmp_path: Path) -> Iterator[Path]:
-    """A 256 KiB tmpfs of its own."""
+    """A 4 MiB tmpfs of its own (a run with its pictures fits, then it is filled up)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small or read-only file system needs root")
     where = tmp_path / "disk"
