@@ -549,6 +549,18 @@ def seats_display(tables: Tables) -> pd.DataFrame:
     })
 
 
+def order_display(tables: Tables) -> pd.DataFrame:
+    """The order table as text: who moves before whom, how often ``after`` finished ahead, and its results."""
+    s = tables.scoring
+    o = tables.order
+    shown = {"before": o["before"], "after": o["after"], "games": o["games"], "ahead": o["ahead"],
+             "tied": o["tied"], "behind": o["behind"], "after ahead": o["ahead_share"].map(_percent)}
+    for scoring in (s, *(x for x in SCORINGS if x != s)):
+        shown[f"wins ({scoring})"] = o[f"after_win_share_{scoring}"].map(_percent)
+        shown[f"rank ({scoring})"] = o[f"after_mean_rank_{scoring}"].map(lambda v: f"{v:.2f}")
+    return pd.DataFrame(shown)
+
+
 def _markdown(frame: pd.DataFrame, index: bool = False) -> str:
     if index:
         frame = frame.reset_index()
@@ -580,6 +592,8 @@ _SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": 
 STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
                         "rank (deciding)", "95% CI", "rating 95% CI")
 SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
+ORDER_DROP_ORDER = ("rank (other)", "wins (other)", "tied", "behind", "ahead", "rank (deciding)", "games",
+                    "wins (deciding)")
 
 
 def _scoring_short(heading: str) -> str | None:
@@ -604,7 +618,7 @@ def _columns(frame: pd.DataFrame, scoring: str, order: Sequence[str], left: Sequ
         generic = _generic(str(heading), scoring)
         columns.append(Column(
             str(heading), [str(v) for v in frame[heading]], left=heading in left, short=_scoring_short(str(heading)),
-            drop=order.index(generic) if generic in order else None, shrink=heading == "entrant",
+            drop=order.index(generic) if generic in order else None, shrink=heading in left,
         ))
     return columns
 
@@ -619,8 +633,10 @@ def _notes(width: int | None, shortened: bool, dropped: Sequence[str]) -> list[s
     return [line for note in notes for line in wrap(note, width)]
 
 
-def _text_table(frame: pd.DataFrame, scoring: str, order: Sequence[str], width: int | None) -> list[str]:
-    table = fit_table(_columns(frame, scoring, order, left=("entrant",)), width)
+def _text_table(frame: pd.DataFrame, scoring: str, order: Sequence[str], width: int | None,
+                names: Sequence[str] = ("entrant",)) -> list[str]:
+    """``frame`` fitted to ``width``: columns left out in ``order``, then the ``names`` columns cut."""
+    table = fit_table(_columns(frame, scoring, order, left=names), width)
     return table.lines + _notes(width, table.short, table.dropped)
 
 
@@ -641,18 +657,6 @@ def _head_to_head_text(matrix: pd.DataFrame, width: int | None) -> list[str]:
     if table.dropped:
         notes.append(f"left out to fit {width} columns: places {', '.join(table.dropped)} (--format csv has them all)")
     return table.lines + [line for note in notes for line in wrap(note, width)]
-
-
-def _generic_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """A table without a display of its own, as text: numbers to 3 decimals, missing ones as ``-``."""
-    def cell(value: object) -> str:
-        if _missing(value):
-            return "-"
-        if isinstance(value, (float, np.floating)):
-            return f"{value:.3f}"
-        return str(value)
-
-    return frame.map(cell)
 
 
 def _table(tables: Tables, name: str) -> pd.DataFrame:
@@ -733,9 +737,10 @@ def format_tables(
         elif name == "seats":
             shown = seats_display(tables)
             sections.append(("By seat", _text_table(shown, scoring, SEATS_DROP_ORDER, width), _markdown(shown)))
-        else:
-            shown = _generic_display(_table(tables, name))
-            sections.append((TITLES.get(name, name), _text_table(shown, scoring, (), width), _markdown(shown)))
+        else:  # order
+            shown = order_display(tables)
+            sections.append((TITLES[name], _text_table(shown, scoring, ORDER_DROP_ORDER, width, ("before", "after")),
+                             _markdown(shown)))
     if fmt == "markdown":
         return "\n".join(f"## {printable(head)}\n\n{body}\n" for head, _, body in sections)
     return "\n".join("\n".join([*wrap(printable(head), width), *lines]) + "\n" for head, lines, _ in sections)
