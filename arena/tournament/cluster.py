@@ -92,6 +92,11 @@ def arena_version() -> str:
     return str(getattr(arena, "__version__", "unknown"))
 
 
+def worker_version() -> str:
+    """On a worker: the arena version it runs (sent by name, so the worker's own module answers)."""
+    return arena_version()
+
+
 class Cluster:
     """A connection to a Dask scheduler (and the local cluster started for it); :meth:`close` ends both."""
 
@@ -136,7 +141,7 @@ class Cluster:
             except (OSError, TimeoutError):
                 raise RunError(f"--cluster {address}: the scheduler has no worker "
                                f"(none came in {CONNECT_TIMEOUT:.0f} s)") from None
-            versions = client.run(arena_version)
+            versions = client.run(worker_version)
             mine = arena_version()
             other = {addr: v for addr, v in versions.items() if v != mine}
             if other:
