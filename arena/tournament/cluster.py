@@ -345,7 +345,6 @@ class DaskWorkers:
         self.stored: set[str] = set()
 
     def __enter__(self) -> DaskWorkers:
-        self.shared = self.cluster.client.scatter(self.settings, broadcast=True, hash=False)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -358,7 +357,8 @@ class DaskWorkers:
             self.pending.clear()
 
     def _submit(self, queue: Any, task: _Task) -> None:
-        future = self.cluster.client.submit(play_task, self.key, self.shared, task.games, task.isolate, self.bound,
+        # The settings go with every task (a few kB): scattered data dies with the worker that holds it.
+        future = self.cluster.client.submit(play_task, self.key, self.settings, task.games, task.isolate, self.bound,
                                             pure=False)
         self.pending[future] = task
         queue.add(future)
