@@ -74,8 +74,7 @@ def parse_cluster(value: str) -> tuple[str, int | str]:
     for a scheduler address ``tcp://HOST:PORT``; :class:`RunError` for anything else."""
     if match := _LOCAL.fullmatch(value):
         if match.group(1) is None:
-            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-            return "local", max(1, cpus)
+            return "local", max(1, _cpus())
         n = int(match.group(1))
         if n < 1:
             raise RunError(f"--cluster {value}: a local cluster needs at least 1 worker")
@@ -169,6 +168,10 @@ class Cluster:
                 self.local.close()
 
 
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text
@@ -225,6 +228,17 @@ def _place_bot_files(settings: dict[str, Any], key: str) -> dict[str, Any]:
     return out
 
 
+def _pin_thread() -> None:
+    """Keep this task thread (and the bot programs it starts) to a CPU of its own: the local cluster's
+    worker ``i`` takes the ``i``-th CPU, as the local workers do."""
+    import distributed
+
+    name = distributed.get_worker().name
+    if isinstance(name, int) and hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[name % len(cpus)]})
+
+
 class _Capture(logging.Handler):
     """The log lines of one task, formatted as arena.log has them."""
 
@@ -267,6 +281,8 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
             if _HELD["key"] != key:
                 close_worker()
                 _HELD["key"] = None
+                if settings.get("pin"):
+                    _pin_thread()
                 try:
                     init_worker(_place_bot_files(settings, key))
                 except Exception as exc:
@@ -336,7 +352,10 @@ class DaskWorkers:
     def __init__(self, cluster: Cluster, init_args: tuple[Any, ...], bound: float) -> None:
         self.cluster = cluster
         settings = ship_bot_files(dict(init_args[0]))
-        settings["pin"] = False  # a Dask worker's CPUs are its own to place
+        # As locally: with bots in processes of their own and a CPU for every worker of a local
+        # cluster, each worker keeps to one CPU; a remote worker's CPUs are its own to place.
+        settings["pin"] = (settings["isolation"] == "process" and cluster.local is not None
+                           and cluster.threads() <= _cpus())
         self.settings = settings
         self.key = settings_key(settings)
         self.log_path: str | None = init_args[1] if len(init_args) > 1 else None
