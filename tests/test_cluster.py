@@ -22,6 +22,7 @@ from arena.cli import main
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
 FIXTURES = Path(__file__).parent / "fixtures"
+BAD = FIXTURES / "bad_bots.py"
 ENV = dict(os.environ)
 
 
@@ -144,6 +145,7 @@ def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_pat
     finally:
         close_worker()
         _HELD["key"] = None
+        _HELD.pop("watchdog").close()
     assert not isinstance(answer, str), answer
     assert len(answer[0].splitlines()) == 2
 
@@ -202,6 +204,27 @@ def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
     assert (games, records) == local_results(file, tmp_path)
     assert all(json.loads(r)["faults"][0]["kind"] == "crash" for r in records.values())
     assert "its Dask worker died while playing it" in (tmp_path / "dask" / "arena.log").read_text()
+
+
+def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
+    from arena.tournament.cluster import Cluster, DaskWorkers
+    from arena.tournament.config import parse_config
+    from arena.tournament.schedule import count_games, schedule
+    from arena.tournament.workers import worker_settings
+
+    config = parse_config('name = "h"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 1\nisolation = "none"\n'
+                          '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+                          f'[[entrants]]\nname = "stuck"\nbot = "{BAD}:CBlockingBot"\n', "h.toml")
+    cluster = Cluster.connect("local:2")
+    try:
+        # A game may take 3 s here (a run's bound, game_bound(), is minutes): past it the watchdog ends the worker.
+        with DaskWorkers(cluster, (worker_settings(config), None), 3.0) as pool:
+            answers = list(pool.play(schedule(config), count_games(config)))
+    finally:
+        cluster.close()
+    records = [json.loads(line) for _, lines, _, _ in answers for line in lines.splitlines()]
+    assert sorted(r["game_id"] for r in records) == sorted(g.game_id for g in schedule(config))
+    assert all([f["kind"] for f in r["faults"]] == ["timeout"] for r in records)
 
 
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):

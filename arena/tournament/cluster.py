@@ -17,7 +17,7 @@ Faults:
   played again by the scheduler (its ``allowed-failures``).
 * A task whose workers keep dying (the scheduler gives up on it: a bot that
   ends the worker process, or a game still running after
-  :func:`~.workers.game_bound`, which the task's watchdog ends) has its
+  :func:`~.workers.game_bound`, which the worker's watchdog process ends) has its
   games played again one by one, each with every bot in a process of its own,
   where the bot is faulted like any other; if such a game still ends its
   worker, the run stops with one line, as a local run does.
@@ -36,9 +36,13 @@ import hashlib
 import itertools
 import json
 import logging
+import mmap
 import os
 import pickle
 import re
+import struct
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -61,8 +65,6 @@ MAX_TASK = 256
 TASKS_PER_WORKER = 4
 #: Times the scheduler plays a task again after the worker running it died.
 ALLOWED_FAILURES = 2
-#: The exit status of a Dask worker process whose game ran past its bound.
-EXIT_STUCK = 4
 
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _ADDRESS = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://\S+")
@@ -239,6 +241,57 @@ def _pin_thread() -> None:
         os.sched_setaffinity(0, {cpus[name % len(cpus)]})
 
 
+# The watchdog: a small process of the worker's own that ends the worker when one game has run past
+# its bound.  It has to be a process: a bot stuck inside C code holds the worker's interpreter, so no
+# thread of the worker could run.  The worker writes the game's start (time.monotonic(), the same
+# clock in every process) into a page they share; 0 while it plays nothing.
+_WATCHDOG_CODE = """
+import mmap, os, struct, sys, time
+fd, worker, bound = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+page = mmap.mmap(fd, 8)
+while os.getppid() == worker:
+    time.sleep(0.5)
+    started = struct.unpack("d", page[:8])[0]
+    if started > 0 and time.monotonic() - started > bound:
+        os.kill(worker, 9)
+        break
+"""
+
+
+class _Watchdog:
+    def __init__(self, bound: float) -> None:
+        self.bound = bound
+        fd, path = tempfile.mkstemp(prefix="arena-watchdog-")
+        os.unlink(path)
+        os.ftruncate(fd, 8)
+        self.page = mmap.mmap(fd, 8)
+        self.process = subprocess.Popen([sys.executable, "-c", _WATCHDOG_CODE, str(fd), str(os.getpid()), str(bound)],
+                                        pass_fds=(fd,), stdin=subprocess.DEVNULL)
+        os.close(fd)
+
+    def started(self, index: int = 0) -> None:
+        """A game starts now."""
+        self.page[:8] = struct.pack("d", time.monotonic())
+
+    def idle(self) -> None:
+        self.page[:8] = struct.pack("d", 0.0)
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        self.page.close()
+
+
+def _watchdog(bound: float) -> _Watchdog:
+    """This worker's watchdog for games of at most ``bound`` seconds (one kept per bound)."""
+    held = _HELD.get("watchdog")
+    if held is None or held.bound != bound or held.process.poll() is not None:
+        if held is not None:
+            held.close()
+        held = _HELD["watchdog"] = _Watchdog(bound)
+    return held
+
+
 class _Capture(logging.Handler):
     """The log lines of one task, formatted as arena.log has them."""
 
@@ -264,19 +317,7 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
         logger.addHandler(capture)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-        started = [time.monotonic()]
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(1.0):
-                if time.monotonic() - started[0] > bound:
-                    os._exit(EXIT_STUCK)
-
-        def mark(index: int) -> None:
-            started[0] = time.monotonic()
-
-        watchdog = threading.Thread(target=watch, daemon=True)
-        watchdog.start()
+        watchdog = _watchdog(bound)
         try:
             if _HELD["key"] != key:
                 close_worker()
@@ -288,11 +329,12 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
                 except Exception as exc:
                     raise WorkerError(f"a worker cannot load the bots: {_one_line(exc)}") from None
                 _HELD["key"] = key
-            answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str = play_chunk(games, isolate, mark)
+            answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str = play_chunk(games, isolate,
+                                                                                         watchdog.started)
         except WorkerError as exc:
             answer = str(exc)
         finally:
-            done.set()
+            watchdog.idle()
             logger.removeHandler(capture)
             logger.setLevel(saved[0])
             logger.propagate = saved[1]
