@@ -203,7 +203,10 @@ def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
     games, records = results(tmp_path / "dask")
     assert (games, records) == local_results(file, tmp_path)
     assert all(json.loads(r)["faults"][0]["kind"] == "crash" for r in records.values())
-    assert "its Dask worker died while playing it" in (tmp_path / "dask" / "arena.log").read_text()
+    log = (tmp_path / "dask" / "arena.log").read_text()
+    assert "its Dask worker died while playing it" in log
+    # The workers' own log lines (the referee's, on each fault) come back with the games.
+    assert log.count("(e1) fault at move") == 2 and "Dask Worker process" in log
 
 
 def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
@@ -225,6 +228,28 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
     records = [json.loads(line) for _, lines, _, _ in answers for line in lines.splitlines()]
     assert sorted(r["game_id"] for r in records) == sorted(g.game_id for g in schedule(config))
     assert all([f["kind"] for f in r["faults"]] == ["timeout"] for r in records)
+
+
+def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
+    from arena.tournament.cluster import Cluster, DaskWorkers
+    from arena.tournament.config import parse_config
+    from arena.tournament.schedule import count_games, schedule
+    from arena.tournament.workers import WorkerError, worker_settings
+
+    # As if the bot's package were installed where the run starts but not on the workers.
+    config = parse_config('name = "m"\nplayers = 2\ndeals = 1\nseed = 3\nisolation = "none"\n'
+                          '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+                          '[[entrants]]\nname = "gone"\nbot = "not_installed_here.bot:Bot"\n', "m.toml")
+    cluster = Cluster.connect("local:1")
+    try:
+        with pytest.raises(WorkerError) as caught, \
+                DaskWorkers(cluster, (worker_settings(config), None), 60.0) as pool:
+            list(pool.play(schedule(config), count_games(config)))
+    finally:
+        cluster.close()
+    message = str(caught.value)
+    assert "\n" not in message and "not_installed_here" in message
+    assert message.startswith("Dask worker tcp://127.0.0.1:") and "cannot load a bot" in message
 
 
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):

@@ -230,6 +230,15 @@ def _place_bot_files(settings: dict[str, Any], key: str) -> dict[str, Any]:
     return out
 
 
+def _worker_address() -> str:
+    import distributed
+
+    try:
+        return str(distributed.get_worker().address)
+    except ValueError:  # not in a Dask worker
+        return "(this process)"
+
+
 def _pin_thread() -> None:
     """Keep this task thread (and the bot programs it starts) to a CPU of its own: the local cluster's
     worker ``i`` takes the ``i``-th CPU, as the local workers do."""
@@ -327,7 +336,8 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
                 try:
                     init_worker(_place_bot_files(settings, key))
                 except Exception as exc:
-                    raise WorkerError(f"a worker cannot load the bots: {_one_line(exc)}") from None
+                    raise WorkerError(f"Dask worker {_worker_address()} cannot load a bot: {_one_line(exc)} "
+                                      f"(install the bot there, at the same version)") from None
                 _HELD["key"] = key
             answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str = play_chunk(games, isolate,
                                                                                          watchdog.started)
