@@ -46,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,7 +64,8 @@ TASK_SECONDS = 0.5
 MAX_TASK = 256
 #: Tasks per worker thread at least, so that all stay busy until near the end.
 TASKS_PER_WORKER = 4
-#: Times the scheduler plays a task again after the worker running it died.
+#: Times a local cluster's scheduler plays a task again after the worker running it died (a scheduler
+#: of one's own has its own ``distributed.scheduler.allowed-failures``, 3 by default).
 ALLOWED_FAILURES = 2
 
 _LOCAL = re.compile(r"local(?::(\d+))?")
@@ -122,10 +124,12 @@ class Cluster:
         local = None
         try:
             if kind == "local":
-                local = distributed.LocalCluster(
-                    n_workers=int(where), processes=True, threads_per_worker=1, dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+                with warnings.catch_warnings():  # "port 8787 in use": its HTTP server, which the run does not use
+                    warnings.simplefilter("ignore", UserWarning)
+                    local = distributed.LocalCluster(
+                        n_workers=int(where), processes=True, threads_per_worker=1, dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
                 address = str(local.scheduler_address)
                 client = distributed.Client(local, timeout=CONNECT_TIMEOUT)
             else:
