@@ -268,6 +268,16 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1", "tls://127.0.0.1:1"])
+def test_a_scheduler_address_that_cannot_be_used_is_one_line(tmp_path, address):
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", address, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # a one-line error, no traceback
+    assert result.output.startswith(f"Error: --cluster {address}: cannot reach the scheduler")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("value", ["local:0", "lokal", "http://x", "localhost:8786"])
 def test_a_bad_cluster_value_is_one_line(tmp_path, value):
     file = tournament(tmp_path, ["random", "greedy"])

@@ -135,7 +135,7 @@ class Cluster:
             else:
                 address = str(where)
                 client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as exc:
+        except Exception as exc:  # unreachable, no port, TLS without its configuration: one line for each
             if local is not None:
                 local.close()
             raise RunError(f"--cluster {where}: cannot reach the scheduler: {_one_line(exc)}") from None
@@ -161,10 +161,6 @@ class Cluster:
     def threads(self) -> int:
         """Tasks the cluster runs at once (its workers' threads)."""
         return max(1, sum(self.client.nthreads().values()))
-
-    def worker_pids(self) -> dict[str, int]:
-        """The process id of every worker, by address."""
-        return dict(self.client.run(os.getpid))
 
     def close(self) -> None:
         try:
