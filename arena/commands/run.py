@@ -31,11 +31,14 @@ if TYPE_CHECKING:
 @click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
               help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
                    "(default: the file's isolation key, else process).")
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
+                   "local cluster of N worker processes (needs the dask extra; not with --workers).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
-    compress: bool, start_method: str | None, isolation: str | None, quiet: bool,
+    compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
 
@@ -52,6 +55,15 @@ def command(
     from ..tournament.store import FolderLock
 
     path = Path(file)
+    if cluster is not None:
+        from ..tournament.cluster import parse_cluster
+
+        if workers is not None:
+            raise click.UsageError("--cluster and --workers cannot be used together: the cluster's workers play the games")
+        try:
+            parse_cluster(cluster)
+        except RunError as exc:
+            raise click.ClickException(str(exc)) from None
     try:
         config = with_isolation(load_config(path), isolation)
         folder = Path(out) if out is not None else Path("results") / config.name
@@ -68,7 +80,7 @@ def command(
         click.echo(
             f"{config.name}: {total} games ({len(config.entrants)} entrants, {config.players} players, "
             f"{n_tables} table(s) x {config.deals} deal(s), seating {config.seating}), "
-            f"{workers} worker(s) -> {folder}",
+            f"{f'Dask cluster {cluster}' if cluster is not None else f'{workers} worker(s)'} -> {folder}",
             err=True,
         )
         for line in sorted(set(walls.values())):
@@ -84,7 +96,7 @@ def command(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
             notify=notify,
-            allow_changed_bots=allow_changed_bots,
+            allow_changed_bots=allow_changed_bots, cluster=cluster,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None

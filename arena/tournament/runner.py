@@ -172,6 +172,7 @@ def run_tournament(
     notify: Callable[[str], None] | None = None,
     allow_changed_bots: bool = False,
     feed: Feed | None = None,
+    cluster: str | None = None,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -183,7 +184,8 @@ def run_tournament(
     to ``out/bots/ENTRANT.log``.  With ``allow_changed_bots`` a resume goes on when an entrant's
     bot is not the one that played the stored games (see :mod:`.identity`), and the log says so.
     With a ``feed`` the games are the feed's (see :class:`Feed`), and the tables are those of the
-    config :meth:`Feed.finish` returns.
+    config :meth:`Feed.finish` returns.  With ``cluster`` (``local[:N]`` or a scheduler address) the
+    games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -192,6 +194,11 @@ def run_tournament(
         raise RunError(f"--workers must be at least 1, not {workers}")
     if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
         raise RunError(f"start method {start_method!r} is not available here")
+    connection = None
+    if cluster is not None:
+        from .cluster import Cluster
+
+        connection = Cluster.connect(cluster)  # unreachable, no workers, other versions: nothing written yet
     lock = FolderLock(out)
     try:
         recovered, records_path, compressed = prepare_folder(
@@ -203,18 +210,20 @@ def run_tournament(
             if notify is not None:
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
-                               hide, feed)
+                               hide, feed, connection)
         from .results import write_folder_tables  # pandas: imported once the workers are done
 
         summary.tables = write_folder_tables(out, config)
         return summary
     finally:
         lock.release()
+        if connection is not None:
+            connection.close()
 
 
 def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
          start_method: str | None, progress: bool, hide: tuple[str, ...],
-         feed: Feed | None) -> tuple[RunSummary, TournamentConfig]:
+         feed: Feed | None, connection: Any = None) -> tuple[RunSummary, TournamentConfig]:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)
@@ -225,10 +234,15 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
     start = time.perf_counter()
     played = 0
     try:
-        log.info(
-            "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
-            config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
-        )
+        if connection is None:
+            log.info(
+                "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
+                config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
+            )
+        else:
+            log.info("tournament %s: %d games, %d stored, %d to play on the Dask cluster %s (%d worker thread(s)), "
+                     "isolation %s", config.name, total, len(done), remaining, connection.address,
+                     connection.threads(), config.isolation)
         for line in recovered.summary():
             log.warning("%s", line)
         for line in recovered.details:
@@ -240,7 +254,7 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults, feed)
+                           places, faults, feed, connection)
         if feed is not None:
             config = feed.finish(out)
             total = count_games(config)
@@ -262,7 +276,7 @@ def _open_records(path: Path, compressed: bool) -> IO[bytes]:
 def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
-    places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None,
+    places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None, connection: Any = None,
 ) -> int:
     from tqdm import tqdm
 
@@ -281,7 +295,7 @@ def _play(
     try:
         with _open_records(records_path, compressed) as records, \
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
-                Workers(ctx, min(workers, remaining), init_args, bound) as pool:
+                _pool(connection, ctx, min(workers, remaining), init_args, bound) as pool:
             chunks = (pool.play(_tasks(config, done), remaining) if feed is None
                       else pool.play(feed.tasks(done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
@@ -310,6 +324,15 @@ def _play(
     finally:
         bar.close()
     return played
+
+
+def _pool(connection: Any, ctx: Any, count: int, init_args: tuple[Any, ...], bound: float) -> Any:
+    """The local worker processes, or with a cluster connection its Dask workers (the same ``play``)."""
+    if connection is None:
+        return Workers(ctx, count, init_args, bound)
+    from .cluster import DaskWorkers
+
+    return DaskWorkers(connection, init_args, bound)
 
 
 __all__ = ["Feed", "Interrupted", "RunError", "RunSummary", "run_tournament"]
