@@ -45,6 +45,10 @@ What the referee guarantees either way:
   limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
 
 A seat with no legal move passes (M6) without its bot being asked.
+
+The seat ``human`` (:mod:`arena.human`) is a person at the terminal: trusted,
+it is played in this process under either isolation (the bots keep theirs),
+with no time limit; resigning is its fault of kind ``resign``.
 """
 from __future__ import annotations
 
@@ -71,6 +75,7 @@ from .bots import (
     split_bot_spec,
 )
 from .guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
+from .human import HUMAN, HumanSeat, Terminal
 from .limits import DEFAULT_TIME_LIMIT
 from .outcome import GameOutcome
 from .prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
@@ -182,7 +187,7 @@ class Referee:
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
                  logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
-                 transcript: TextIO | None = None, pin: bool = True) -> None:
+                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None) -> None:
         if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
             raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
         if isolation not in ISOLATIONS:
@@ -204,6 +209,8 @@ class Referee:
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
         self._streams: dict[str, TextIO] = {}
+        #: Where the seat ``human`` reads and draws the game (default: standard input and output).
+        self.terminal = terminal
 
     def __enter__(self) -> Self:
         if self._guard is not None:
@@ -282,6 +289,12 @@ class Referee:
                         prepared.append(bot)
                         continue
                     ref, given = (bot.ref, dict(bot.options)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
+                    if ref == HUMAN:
+                        if given:
+                            raise BotError(ref, "a human seat takes no options")
+                        prepared.append(PreparedBot(BotSpec(HUMAN, {}), None, {}, HUMAN, entry_tail(HUMAN, {}),
+                                                    None, name or HUMAN))
+                        continue
                     if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
                         prepared.append(prepare_bot(bot)._replace(name=name or ref))
                         continue
@@ -431,7 +444,7 @@ class Referee:
             if problem is not None:
                 fault(seat, index, problem[0], "while starting: " + problem[1])
                 return
-            if inline and players[seat].program is None:
+            if inline and players[seat].program is None and players[seat].spec.ref != HUMAN:
                 chooses[seat] = seats[seat].bot.choose
             else:
                 asks[seat] = seats[seat].ask
@@ -442,7 +455,9 @@ class Referee:
         stdout, stderr = sys.stdout, sys.stderr
         try:
             for seat, player in enumerate(players):
-                if player.program is not None:
+                if player.spec.ref == HUMAN and player.program is None:
+                    seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, names))
+                elif player.program is not None:
                     assert writer is not None
                     seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
                 else:

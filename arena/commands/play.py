@@ -154,6 +154,8 @@ def command(
     path/to/file.py:Name or exec:COMMAND (any program that speaks the
     protocol uptown-bot/1), optionally followed by options:
     mcts:iterations=400,seconds=0.5.  Seat 0 (the first BOT) moves first.
+    The BOT human is you, at this terminal, with no time limit (type ? at
+    your turn for the moves, q to resign).
 
     \b
     Examples:
@@ -161,6 +163,7 @@ def command(
       arena play greedy mcts:iterations=200 --seed 7 --record game.json
       arena play examples/example_bot.py:ExampleBot random --time-limit 2
       arena play "exec:node examples/protocol/random_bot.js" greedy
+      arena play human mcts random
     """
     from .. import records, render
     from ..bots import BotError, split_bot_spec
@@ -191,17 +194,21 @@ def command(
         except OSError as exc:
             raise click.BadParameter(f"cannot write {transcript_path}: {exc.strerror or exc}",
                                      param_hint="'--transcript'") from None
+    from ..human import HUMAN, Terminal
     from ..prepared import with_identity
     from ..tournament.config import Entrant
     from ..tournament.identity import bot_identity
 
-    referee = Referee(limit, isolation=isolation, logs=log_dir, transcript=transcript)
+    screen = sys.stderr if to_stdout else sys.stdout
+    terminal = Terminal(sys.stdin, screen, use_color(color, screen), output_width(screen))
+    referee = Referee(limit, isolation=isolation, logs=log_dir, transcript=transcript, terminal=terminal)
     try:
         with referee:
             try:
                 players = referee.prepare_all([(text, "", None) for text in bots])
                 # Who played, in the record: the resolved class, its distribution and version, its code's hash.
-                players = [with_identity(bot, bot_identity(Entrant(f"seat{seat}", text)))
+                # A person has no code to name: the human's seat is "human", with no identity.
+                players = [bot if bot.spec.ref == HUMAN else with_identity(bot, bot_identity(Entrant(f"seat{seat}", text)))
                            for seat, (bot, text) in enumerate(zip(players, bots, strict=True))]
             except BotError as exc:
                 raise click.ClickException(str(exc)) from None
