@@ -146,6 +146,8 @@ class Human:
         for n, move in enumerate(found, 1):
             self.say(f"  {n}: {TILE_NAMES[move.tile]} {CELL_NAMES[move.cell]}  ({move})")
         answer = self.read(f"which one (1-{len(found)}, anything else: back)? ")
+        if answer.lower() in ("q", "quit", "resign"):
+            raise Resign("resigned")
         if answer.isdigit() and 1 <= int(answer) <= len(found):
             return found[int(answer) - 1]
         return None
@@ -182,7 +184,7 @@ class Human:
             found = [m for m in listed if (m.tile, m.cell) == (tile, cell)]
             colors = state.settings.seat_colors[self.seat]
             return found or self._checked([Move(c, tile, cell) for c in colors], state)
-        return (f"{text}: not a move; type a tile and a cell (ring B2), a cell (C5), a rack number (1), "
+        return (f"{text}: not a move; type a tile and a cell like ring B2, a cell like C5, a rack number like 1, "
                 "#N from the list of ?, or q to resign")
 
     @staticmethod
