@@ -90,7 +90,7 @@ def command(file: Path, game_id: str | None, out: Path | None) -> None:
         if game_id is not None and lines is not None and exc.message.startswith("no game with id"):
             near = nearest_ids(lines, game_id)
             if near:
-                exc.message += "; nearest: " + ", ".join(printable(n) for n in near)
+                raise click.ClickException(exc.message + "; nearest: " + ", ".join(printable(n) for n in near)) from None
         raise
     label = printable(f"{file} game {game_id}" if game_id is not None else file)
     try:
