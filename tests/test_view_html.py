@@ -116,3 +116,51 @@ def test_an_unknown_game_id_names_the_nearest(tmp_path):
 def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
     line = one_error_line(run("view", str(GOLDEN / "4p-seed4.json"), "-o", str(tmp_path / "no" / "g.html")))
     assert line.startswith("Error: cannot write ") and "no/g.html" in line
+
+
+TOURNAMENT = """name = "tiny"
+players = 2
+deals = 2
+seed = 7
+[[entrants]]
+name = "random"
+bot = "random"
+[[entrants]]
+name = "greedy"
+bot = "greedy"
+"""
+
+
+def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
+    import arena.html_report
+
+    monkeypatch.setattr(arena.html_report, "REPLAY_LIMIT", 3)
+    monkeypatch.setattr(arena.html_report.write_report, "__defaults__", (None, 3))
+    config = tmp_path / "tiny.toml"
+    config.write_text(TOURNAMENT)
+    out = tmp_path / "res"
+    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
+    ids = [json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(ids) > 3
+    links = re.findall(r'<a href="games/([^"]+)\.html">', page)
+    assert links == ids[:3]  # the first games get a page, linked
+    assert all((out / "games" / f"{i}.html").is_file() for i in links)
+    assert not (out / "games" / f"{ids[3]}.html").exists()
+    assert f"{len(ids) - 3} more games" in page and "arena view" in page
+    assert "<h2>Standings</h2>" in page and "<h2>Seats</h2>" in page and "Head-to-head" in page
+    assert page.count("data:image/png;base64,") == sum(1 for p in out.glob("*.png"))
+    assert "http" not in page.replace("http://www.w3.org", "")
+
+    # report --html rebuilds it, elsewhere with -o; the replays go beside it.
+    other = tmp_path / "elsewhere" / "r.html"
+    other.parent.mkdir()
+    result = run("report", str(out), "--html", "-o", str(other))
+    assert result.exit_code == 0, result.output
+    assert other.is_file() and (other.parent / "games" / f"{ids[0]}.html").is_file()
+    (tmp_path / "a-file").write_text("")
+    line = one_error_line(run("report", str(out), "--html", "-o", str(tmp_path / "a-file" / "r.html")))
+    assert line.startswith("Error: cannot write the HTML report")
+    usage = run("report", str(out), "-o", str(other))
+    assert usage.exit_code == 2 and usage.output.strip().splitlines()[-1].endswith("give --html too")
