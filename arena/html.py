@@ -145,10 +145,10 @@ h1{font-size:1.3em;margin:.2em 0}h2{font-size:1.05em;margin:.2em 0}
 .cell.last .tile{outline:3px solid #ff6f00;outline-offset:1px}
 .cell.captured::after{content:"\\2715";position:absolute;right:0;top:0;font-size:10px;line-height:12px;width:12px;background:#000;color:#fff;border-radius:6px;text-align:center}
 svg.glyph{width:22px;height:22px}
-#racks .rack{margin:.25em 0;display:flex;align-items:center;gap:4px}
+#racks .rack{margin:.25em 0;display:flex;align-items:center;gap:4px;flex-wrap:wrap}
 #racks .rack .tile{width:28px;height:28px;font-size:15px}
-#racks .rack .who{min-width:12em;font-size:13px}
-#racks .rack .pile,#racks .rack .captures{font-size:12px}
+#racks .rack .who{min-width:11em;font-size:13px}
+#racks .rack .pile,#racks .rack .captures{font-size:12px;white-space:nowrap}
 #moves{position:relative;max-height:400px;width:330px;overflow:auto;font-size:12px;margin:0;padding:0;list-style:none}
 #moves li{cursor:pointer}#moves li.current{background:#ffe082;font-weight:bold}
 #controls{margin:.6em 0;display:flex;gap:.3em;align-items:center}
@@ -254,7 +254,7 @@ def replay_page(game: records.Replay, title: str) -> str:
         "<button id=\"last\" title=\"last (End)\">\u25b6|</button>"
         "<input id=\"slider\" type=\"range\" min=\"0\" value=\"0\" aria-label=\"move\"></div>"
         "<p id=\"label\"></p><div id=\"layout\"><div id=\"board\" aria-label=\"board\"></div>"
-        "<div style=\"width:470px\"><h2>Racks</h2><div id=\"racks\"></div></div>"
+        "<div style=\"width:430px\"><h2>Racks</h2><div id=\"racks\"></div></div>"
         "<div><h2>Moves</h2><ol id=\"moves\" start=\"0\"></ol></div></div>"
         f"<div id=\"result\" hidden><h2>Result</h2>{result_table(game)}</div>"
         f"<script type=\"application/json\" id=\"game\">{_json_script(game_data(game))}</script>"
