@@ -18,12 +18,20 @@ from typing import Any
 from . import records
 from .html import replay_page, report_page
 from .tournament.results import Tables, head_to_head_matrix, seats_display, standings_display
-from .tournament.store import PLOT_FILES, RECORDS_FILE, RECORDS_GZ_FILE
+from .tournament.store import (
+    PLOT_FILES,
+    RECORDS_FILE,
+    RECORDS_GZ_FILE,
+    REPLAYS_FOLDER,
+    REPORT_FILE,
+    RunError,
+    write_atomically,
+)
 
 #: How many games (the first in the records file) get a replay page linked from the report.
 REPLAY_LIMIT = 100
 #: The folder, beside the report, that holds the replay pages.
-GAMES_FOLDER = "games"
+GAMES_FOLDER = REPLAYS_FOLDER
 #: Game ids that are safe as a file name; any other id is listed without a page.
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
@@ -47,10 +55,11 @@ def write_report(
     """Write the HTML report of the results ``folder`` to ``out`` (default ``folder/report.html``).
 
     The first ``limit`` readable, valid games get ``games/ID.html`` beside the report.
-    Raises OSError if a page cannot be written.
+    Every page is written through a temporary file beside it; one that cannot be written is a
+    :class:`~arena.tournament.store.RunError` of one line naming it.
     """
     folder = Path(folder)
-    target = Path(out) if out is not None else folder / "report.html"
+    target = Path(out) if out is not None else folder / REPORT_FILE
     shown: dict[str, Any] = {
         "Standings": (standings_display(tables), False),
         "Head-to-head (row finished ahead of column)": (head_to_head_matrix(tables), True),
@@ -69,10 +78,17 @@ def write_report(
         if not _SAFE_ID.fullmatch(game_id):
             games.append((game_id, None))
             continue
-        (target.parent / GAMES_FOLDER).mkdir(parents=True, exist_ok=True)
-        page = target.parent / GAMES_FOLDER / f"{game_id}.html"
-        page.write_text(replay_page(game, f"{title}: {game_id}"), encoding="utf-8")
+        pages = target.parent / GAMES_FOLDER
+        try:
+            pages.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
+        _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         games.append((game_id, f"{GAMES_FOLDER}/{game_id}.html"))
     more = max(0, len(lines) - limit)
-    target.write_text(report_page(title, shown, plots, games, more, str(folder)), encoding="utf-8")
+    _write(target, report_page(title, shown, plots, games, more, str(folder)))
     return target
+
+
+def _write(path: Path, text: str) -> None:
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

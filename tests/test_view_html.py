@@ -115,7 +115,7 @@ def test_an_unknown_game_id_names_the_nearest(tmp_path):
 
 def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
     line = one_error_line(run("view", str(GOLDEN / "4p-seed4.json"), "-o", str(tmp_path / "no" / "g.html")))
-    assert line.startswith("Error: cannot write ") and "no/g.html" in line
+    assert line.startswith("Error: ") and "no/g.html: cannot write" in line
 
 
 TOURNAMENT = """name = "tiny"
@@ -164,3 +164,15 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
     assert line.startswith("Error: cannot write the HTML report")
     usage = run("report", str(out), "-o", str(other))
     assert usage.exit_code == 2 and usage.output.strip().splitlines()[-1].endswith("give --html too")
+
+
+def test_overwrite_removes_the_old_report_and_its_replays(tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(TOURNAMENT)
+    out = tmp_path / "res"
+    assert run("run", str(config), "--out", str(out), "-q", "--workers", "1").exit_code == 0
+    stale = out / "games" / "old-game.html"
+    stale.write_text("from an earlier run")
+    assert run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--overwrite").exit_code == 0
+    assert not stale.exists()  # a replay of the earlier run is not left beside the new report
+    assert (out / "report.html").is_file() and any((out / "games").iterdir())

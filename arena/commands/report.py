@@ -88,9 +88,8 @@ def command(
 
         try:
             page = write_report(path, tables, config.name, html_out)
-        except OSError as exc:
-            raise click.ClickException(f"cannot write the HTML report: {exc.strerror or exc}: "
-                                       f"{exc.filename or html_out}") from None
+        except RunError as exc:
+            raise click.ClickException(f"cannot write the HTML report: {exc}") from None
         click.echo(str(page), err=True)
     click.echo(text, nl=False)
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too

@@ -121,8 +121,8 @@ def command(
     try:  # like the plots: a page that cannot be written costs one line
         report = write_report(folder, summary.tables, config.name)
         plots = [*plots, report]
-    except OSError as exc:
-        click.echo(f"cannot write the HTML report: {exc.strerror or exc}", err=True)
+    except RunError as exc:
+        click.echo(f"cannot write the HTML report: {exc}", err=True)
     for line in summary.changed:
         click.echo(line, err=True)
     if not quiet:

@@ -59,10 +59,12 @@ def default_output(file: Path, game_id: str | None) -> Path:
 
 def write_page(out: Path, text: str) -> None:
     """Write ``text`` to ``out``; a ClickException (one line) if it cannot be written."""
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {printable(out)}: {exc.strerror or exc}") from None
+    from ..tournament.store import RunError, write_atomically
+
+    try:  # through a temporary file: a failed write leaves no half page
+        write_atomically(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    except RunError as exc:
+        raise click.ClickException(printable(exc)) from None
 
 
 @click.command("view")
