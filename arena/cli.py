@@ -14,6 +14,7 @@ import click
 COMMANDS = {
     "play": ("arena.commands.play", "Play one game between 2-5 bots and show the result."),
     "replay": ("arena.commands.replay", "Replay a game record (or one game of a tournament) and check it."),
+    "view": ("arena.commands.view", "Write a game's replay as one self-contained HTML page (opens offline)."),
     "bots": ("arena.commands.bots", "List every bot found, with its options, and plug-ins that failed to load; "
                                     "--probe starts one."),
     "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),

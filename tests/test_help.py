@@ -22,6 +22,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 SECTIONS = {
     "play": ["Playing a game"],
     "replay": ["Replaying a game"],
+    "view": ["Watching a game"],
     "bots": [],
     "run": ["Running a tournament", "Resume"],
     "report": ["Report"],

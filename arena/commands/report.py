@@ -23,7 +23,14 @@ from ..tournament.tables import TABLES
               help="Also draw the tables as PNG pictures into DIR (and a match's LLR from DIR/match.json); "
                    "their paths go to standard error.")
 @click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR.")
-def command(folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None) -> None:
+@click.option("--html", "html", is_flag=True,
+              help="Also write the tables, the plots found in DIR and replays of the first games as one HTML "
+                   "page (DIR/report.html, the replays in games/ beside it); its path goes to standard error.")
+@click.option("-o", "--out", "html_out", metavar="OUT.html", default=None, help="With --html: write the page here.")
+def command(
+    folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
+    html: bool, html_out: str | None,
+) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
     The tables are rebuilt from DIR/games.csv without replaying any game, so
@@ -38,6 +45,8 @@ def command(folder: str, fmt: str, table: str | None, scoring: str | None, plots
     from ..tournament.store import GAMES_FILE, RunError, read_tournament
     from ..tournament.verify import schedule_games
 
+    if html_out is not None and not html:
+        raise click.UsageError("-o/--out is where --html writes its page: give --html too")
     path = Path(folder)
     try:
         config, _ = read_tournament(path)
@@ -74,6 +83,14 @@ def command(folder: str, fmt: str, table: str | None, scoring: str | None, plots
         raise click.ClickException(f"{path}: {exc}") from None
     if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
         _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
+    if html:
+        from ..html_report import write_report
+
+        try:
+            page = write_report(path, tables, config.name, html_out)
+        except RunError as exc:
+            raise click.ClickException(f"cannot write the HTML report: {exc}") from None
+        click.echo(str(page), err=True)
     click.echo(text, nl=False)
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))

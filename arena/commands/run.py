@@ -116,6 +116,13 @@ def command(
     plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
     if problem is not None:
         click.echo(problem, err=True)
+    from ..html_report import write_report
+
+    try:  # like the plots: a page that cannot be written costs one line
+        report = write_report(folder, summary.tables, config.name)
+        plots = [*plots, report]
+    except RunError as exc:
+        click.echo(f"cannot write the HTML report: {exc}", err=True)
     for line in summary.changed:
         click.echo(line, err=True)
     if not quiet:

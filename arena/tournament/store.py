@@ -56,9 +56,12 @@ LOG_FILE = "arena.log"
 TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv", "order.csv")
 #: Every picture :func:`arena.plots.write_plots` may write, in the order it writes them.
 PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
-#: Every file a run writes; ``overwrite`` removes these and nothing else.
+#: The HTML report (:mod:`arena.html_report`) and the folder of the replay pages it links.
+REPORT_FILE = "report.html"
+REPLAYS_FOLDER = "games"
+#: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
 OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES,
-                *PLOT_FILES)
+                *PLOT_FILES, REPORT_FILE)
 _BLOCK = 1 << 20
 
 
@@ -502,6 +505,7 @@ def prepare_folder(
             except OSError as exc:
                 raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
         shutil.rmtree(out / BOTS_FOLDER, ignore_errors=True)
+        shutil.rmtree(out / REPLAYS_FOLDER, ignore_errors=True)
         ours = []
     if existing.exists():
         try:
