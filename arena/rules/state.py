@@ -12,7 +12,7 @@ import random
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .geometry import (
     CELL_NAMES,
@@ -26,6 +26,9 @@ from .geometry import (
     removable_at,
 )
 from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
+
+if TYPE_CHECKING:
+    from .rng import SplitMix64
 
 RACK_SIZE = 5
 #: A color is finished once it has played this many tiles (E1): 28 minus the last 4.
@@ -330,7 +333,169 @@ def _no_such(what: str, value: object) -> str:
     return f"the {what} is a {type(value).__name__}, not an int"
 
 
-class GameState:
+class BaseGameState:
+    """What every engine's :class:`GameState` shares: the queries, :meth:`check` and the scoring.
+
+    One definition of each rule for both engines: the pure :class:`GameState`
+    below and the native one (:mod:`arena.rules.native`) keep the state, this
+    class reads it through the same attributes (``settings``, ``deals``,
+    ``drawn``, ``racks``, ``played``, ``played_tiles``, ``captures``,
+    ``history``, ``over``, ``to_move``) and ``legal_moves``, ``color_at`` and
+    ``_removable``.
+    """
+
+    __slots__ = ()
+
+    settings: GameSettings
+    deals: tuple[tuple[int, ...], ...]
+    drawn: Sequence[int]
+    racks: Sequence[Sequence[int]]
+    boards: Sequence[int]
+    occupied: int
+    played: Sequence[int]
+    played_tiles: Sequence[tuple[int, ...]]
+    captures: Sequence[Sequence[int]]
+    to_move: int
+    passes: int
+    history: list[tuple[Move, int]]
+    over: bool
+
+    def legal_moves(self) -> MoveSet:
+        raise NotImplementedError
+
+    def color_at(self, cell: int) -> int:
+        raise NotImplementedError
+
+    def _removable(self, color: int) -> int:
+        raise NotImplementedError
+
+    def _keys(self) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
+        """Every seat's groups, tiles captured and Blockers! penalty (C1, C4)."""
+        n = self.settings.players
+        return ([self.groups(seat) for seat in range(n)], [sum(row) for row in self.captures],
+                [self.penalty(seat) for seat in range(n)])
+
+    def pile(self, color: int) -> tuple[int, ...]:
+        """The tiles still to be drawn by ``color``, in draw order (hidden from every seat, S2)."""
+        return self.deals[color][self.drawn[color]:]
+
+    def unplayed(self, color: int) -> frozenset[int]:
+        """The tiles ``color`` has not played yet, rack and pile together (public, S2)."""
+        if not self.deals[color]:
+            return frozenset()
+        return EVERY_TILE.difference(self.played_tiles[color])
+
+    def is_finished(self, color: int) -> bool:
+        """E1: a color is finished once it has played 24 tiles."""
+        return self.played[color] >= TILES_PLAYED
+
+    def seat_active(self, seat: int) -> bool:
+        """Whether ``seat`` still has a color to play (E2 skips it otherwise)."""
+        played = self.played
+        for color in self.settings.seat_colors[seat]:
+            if played[color] < TILES_PLAYED:
+                return True
+        return False
+
+    @property
+    def ended_by(self) -> str:
+        """The rule that ended the game: ``"E3"`` (everyone still playing passed), ``"E2"`` (every color
+        finished), or ``""`` while it goes on."""
+        if not self.over:
+            return ""
+        return "E3" if self.history and self.history[-1][0].color < 0 else "E2"
+
+    def check(self, move: Move) -> int:
+        """Check ``move`` for the seat to move, rule by rule: the color it would capture (-1 for none),
+        or :class:`IllegalMove` naming the first rule it breaks.
+
+        A move passes exactly when it is in :meth:`legal_moves` (or is :data:`PASS` and
+        nothing is legal, M6).  ``move`` must be a :class:`Move`; a field that is not a
+        plain int is refused without running any code that came with it.
+        """
+        if self.over:
+            raise IllegalMove(self.ended_by, "the game is over")
+        color, tile, cell = move
+        if type(color) is not int or not -1 <= color < len(COLORS):
+            raise IllegalMove("T1", _no_such("color", color))
+        seat = self.to_move
+        if color < 0:
+            legal = self.legal_moves()
+            if legal:
+                raise IllegalMove("M4", f"seat {seat} passes but has {len(legal)} legal move(s), e.g. {legal[0]}")
+            return -1
+        if type(tile) is not int or not 0 <= tile < N_TILES:
+            raise IllegalMove("T1", _no_such("tile", tile))
+        if type(cell) is not int or not 0 <= cell < N_CELLS:
+            raise IllegalMove("B1", _no_such("cell", cell))
+        colors = self.settings.seat_colors[seat]
+        name = COLORS[color]
+        if color not in colors:
+            raise IllegalMove("T2", f"{name} is not a color of seat {seat}")
+        if self.is_finished(color):
+            raise IllegalMove("E1", f"{name} is finished")
+        if tile not in self.racks[color]:
+            raise IllegalMove("M1", f"{name} has no {TILE_NAMES[tile]} on its rack")
+        cell_name = CELL_NAMES[cell]
+        if not FITS[tile] >> cell & 1:
+            raise IllegalMove("M1", f"{TILE_NAMES[tile]} does not fit {cell_name}")
+        occupant = self.color_at(cell)
+        if occupant == color:
+            raise IllegalMove("M2", f"{cell_name} holds {name}'s own tile")
+        if occupant in colors:
+            raise IllegalMove("M2", f"{cell_name} holds {COLORS[occupant]}, the other color of seat {seat}")
+        if occupant >= 0 and not self._removable(occupant) >> cell & 1:
+            raise IllegalMove("M3", f"capturing {cell_name} would split {COLORS[occupant]}'s group")
+        return occupant
+
+    # -- scoring -------------------------------------------------------------
+
+    def groups(self, seat: int) -> int:
+        """The seat's groups on the board, counted per color and added (T2)."""
+        return sum(count_groups(self.boards[c]) for c in self.settings.seat_colors[seat])
+
+    def penalty(self, seat: int) -> int:
+        """The seat's Blockers! penalty (C4): the largest count of captured tiles of one color,
+        or with ``penalty="opponent"`` of one opponent seat."""
+        counts = self.captures[seat]
+        settings = self.settings
+        if settings.penalty == "opponent":
+            return max(
+                (sum(counts[c] for c in colors) for s, colors in enumerate(settings.seat_colors) if s != seat),
+                default=0,
+            )
+        return max(counts)
+
+    def result(self) -> list[SeatResult]:
+        """Both scorings for every seat (C1-C4); meaningful once the game is over."""
+        n = self.settings.players
+        groups, totals, penalties = self._keys()
+        captures = self.captures
+        # C1, C2: a seat's rank is 1 + the number of seats with a strictly better (smaller) key.
+        uptown = list(zip(groups, totals))
+        blockers = [(g + p, t) for g, p, t in zip(groups, penalties, totals)]
+        uptown_sorted = sorted(uptown)
+        blockers_sorted = sorted(blockers)
+        return [
+            SeatResult(
+                seat=seat,
+                groups=groups[seat],
+                captures={COLORS[c]: k for c, k in enumerate(captures[seat]) if k},
+                captured_total=totals[seat],
+                blockers_penalty=penalties[seat],
+                blockers_score=groups[seat] + penalties[seat],
+                uptown_rank=1 + bisect_left(uptown_sorted, uptown[seat]),
+                blockers_rank=1 + bisect_left(blockers_sorted, blockers[seat]),
+            )
+            for seat in range(n)
+        ]
+
+    def winners(self) -> list[int]:
+        """C3: the seats of rank 1 under the game's scoring."""
+        return winners(self.result(), self.settings.scoring)
+
+
+class GameState(BaseGameState):
     """The whole game as the referee sees it: board, racks, piles, captures, history.
 
     Boards are one 81-bit int per color (index = color, 0 for colors not in
@@ -474,6 +639,13 @@ class GameState:
         new._free = self._free[:]
         return new
 
+    def playout(self, rng: SplitMix64, policy: str = "random") -> tuple[tuple[int, int, int], ...]:
+        """Play a copy to the end with ``policy`` (``random`` or ``greedy``, :mod:`.playout`) drawing from
+        ``rng``; each seat's ``(groups, captured_total, blockers_penalty)``.  The state is left as it was."""
+        from .playout import playout
+
+        return playout(self, rng, policy)
+
     # -- what is where ---------------------------------------------------
 
     def color_at(self, cell: int) -> int:
@@ -485,28 +657,6 @@ class GameState:
                 if boards[color] & bit:
                     return color
         return -1
-
-    def pile(self, color: int) -> tuple[int, ...]:
-        """The tiles still to be drawn by ``color``, in draw order (hidden from every seat, S2)."""
-        return self.deals[color][self.drawn[color]:]
-
-    def unplayed(self, color: int) -> frozenset[int]:
-        """The tiles ``color`` has not played yet, rack and pile together (public, S2)."""
-        if not self.deals[color]:
-            return frozenset()
-        return EVERY_TILE.difference(self.played_tiles[color])
-
-    def is_finished(self, color: int) -> bool:
-        """E1: a color is finished once it has played 24 tiles."""
-        return self.played[color] >= TILES_PLAYED
-
-    def seat_active(self, seat: int) -> bool:
-        """Whether ``seat`` still has a color to play (E2 skips it otherwise)."""
-        played = self.played
-        for color in self.settings.seat_colors[seat]:
-            if played[color] < TILES_PLAYED:
-                return True
-        return False
 
     # -- moves -------------------------------------------------------------
 
@@ -532,57 +682,6 @@ class GameState:
         if self._free_of[color] == board:
             return bool(self._free[color] >> cell & 1)
         return removable_at(board, cell)  # one tile: cheaper than judging the whole board for the memo
-
-    @property
-    def ended_by(self) -> str:
-        """The rule that ended the game: ``"E3"`` (everyone still playing passed), ``"E2"`` (every color
-        finished), or ``""`` while it goes on."""
-        if not self.over:
-            return ""
-        return "E3" if self.history and self.history[-1][0].color < 0 else "E2"
-
-    def check(self, move: Move) -> int:
-        """Check ``move`` for the seat to move, rule by rule: the color it would capture (-1 for none),
-        or :class:`IllegalMove` naming the first rule it breaks.
-
-        A move passes exactly when it is in :meth:`legal_moves` (or is :data:`PASS` and
-        nothing is legal, M6).  ``move`` must be a :class:`Move`; a field that is not a
-        plain int is refused without running any code that came with it.
-        """
-        if self.over:
-            raise IllegalMove(self.ended_by, "the game is over")
-        color, tile, cell = move
-        if type(color) is not int or not -1 <= color < len(COLORS):
-            raise IllegalMove("T1", _no_such("color", color))
-        seat = self.to_move
-        if color < 0:
-            legal = self.legal_moves()
-            if legal:
-                raise IllegalMove("M4", f"seat {seat} passes but has {len(legal)} legal move(s), e.g. {legal[0]}")
-            return -1
-        if type(tile) is not int or not 0 <= tile < N_TILES:
-            raise IllegalMove("T1", _no_such("tile", tile))
-        if type(cell) is not int or not 0 <= cell < N_CELLS:
-            raise IllegalMove("B1", _no_such("cell", cell))
-        colors = self.settings.seat_colors[seat]
-        name = COLORS[color]
-        if color not in colors:
-            raise IllegalMove("T2", f"{name} is not a color of seat {seat}")
-        if self.is_finished(color):
-            raise IllegalMove("E1", f"{name} is finished")
-        if tile not in self.racks[color]:
-            raise IllegalMove("M1", f"{name} has no {TILE_NAMES[tile]} on its rack")
-        cell_name = CELL_NAMES[cell]
-        if not FITS[tile] >> cell & 1:
-            raise IllegalMove("M1", f"{TILE_NAMES[tile]} does not fit {cell_name}")
-        occupant = self.color_at(cell)
-        if occupant == color:
-            raise IllegalMove("M2", f"{cell_name} holds {name}'s own tile")
-        if occupant in colors:
-            raise IllegalMove("M2", f"{cell_name} holds {COLORS[occupant]}, the other color of seat {seat}")
-        if occupant >= 0 and not self._removable(occupant) >> cell & 1:
-            raise IllegalMove("M3", f"capturing {cell_name} would split {COLORS[occupant]}'s group")
-        return occupant
 
     def legal_moves(self) -> MoveSet:
         """Every legal move of the seat to move (M1-M4, E1); empty when it must pass (M6) or the game is over."""
@@ -694,50 +793,3 @@ class GameState:
                 self.to_move = seat
                 return
         self.over = True
-
-    # -- scoring -------------------------------------------------------------
-
-    def groups(self, seat: int) -> int:
-        """The seat's groups on the board, counted per color and added (T2)."""
-        return sum(count_groups(self.boards[c]) for c in self.settings.seat_colors[seat])
-
-    def penalty(self, seat: int) -> int:
-        """The seat's Blockers! penalty (C4): the largest count of captured tiles of one color,
-        or with ``penalty="opponent"`` of one opponent seat."""
-        counts = self.captures[seat]
-        settings = self.settings
-        if settings.penalty == "opponent":
-            return max(
-                (sum(counts[c] for c in colors) for s, colors in enumerate(settings.seat_colors) if s != seat),
-                default=0,
-            )
-        return max(counts)
-
-    def result(self) -> list[SeatResult]:
-        """Both scorings for every seat (C1-C4); meaningful once the game is over."""
-        n = self.settings.players
-        groups = [self.groups(seat) for seat in range(n)]
-        totals = [sum(row) for row in self.captures]
-        penalties = [self.penalty(seat) for seat in range(n)]
-        # C1, C2: a seat's rank is 1 + the number of seats with a strictly better (smaller) key.
-        uptown = list(zip(groups, totals))
-        blockers = [(g + p, t) for g, p, t in zip(groups, penalties, totals)]
-        uptown_sorted = sorted(uptown)
-        blockers_sorted = sorted(blockers)
-        return [
-            SeatResult(
-                seat=seat,
-                groups=groups[seat],
-                captures={COLORS[c]: k for c, k in enumerate(self.captures[seat]) if k},
-                captured_total=totals[seat],
-                blockers_penalty=penalties[seat],
-                blockers_score=groups[seat] + penalties[seat],
-                uptown_rank=1 + bisect_left(uptown_sorted, uptown[seat]),
-                blockers_rank=1 + bisect_left(blockers_sorted, blockers[seat]),
-            )
-            for seat in range(n)
-        ]
-
-    def winners(self) -> list[int]:
-        """C3: the seats of rank 1 under the game's scoring."""
-        return winners(self.result(), self.settings.scoring)
