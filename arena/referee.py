@@ -471,12 +471,11 @@ class Referee:
 
             # The captures change only with a capture, so the views' copy of them is made again
             # only then (and after every move when on_move may change the state).
-            history = state.history
-            captures = state.captures
+            history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
             legal_moves = state.legal_moves
             push = state.push
             timeout = ("timeout", guard.timeout_message)
-            captures_seen = tuple(map(tuple, captures))
+            captures_seen = tuple(map(tuple, state.captures))
             move: Move | None
 
             while not state.over:
@@ -532,7 +531,7 @@ class Referee:
                         fault(seat, len(history), *(problem or _wrong_move(value, state)))
                         move = MoveSet(legal).choice(fallback[seat])
                 if push(move) >= 0 or on_move is not None:
-                    captures_seen = tuple(map(tuple, captures))
+                    captures_seen = tuple(map(tuple, state.captures))
                     if on_move is not None:
                         sys.stdout = stdout
                         on_move(state, move)

@@ -61,7 +61,8 @@ class SeatView(NamedTuple):
         stands in for ``state.settings`` (a seat's own copy).
         """
         if state.to_move == seat and not state.over:
-            legal = state.legal_moves() if legal is None else legal.copy()
+            legal = state.legal_moves() if legal is None else legal
+            legal = MoveSet._of(legal.options, len(legal), legal.open_cells)
         else:
             legal = MoveSet._of((), 0)
         return turn_view(state, seat, legal, state.settings if settings is None else settings,
@@ -200,12 +201,16 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
     """The one place a :class:`SeatView` is put together: ``legal`` and ``captures`` are taken as given.
 
     For the referee's loop, which builds a view every turn: ``legal`` goes into
-    the view as it is (the referee checks the answer against the options tuple
-    it read before, whatever a bot does to its MoveSet), and ``captures`` is
+    the view as it is when it is the pure engine's :class:`~.state.MoveSet`, else as one made
+    from its options, so that a bot is handed the same object with either engine (the
+    referee checks the answer against the options tuple it read before, whatever a bot
+    does to its MoveSet), and ``captures`` is
     the copy of ``state.captures`` made at the last capture.  Everything else
     is copied from ``state`` here; ``settings`` is the seat's own copy of the
     settings.  :meth:`SeatView.of` is the general way in.
     """
+    if type(legal) is not MoveSet:
+        legal = MoveSet._of(legal.options, len(legal), legal.open_cells)
     racks = state.racks
     # The seat's colors by the state's own settings: ``settings`` may be a copy the seat's bot has changed.
     colors = state.settings.seat_colors[seat]
