@@ -8,20 +8,16 @@ from random import Random
 from typing import Any, ClassVar
 
 from arena.bots import Bot, OptionRange
-from arena.rules import PASS, GameState, Move
-from arena.rules.geometry import FULL, NOT_COLUMN_1, NOT_COLUMN_9
-from arena.rules.state import TILES_PLAYED
-from arena.rules.tiles import FITS, WILD
+from arena.rules import PASS, GameState, Move, SplitMix64
+from arena.rules.native import ENGINE, WHY, NativeSearch
+from arena.rules.playout import greedy_move, play_out
+from arena.rules.state import GameState as PureGameState
 from arena.rules.view import SeatView
 
 from .lookahead import ranked_moves
 
 #: How many of the greedy bot's cheapest moves the lookahead bot ranks for the root.
 LOOKAHEAD_WIDTH = 16
-
-
-# Moves are made without the NamedTuple constructor's argument handling (a hot path).
-_new_move = tuple.__new__
 
 
 class Node:
@@ -67,7 +63,7 @@ class MctsBot(Bot):
       move, a random rack tile onto a random free cell next to a group of its
       color (``$`` only when nothing else fits), else a capture next to its
       groups, else a tile onto any free cell; ``random`` plays uniformly
-      random legal moves.
+      random legal moves (:mod:`arena.rules.playout`).
     * A finished playout is scored by the game's own scoring (groups, the
       Blockers! penalty under that scoring, captures as the tie-breaker): a
       seat's reward is half its share of the rivals it beat (ties count
@@ -77,8 +73,12 @@ class MctsBot(Bot):
 
     The search stops after ``iterations`` iterations or ``seconds`` seconds,
     whichever comes first (0 switches a budget off); the most visited root
-    move is played.  With an iteration budget only, the bot is deterministic
-    for a given generator.
+    move is played.  Its randomness is a :class:`~arena.rules.SplitMix64`
+    seeded from the bot's generator at each move, and the search runs in C
+    (``engine = "auto"`` with the native engine built, or ``"native"``) or in
+    Python (``"pure"``) drawing the same numbers: with an iteration budget
+    only, the bot is deterministic for a given generator and plays the same
+    moves with either engine.
     """
 
     options: ClassVar[dict[str, Any]] = {
@@ -88,6 +88,7 @@ class MctsBot(Bot):
         "candidates": 6,
         "widening": 1.0,
         "playout": "greedy",
+        "engine": "auto",
     }
     option_ranges: ClassVar[dict[str, OptionRange]] = {
         "iterations": OptionRange(min=0),
@@ -96,21 +97,25 @@ class MctsBot(Bot):
         "candidates": OptionRange(min=0),
         "widening": OptionRange(min=0),
         "playout": OptionRange(choices=("greedy", "random")),
+        "engine": OptionRange(choices=("auto", "native", "pure")),
     }
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
         if options["iterations"] == 0 and options["seconds"] == 0:
             raise ValueError("set an iteration budget (iterations), a time budget (seconds), or both")
+        if options["engine"] == "native" and ENGINE != "native":
+            raise ValueError(f"engine=native, but the native engine is not in use: {WHY}")
 
     def __init__(self, seat, settings, options, rng: Random) -> None:
         super().__init__(seat, settings, options, rng)
         if self.config["playout"] not in ("greedy", "random"):
             raise ValueError(f"playout must be greedy or random, not {self.config['playout']!r}")
+        if self.config["engine"] not in ("auto", "native", "pure"):
+            raise ValueError(f"engine must be auto, native or pure, not {self.config['engine']!r}")
         if self.config["iterations"] < 0 or self.config["seconds"] < 0:
             raise ValueError("iterations and seconds must not be negative")
-        if self.config["iterations"] == 0 and self.config["seconds"] == 0:
-            raise ValueError("set an iteration budget, a time budget, or both")
+        self.check_options(self.config)
         self.last_iterations = 0
 
     def choose(self, view: SeatView) -> Move:
@@ -130,21 +135,107 @@ class MctsBot(Bot):
 
     def search(self, view: SeatView, allowed: list[Move], deadline: float = math.inf) -> Move:
         """Search from ``view`` over the root moves ``allowed`` until the budget or ``deadline``; the most visited."""
-        rng = self.rng
         iterations = self.config["iterations"]
         timed = deadline < math.inf
-        c = self.config["exploration"]
-        widen = self.config["widening"]
-        playout = rollout_greedy if self.config["playout"] == "greedy" else rollout_random
-        me = self.seat
-        root = Node(PASS, -1)
-        for move in allowed:
-            root.children[move] = Node(move, me)
-        root_moves = list(root.children.values())
-        done = 0
-        while (not iterations or done < iterations) and (not timed or time.perf_counter() < deadline):
-            done += 1
-            state = view.sample(rng)
+        native = self.config["engine"] == "native" or (self.config["engine"] == "auto" and NativeSearch is not None)
+        tree = (NativeSearch if native else PySearch)(
+            seat_state(view, GameState if native else PureGameState), view.seat, allowed,
+            float(self.config["exploration"]), float(self.config["widening"]), self.config["playout"],
+            self.rng.getrandbits(64),
+        )
+        # The native tree runs a batch per call (a millisecond or so), the Python one an iteration:
+        # either way the clock is read between calls and the iterations are the same.
+        batch = NATIVE_BATCH if native else 1
+        if not timed:
+            tree.run(iterations)
+        while timed and (not iterations or tree.done < iterations) and time.perf_counter() < deadline:
+            tree.run(min(batch, iterations - tree.done) if iterations else batch)
+        self.last_iterations = tree.done
+        best = max(zip(tree.stats(), allowed), key=lambda s: s[0])  # visits, then reward; the first of equals
+        return best[1]
+
+
+#: Iterations per call of the native search while a time budget runs (about 1 ms).
+NATIVE_BATCH = 64
+
+
+def seat_state(view: SeatView, cls: Any) -> Any:
+    """A state of engine class ``cls`` as the view's seat knows the game: its own racks; rival racks and
+    every pile in increasing tile order (the search draws them afresh each iteration)."""
+    deals: dict[int, tuple[int, ...]] = {}
+    drawn: dict[int, int] = {}
+    racks: dict[int, tuple[int, ...]] = {}
+    sizes = view.rack_sizes
+    for color in view.settings.colors:
+        played = view.played_tiles[color]
+        unplayed = sorted(view.unplayed(color))
+        rack = view.racks[color] if color in view.racks else tuple(unplayed[:sizes[color]])
+        deals[color] = (*played, *rack, *(t for t in unplayed if t not in rack))
+        drawn[color] = len(played) + len(rack)
+        racks[color] = rack
+    return cls.restore(view.settings, deals, drawn, racks, view.boards, view.captures, view.to_move, view.passes,
+                       (), view.over)
+
+
+class PySearch:
+    """The search in Python on the pure engine; the native ``Search`` (arena/rules/native/search.c) is the
+    same, draw for draw of the :class:`~arena.rules.SplitMix64` and float for float.
+
+    ``state`` is :func:`seat_state` of the seat's view; ``seed`` seeds the generator.
+    """
+
+    def __init__(self, state: PureGameState, seat: int, root_moves: list[Move], exploration: float,
+                 widening: float, playout: str, seed: int) -> None:
+        self.settings = state.settings
+        self.own = set(state.settings.seat_colors[seat])
+        self.played = state.played_tiles[:]
+        self.unplayed = [sorted(state.unplayed(c)) for c in range(len(state.racks))]
+        self.racks = [list(rack) for rack in state.racks]
+        self.rack_sizes = [len(rack) for rack in state.racks]
+        self.boards = state.boards[:]
+        self.captures = state.captures
+        self.to_move = state.to_move
+        self.passes = state.passes
+        self.over = state.over
+        self.c = exploration
+        self.widen = widening
+        self.policy = playout
+        self.rng = SplitMix64(seed)
+        self.root = [Node(move, seat) for move in root_moves]
+        self.done = 0
+
+    def sample(self) -> PureGameState:
+        """A determinization: rival racks and every pile drawn from the unplayed tiles (as view.sample does)."""
+        shuffle = self.rng.shuffle
+        deals: dict[int, tuple[int, ...]] = {}
+        drawn: dict[int, int] = {}
+        racks: dict[int, list[int]] = {}
+        for color in self.settings.colors:
+            played = self.played[color]
+            if color in self.own:
+                rack = self.racks[color]
+                pile = [t for t in self.unplayed[color] if t not in rack]
+                shuffle(pile)
+            else:
+                pile = self.unplayed[color][:]
+                shuffle(pile)
+                size = self.rack_sizes[color]
+                rack, pile = pile[:size], pile[size:]
+            deals[color] = (*played, *rack, *pile)
+            drawn[color] = len(played) + len(rack)
+            racks[color] = rack
+        return PureGameState.restore(self.settings, deals, drawn, racks, self.boards, self.captures, self.to_move,
+                                     self.passes, (), self.over)
+
+    def run(self, iterations: int) -> None:
+        """Run ``iterations`` more iterations."""
+        rng = self.rng
+        c = self.c
+        widen = self.widen
+        policy = self.policy
+        root_moves = self.root
+        for _ in range(iterations):
+            state = self.sample()
             # The root: every allowed move is legal in every determinization.
             for first in root_moves:
                 first.avail += 1
@@ -155,7 +246,7 @@ class MctsBot(Bot):
                 # Below the root the moves depend on the hidden tiles: the playout
                 # policy proposes one; it becomes a new child while the node may
                 # still widen, else UCB picks among the children legal here.
-                move = policy_move(state, rng)
+                move = greedy_move(state, rng)
                 if move.color < 0:
                     state.push_pass()
                     continue
@@ -181,14 +272,16 @@ class MctsBot(Bot):
                 state.push(node.move)
                 path.append(node)
             if not state.over:
-                playout(state, rng)
+                play_out(state, rng, policy)
             rewards = reward(state)
             for n in path:
                 n.visits += 1
                 n.reward += rewards[n.seat]
-        self.last_iterations = done
-        best = max(root_moves, key=lambda n: (n.visits, n.reward))
-        return best.move
+            self.done += 1
+
+    def stats(self) -> list[tuple[int, float]]:
+        """``(visits, reward)`` of every root move, in their order."""
+        return [(n.visits, n.reward) for n in self.root]
 
 
 def _ucb(children: list[Node], c: float) -> Node:
@@ -205,16 +298,13 @@ def _ucb(children: list[Node], c: float) -> Node:
     return best
 
 
-def reward(state: GameState) -> list[float]:
-    """Each seat's reward in [0, 1] for a finished game, by the game's scoring."""
+def reward(state: Any) -> list[float]:
+    """Each seat's reward in [0, 1] for a finished game, by the game's scoring (the native search's too)."""
     n = state.settings.players
     blockers = state.settings.scoring == "blockers"
-    captures = state.captures
+    groups, totals, penalties = state._keys()
     # The C1 / C2 keys: groups (plus the Blockers! penalty, C4), then the tiles captured.
-    keys = [
-        (state.groups(seat) + state.penalty(seat) if blockers else state.groups(seat), sum(captures[seat]))
-        for seat in range(n)
-    ]
+    keys = [(groups[seat] + penalties[seat] if blockers else groups[seat], totals[seat]) for seat in range(n)]
     out = []
     mean = sum(k[0] for k in keys) / n
     for seat in range(n):
@@ -226,110 +316,3 @@ def reward(state: GameState) -> list[float]:
         margin = 1.0 / (1.0 + math.exp(mine[0] - others))
         out.append(0.5 * rank + 0.5 * margin)
     return out
-
-
-def rollout_random(state: GameState, rng: Random) -> None:
-    """Play uniformly random legal moves to the end of the game."""
-    while not state.over:
-        legal = state.legal_moves()
-        if legal:
-            state.push(legal.choice(rng))
-        else:
-            state.push_pass()
-
-
-def policy_move(state: GameState, rng: Random) -> Move:
-    """The move of the cheap playout policy for the seat to move (:data:`PASS` when nothing is legal).
-
-    In this order of preference, a random one of: a rack tile onto a free cell
-    next to its color's groups (``$`` only when nothing else fits); a capture
-    next to its color's groups; a tile onto any free cell; any legal move.
-    Only the second step needs the capture test, and only on a few cells, so
-    most turns skip full move generation.
-    """
-    boards = state.boards
-    racks = state.racks
-    played = state.played
-    occupied = state.occupied
-    empty = FULL ^ occupied
-    colors = state.settings.seat_colors[state.to_move]
-    attach = []
-    wild = None
-    open_colors = []
-    for color in colors:
-        if played[color] >= TILES_PLAYED:
-            continue
-        b = boards[color]
-        if b:
-            around = (b << 1 & NOT_COLUMN_1 | b >> 1 & NOT_COLUMN_9 | b << 9 | b >> 9) & ~b
-            front = around & empty
-        else:
-            around = front = empty
-        rack = racks[color]
-        if front:
-            for tile in rack:
-                cells = FITS[tile] & front
-                if cells:
-                    if tile == WILD:
-                        wild = (color, tile, cells)
-                    else:
-                        attach.append((color, tile, cells))
-        open_colors.append((color, around, rack))
-    if attach:
-        color, tile, cells = attach[rng.randrange(len(attach))] if len(attach) > 1 else attach[0]
-        return _new_move(Move, (color, tile, _pick(cells, rng)))
-    if wild is not None:
-        color, tile, cells = wild
-        return _new_move(Move, (color, tile, _pick(cells, rng)))
-    own = 0
-    for color in colors:
-        own |= boards[color]
-    rivals = occupied & ~own
-    near = []
-    can_capture = state.can_capture  # M3, from the state's memo
-    for color, around, rack in open_colors:
-        targets = around & rivals
-        if targets:
-            for tile in rack:
-                cells = FITS[tile] & targets
-                if cells:
-                    near.append((color, tile, cells))
-    if near:
-        start = rng.randrange(len(near)) if len(near) > 1 else 0
-        for i in range(len(near)):
-            color, tile, cells = near[(start + i) % len(near)]
-            while cells:
-                low = cells & -cells
-                cell = low.bit_length() - 1
-                if can_capture(cell):
-                    return _new_move(Move, (color, tile, cell))
-                cells ^= low
-    free = []
-    for color, around, rack in open_colors:
-        for tile in rack:
-            cells = FITS[tile] & empty
-            if cells:
-                free.append((color, tile, cells))
-    if free:
-        color, tile, cells = free[rng.randrange(len(free))] if len(free) > 1 else free[0]
-        return _new_move(Move, (color, tile, _pick(cells, rng)))
-    return state.legal_moves().choice(rng)
-
-
-def rollout_greedy(state: GameState, rng: Random) -> None:
-    """Play to the end of the game with :func:`policy_move`."""
-    while not state.over:
-        move = policy_move(state, rng)
-        if move.color < 0:
-            state.push_pass()
-        else:
-            state.push(move)
-
-
-def _pick(cells: int, rng: Random) -> int:
-    """A cell of ``cells`` (not empty) drawn uniformly."""
-    count = cells.bit_count()
-    if count > 1:
-        for _ in range(rng.randrange(count)):
-            cells &= cells - 1
-    return (cells & -cells).bit_length() - 1

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pytest
 from arena_bots.greedy import GreedyBot, move_costs
 from arena_bots.lookahead import LookaheadBot
-from arena_bots.mcts import MctsBot, reward, rollout_greedy, rollout_random
+from arena_bots.mcts import MctsBot, PySearch, reward, seat_state
 
 from arena.bots import load_bot, parse_bot_spec
 from arena.referee import play_game
-from arena.rules import PASS, GameSettings, GameState, Move, cell_index, deal, derived_random, tile_index
+from arena.rules import PASS, GameSettings, GameState, Move, SplitMix64, cell_index, deal, derived_random, tile_index
+from arena.rules.native import ENGINE, NativeSearch
+from arena.rules.playout import play_out
+from arena.rules.state import GameState as PureGameState
 from arena.rules.view import SeatView
 
 # Small budgets keep the search bot fast enough for the suite.
@@ -195,6 +198,14 @@ def test_mcts_rejects_bad_options() -> None:
         MctsBot(0, settings, {"iterations": -1}, rng)
 
 
+def rollout_greedy(state, rng) -> None:
+    play_out(state, SplitMix64(rng.getrandbits(64)), "greedy")
+
+
+def rollout_random(state, rng) -> None:
+    play_out(state, SplitMix64(rng.getrandbits(64)), "random")
+
+
 @pytest.mark.parametrize("rollout", [rollout_greedy, rollout_random])
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_playouts_reach_the_end_with_legal_moves(rollout, players: int) -> None:
@@ -265,3 +276,55 @@ def test_reward_ranks_like_the_result(scoring: str, penalty: str) -> None:
                 for b in range(players):
                     if ranks[a] < ranks[b]:
                         assert rewards[a] > rewards[b]
+
+
+native_only = pytest.mark.skipif(ENGINE != "native", reason="the native engine is not built or ARENA_PURE is set")
+
+
+@native_only
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("playout", ["greedy", "random"])
+def test_the_native_search_is_the_python_search_draw_for_draw(players: int, playout: str) -> None:
+    # Same seed, same iterations: the same visits and the same summed rewards, to the last bit.
+    for seed in (1, 2):
+        settings = GameSettings.for_players(players, scoring="blockers" if seed == 2 else "uptown")
+        state = PureGameState(settings, deal(seed, settings))
+        rng = derived_random("t", seed)
+        while len(state.history) < 10 * players:
+            state.push(state.legal_moves().choice(rng))
+        view = SeatView.of(state, state.to_move)
+        allowed = list(view.legal)[:5]
+        pure = PySearch(seat_state(view, PureGameState), view.seat, allowed, 0.7, 1.0, playout, seed)
+        native = NativeSearch(seat_state(view, GameState), view.seat, allowed, 0.7, 1.0, playout, seed)
+        for _ in range(3):  # in pieces: the tree and the generator carry over between calls
+            pure.run(40)
+            native.run(40)
+            assert native.stats() == pure.stats()
+        assert native.done == pure.done == 120
+
+
+@native_only
+@pytest.mark.parametrize("players", [2, 4])
+def test_mcts_plays_the_same_game_with_either_engine(players: int) -> None:
+    specs = ["mcts:iterations=25,engine={}", "greedy", "mcts:iterations=25,candidates=3,engine={}", "random",
+             "lookahead"][:players]
+    records = []
+    for engine in ("native", "pure"):
+        outcome = play([s.format(engine) for s in specs], 40 + players)
+        records.append([m for m in outcome.record["moves"]])
+    assert records[0] == records[1]
+
+
+@native_only
+def test_native_search_refuses_a_search_off_its_turn_or_without_moves() -> None:
+    settings = GameSettings.for_players(3)
+    state = GameState(settings, deal(3, settings))
+    view = SeatView.of(state, 0)
+    with pytest.raises(ValueError, match="at least one root move"):
+        NativeSearch(seat_state(view, GameState), 0, [], 0.7, 1.0, "greedy", 1)
+    with pytest.raises(ValueError, match="own turn"):
+        NativeSearch(seat_state(view, GameState), 1, list(view.legal)[:1], 0.7, 1.0, "greedy", 1)
+    with pytest.raises(ValueError, match="not legal"):
+        NativeSearch(seat_state(view, GameState), 0, [Move(1, 0, 0)], 0.7, 1.0, "greedy", 1)
+    with pytest.raises(ValueError, match="random or greedy"):
+        NativeSearch(seat_state(view, GameState), 0, list(view.legal)[:1], 0.7, 1.0, "clever", 1)

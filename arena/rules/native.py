@@ -109,6 +109,9 @@ elif ENGINE == "native":
 else:
     GameState = _pure.GameState
 
+#: The mcts bot's tree search in C (bots/mcts.py: PySearch is the same in Python); None with the pure engine.
+NativeSearch: Any = _native.Search if ENGINE == "native" else None
+
 
 def _moveset(options: tuple[tuple[int, int, int], ...], open_cells: int | None) -> Any:
     """A native MoveSet rebuilt from its options (how one is unpickled)."""
