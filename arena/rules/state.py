@@ -8,6 +8,7 @@ generator the caller passes.
 
 from __future__ import annotations
 
+import functools
 import random
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -144,6 +145,9 @@ class Move(NamedTuple):
 
 
 PASS = Move(-1, -1, -1)
+
+#: M3 for a board (:func:`~.geometry.removable`), remembered for the boards last asked about (it is a pure function).
+_removable_of = functools.lru_cache(maxsize=1024)(removable)
 
 _new_move = Move.__new__
 _new_object = object.__new__
@@ -604,6 +608,11 @@ class GameState(BaseGameState):
         state.boards = list(boards) + [0] * (len(COLORS) - len(boards))
         for board in state.boards:
             state.occupied |= board
+        # The capture memo comes along: samples of one view share its boards, so they are judged once.
+        for color in settings.colors:
+            board = state.boards[color]
+            state._free_of[color] = board
+            state._free[color] = _removable_of(board)
         state.captures = [list(row) for row in captures]
         state.to_move = to_move
         state.passes = passes

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from .cells import Cells, groups
 from .geometry import FULL, N_CELLS, removable
-from .state import EVERY_TILE, TILES_PLAYED, GameSettings, GameState, Move, MoveSet
+from .native import GameState
+from .state import EVERY_TILE, TILES_PLAYED, GameSettings, Move, MoveSet
 from .tiles import COLORS, N_TILES, color_index
 
 _tuple_new = tuple.__new__
@@ -169,7 +170,8 @@ class SeatView(NamedTuple):
         Opponent racks and every pile's order (its own piles included) are
         drawn with ``rng`` from each color's unplayed tiles; the board,
         captures, history, turn and this seat's racks are as seen.  The same
-        generator state gives the same sample.
+        generator state gives the same sample, a state of the engine in use
+        (:mod:`arena.rules.native`) with its capture memo already filled.
         """
         deals: dict[int, tuple[int, ...]] = {}
         drawn: dict[int, int] = {}
