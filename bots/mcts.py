@@ -40,12 +40,12 @@ class Node:
 
 
 class MctsBot(Bot):
-    """Information-set MCTS over determinizations drawn with the view's sampler.
+    """Information-set MCTS over determinizations of the seat's view, in C when the native engine is built.
 
     Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree
     over the moves as this seat sees them, shared by all determinizations.
     Every iteration draws a full game state consistent with what the seat
-    knows (``view.sample``: rival racks and every pile order at random), walks
+    knows (as ``view.sample`` draws them: rival racks and every pile order at random), walks
     down the tree, adds one move to it, plays the game out to its end and
     backs the result up the path, each node from the point of view of the
     seat that made its move.
