@@ -17,7 +17,7 @@
 static PyObject *MoveType, *PassMove, *RandomType;
 static int fast_randbelow;
 static PyObject *str_getrandbits, *str_randrange, *str_check, *str_state, *str_seat_colors, *str_scoring,
-    *str_penalty;
+    *str_penalty, *zero;
 
 /* -- ints -------------------------------------------------------------------------------- */
 
@@ -38,7 +38,7 @@ static int to_board(PyObject *v, u128 *out, const char *what) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(v)->tp_name);
         return -1;
     }
-    int negative = PyObject_RichCompareBool(v, PyLong_FromLong(0) /* small int: immortal cache */, Py_LT);
+    int negative = PyObject_RichCompareBool(v, zero, Py_LT);
     if (negative < 0) return -1;
     unsigned char buf[16];
     int bad = negative;
@@ -801,12 +801,12 @@ static PyObject *state_set(StateObject *self, PyObject *args) {
         for (Py_ssize_t k = 0; ok && k < n_rack; k++) {
             long t;
             ok = to_small(PySequence_Fast_GET_ITEM(rack, k), 0, N_TILES - 1, &t, "a tile") == 0;
-            s.rack[c][k] = (uint8_t)t;
+            if (ok) s.rack[c][k] = (uint8_t)t;
         }
         for (Py_ssize_t k = 0; ok && k < n_played; k++) {
             long t;
             ok = to_small(PySequence_Fast_GET_ITEM(tiles, k), 0, N_TILES - 1, &t, "a tile") == 0;
-            s.played_tiles[c][k] = (uint8_t)t;
+            if (ok) s.played_tiles[c][k] = (uint8_t)t;
         }
         s.rack_len[c] = (uint8_t)n_rack;
         s.played[c] = (uint8_t)n_played;
@@ -1138,6 +1138,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     str_seat_colors = PyUnicode_InternFromString("seat_colors");
     str_scoring = PyUnicode_InternFromString("scoring");
     str_penalty = PyUnicode_InternFromString("penalty");
+    zero = PyLong_FromLong(0);
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "MoveSet", (PyObject *)&MoveSetType) < 0 ||
