@@ -60,7 +60,7 @@ static int to_board(PyObject *v, u128 *out, const char *what) {
     if (!bad)
         for (int i = 15; i >= 0; i--) x = (x << 8) | buf[i];
     if (bad || (x & ~FULL)) {
-        PyErr_Format(PyExc_ValueError, "%s must be a board of 81 cells (0 <= board < 2**81)", what);
+        PyErr_Format(PyExc_ValueError, "%s must be an 81-cell bitboard, an int from 0 to 2**81 - 1", what);
         return -1;
     }
     *out = x;
