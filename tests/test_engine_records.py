@@ -8,10 +8,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from arena.rules.native import ENGINE
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(ENGINE != "native", reason="the native engine is not built or ARENA_PURE is set")
 
@@ -77,3 +80,16 @@ def test_arena_play_records_the_same_bytes_with_either_engine(tmp_path) -> None:
         arena(["play", "mcts:iterations=15", "greedy", "random", "--seed", "5", "--record", str(path)], pure, tmp_path)
         texts.append(path.read_bytes())
     assert texts[0] == texts[1]
+
+
+def test_faulted_seats_and_a_mutating_bot_play_on_the_same_with_either_engine(tmp_path) -> None:
+    # The referee's random fallback for a faulted seat, and a bot that edits the MoveSet it is handed:
+    # what each engine does with them is in the record, so the records must agree.
+    bots = "tests/fixtures/bad_bots.py"
+    texts = []
+    for pure in (False, True):
+        path = tmp_path / f"{pure}.json"
+        arena(["play", f"{bots}:IllegalBot", f"{bots}:MutatingBot", f"{bots}:TupleBot", "random", "--seed", "9",
+               "--record", str(path)], pure, ROOT)
+        texts.append(path.read_bytes())
+    assert b'"faults"' in texts[0] and texts[0] == texts[1]
