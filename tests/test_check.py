@@ -17,7 +17,7 @@ from arena.bots import make_bot_spec, parse_bot_spec
 from arena.referee import play_game
 from arena.rules import PASS, GameSettings, GameState, IllegalMove, Move, SeatView, deal, geometry, winners
 from arena.rules.geometry import cell_index
-from arena.rules.state import legal_in
+from arena.rules.state import MoveSet, legal_in
 from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 from arena.rules.view import turn_view
 from arena.tournament import rows
@@ -30,8 +30,12 @@ def M(text: str) -> Move:
 
 
 def position(players: int, board: dict[str, str], racks: dict[str, list[str]], to_move: int = 0,
-             played: dict[str, int] | None = None) -> GameState:
-    """A hand-built state: ``board`` maps cells to colors, ``racks`` colors to tiles."""
+             played: dict[str, int] | None = None, history: list[tuple[Move, int]] | None = None,
+             over: bool = False) -> GameState:
+    """A hand-built state: ``board`` maps cells to colors, ``racks`` colors to tiles.
+
+    A color with ``n`` tiles played keeps at most ``28 - n`` of its rack (a finished color holds 4).
+    """
     settings = GameSettings.for_players(players)
     played = played or {}
     deals, drawn, rack_of = {}, {}, {}
@@ -40,6 +44,8 @@ def position(players: int, board: dict[str, str], racks: dict[str, list[str]], t
         rack = [tile_index(t) for t in racks.get(name, [])] or list(range(5))
         order = [t for t in range(28) if t not in rack]
         n = played.get(name, 0)
+        rack = rack[:28 - n]
+        order = [t for t in range(28) if t not in rack]
         deals[color] = (*order[:n], *rack, *order[n:])
         drawn[color] = n + len(rack)
         rack_of[color] = rack
@@ -47,7 +53,7 @@ def position(players: int, board: dict[str, str], racks: dict[str, list[str]], t
     for cell, color in board.items():
         boards[color_index(color)] |= 1 << cell_index(cell)
     return GameState.restore(settings, deals, drawn, rack_of, boards, [[0] * 5 for _ in range(players)],
-                             to_move, 0, [])
+                             to_move, 0, history or [], over)
 
 
 def broken(state: GameState, move: Move) -> IllegalMove:
@@ -120,9 +126,7 @@ def test_E2_E3_check_refuses_every_move_once_the_game_is_over() -> None:
         state.push(state.legal_moves().choice(rng))
     assert state.ended_by == "E2"
     assert (broken(state, PASS).rule, str(broken(state, M("red:A@A1")))) == ("E2", "the game is over (E2)")
-    passed = position(3, {}, {})
-    passed.history.append((PASS, -1))
-    passed.over = True
+    passed = position(3, {}, {}, history=[(PASS, -1)], over=True)
     assert passed.ended_by == "E3" and broken(passed, PASS).rule == "E3"
 
 
@@ -219,7 +223,11 @@ def test_the_view_is_built_in_one_place() -> None:
     moves = state.legal_moves()
     made = turn_view(state, state.to_move, moves, settings, tuple(map(tuple, state.captures)))
     general = SeatView.of(state, state.to_move)
-    assert made.legal is moves  # handed over as it is: the referee keeps its own record of the options
+    if type(moves) is MoveSet:
+        assert made.legal is moves  # handed over as it is: the referee keeps its own record of the options
+    else:  # the native engine's: a bot is handed the pure MoveSet of the same moves
+        assert type(made.legal) is MoveSet and made.legal.options == moves.options
+        assert made.legal.open_cells == moves.open_cells and len(made.legal) == len(moves)
     assert tuple(made[:-1]) == tuple(general[:-1]) and list(made.legal) == list(general.legal)
 
 

@@ -203,14 +203,14 @@ def test_passes_and_the_end_by_passes_on_crowded_boards() -> None:
                     child = state.copy()
                     child.push(move)
                     assert bfs_groups(child.boards[victim]) <= bfs_groups(state.boards[victim])
-            racks = [r[:] for r in state.racks]
+            racks = [list(r) for r in state.racks]
             seat = state.to_move
             if moves:
                 state.push(moves.choice(rng))
             else:
                 state.push(PASS)
                 passes += 1
-                assert state.racks == racks  # M6: nothing played, nothing drawn
+                assert [list(r) for r in state.racks] == racks  # M6: nothing played, nothing drawn
                 assert state.over or state.to_move != seat
             for color in settings.colors:
                 assert count_groups(state.boards[color]) == bfs_groups(state.boards[color])

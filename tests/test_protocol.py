@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import protocol
+from arena import protocol, records
 from arena.protocol import (
     MAX_LINE,
     ProtocolError,
@@ -96,22 +96,25 @@ def test_turn_message_names_cells_tiles_and_colors_as_the_records_do():
 
 
 def test_history_marks_captures_and_passes():
-    settings = GameSettings.for_players(3)
-    state = GameState(settings, deal(4, settings))
+    # A real game with a pass (M6) after captures: the golden five-player record's moves, played again.
+    game = records.replay(json.loads((Path(__file__).parent / "golden" / "5p-passes.json").read_text()))
+    state = GameState(game.settings, game.deals)
     writer = TurnWriter(state)
-    rng = random.Random(3)
+    moves = iter(game.moves)
     captured = None
-    while captured is None and not state.over:
-        moves = state.legal_moves()
-        move = moves.choice(rng)
-        if state.push(move) >= 0:
+    while captured is None:
+        if state.push(next(moves)) >= 0:
             captured = len(state.history) - 1
-    assert captured is not None
     entry = json.loads(writer.line(state.to_move, state.legal_moves(), 1.0))["view"]["history"][captured]
-    assert len(entry) == 3 and entry[2] in ("red", "blue", "green")
-    state.push_pass()
+    assert len(entry) == 3 and entry[2] in ("red", "blue", "green", "yellow", "purple")
+    for move in moves:
+        if move.is_pass:
+            seat = state.to_move
+            state.push_pass()
+            break
+        state.push(move)
     history = json.loads(writer.line(state.to_move, state.legal_moves(), 1.0))["view"]["history"]
-    assert history[-1][1] == "pass"
+    assert history[-1] == [seat, "pass"]
 
 
 def test_game_message_and_bot_seed():

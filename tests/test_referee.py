@@ -20,7 +20,8 @@ import pytest
 from arena import records
 from arena.bots import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
 from arena.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
-from arena.rules import GameSettings, GameState, deal, derived_random, tile_index
+from arena.rules import GameSettings, GameState, deal, derived_random, native, tile_index
+from arena.rules.state import BaseGameState
 from arena.rules.view import SeatView
 
 ROOT = Path(__file__).parents[1]
@@ -462,6 +463,33 @@ def reachable(root: object) -> list[object]:
     return list(seen.values())
 
 
+#: Whatever holds a game state: either engine's, the raw native type included.
+STATES: tuple[type, ...] = (BaseGameState, native._native.State) if native.ENGINE == "native" else (BaseGameState,)
+
+
+def live_storage(state: GameState) -> list[object]:
+    """The state's own mutable storage, which no view may reach: its racks, boards, history, captures,
+    drawn, played and played tiles, and the rows of its racks and captures.
+
+    Storage is what can be changed and is the same object each time it is read: the pure engine's
+    lists; the native engine builds a new tuple on every read (a copy: in C it holds the state), so its
+    one Python storage is the history list.  The objects are returned, not their ids, so no id is
+    reused while they are compared.
+    """
+    def stored(value: object, again: object) -> bool:
+        return value is again and not isinstance(value, tuple)
+
+    live: list[object] = []
+    for name in ("racks", "boards", "history", "captures", "drawn", "played", "played_tiles"):
+        value = getattr(state, name)
+        if stored(value, getattr(state, name)):
+            live.append(value)
+        if name in ("racks", "captures"):
+            live.extend(row for i, row in enumerate(value) if stored(row, getattr(state, name)[i]))
+    assert any(x is state.history for x in live)
+    return live
+
+
 def hidden_sequences(state: GameState, seat: int) -> list[tuple[int, ...]]:
     """What ``seat`` must not see: the other seats' racks and every pile's order (and deal)."""
     hidden = []
@@ -484,6 +512,11 @@ def test_the_walk_would_find_hidden_tiles_behind_attributes_containers_and_closu
 
     assert any(o is state for o in reachable(types.SimpleNamespace(peek=lambda: state)))
     assert any(o is other_rack for o in reachable({"x": [leaky]}))
+    # The storage check would catch a view that reached the state's history (live with either engine).
+    state.push(state.legal_moves()[0])
+    private = {id(o) for o in live_storage(state)}
+    assert private & {id(o) for o in reachable(types.SimpleNamespace(peek=lambda: state.history))}
+    assert not private & {id(o) for o in reachable(SeatView.of(state, 1))}
     assert tuple(state.pile(2)) in set(hidden_sequences(state, 0))
 
 
@@ -502,9 +535,8 @@ def test_nothing_reachable_from_a_view_leads_to_hidden_tiles(players):
                 view = SeatView.of(state, seat)
                 objects = reachable((view, bot, bot.choose))
                 ids = {id(o) for o in objects}
-                assert not any(isinstance(o, GameState) for o in objects)
-                for private in (state.racks, state.boards, state.history, state.captures, state.drawn, state.played,
-                                *state.racks, *state.captures):
+                assert not any(isinstance(o, STATES) for o in objects)
+                for private in live_storage(state):
                     assert id(private) not in ids
                 hidden = set(hidden_sequences(state, seat))
                 for obj in objects:
@@ -589,10 +621,9 @@ def test_the_views_handed_to_a_bot_are_its_seats_views_and_hide_the_rest(players
     outcome = play_game([bad("SpyBot")] + [RANDOM] * (players - 1), 11 + players, isolation="none")
     views = {len(args[0].history): args[0] for kind, args, _ in cls.seen if kind == "choose"}
     assert len(views) == sum(1 for m in outcome.record["moves"] if m["seat"] == 0)
-    referee_state = outcome.state  # its lists are the ones the game was played with
-    private = {id(x) for x in (referee_state.racks, referee_state.boards, referee_state.history,
-                               referee_state.captures, referee_state.drawn, referee_state.played,
-                               referee_state.played_tiles, *referee_state.racks, *referee_state.captures)}
+    referee_state = outcome.state  # its storage is the one the game was played with
+    storage = live_storage(referee_state)
+    private = {id(x) for x in storage}
     game = records.replay(outcome.record)
     state = GameState(game.settings, game.deals)
     for index, move in enumerate(game.moves):
@@ -603,7 +634,7 @@ def test_the_views_handed_to_a_bot_are_its_seats_views_and_hide_the_rest(players
                     assert getattr(view, name) == getattr(expected, name), name
             assert view.legal.options == expected.legal.options and len(view.legal) == len(expected.legal)
             objects = reachable(view)
-            assert not any(isinstance(o, (GameState, random.Random)) for o in objects)
+            assert not any(isinstance(o, (*STATES, random.Random)) for o in objects)
             assert not private & {id(o) for o in objects}
             hidden = set(hidden_sequences(state, 0))
             for obj in objects:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal, derived_random
+from arena.rules import state as pure
 from arena.rules.geometry import cell_index
 from arena.rules.tiles import COLORS, FITS, TILE_NAMES, WILD, color_index, tile_index
 from arena.rules.view import SeatView
@@ -234,10 +235,13 @@ def position(
     played: dict[str, int] | None = None,
     penalty: str = "color",
     scoring: str = "uptown",
+    captures: list[list[int]] | None = None,
+    engine: Any = GameState,
 ) -> GameState:
     """A hand-built state: ``board`` maps cells to colors, ``racks`` colors to tiles (default: the next tiles).
 
     Each color's deal is ``played[c]`` tiles taken as played, then its rack, then its pile.
+    ``engine`` is the GameState class that restores it (the engine in use unless a test says otherwise).
     """
     settings = GameSettings.for_players(players, scoring=scoring, penalty=penalty)
     racks = racks or {}
@@ -258,8 +262,33 @@ def position(
     boards = [0] * 5
     for cell, color in (board or {}).items():
         boards[color_index(color)] |= 1 << cell_index(cell)
-    return GameState.restore(settings, deals, drawn, rack_of, boards, [[0] * 5 for _ in range(players)],
-                             to_move, 0, [])
+    return engine.restore(settings, deals, drawn, rack_of, boards, captures or [[0] * 5 for _ in range(players)],
+                          to_move, 0, [])
+
+
+def edited(
+    state: GameState,
+    *,
+    racks: dict[int, list[int]] | None = None,
+    boards: dict[int, int] | None = None,
+    captures: list[list[int]] | None = None,
+    to_move: int | None = None,
+) -> GameState:
+    """``state`` set up again through ``restore`` with some of its parts replaced (by color, or all captures).
+
+    The engine-neutral way to change a position: a changed rack keeps the tiles played, so what was
+    drawn follows it.
+    """
+    settings = state.settings
+    rack_of = {c: list(state.racks[c]) for c in settings.colors} | (racks or {})
+    board_of = list(state.boards)
+    for color, board in (boards or {}).items():
+        board_of[color] = board
+    return type(state).restore(
+        settings, {c: state.deals[c] for c in settings.colors},
+        {c: state.played[c] + len(rack_of[c]) for c in settings.colors}, rack_of, board_of,
+        [list(row) for row in (state.captures if captures is None else captures)],
+        state.to_move if to_move is None else to_move, state.passes, state.history, state.over)
 
 
 def moves_of(state: GameState) -> set[str]:
@@ -383,9 +412,9 @@ def test_S1_racks_are_the_first_five_of_each_pile() -> None:
     dealt = deal(5, settings)
     state = GameState(settings, dealt)
     for color in settings.colors:
-        assert state.racks[color] == list(dealt[color][:5])
+        assert list(state.racks[color]) == list(dealt[color][:5])
         assert state.pile(color) == dealt[color][5:]
-    assert state.racks[4] == [] and state.pile(4) == ()  # purple is not in play
+    assert list(state.racks[4]) == [] and state.pile(4) == ()  # purple is not in play
     two = GameSettings.for_players(2)
     state = GameState(two, deal(5, two))
     assert all(len(state.racks[c]) == 5 for c in (0, 1, 2, 3))
@@ -466,11 +495,10 @@ def test_M3_capture_replaces_the_tile_and_is_kept_by_the_capturer() -> None:
     state = position(3, board={"A5": "green", "B5": "blue"}, racks={"red": ["5", "A"]})
     state.push(Move.parse("red:5@A5"))
     assert state.color_at(C("A5")) == 0 and state.boards[2] == 0
-    assert state.captures[0] == [0, 0, 1, 0, 0]
+    assert list(state.captures[0]) == [0, 0, 1, 0, 0]
     assert state.history[-1] == (Move.parse("red:5@A5"), 2)
     # The capturing tile can itself be captured later.
-    state.to_move = 1
-    state.racks[1] = [T("A")]
+    state = edited(state, to_move=1, racks={1: [T("A")]})
     assert "blue:A@A5" in moves_of(state)
 
 
@@ -492,17 +520,21 @@ def test_M5_draw_from_the_pile_of_the_color_played() -> None:
     state = GameState(settings, dealt)
     move = next(m for m in state.legal_moves() if m.color == 1)  # seat 0 plays blue
     state.push(move)
-    assert state.racks[1] == [t for t in dealt[1][:5] if t != move.tile] + [dealt[1][5]]
-    assert state.racks[0] == list(dealt[0][:5])  # red did not draw
+    assert list(state.racks[1]) == [t for t in dealt[1][:5] if t != move.tile] + [dealt[1][5]]
+    assert list(state.racks[0]) == list(dealt[0][:5])  # red did not draw
     # With the pile empty, nothing is drawn.
     state = position(3, racks={"red": ["A", "B", "C", "D", "E"]}, played={"red": 23})
     assert state.pile(0) == ()
     state.push(Move.parse("red:A@A1"))
-    assert state.racks[0] == [T("B"), T("C"), T("D"), T("E")] and state.drawn[0] == 28
+    assert list(state.racks[0]) == [T("B"), T("C"), T("D"), T("E")] and state.drawn[0] == 28
 
 
-def blocked_two_player_position() -> GameState:
-    """Seat 0's tiles all fit rows A-E, which it fills; seat 1's fit rows F-I, which it fills."""
+def blocked_two_player_position(racks: dict[str, list[str]] | None = None,
+                                played: dict[str, int] | None = None) -> GameState:
+    """Seat 0's tiles all fit rows A-E, which it fills; seat 1's fit rows F-I, which it fills.
+
+    ``racks`` and ``played`` replace those of some colors (3 tiles played by each, by default).
+    """
     board = {}
     for i, r in enumerate("ABCDE"):
         for c in COLUMN_NAMES:
@@ -511,19 +543,20 @@ def blocked_two_player_position() -> GameState:
         for c in COLUMN_NAMES:
             board[r + c] = "green" if i % 2 else "yellow"
     racks = {"red": list("ABCDE"), "blue": list("ABCDE"), "green": list("FGHI") + ["car"],
-             "yellow": list("FGHI") + ["cards"]}
-    return position(2, board=board, racks=racks, played={"red": 3, "blue": 3, "green": 3, "yellow": 3})
+             "yellow": list("FGHI") + ["cards"], **(racks or {})}
+    played = {"red": 3, "blue": 3, "green": 3, "yellow": 3, **(played or {})}
+    return position(2, board=board, racks=racks, played=played)
 
 
 def test_M6_no_legal_play_means_pass_and_nothing_else_changes() -> None:
-    state = blocked_two_player_position()
-    state.racks[2][-1] = T("$")  # seat 1 could capture a red or blue end tile with it
+    # Seat 1 could capture a red or blue end tile with its $.
+    state = blocked_two_player_position(racks={"green": [*"FGHI", "$"]})
     assert not state.legal_moves() and len(state.legal_moves()) == 0
-    racks = [r[:] for r in state.racks]
-    drawn = state.drawn[:]
+    racks = [list(r) for r in state.racks]
+    drawn = list(state.drawn)
     state.push(PASS)
     assert state.history == [(PASS, -1)] and state.passes == 1
-    assert state.racks == racks and state.drawn == drawn  # nothing played, nothing drawn
+    assert [list(r) for r in state.racks] == racks and list(state.drawn) == drawn  # nothing played, nothing drawn
     assert state.to_move == 1 and not state.over
     moves = state.legal_moves()
     assert moves and all(str(m).startswith("green:$@") for m in moves)
@@ -618,9 +651,10 @@ def test_E3_the_game_ends_when_everyone_still_playing_passes() -> None:
 
 
 def test_E3_finished_seats_do_not_count_among_those_who_must_pass() -> None:
-    state = blocked_two_player_position()
-    # Seat 1 has finished both colors: seat 0's one pass ends the game.
-    state.played[2] = state.played[3] = 24
+    # Seat 1 has finished both colors (24 played, 4 left on each rack): seat 0's one pass ends the game.
+    state = blocked_two_player_position(racks={"green": list("FGHI"), "yellow": list("FGHI")},
+                                        played={"green": 24, "yellow": 24})
+    assert not state.seat_active(1) and state.seat_active(0)
     state.push(PASS)
     assert state.over
 
@@ -631,9 +665,7 @@ def test_E3_finished_seats_do_not_count_among_those_who_must_pass() -> None:
 
 
 def scored(players: int, board: dict[str, str], captures: list[list[int]], **kw: Any) -> GameState:
-    state = position(players, board=board, **kw)
-    state.captures = [row[:] for row in captures]
-    return state
+    return position(players, board=board, captures=[row[:] for row in captures], **kw)
 
 
 def test_C1_uptown_fewer_groups_then_fewer_captures_else_shared() -> None:
@@ -648,7 +680,7 @@ def test_C1_uptown_fewer_groups_then_fewer_captures_else_shared() -> None:
     assert [r.uptown_rank for r in result] == [2, 3, 1, 4]
     assert state.winners() == [2]
     # Equal groups and equal captures share the rank.
-    state.captures[0] = [0] * 5
+    state = edited(state, captures=[[0] * 5, *state.captures[1:]])
     result = state.result()
     assert [r.uptown_rank for r in result] == [1, 3, 1, 4]
     assert state.winners() == [0, 2]
@@ -665,7 +697,7 @@ def test_C2_blockers_groups_plus_penalty_then_fewer_captures() -> None:
     assert [r.uptown_rank for r in result] == [1, 2, 3]
     assert state.winners() == [2]
     # The penalty is the largest count of one color, not the total.
-    state.captures[0] = [0, 1, 2, 0, 0]
+    state = edited(state, captures=[[0, 1, 2, 0, 0], *state.captures[1:]])
     row = state.result()[0]
     assert row.blockers_penalty == 2 and row.captured_total == 3 and row.captures == {"blue": 1, "green": 2}
 
@@ -678,9 +710,7 @@ def test_C3_both_scorings_always_computed_the_setting_picks_winners() -> None:
     assert [r.to_dict() for r in uptown.result()] == [r.to_dict() for r in blockers.result()]
     # green has no tile at all: 0 groups wins both here; drop it to see the scorings differ.
     assert uptown.winners() == blockers.winners() == [2]
-    uptown.boards[2] = blockers.boards[2] = bits("E1", "E3", "E5", "E7")
-    uptown.occupied |= uptown.boards[2]
-    blockers.occupied |= blockers.boards[2]
+    uptown, blockers = (edited(s, boards={2: bits("E1", "E3", "E5", "E7")}) for s in (uptown, blockers))
     # red: 1 group + 3 = 4; blue: 2 + 0 = 2; green: 4 + 0 = 4
     assert uptown.winners() == [0]
     assert blockers.winners() == [1]
@@ -758,10 +788,19 @@ def test_states_pickle_and_deep_copy() -> None:
 
 
 def test_boards_set_by_hand_after_moves_are_judged_afresh() -> None:
-    state = position(3, board={"B1": "blue", "B2": "blue"}, racks={"red": ["B"]})
+    """The pure engine's lists may be edited by hand (its M3 memo is keyed by the board itself)."""
+    state = position(3, board={"B1": "blue", "B2": "blue"}, racks={"red": ["B"]}, engine=pure.GameState)
     assert "red:B@B2" in moves_of(state)
     state.boards[1] |= bits("B3")
     state.occupied |= bits("B3")
+    assert "red:B@B2" not in moves_of(state)  # B2 is now the middle of a line
+
+
+def test_a_board_restored_after_moves_is_judged_afresh() -> None:
+    """The engine in use, its position changed through restore: the capture memo is not carried over."""
+    state = position(3, board={"B1": "blue", "B2": "blue"}, racks={"red": ["B"]})
+    assert "red:B@B2" in moves_of(state)
+    state = edited(state, boards={1: bits("B1", "B2", "B3")})
     assert "red:B@B2" not in moves_of(state)  # B2 is now the middle of a line
 
 

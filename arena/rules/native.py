@@ -103,8 +103,26 @@ elif ENGINE == "native":
                        played_tiles)
             return state
 
+        def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+            # Pickling and deepcopy: the parts restore() takes, and the tiles played as they are (a
+            # state restored from a history that does not tell all keeps its played_tiles).
+            colors = self.settings.colors
+            return _rebuild, (self.settings, {c: self.deals[c] for c in colors}, self.drawn, self.racks, self.boards,
+                              self.captures, self.to_move, self.passes, list(self.history), self.over,
+                              self.played_tiles)
+
         def __repr__(self) -> str:
             return f"<GameState (native) of {self.settings.players} players, move {len(self.history)}>"
+
+    def _rebuild(settings: GameSettings, deals: Mapping[int, Sequence[int]], drawn: Sequence[int],
+                 racks: Sequence[Sequence[int]], boards: Sequence[int], captures: Sequence[Sequence[int]],
+                 to_move: int, passes: int, history: list[tuple[Move, int]], over: bool,
+                 played_tiles: Sequence[Sequence[int]]) -> GameState:
+        """A native state unpickled: set up as :meth:`GameState.restore` sets one up, every part checked."""
+        state = GameState(settings, deals)
+        state._set(list(drawn), list(racks), list(boards), captures, to_move, passes, history, over,
+                   list(played_tiles))
+        return state
 
 else:
     GameState = _pure.GameState

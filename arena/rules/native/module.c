@@ -17,7 +17,18 @@
 static PyObject *MoveType, *PassMove, *RandomType;
 static int fast_randbelow;
 static PyObject *str_getrandbits, *str_randrange, *str_check, *str_state, *str_seat_colors, *str_scoring,
-    *str_penalty, *zero;
+    *str_penalty;
+
+/* -- sequences ---------------------------------------------------------------------------- */
+
+/* A sequence as a tuple of its own: a list is copied, so no code a caller hands in (an int
+ * subclass's comparison, an iterator) can shrink it while its items are read in place. */
+static PyObject *seq_tuple(PyObject *o, const char *message) {
+    if (PyTuple_CheckExact(o)) return Py_NewRef(o);
+    PyObject *t = PySequence_Tuple(o);
+    if (!t && PyErr_ExceptionMatches(PyExc_TypeError)) PyErr_SetString(PyExc_TypeError, message);
+    return t;
+}
 
 /* -- ints -------------------------------------------------------------------------------- */
 
@@ -38,24 +49,30 @@ static int to_board(PyObject *v, u128 *out, const char *what) {
         PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(v)->tp_name);
         return -1;
     }
-    int negative = PyObject_RichCompareBool(v, zero, Py_LT);
-    if (negative < 0) return -1;
+    /* An exact int (an int subclass is copied, none of its code runs) compared with 0. */
+    PyObject *exact = PyNumber_Index(v);
+    if (!exact) return -1;
+    int negative = _PyLong_Sign(exact) < 0;
     unsigned char buf[16];
     int bad = negative;
     if (!bad) {
 #if PY_VERSION_HEX >= 0x030D0000
-        Py_ssize_t n = PyLong_AsNativeBytes(v, buf, 16, Py_ASNATIVEBYTES_LITTLE_ENDIAN |
-                                                         Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
-                                                         Py_ASNATIVEBYTES_REJECT_NEGATIVE);
-        if (n < 0) return -1;
+        Py_ssize_t n = PyLong_AsNativeBytes(exact, buf, 16, Py_ASNATIVEBYTES_LITTLE_ENDIAN |
+                                                             Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
+                                                             Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+        if (n < 0) {
+            Py_DECREF(exact);
+            return -1;
+        }
         bad = n > 16;
 #else
-        if (_PyLong_AsByteArray((PyLongObject *)v, buf, 16, 1, 0) < 0) {
+        if (_PyLong_AsByteArray((PyLongObject *)exact, buf, 16, 1, 0) < 0) {
             PyErr_Clear();
             bad = 1;
         }
 #endif
     }
+    Py_DECREF(exact);
     u128 x = 0;
     if (!bad)
         for (int i = 15; i >= 0; i--) x = (x << 8) | buf[i];
@@ -84,6 +101,21 @@ static int to_small(PyObject *v, long lo, long hi, long *out, const char *what) 
     return 0;
 }
 
+/* A 64-bit generator state or seed: an int from 0 to 2**64 - 1 (a negative one is not taken modulo 2**64). */
+static int to_u64(PyObject *v, unsigned long long *out, const char *what) {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", what, Py_TYPE(v)->tp_name);
+        return -1;
+    }
+    unsigned long long x = PyLong_AsUnsignedLongLong(v);
+    if (x == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Format(PyExc_ValueError, "%s must be from 0 to 2**64 - 1", what);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
 static const char *COLOR_NAMES[N_COLORS] = {"red", "blue", "green", "yellow", "purple"};
 
 /* -- settings ---------------------------------------------------------------------------- */
@@ -100,7 +132,7 @@ static int read_rules(PyObject *settings, Rules *r) {
     for (int c = 0; c < N_COLORS; c++) r->seat_of[c] = -1;
     PyObject *seats = PyObject_GetAttr(settings, str_seat_colors);
     if (!seats) return -1;
-    PyObject *fast = PySequence_Fast(seats, "seat_colors must be one tuple of color numbers per seat");
+    PyObject *fast = seq_tuple(seats, "seat_colors must be one tuple of color numbers per seat");
     Py_DECREF(seats);
     if (!fast) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -108,7 +140,7 @@ static int read_rules(PyObject *settings, Rules *r) {
     if (!ok) PyErr_Format(PyExc_ValueError, "Uptown is played by 2 to 5 players, not %zd", n);
     r->players = (int)n;
     for (Py_ssize_t seat = 0; ok && seat < n; seat++) {
-        PyObject *own = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, seat), "seat_colors must hold tuples");
+        PyObject *own = seq_tuple(PySequence_Fast_GET_ITEM(fast, seat), "seat_colors must hold tuples");
         if (!own) {
             ok = 0;
             break;
@@ -367,7 +399,7 @@ static PyObject *moveset_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTuple(args, "O|O:MoveSet", &options, &open)) return NULL;
     Moves m;
     memset(&m, 0, sizeof m);
-    PyObject *fast = PySequence_Fast(options, "options must be a sequence of (color, tile, cells)");
+    PyObject *fast = seq_tuple(options, "options must be a sequence of (color, tile, cells)");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     if (n > MAX_OPTIONS) {
@@ -498,7 +530,35 @@ static int read_deals(const Rules *r, PyObject *deals, uint8_t out[N_COLORS][N_T
         return -1;
     }
     for (int i = 0; i < r->n_colors; i++) {
-        int c = r->colors[i];
+        PyObject *key = PyLong_FromLong(r->colors[i]);
+        int has = key ? PyMapping_HasKey(deals, key) : 0;
+        Py_XDECREF(key);
+        if (!has) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "a deal is needed for exactly the colors in play");
+            return -1;
+        }
+    }
+    /* The colors in the mapping's own order, as GameState reads deals.items(): the first bad deal
+     * named is the same one. */
+    int order[N_COLORS], n_order = 0;
+    unsigned queued = 0;
+    PyObject *keys = PyMapping_Keys(deals);
+    if (!keys) PyErr_Clear();
+    for (Py_ssize_t i = 0; keys && i < PyList_GET_SIZE(keys); i++) {
+        PyObject *key = PyList_GET_ITEM(keys, i);
+        int overflow = 0;
+        long c = PyLong_Check(key) ? PyLong_AsLongAndOverflow(key, &overflow) : -1;
+        if (!overflow && c >= 0 && c < N_COLORS && r->seat_of[c] >= 0 && !(queued >> c & 1)) {
+            queued |= 1u << c;
+            order[n_order++] = (int)c;
+        }
+    }
+    Py_XDECREF(keys);
+    for (int i = 0; i < r->n_colors; i++)
+        if (!(queued >> r->colors[i] & 1)) order[n_order++] = r->colors[i];
+    for (int i = 0; i < n_order; i++) {
+        int c = order[i];
         PyObject *key = PyLong_FromLong(c);
         PyObject *tiles = key ? PyObject_GetItem(deals, key) : NULL;
         Py_XDECREF(key);
@@ -507,7 +567,7 @@ static int read_deals(const Rules *r, PyObject *deals, uint8_t out[N_COLORS][N_T
             PyErr_SetString(PyExc_ValueError, "a deal is needed for exactly the colors in play");
             return -1;
         }
-        PyObject *fast = PySequence_Fast(tiles, "");
+        PyObject *fast = seq_tuple(tiles, "");
         Py_DECREF(tiles);
         int ok = fast && PySequence_Fast_GET_SIZE(fast) == N_TILES;
         unsigned seen = 0;
@@ -608,20 +668,36 @@ static PyObject *state_push_pass(StateObject *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* One field of a move as GameState.check takes it: a plain int (not a bool or another int subclass). */
+static int move_field(PyObject *x, long *out) {
+    int overflow = 0;
+    if (!PyLong_CheckExact(x)) return -1;
+    *out = PyLong_AsLongAndOverflow(x, &overflow);
+    return overflow ? -1 : 0;
+}
+
 static PyObject *state_push(StateObject *self, PyObject *move) {
-    if (!PyTuple_Check(move) || PyTuple_GET_SIZE(move) != 3) {
+    if (!PyTuple_Check(move)) {
+        PyErr_Format(PyExc_TypeError, "a move is a Move (color, tile, cell), not %.100s", Py_TYPE(move)->tp_name);
+        return NULL;
+    }
+    /* A tuple subclass is read by iterating it, as GameState.check unpacks it. */
+    PyObject *fields = PyTuple_CheckExact(move) || (PyObject *)Py_TYPE(move) == MoveType ? Py_NewRef(move)
+                                                                                         : PySequence_Tuple(move);
+    if (!fields) return NULL;
+    if (PyTuple_GET_SIZE(fields) != 3) {
+        Py_DECREF(fields);
         PyErr_Format(PyExc_TypeError, "a move is a Move (color, tile, cell), not %.100s", Py_TYPE(move)->tp_name);
         return NULL;
     }
     long v[3];
-    for (int i = 0; i < 3; i++) {
-        PyObject *x = PyTuple_GET_ITEM(move, i);
-        int overflow = 0;
-        if (!PyLong_Check(x)) return refuse(self, move);
-        v[i] = PyLong_AsLongAndOverflow(x, &overflow);
-        if (overflow) return refuse(self, move);
-    }
-    if (v[0] < 0) {
+    /* The color first: -1 is a pass whatever the tile and cell (check() reads no further). */
+    int ok = move_field(PyTuple_GET_ITEM(fields, 0), &v[0]) == 0 && v[0] >= -1;
+    int pass = ok && v[0] == -1;
+    for (int i = 1; ok && !pass && i < 3; i++) ok = move_field(PyTuple_GET_ITEM(fields, i), &v[i]) == 0;
+    Py_DECREF(fields);
+    if (!ok) return refuse(self, move);
+    if (pass) {
         if (state_push_pass(self, NULL) == NULL) return NULL;
         Py_DECREF(Py_None);
         return PyLong_FromLong(-1);
@@ -737,7 +813,7 @@ static PyObject *state_playout(StateObject *self, PyObject *args, PyObject *kwds
 
 /* A color-indexed sequence of ints (shorter is padded with 0). */
 static int read_per_color(PyObject *seq, long *out, long lo, long hi, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, "");
+    PyObject *fast = seq_tuple(seq, "");
     if (!fast) {
         PyErr_Format(PyExc_TypeError, "%s must be a sequence indexed by color", what);
         return -1;
@@ -755,19 +831,22 @@ static int read_per_color(PyObject *seq, long *out, long lo, long hi, const char
 /* _set(drawn, racks, boards, captures, to_move, passes, history, over, played_tiles): the parts of
  * GameState.restore, each color-indexed; checked so that the core can play on from them. */
 static PyObject *state_set(StateObject *self, PyObject *args) {
-    PyObject *drawn, *racks, *boards, *captures, *history, *played_tiles;
+    PyObject *drawn, *racks, *boards, *captures, *history, *played_tiles, *to_move_arg, *passes_arg;
     long to_move, passes;
     int over;
-    if (!PyArg_ParseTuple(args, "OOOOllOpO:_set", &drawn, &racks, &boards, &captures, &to_move, &passes, &history,
-                          &over, &played_tiles))
+    if (!PyArg_ParseTuple(args, "OOOOOOOpO:_set", &drawn, &racks, &boards, &captures, &to_move_arg, &passes_arg,
+                          &history, &over, &played_tiles))
         return NULL;
     const Rules *r = &self->rules;
+    if (to_small(to_move_arg, 0, r->players - 1, &to_move, "to_move (a seat)") < 0 ||
+        to_small(passes_arg, 0, 1000, &passes, "passes") < 0)
+        return NULL;
     Core s = self->core;
     long d[N_COLORS];
     if (read_per_color(drawn, d, 0, N_TILES, "drawn") < 0) return NULL;
-    PyObject *rk = PySequence_Fast(racks, "racks must be a sequence indexed by color");
-    PyObject *pt = rk ? PySequence_Fast(played_tiles, "played_tiles must be a sequence indexed by color") : NULL;
-    PyObject *bd = pt ? PySequence_Fast(boards, "boards must be a sequence indexed by color") : NULL;
+    PyObject *rk = seq_tuple(racks, "racks must be a sequence indexed by color");
+    PyObject *pt = rk ? seq_tuple(played_tiles, "played_tiles must be a sequence indexed by color") : NULL;
+    PyObject *bd = pt ? seq_tuple(boards, "boards must be a sequence indexed by color") : NULL;
     int ok = bd && PySequence_Fast_GET_SIZE(rk) == N_COLORS && PySequence_Fast_GET_SIZE(pt) == N_COLORS &&
              PySequence_Fast_GET_SIZE(bd) <= N_COLORS;
     if (bd && !ok) PyErr_SetString(PyExc_ValueError, "racks, played tiles and boards go by color (5 at most)");
@@ -786,8 +865,8 @@ static PyObject *state_set(StateObject *self, PyObject *args) {
             break;
         }
         s.occupied |= s.boards[c];
-        PyObject *rack = PySequence_Fast(PySequence_Fast_GET_ITEM(rk, c), "a rack is a sequence of tiles");
-        PyObject *tiles = rack ? PySequence_Fast(PySequence_Fast_GET_ITEM(pt, c), "played tiles are a sequence") : NULL;
+        PyObject *rack = seq_tuple(PySequence_Fast_GET_ITEM(rk, c), "a rack is a sequence of tiles");
+        PyObject *tiles = rack ? seq_tuple(PySequence_Fast_GET_ITEM(pt, c), "played tiles are a sequence") : NULL;
         ok = tiles != NULL;
         Py_ssize_t n_rack = ok ? PySequence_Fast_GET_SIZE(rack) : 0, n_played = ok ? PySequence_Fast_GET_SIZE(tiles) : 0;
         if (ok && !in_play && (n_rack || n_played || d[c] || s.boards[c])) {
@@ -818,7 +897,7 @@ static PyObject *state_set(StateObject *self, PyObject *args) {
     Py_XDECREF(pt);
     Py_XDECREF(bd);
     if (!ok) return NULL;
-    PyObject *rows = PySequence_Fast(captures, "captures must be a sequence of rows, one per seat");
+    PyObject *rows = seq_tuple(captures, "captures must be a sequence of rows, one per seat");
     if (!rows) return NULL;
     ok = PySequence_Fast_GET_SIZE(rows) == r->players;
     if (!ok) PyErr_SetString(PyExc_ValueError, "captures need one row per seat");
@@ -962,9 +1041,11 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     PyObject *state, *moves, *policy;
     int seat;
     double exploration, widening;
+    PyObject *seed_arg;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "O!iOddOK:Search", &StateType, &state, &seat, &moves, &exploration, &widening,
-                          &policy, &seed))
+    if (!PyArg_ParseTuple(args, "O!iOddOO:Search", &StateType, &state, &seat, &moves, &exploration, &widening,
+                          &policy, &seed_arg) ||
+        to_u64(seed_arg, &seed, "the search seed") < 0)
         return NULL;
     StateObject *st = (StateObject *)state;
     int greedy = read_policy(policy);
@@ -977,7 +1058,7 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         PyErr_SetString(PyExc_ValueError, "exploration and widening must not be negative");
         return NULL;
     }
-    PyObject *fast = PySequence_Fast(moves, "the root moves are a sequence of Moves");
+    PyObject *fast = seq_tuple(moves, "the root moves are a sequence of Moves");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     int *codes = n ? PyMem_Malloc((size_t)n * sizeof(int)) : NULL;
@@ -1105,8 +1186,10 @@ static PyObject *py_count_groups(PyObject *mod, PyObject *arg) {
 
 static PyObject *py_splitmix(PyObject *mod, PyObject *args) {
     unsigned long long state;
+    PyObject *state_arg;
     int n, count;
-    if (!PyArg_ParseTuple(args, "Kii", &state, &n, &count)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oii", &state_arg, &n, &count) || to_u64(state_arg, &state, "a SplitMix64 state") < 0)
+        return NULL;
     if (n < 1 || count < 0 || count > 1000000) {
         PyErr_SetString(PyExc_ValueError, "below(n) needs n >= 1 and a count up to 10**6");
         return NULL;
@@ -1138,7 +1221,6 @@ PyMODINIT_FUNC PyInit__native(void) {
     str_seat_colors = PyUnicode_InternFromString("seat_colors");
     str_scoring = PyUnicode_InternFromString("scoring");
     str_penalty = PyUnicode_InternFromString("penalty");
-    zero = PyLong_FromLong(0);
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "MoveSet", (PyObject *)&MoveSetType) < 0 ||
