@@ -34,7 +34,7 @@ if os.environ.get("ARENA_PURE", "") not in ("", "0"):
     WHY = "ARENA_PURE is set"
 else:
     try:
-        from . import _native  # type: ignore[no-redef]
+        from . import _native
     except ImportError as exc:
         WHY = f"the C extension is not built ({exc})"
     else:

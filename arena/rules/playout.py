@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .geometry import FULL, spread
 from .rng import SplitMix64
-from .state import PASS, TILES_PLAYED, BaseGameState, GameState, Move, MoveSet
+from .state import PASS, TILES_PLAYED, GameState, Move, MoveSet
 from .tiles import FITS, WILD
 
 POLICIES = ("random", "greedy")
@@ -44,7 +44,7 @@ def random_move(moves: MoveSet, rng: SplitMix64) -> Move:
     raise AssertionError("unreachable: index < count")
 
 
-def greedy_move(state: BaseGameState, rng: SplitMix64) -> Move:
+def greedy_move(state: GameState, rng: SplitMix64) -> Move:
     """The move of the ``greedy`` playout policy for the seat to move (:data:`PASS` when nothing is legal)."""
     boards = state.boards
     racks = state.racks
@@ -115,7 +115,7 @@ def greedy_move(state: BaseGameState, rng: SplitMix64) -> Move:
     return random_move(state.legal_moves(), rng)
 
 
-def play_out(state: BaseGameState, rng: SplitMix64, policy: str = "random") -> None:
+def play_out(state: GameState, rng: SplitMix64, policy: str = "random") -> None:
     """Play ``state`` itself to the end of the game with ``policy``."""
     greedy = _policy(policy)
     while not state.over:
