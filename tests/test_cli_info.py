@@ -3,10 +3,12 @@ pure), the sandbox level and the optional extras."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +90,25 @@ def test_arena_pure_0_keeps_the_engine_that_is_built() -> None:
 def test_help_lists_info() -> None:
     assert "info" in run("--help")
     assert run("info", "--help").startswith("Usage: arena info")
+
+
+def test_without_the_extension_info_says_it_is_not_built(tmp_path) -> None:
+    """The package as a build without a compiler leaves it (no _native*.so): pure, and the reason is plain."""
+    shutil.copytree(ROOT / "arena", tmp_path / "arena", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    env = {key: value for key, value in os.environ.items() if key != "ARENA_PURE"}
+    env.update(PYTHONPATH=str(tmp_path), ARENA_SANDBOX="rlimits")
+    done = subprocess.run([sys.executable, "-P", "-m", "arena", "info"], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert lines_of(done.stdout)["rules engine"] == "pure Python (the C extension is not built)"
+
+
+def test_an_extension_that_does_not_load_is_named_with_its_error(tmp_path) -> None:
+    shutil.copytree(ROOT / "arena", tmp_path / "arena", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    (tmp_path / "arena" / "rules" / f"_native{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
+    env = {key: value for key, value in os.environ.items() if key != "ARENA_PURE"}
+    env.update(PYTHONPATH=str(tmp_path), ARENA_SANDBOX="rlimits")
+    done = subprocess.run([sys.executable, "-P", "-m", "arena", "--version"], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("rules engine: pure Python (the C extension does not load (")
