@@ -20,6 +20,8 @@ COMMANDS = {
     "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),
     "report": ("arena.commands.report", "Rebuild and print the tables of a tournament's results folder."),
     "match": ("arena.commands.match", "Play A against B (or a table of 3-5) to a fixed count or an SPRT verdict."),
+    "info": ("arena.commands.info", "Print the version, Python, the rules engine in use (native or pure, and why), "
+                                    "the sandbox level and the optional extras."),
 }
 
 
@@ -40,8 +42,21 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, help_) for name, (_, help_) in COMMANDS.items()])
 
 
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``--version``: the version, then the rules engine in use (imported only now: ``--help`` stays fast)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from .commands.info import version
+    from .rules.native import engine_line
+
+    click.echo(f"{ctx.find_root().info_name or 'arena'}, version {version()}")
+    click.echo(engine_line())
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="uptown-arena")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and the rules engine in use, and exit.")
 def main() -> None:
     """The Uptown arena: play, replay and run tournaments of bots for the tile game
     Uptown / Blockers! (Kory Heath).

@@ -27,6 +27,7 @@ SECTIONS = {
     "run": ["Running a tournament", "Resume"],
     "report": ["Report"],
     "match": ["Matches"],
+    "info": [],
 }
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
 _INVOCATION = re.compile(r"\barena (" + "|".join(COMMANDS) + r")\b([^`\n]*)")
@@ -157,3 +158,8 @@ def test_every_help_works(name):
     result = CliRunner().invoke(main, [name, "--help"], prog_name="arena")
     assert result.exit_code == 0 and result.output.startswith(f"Usage: arena {name} ")
     assert COMMANDS[name][1] in CliRunner().invoke(main, ["--help"], terminal_width=200).output
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_is_in_the_readme(name):
+    assert any(m.group(1) == name for line in code_lines(README) for m in _INVOCATION.finditer(line)), name

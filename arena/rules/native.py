@@ -17,6 +17,7 @@ lists may be edited by hand).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 from collections.abc import Mapping, Sequence
@@ -34,9 +35,13 @@ if os.environ.get("ARENA_PURE", "") not in ("", "0"):
     WHY = "ARENA_PURE is set"
 else:
     try:
-        from . import _native  # type: ignore[no-redef]
+        from . import _native
     except ImportError as exc:
-        WHY = f"the C extension is not built ({exc})"
+        # A missing extension reads as a circular import from inside the package; say it plainly.
+        if importlib.util.find_spec(f"{__package__}._native") is None:
+            WHY = "the C extension is not built"
+        else:
+            WHY = f"the C extension does not load ({exc})"
     else:
         ENGINE = "native"
 

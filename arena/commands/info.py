@@ -1,0 +1,57 @@
+"""``arena info``: what this installation is: its version, Python, the rules engine, the sandbox, the extras."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import sys
+
+import click
+
+#: The optional extras worth naming: (what ``arena info`` calls it, its distribution, what it is for).
+EXTRAS = (
+    ("dask", "distributed", "arena run --cluster"),
+    ("playwright", "playwright", "the replay page's browser tests"),
+)
+
+
+def version() -> str:
+    """The installed distribution's version (the source tree's when it is not installed)."""
+    try:
+        return importlib.metadata.version("uptown-arena")
+    except importlib.metadata.PackageNotFoundError:
+        from .. import __version__
+
+        return __version__
+
+
+def _extra(distribution: str, used_for: str) -> str:
+    try:
+        return f"{importlib.metadata.version(distribution)} ({used_for})"
+    except importlib.metadata.PackageNotFoundError:
+        return f"not installed ({used_for})"
+
+
+def lines() -> list[str]:
+    """The lines ``arena info`` prints, ``key: value`` each."""
+    from ..rules.native import engine_line
+    from ..sandbox import UID_BASE, _cgroups, describe, walls
+
+    out = [
+        f"arena: {version()}",
+        f"python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        engine_line(),
+        # The level a bot program started now gets (ARENA_SANDBOX caps it), said as the referee says it for a
+        # bot whose files another uid can read (the others run as root without capabilities).
+        f"sandbox: {describe(walls(), UID_BASE, _cgroups() is not None)}",
+    ]
+    out += [f"{name}: {_extra(distribution, used_for)}" for name, distribution, used_for in EXTRAS]
+    return out
+
+
+@click.command("info")
+def command() -> None:
+    """Print the arena's version, Python, the rules engine in use (and why it is the pure one, if it is),
+    the sandbox level this machine gives bot programs and the optional extras installed."""
+    for line in lines():
+        click.echo(line)
