@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.rules.native import engine_line
 from arena.tournament.config import load_config
 from arena.tournament.results import build_tables, load_games, write_tables
 from arena.tournament.rows import COLUMNS
@@ -187,6 +188,8 @@ def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_metho
     games = load_games(out / "games.csv", 3)
     broken = games[games["entrant"] == "other"]
     assert broken["faulted"].tolist() == [1, 1, 1] and broken["won"].sum() == 0
+    # The log names the rules engine the run used.
+    assert f"INFO {engine_line()}" in log
     assert games[games["entrant"] != "other"]["faulted"].sum() == 0
     for line in records_by_id(out).values():
         assert json.loads(line)["faults"][0]["kind"] == "exception"

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
 
+from ..rules.native import engine_line
 from .config import TournamentConfig
 from .faults import FaultSummary
 from .schedule import Game, count_games, schedule
@@ -243,6 +244,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             log.info("tournament %s: %d games, %d stored, %d to play on the Dask cluster %s (%d worker thread(s)), "
                      "isolation %s", config.name, total, len(done), remaining, connection.address,
                      connection.threads(), config.isolation)
+        # Either engine plays the same records; the log says which one this process used.
+        log.info("%s", engine_line())
         for line in recovered.summary():
             log.warning("%s", line)
         for line in recovered.details:
