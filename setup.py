@@ -13,10 +13,12 @@ setup(
     ext_modules=[
         Extension(
             "arena.rules._native",
-            sources=[NATIVE + "engine.c", NATIVE + "search.c", NATIVE + "module.c"],
-            depends=[NATIVE + "engine.h", NATIVE + "search.h"],
-            # No fused multiply-add: the search's floats must round as Python's do.
-            extra_compile_args=["-O2", "-ffp-contract=off"],
+            sources=[NATIVE + name for name in ("engine.c", "search.c", "convert.c", "moveset.c", "state.c",
+                                                 "searchtype.c", "module.c")],
+            depends=[NATIVE + "engine.h", NATIVE + "search.h", NATIVE + "pytypes.h"],
+            # No fused multiply-add: the search's floats must round as Python's do.  Only the
+            # module's init function is exported.
+            extra_compile_args=["-O2", "-ffp-contract=off", "-fvisibility=hidden"],
             optional=True,
         )
     ]
