@@ -1,9 +1,13 @@
 """Strength of the built-in bots: duplicate two-player matches and a four-player table.
 
     python benchmarks/strength.py --deals 100 --four-deals 25 --mcts iterations=600,seconds=1.0 --workers 2
+    python benchmarks/strength.py --deals 100 --four '' --workers 2 \
+        --pair 'mcts:iterations=0,seconds=0.1,engine=native' 'mcts:iterations=0,seconds=0.1,engine=pure'
 
-Two-player pairings (``--pairs``, default ``greedy-random,mcts-greedy,lookahead-greedy``):
-every deal is played twice, A in seat 0 and B in seat 1, then swapped, so
+Two-player pairings (``--pairs``, default ``greedy-random,mcts-greedy,lookahead-greedy``,
+bot names; or ``--pair A B``, repeatable, two full bot specs with their
+options, shown by their spec in the tables; with ``--pair`` the default
+``--pairs`` is not played): every deal is played twice, A in seat 0 and B in seat 1, then swapped, so
 both bots play the same tiles from both seats (``--deals 100`` = 200 games a
 pairing).  Four-player table (``--four``, default ``random,greedy,lookahead,mcts``):
 every deal is played once per seat rotation (``--four-deals 25`` = 100 games).
@@ -12,7 +16,12 @@ A win is rank 1 under the game's scoring (Uptown, C1, unless ``--scoring``);
 a shared first place counts half a win in two-player games and ``1/k`` of a
 win when ``k`` seats share it.  The tables show each bot's win share, mean
 groups, mean captures, and its thinking time per move (mean and the slowest
-move, wall clock, so they vary with the machine's load).  Games are played by
+move, wall clock, so they vary with the machine's load).  The win share's
+95% interval is Wilson's on the effective number of deals
+(:func:`arena.stats.intervals.win_share_interval`: a deal's games are not
+independent trials).  ``iterations/move`` is the mean of a search bot's
+``last_iterations`` over the moves it searched (moves with one candidate or
+none are not searched); ``-`` for bots that do not search.  Games are played by
 the referee (:func:`arena.referee.play_game`) in ``--workers`` processes; bots
 are built inside the workers.  Deal seeds are ``--seed``, ``--seed + 1``, ...
 for every pairing.  ``--mcts`` sets the options of every ``mcts`` entrant.
@@ -21,15 +30,31 @@ for every pairing.  ``--mcts`` sets the options of every ``mcts`` entrant.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
 from collections import defaultdict
 from multiprocessing import Pool
 
-from arena.bots import parse_bot_spec
+from arena.bots import BotError, parse_bot_spec
+from arena.prepared import prepare_bot
 from arena.referee import play_game
+from arena.stats.intervals import win_share_interval
+
+
+def counted(cls: type, sink: list) -> type:
+    """``cls`` whose every move appends the bot's ``last_iterations`` (when it has one and searched) to ``sink``."""
+
+    class Counted(cls):  # type: ignore[misc, valid-type]
+        def choose(self, view):  # noqa: ANN001, ANN202 - the bot's own signature
+            move = super().choose(view)
+            iterations = getattr(self, "last_iterations", None)
+            if iterations:
+                sink.append(iterations)
+            return move
+
+    Counted.__name__ = Counted.__qualname__ = cls.__name__
+    return Counted
 
 
 def play(job: tuple[list[str], int, str, float]) -> dict:
@@ -48,7 +73,12 @@ def play(job: tuple[list[str], int, str, float]) -> dict:
         last[0] = now
 
     # The built-in bots are trusted, and play the same in process as in processes of their own.
-    outcome = play_game([parse_bot_spec(s) for s in specs], seed, scoring=scoring, time_limit=time_limit,
+    iterations: list[list[int]] = [[] for _ in specs]
+    bots = []
+    for seat, text in enumerate(specs):
+        prepared = prepare_bot(parse_bot_spec(text))
+        bots.append(prepared._replace(cls=counted(prepared.cls, iterations[seat])) if prepared.cls else prepared)
+    outcome = play_game(bots, seed, scoring=scoring, time_limit=time_limit,
                         on_move=on_move, isolation="none")
     key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
     ranks = [getattr(r, key) for r in outcome.result]
@@ -62,6 +92,7 @@ def play(job: tuple[list[str], int, str, float]) -> dict:
         "seconds": list(outcome.seconds),
         "moves": moves,
         "slowest": slowest,
+        "iterations": [(sum(it), len(it)) for it in iterations],
         "faults": len(outcome.faults),
     }
 
@@ -77,6 +108,10 @@ class Tally:
         self.seconds = defaultdict(float)
         self.moves = defaultdict(int)
         self.slowest = defaultdict(float)
+        self.iterations = defaultdict(int)
+        self.searched = defaultdict(int)
+        #: Per entrant, per deal seed: [wins, games].
+        self.deals: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0]))
         self.faults = 0
         self.count = 0
 
@@ -91,32 +126,44 @@ class Tally:
             self.seconds[spec] += game["seconds"][seat]
             self.moves[spec] += game["moves"][seat]
             self.slowest[spec] = max(self.slowest[spec], game["slowest"][seat])
+            self.iterations[spec] += game["iterations"][seat][0]
+            self.searched[spec] += game["iterations"][seat][1]
+            deal = self.deals[spec][game["seed"]]
+            deal[0] += game["win"][seat]
+            deal[1] += 1
 
     def rows(self, entrants: list[str]) -> list[str]:
         out = []
         for spec in entrants:
             n = self.games[spec]
-            share = self.win[spec] / n
-            # Standard error of the win share, from the games as independent trials.
-            se = math.sqrt(max(share * (1 - share), 1e-12) / n)
+            deals = list(self.deals[spec].values())
+            share, low, high = win_share_interval([d[0] for d in deals], [d[1] for d in deals])
             per_move = self.seconds[spec] / max(1, self.moves[spec])
+            searched = self.searched[spec]
+            iterations = f"{self.iterations[spec] / searched:,.0f}" if searched else "-"
             out.append(
-                f"| {spec} | {n} | {100 * share:.1f}% ± {100 * se:.1f} | {statistics.mean(self.groups[spec]):.2f} "
-                f"| {statistics.mean(self.captures[spec]):.2f} | {per_move:.3f} s | {self.slowest[spec]:.2f} s |"
+                f"| {spec} | {n} | {100 * share:.1f}% | {100 * low:.1f}-{100 * high:.1f}% "
+                f"| {statistics.mean(self.groups[spec]):.2f} | {statistics.mean(self.captures[spec]):.2f} "
+                f"| {per_move:.3f} s | {self.slowest[spec]:.2f} s | {iterations} |"
             )
         return out
 
 
 HEADER = [
-    "| bot | games | win share | mean groups | mean captures | time/move | slowest move |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| bot | games | win share | 95% interval | mean groups | mean captures | time/move | slowest move "
+    "| iterations/move |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 ]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", default="greedy-random,mcts-greedy,lookahead-greedy",
-                        help="two-player pairings A-B, comma-separated ('' for none)")
+    parser.add_argument("--pairs", default=None,
+                        help="two-player pairings of bot names A-B, comma-separated ('' for none; default "
+                             "greedy-random,mcts-greedy,lookahead-greedy unless --pair is given)")
+    parser.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"),
+                        help="a two-player pairing of two full bot specs, e.g. 'mcts:seconds=1,engine=native' greedy "
+                             "(repeatable)")
     parser.add_argument("--deals", type=int, default=100, help="deals per pairing; each is played twice (default 100)")
     parser.add_argument("--four", default="random,greedy,lookahead,mcts",
                         help="the four bots of the four-player table ('' for none)")
@@ -131,10 +178,21 @@ def main(argv: list[str] | None = None) -> None:
 
     def spec(name: str) -> str:
         text = f"{name}:{args.mcts}" if name == "mcts" and args.mcts else name
-        parse_bot_spec(text)  # fail early on a bad bot or option
+        try:
+            parse_bot_spec(text)  # fail early on a bad bot or option
+        except BotError as exc:
+            parser.error(str(exc))
         return text
 
+    if args.pairs is None:
+        args.pairs = "" if args.pair else "greedy-random,mcts-greedy,lookahead-greedy"
     pairs = [tuple(spec(x) for x in p.split("-")) for p in args.pairs.split(",") if p]
+    pairs += [(spec(a), spec(b)) for a, b in args.pair]
+    for a, b in pairs:
+        if a == b:
+            parser.error(f"a pairing needs two different bots, not {a!r} twice")
+    if len(set(pairs)) != len(pairs) or len({tuple(sorted(p)) for p in pairs}) != len(pairs):
+        parser.error("a pairing is given twice")
     four = [spec(x) for x in args.four.split(",") if x]
     if four and len(four) != 4:
         parser.error("--four needs exactly four bots")
@@ -159,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
             if done % 10 == 0 or done == len(jobs):
                 print(f"{done}/{len(jobs)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
-    print(f"Scoring {args.scoring}; seeds {args.seed}..{args.seed + max(args.deals, args.four_deals) - 1}; "
+    print(f"Scoring {args.scoring}; seeds {args.seed}..{args.seed + max(args.deals if pairs else 0, args.four_deals if four else 0) - 1}; "
           f"a shared first place counts as a share of a win (half in two-player games).")
     for a, b in pairs:
         tally = tallies[tuple(sorted((a, b)))]

@@ -37,6 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from arena.rules import ENGINE
+
 HERE = Path(__file__).resolve().parent
 
 TOURNAMENT = """
@@ -107,7 +109,9 @@ print(json.dumps({"games": summary.played, "seconds": seconds, "cpu": cpu_second
 def engine(games: int) -> tuple[float, float]:
     """Games/s of benchmarks/engine.py: by the wall clock (its last line) and by CPU time."""
     out = subprocess.run(
-        [sys.executable, str(HERE / "engine.py"), "--players", "4", "--games", str(games)],
+        # One round of the engine in use (the one arena run plays with).
+        [sys.executable, str(HERE / "engine.py"), "--players", "4", "--games", str(games), "--rounds", "1",
+         "--engine", ENGINE],
         check=True, capture_output=True, text=True,
     ).stdout
     lines = out.strip().splitlines()
