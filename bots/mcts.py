@@ -52,7 +52,13 @@ class MctsBot(Bot):
 
     * The root considers only the ``candidates`` cheapest moves by the
       lookahead bot's cost (greedy's cost plus its look at the tiles to
-      come); its moves are legal in every determinization.
+      come); its moves are legal in every determinization.  A bigger budget
+      affords a wider root: once ``n`` iterations are done it considers the
+      ``candidates * sqrt(n / widen_root)`` cheapest (never fewer than
+      ``candidates``, at most ``MAX_ROOT``; ``widen_root = 0`` keeps it
+      fixed).  Up to ``widen_root`` iterations nothing changes: with the
+      defaults the root widens only past 2,722 iterations, where the
+      narrow root stops turning iterations into strength.
     * Below the root, which moves exist depends on the hidden tiles.  The
       playout policy proposes a move; it becomes a new child while the node
       has fewer than ``1 + widening * sqrt(visits)`` children (progressive
@@ -87,6 +93,7 @@ class MctsBot(Bot):
         "exploration": 0.7,
         "candidates": 6,
         "widening": 1.0,
+        "widen_root": 2000,
         "playout": "greedy",
         "engine": "auto",
     }
@@ -96,6 +103,7 @@ class MctsBot(Bot):
         "exploration": OptionRange(min=0),
         "candidates": OptionRange(min=0),
         "widening": OptionRange(min=0),
+        "widen_root": OptionRange(min=0),
         "playout": OptionRange(choices=("greedy", "random")),
         "engine": OptionRange(choices=("auto", "native", "pure")),
     }
@@ -127,8 +135,13 @@ class MctsBot(Bot):
         if not legal:
             return PASS
         width = self.config["candidates"]
-        ranked = ranked_moves(view, max(width, LOOKAHEAD_WIDTH) if width > 0 else 0)
-        allowed = [move for _, move in ranked[:width]] if width > 0 else [move for _, move in ranked]
+        if width > 0:
+            # As many moves as the root may widen to within the budget; a time budget may take up to MAX_ROOT.
+            most = widest_root(width, self.config["widen_root"], self.config["iterations"])
+            ranked = ranked_moves(view, max(most, LOOKAHEAD_WIDTH))
+            allowed = [move for _, move in ranked[:most]]
+        else:
+            allowed = [move for _, move in ranked_moves(view, 0)]
         if len(allowed) == 1:
             return allowed[0]
         return self.search(view, allowed, deadline)
@@ -138,10 +151,12 @@ class MctsBot(Bot):
         iterations = self.config["iterations"]
         timed = deadline < math.inf
         native = self.config["engine"] == "native" or (self.config["engine"] == "auto" and NativeSearch is not None)
+        width = self.config["candidates"]
         tree = (NativeSearch if native else PySearch)(
             seat_state(view, GameState if native else PureGameState), view.seat, allowed,
             float(self.config["exploration"]), float(self.config["widening"]), self.config["playout"],
-            self.rng.getrandbits(64),
+            self.rng.getrandbits(64), min(width, len(allowed)) if width > 0 else len(allowed),
+            int(self.config["widen_root"]) if width > 0 else 0,
         )
         # The native tree runs a batch per call (a millisecond or so), the Python one an iteration:
         # either way the clock is read between calls and the iterations are the same.
@@ -157,6 +172,27 @@ class MctsBot(Bot):
 
 #: Iterations per call of the native search while a time budget runs (about 1 ms).
 NATIVE_BATCH = 64
+#: The most root moves a widening root considers.
+MAX_ROOT = 64
+
+
+def root_width(width: int, base: int, widen_root: int, done: int, n_moves: int) -> int:
+    """The root's width once ``done`` iterations are done, from ``width`` so far: the largest ``k`` with
+    ``k * k * widen_root <= base * base * done`` (in integers, as the native search reckons it), at
+    least ``width``, at most ``n_moves``; ``widen_root = 0`` keeps it."""
+    while widen_root > 0 and width < n_moves and (width + 1) * (width + 1) * widen_root <= base * base * done:
+        width += 1
+    return width
+
+
+def widest_root(candidates: int, widen_root: int, iterations: int) -> int:
+    """How many root moves a search may come to consider: within an iteration budget, the width at its
+    last iteration; without one (a time budget), up to :data:`MAX_ROOT`."""
+    if not widen_root:
+        return candidates
+    if not iterations:
+        return max(candidates, MAX_ROOT)
+    return root_width(candidates, candidates, widen_root, iterations - 1, max(candidates, MAX_ROOT))
 
 
 def seat_state(view: SeatView, cls: Any) -> Any:
@@ -181,11 +217,12 @@ class PySearch:
     """The search in Python on the pure engine; the native ``Search`` (arena/rules/native/search.c) is the
     same, draw for draw of the :class:`~arena.rules.SplitMix64` and float for float.
 
-    ``state`` is :func:`seat_state` of the seat's view; ``seed`` seeds the generator.
+    ``state`` is :func:`seat_state` of the seat's view; ``seed`` seeds the generator; the root
+    considers its first ``width`` moves, widening with ``widen_root`` (:func:`root_width`).
     """
 
     def __init__(self, state: PureGameState, seat: int, root_moves: list[Move], exploration: float,
-                 widening: float, playout: str, seed: int) -> None:
+                 widening: float, playout: str, seed: int, width: int = 0, widen_root: int = 0) -> None:
         self.settings = state.settings
         self.own = set(state.settings.seat_colors[seat])
         self.played = state.played_tiles[:]
@@ -202,6 +239,9 @@ class PySearch:
         self.policy = playout
         self.rng = SplitMix64(seed)
         self.root = [Node(move, seat) for move in root_moves]
+        #: The root considers its first ``width`` moves (all when 0), more as it widens.
+        self.base = self.width = min(width, len(root_moves)) if width > 0 else len(root_moves)
+        self.widen_root = widen_root
         self.done = 0
 
     def sample(self) -> PureGameState:
@@ -233,8 +273,9 @@ class PySearch:
         c = self.c
         widen = self.widen
         policy = self.policy
-        root_moves = self.root
         for _ in range(iterations):
+            self.width = root_width(self.width, self.base, self.widen_root, self.done, len(self.root))
+            root_moves = self.root[:self.width]
             state = self.sample()
             # The root: every allowed move is legal in every determinization.
             for first in root_moves:

@@ -57,6 +57,14 @@ void search_free(Search *t) {
     t->ids = NULL;
 }
 
+int root_width(int width, int base, long widen_root, long done, int n_moves) {
+    /* The largest k with k * k * widen_root <= base * base * done, in integers: the same in Python. */
+    while (widen_root > 0 && width < n_moves &&
+           (long long)(width + 1) * (width + 1) * widen_root <= (long long)base * base * done)
+        width++;
+    return width;
+}
+
 static void shuffle(uint8_t *tiles, int n, uint64_t *rng) {
     for (int i = n - 1; i > 0; i--) {
         int j = sm_below(rng, i + 1);
@@ -140,8 +148,9 @@ static int iterate(Search *t) {
     if (!ids) return -1;
     search_sample(t, &s);
     Node *root = &t->nodes[0];
+    t->root_width = root_width(t->root_width, t->root_base, t->widen_root, t->done, root->n_children);
     int n_root = 0;
-    for (int id = root->first; id >= 0; id = t->nodes[id].next) {
+    for (int id = root->first; id >= 0 && n_root < t->root_width; id = t->nodes[id].next) {
         t->nodes[id].avail++;
         ids[n_root++] = id;
     }

@@ -22,11 +22,17 @@ typedef struct {
     int *ids;                       /* scratch: the children considered */
     int ids_cap;
     double exploration, widening;
+    /* The root considers its first root_width moves: root_base at first, growing as
+     * root_base * sqrt(done / widen_root) once more iterations are done (0: never). */
+    int root_width, root_base;
+    long widen_root;
     int greedy;
     uint64_t rng;
     long done;
 } Search;
 
+/* The root's width after `done` iterations, from `width` (the width so far, as it only grows). */
+int root_width(int width, int base, long widen_root, long done, int n_moves);
 /* Set up the tree over the root moves; 0, or -1 when out of memory. */
 int search_start(Search *t, const int *moves, int n_moves);
 /* Run n more iterations; 0, or -1 when out of memory. */

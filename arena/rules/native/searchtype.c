@@ -21,18 +21,25 @@ static void search_dealloc(SearchObject *self) {
     PyObject_Free(self);
 }
 
-/* Search(state, seat, root_moves, exploration, widening, playout, seed): the tree of the mcts bot
- * over a state as `seat` sees it (its own racks known, the rest drawn per iteration). */
+/* Search(state, seat, root_moves, exploration, widening, playout, seed[, root_width, widen_root]): the
+ * tree of the mcts bot over a state as `seat` sees it (its own racks known, the rest drawn per
+ * iteration); the root considers its first root_width moves (all by default), more as it widens. */
 static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *state, *moves, *policy;
     int seat;
     double exploration, widening;
     PyObject *seed_arg;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "O!iOddOO:Search", &StateType, &state, &seat, &moves, &exploration, &widening,
-                          &policy, &seed_arg) ||
+    int base = -1;
+    long widen_root = 0;
+    if (!PyArg_ParseTuple(args, "O!iOddOO|il:Search", &StateType, &state, &seat, &moves, &exploration, &widening,
+                          &policy, &seed_arg, &base, &widen_root) ||
         to_u64(seed_arg, &seed, "the search seed") < 0)
         return NULL;
+    if ((base < 1 && base != -1) || widen_root < 0) {
+        PyErr_SetString(PyExc_ValueError, "the root width is at least 1 and widen_root not negative");
+        return NULL;
+    }
     StateObject *st = (StateObject *)state;
     int greedy = read_policy(policy);
     if (greedy < 0) return NULL;
@@ -71,6 +78,8 @@ static PyObject *search_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     t->base = st->core;
     t->exploration = exploration;
     t->widening = widening;
+    t->root_base = t->root_width = base == -1 || base > n ? (int)n : base;
+    t->widen_root = widen_root;
     t->greedy = greedy;
     t->rng = seed;
     for (int c = 0; c < N_COLORS; c++) {
