@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from arena_bots.greedy import GreedyBot, move_costs
 from arena_bots.lookahead import LookaheadBot
-from arena_bots.mcts import MctsBot, PySearch, reward, seat_state
+from arena_bots.mcts import MAX_ROOT, MctsBot, PySearch, reward, root_width, seat_state, widest_root
 
 from arena.bots import load_bot, parse_bot_spec
 from arena.referee import play_game
@@ -293,9 +293,10 @@ def test_the_native_search_is_the_python_search_draw_for_draw(players: int, play
         while len(state.history) < 10 * players:
             state.push(state.legal_moves().choice(rng))
         view = SeatView.of(state, state.to_move)
-        allowed = list(view.legal)[:5]
-        pure = PySearch(seat_state(view, PureGameState), view.seat, allowed, 0.7, 1.0, playout, seed)
-        native = NativeSearch(seat_state(view, GameState), view.seat, allowed, 0.7, 1.0, playout, seed)
+        allowed = list(view.legal)[:12]
+        # A root of 2 moves widening every few iterations: the widening is the same on both sides too.
+        pure = PySearch(seat_state(view, PureGameState), view.seat, allowed, 0.7, 1.0, playout, seed, 2, 10)
+        native = NativeSearch(seat_state(view, GameState), view.seat, allowed, 0.7, 1.0, playout, seed, 2, 10)
         for _ in range(3):  # in pieces: the tree and the generator carry over between calls
             pure.run(40)
             native.run(40)
@@ -328,3 +329,38 @@ def test_native_search_refuses_a_search_off_its_turn_or_without_moves() -> None:
         NativeSearch(seat_state(view, GameState), 0, [Move(1, 0, 0)], 0.7, 1.0, "greedy", 1)
     with pytest.raises(ValueError, match="random or greedy"):
         NativeSearch(seat_state(view, GameState), 0, list(view.legal)[:1], 0.7, 1.0, "clever", 1)
+
+
+def test_the_root_widens_as_the_square_root_of_the_iterations() -> None:
+    # k * k * widen_root <= base * base * done: 6 moves up to 2,722 iterations done, 7 from 2,723, 24 at 32,000.
+    assert root_width(6, 6, 2000, 2722, 64) == 6
+    assert root_width(6, 6, 2000, 2723, 64) == 7
+    assert root_width(6, 6, 2000, 32000, 64) == 24
+    assert root_width(6, 6, 2000, 10**9, 30) == 30  # never more moves than there are
+    assert root_width(6, 6, 0, 10**9, 64) == 6  # widen_root 0: a fixed root
+    assert root_width(9, 6, 2000, 0, 64) == 9  # it never narrows
+    # How many moves a search is given: the width of its last iteration, or MAX_ROOT with a time budget.
+    assert widest_root(6, 2000, 600) == 6 and widest_root(6, 2000, 32001) == 24
+    assert widest_root(6, 2000, 0) == MAX_ROOT and widest_root(6, 0, 0) == 6
+
+
+@pytest.mark.parametrize("engine", ["pure", "native"])
+def test_a_bigger_budget_searches_a_wider_root(engine: str) -> None:
+    if engine == "native" and ENGINE != "native":
+        pytest.skip("the native engine is not built or ARENA_PURE is set")
+    settings = GameSettings.for_players(2)
+    state = GameState(settings, deal(4, settings))
+    view = SeatView.of(state, 0)
+    seen = []
+
+    class Watched(MctsBot):
+        def search(self, view, allowed, deadline=float("inf")):
+            seen.append(len(allowed))
+            return super().search(view, allowed, deadline)
+
+    for iterations, widen_root in ((40, 20), (40, 0)):
+        bot = Watched(0, settings, {"iterations": iterations, "widen_root": widen_root, "candidates": 3,
+                                    "engine": engine}, derived_random("t", 9))
+        assert bot.choose(view) in view.legal
+    # 40 iterations widening from 3 every 20: 3 * sqrt(39 / 20) = 4.19, so 4 moves; without widening 3.
+    assert seen == [4, 3]

@@ -253,7 +253,7 @@ def test_probe_shows_what_a_program_declares():
     assert lines[0].endswith(": random-js: Plays a legal move chosen at random (SplitMix64).")
     assert "  protocol: uptown-bot/1, in " in result.output
     assert "  options:  captures=true" in lines
-    assert "  options:  iterations=7, seconds=0.0, exploration=0.7, candidates=6, widening=1.0, playout=greedy, engine=auto" in lines
+    assert "  options:  iterations=7, seconds=0.0, exploration=0.7, candidates=6, widening=1.0, widen_root=2000, playout=greedy, engine=auto" in lines
     bad = CliRunner().invoke(main, ["bots", "--probe", "exec:true"])
     assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
         "Error: bot 'exec:true': true: ended before answering hello: exit code 0"]
