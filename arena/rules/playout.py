@@ -13,8 +13,8 @@ draws the same numbers in the same order).  Two policies:
 
 :func:`playout` plays a copy, so the state given is left as it was, and
 returns each seat's ``(groups, captured_total, blockers_penalty)``, from which
-either scoring's ranks follow (C1-C4).  With the native engine,
-``state.playout(rng, policy)`` does the same in one call (either engine).
+either scoring's ranks follow (C1-C4).  ``state.playout(rng, policy)`` does the
+same in one call on either engine; the native engine plays it in C.
 """
 
 from __future__ import annotations
