@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import state as _pure
-from .state import PASS, BaseGameState, GameSettings, Move
+from .state import PASS, BaseGameState, GameSettings, Move, tiles_played
 from .tiles import COLORS
 
 ENGINE = "pure"
@@ -90,20 +90,16 @@ elif ENGINE == "native":
         ) -> GameState:
             """A mid-game state from its parts, as :meth:`arena.rules.state.GameState.restore` makes it."""
             state = cls(settings, deals)
-            placed: list[list[int]] = [[] for _ in COLORS]
             history = list(history)
-            for move, _ in history:
-                if move.color >= 0:
-                    placed[move.color].append(move.tile)
             drawn_by_color = [0] * len(COLORS)
             racks_by_color: list[Sequence[int]] = [()] * len(COLORS)
-            played_tiles: list[Sequence[int]] = [()] * len(COLORS)
+            counts = [0] * len(COLORS)
             for color in settings.colors:
                 rack = tuple(racks[color])
-                n = drawn[color] - len(rack)
                 drawn_by_color[color] = drawn[color]
                 racks_by_color[color] = rack
-                played_tiles[color] = placed[color] if len(placed[color]) == n else state.deals[color][:max(n, 0)]
+                counts[color] = max(drawn[color] - len(rack), 0)  # a wrong count is refused by _set
+            played_tiles = tiles_played(settings.colors, state.deals, counts, history)
             state._set(drawn_by_color, racks_by_color, list(boards), captures, to_move, passes, history, bool(over),
                        played_tiles)
             return state

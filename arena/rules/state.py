@@ -337,6 +337,21 @@ def _no_such(what: str, value: object) -> str:
     return f"the {what} is a {type(value).__name__}, not an int"
 
 
+def tiles_played(colors: Sequence[int], deals: Sequence[Sequence[int]], counts: Sequence[int],
+                 history: Sequence[tuple[Move, int]]) -> list[tuple[int, ...]]:
+    """The tiles each color has played, in order, indexed by color (``restore``, both engines): from the
+    history when it holds ``counts[c]`` placements of ``c``, else the first ``counts[c]`` of its deal."""
+    placed: list[list[int]] = [[] for _ in COLORS]
+    for move, _ in history:
+        if move.color >= 0:
+            placed[move.color].append(move.tile)
+    played: list[tuple[int, ...]] = [()] * len(COLORS)
+    for color in colors:
+        n = counts[color]
+        played[color] = tuple(placed[color]) if len(placed[color]) == n else tuple(deals[color][:n])
+    return played
+
+
 class BaseGameState:
     """What every engine's :class:`GameState` shares: the queries, :meth:`check` and the scoring.
 
@@ -618,14 +633,7 @@ class GameState(BaseGameState):
         state.passes = passes
         state.history = list(history)
         state.over = over
-        # The tiles played, in order: from the history when it tells all, else the start of the deal.
-        placed: list[list[int]] = [[] for _ in COLORS]
-        for move, _ in state.history:
-            if move.color >= 0:
-                placed[move.color].append(move.tile)
-        for color in settings.colors:
-            n = state.played[color]
-            state.played_tiles[color] = tuple(placed[color]) if len(placed[color]) == n else state.deals[color][:n]
+        state.played_tiles = tiles_played(settings.colors, state.deals, state.played, state.history)
         return state
 
     def copy(self) -> GameState:
