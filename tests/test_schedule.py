@@ -9,7 +9,15 @@ from collections import Counter
 import pytest
 
 from arena.tournament.config import Entrant, TournamentConfig
-from arena.tournament.schedule import count_games, game_seed, rotations, schedule, tables, tournament_tables
+from arena.tournament.schedule import (
+    by_seating,
+    count_games,
+    game_seed,
+    rotations,
+    schedule,
+    tables,
+    tournament_tables,
+)
 from arena.tournament.seating import DESIGNS
 
 
@@ -140,3 +148,24 @@ def test_tables_of_the_schedule_are_tournament_tables():
     names = c.names
     for g in schedule(c):
         assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal)
+
+
+@pytest.mark.parametrize("window", [1, 7, 4096])
+def test_by_seating_plays_every_game_once_and_spaces_out_a_deals_games(window):
+    games = list(schedule(config(4, 4, deals=25, seating="balanced")))
+    played = list(by_seating(games, window))
+    assert sorted(played) == sorted(games)
+    # Within a window the games go seating by seating, so a deal comes back only after every
+    # other deal of the window has had its game of that seating.
+    for start in range(0, len(played), window):
+        block = played[start:start + window]
+        assert [g.rotation for g in block] == sorted(g.rotation for g in block)
+        assert sorted(block) == sorted(games[start:start + window])
+    if window == 4096:
+        last: dict[int, int] = {}
+        gaps = []
+        for i, game in enumerate(played):
+            if game.seed in last:
+                gaps.append(i - last[game.seed])
+            last[game.seed] = i
+        assert min(gaps) == 25  # a deal returns only after all 25 deals were played

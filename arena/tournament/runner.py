@@ -43,7 +43,7 @@ from typing import IO, Any, Protocol, cast
 from ..rules.native import engine_line
 from .config import TournamentConfig
 from .faults import FaultSummary
-from .schedule import Game, count_games, schedule
+from .schedule import Game, by_seating, count_games, schedule
 from .store import (
     BOTS_FOLDER,
     GAMES_FILE,
@@ -155,7 +155,7 @@ class _LogSetup:
 
 
 def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[Game]:
-    return (game for game in schedule(config) if game.game_id not in done)
+    return by_seating(game for game in schedule(config) if game.game_id not in done)
 
 
 def run_tournament(

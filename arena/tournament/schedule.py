@@ -30,14 +30,17 @@ the design (under ``rotate``, the rotation), zero-padded to widths fixed by the
 tournament (``t003-d0012-r2``; two digits for the 12 and 20 seatings of
 ``balanced`` at 4 and 5 players and the 24 of ``all`` at 4, three for the 120
 of ``all`` at 5).  Games are listed deal by deal, so an interrupted run has
-played every table about equally.
+played every table about equally.  A run plays them in the order of
+:func:`by_seating`: within a window of deals, seating by seating, so that a
+bot process can play many deals before it must be replaced (no process ever
+plays two games of one deal: the referee sees to that).
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -242,6 +245,25 @@ def schedule(config: TournamentConfig) -> Iterator[Game]:
             seed = game_seed(config.seed, key, deal)
             for index, seats in seated:
                 yield Game(f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}", table, deal, index, seed, seats)
+
+
+#: Games a run reads ahead of the schedule to order them by seating (a few hundred kilobytes).
+PLAY_WINDOW = 4096
+
+
+def by_seating(games: Iterable[Game], window: int = PLAY_WINDOW) -> Iterator[Game]:
+    """``games`` in the order a run plays them: each ``window`` of them by seating index (then in
+    schedule order), so that consecutive games are of different deals.
+
+    A bot process never plays two games of one deal (a bot may learn within a game, never across
+    the games of a deal): listed deal by deal, every game would need fresh processes, while here a
+    process can play up to ``window / seatings`` games before it meets a deal again.  The order
+    changes no game: each is seeded by itself, and the games file is sorted when the run ends.
+    """
+    iterator = iter(games)
+    while block := list(itertools.islice(iterator, window)):
+        block.sort(key=lambda game: game.rotation)  # stable: schedule order within a seating
+        yield from block
 
 
 def count_games(config: TournamentConfig) -> int:
