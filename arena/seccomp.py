@@ -233,8 +233,8 @@ def install() -> str:
             raise SeccompUnavailable(f"the kernel refused the seccomp filter: {os.strerror(-result)}")
     finally:
         lib.seccomp_release(context)
-    absent_text = f", {absent} more unknown on {os.uname().machine}" if absent else ""
-    return f"seccomp (libseccomp {version}): {denied} system calls denied ({partly} for some arguments only){absent_text}"
+    absent_text = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
+    return f"seccomp (libseccomp {version}): {denied} system calls denied, {partly} of them for some arguments{absent_text}"
 
 
 def _check(result: int, what: str) -> None:
