@@ -53,6 +53,9 @@ _NAMESPACE_FLAGS = {
     "CLONE_NEWUTS": 0x0400_0000, "CLONE_NEWIPC": 0x0800_0000, "CLONE_NEWUSER": 0x1000_0000,
     "CLONE_NEWPID": 0x2000_0000, "CLONE_NEWNET": 0x4000_0000,
 }
+#: clone's flags are its first argument, but on s390 its second.
+_CLONE_FLAGS = 1 if os.uname().machine.startswith("s390") else 0
+# The numbers below are those of x86, Arm, RISC-V and s390 (not of MIPS, PowerPC or SPARC).
 _LOCK_COMMANDS = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38,
                   "F_SETLEASE": 1024, "F_GETLEASE": 1025}
 F_NOTIFY = 1026
@@ -90,7 +93,7 @@ DENIED: dict[str, int | tuple[When, ...]] = {
     # use clone, which the filter can check (Docker does the same).  clone's CSIGNAL byte can never
     # hold CLONE_NEWTIME's bit (a signal number is at most 64): checking it costs nothing.
     "unshare": EPERM, "setns": EPERM, "clone3": ENOSYS,
-    "clone": tuple(When(EPERM, 0, flag, flag) for flag in _NAMESPACE_FLAGS.values()),
+    "clone": tuple(When(EPERM, _CLONE_FLAGS, flag, flag) for flag in _NAMESPACE_FLAGS.values()),
     # Mounts and the root: the bot's file tree is built for it before it starts and is not its to change.
     "mount": EPERM, "umount": EPERM, "umount2": EPERM, "pivot_root": EPERM, "chroot": EPERM,
     "fsopen": EPERM, "fsconfig": EPERM, "fsmount": EPERM, "fspick": EPERM, "move_mount": EPERM,
@@ -146,8 +149,8 @@ SCMP_CMP_MASKED_EQ = 7
 _API_KILL_PROCESS = 4
 
 
-def SCMP_ACT_ERRNO(error: int) -> int:
-    """libseccomp's action "fail with ``error``"."""
+def _errno_action(error: int) -> int:
+    """libseccomp's SCMP_ACT_ERRNO: fail with ``error``."""
     return 0x0005_0000 | error & 0xFFFF
 
 
@@ -163,21 +166,25 @@ class _Version(ctypes.Structure):
 
 
 def _library() -> tuple[ctypes.CDLL, str]:
-    """libseccomp, its functions declared, and its version; or why it cannot serve."""
+    """libseccomp with its functions declared, and its version; or why it cannot serve."""
     try:
         lib = ctypes.CDLL(LIBRARY)
     except OSError as exc:
         raise SeccompUnavailable(f"libseccomp cannot be loaded: {exc}") from None
-    lib.seccomp_version.restype = ctypes.POINTER(_Version)
+    wanted = ".".join(map(str, MINIMUM_VERSION))
+    try:
+        lib.seccomp_version.restype = ctypes.POINTER(_Version)
+        lib.seccomp_api_get.restype = ctypes.c_uint
+        lib.seccomp_init.restype = ctypes.c_void_p
+    except AttributeError:  # seccomp_version came with 2.3, seccomp_api_get with 2.4
+        raise SeccompUnavailable(f"the libseccomp in {LIBRARY} is older than {wanted}") from None
     found = lib.seccomp_version().contents
     version = (found.major, found.minor, found.micro)
     name = ".".join(map(str, version))
     if version < MINIMUM_VERSION:
-        raise SeccompUnavailable(f"libseccomp {name} is older than {'.'.join(map(str, MINIMUM_VERSION))}")
-    lib.seccomp_api_get.restype = ctypes.c_uint
+        raise SeccompUnavailable(f"libseccomp {name} is older than {wanted}")
     if lib.seccomp_api_get() < _API_KILL_PROCESS:
         raise SeccompUnavailable("this kernel's seccomp cannot kill a process (Linux 4.14 and later can)")
-    lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
@@ -186,6 +193,24 @@ def _library() -> tuple[ctypes.CDLL, str]:
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     return lib, name
+
+
+def _resolved(lib: ctypes.CDLL) -> tuple[dict[int, tuple[str, int | tuple[When, ...]]], int]:
+    """The calls of :data:`DENIED` this machine has, by number, and how many it does not have."""
+    found: dict[int, tuple[str, int | tuple[When, ...]]] = {}
+    for name, rule in DENIED.items():
+        # Negative: a call of another architecture (a pseudo-number), or newer than this libseccomp.
+        number = lib.seccomp_syscall_resolve_name(name.encode())
+        if number >= 0:
+            found[number] = (name, rule)
+    return found, len(DENIED) - len(found)
+
+
+def _description(version: str, found: dict[int, tuple[str, int | tuple[When, ...]]], absent: int) -> str:
+    partly = sum(not isinstance(rule, int) for _, rule in found.values())
+    lacking = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
+    return (f"seccomp (libseccomp {version}): {len(found)} system calls denied, {partly} of them for some arguments"
+            f"{lacking}")
 
 
 def available() -> str | None:
@@ -197,12 +222,21 @@ def available() -> str | None:
     return None
 
 
-def install() -> str:
-    """Load the filter into the calling process, for good (the caller has set ``no_new_privs``).
+def describe() -> str:
+    """What :func:`install` would return, without loading the filter (for the referee's list of walls)."""
+    lib, version = _library()
+    return _description(version, *_resolved(lib))
 
-    Returns a short description of it; raises :class:`SeccompUnavailable` when libseccomp is missing
+
+def install() -> str:
+    """Load the filter into the calling process, for good; returns what :func:`describe` says.
+
+    The caller has set ``no_new_privs``, has built every other wall (the filter denies ``mount``,
+    ``unshare`` and ``sethostname`` to it too) and has started no thread (the filter covers the calling
+    thread and what it starts afterwards).  Raises :class:`SeccompUnavailable` when libseccomp is missing
     or too old, or the kernel refuses the filter."""
     lib, version = _library()
+    found, absent = _resolved(lib)
     context = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not context:
         raise SeccompUnavailable("libseccomp could not start a filter")
@@ -213,28 +247,20 @@ def install() -> str:
                                  # A binary search on the call's number instead of a list walked in order.
                                  (SCMP_FLTATR_CTL_OPTIMIZE, 2)):
             _check(lib.seccomp_attr_set(context, attribute, value), f"setting the filter's attribute {attribute}")
-        denied = partly = absent = 0
-        for name, rule in DENIED.items():
-            number = lib.seccomp_syscall_resolve_name(name.encode())
-            if number < 0:  # not a call of this architecture (or newer than this libseccomp)
-                absent += 1
-                continue
+        for number, (name, rule) in found.items():
             if isinstance(rule, int):
-                _check(lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO(rule), number, 0, None), f"denying {name}")
-            else:
-                partly += 1
-                for when in rule:
-                    comparison = _Comparison(when.argument, SCMP_CMP_MASKED_EQ, when.mask, when.value)
-                    _check(lib.seccomp_rule_add_array(context, SCMP_ACT_ERRNO(when.errno), number, 1,
-                                                      ctypes.byref(comparison)), f"denying {name} for some arguments")
-            denied += 1
+                _check(lib.seccomp_rule_add_array(context, _errno_action(rule), number, 0, None), f"denying {name}")
+                continue
+            for when in rule:
+                comparison = _Comparison(when.argument, SCMP_CMP_MASKED_EQ, when.mask, when.value)
+                _check(lib.seccomp_rule_add_array(context, _errno_action(when.errno), number, 1,
+                                                  ctypes.byref(comparison)), f"denying {name} for some arguments")
         result = lib.seccomp_load(context)
         if result < 0:
             raise SeccompUnavailable(f"the kernel refused the seccomp filter: {os.strerror(-result)}")
     finally:
         lib.seccomp_release(context)
-    absent_text = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
-    return f"seccomp (libseccomp {version}): {denied} system calls denied, {partly} of them for some arguments{absent_text}"
+    return _description(version, found, absent)
 
 
 def _check(result: int, what: str) -> None:

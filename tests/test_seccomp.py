@@ -283,6 +283,7 @@ def test_install_describes_the_filter():
     assert description.startswith("seccomp (libseccomp 2.") and " system calls denied, " in description
     denied = int(description.split(": ")[1].split()[0])
     assert 60 <= denied <= len(seccomp.DENIED)
+    assert seccomp.describe() == description
 
 
 @needs_libseccomp
