@@ -2,7 +2,8 @@
 
 Loaded by ``arena/jail.py`` by file path, just before it becomes the bot (so: standard library only,
 nothing from the arena).  The filter is written with libseccomp (``libseccomp.so.2``, through ctypes),
-never as hand-assembled BPF.
+never as hand-assembled BPF.  Once loaded it holds for the bot and everything it starts, across
+``exec``, and nothing can take it off.
 
 It is a list of denials over a default of "allow", not Docker's list of what is allowed: a bot may be
 any program in any language, and the walls around it (namespaces, a uid of its own, no capabilities,
@@ -127,12 +128,14 @@ DENIED: dict[str, int | tuple[When, ...]] = {
     "ioctl": (When(EPERM, 1, _LOW_32, TIOCSTI), When(EPERM, 1, _LOW_32, TIOCLINUX)),
     # vsock is not confined by the network namespace: it reaches the virtual machine's host.
     "socket": (When(EAFNOSUPPORT, 0, _LOW_32, AF_VSOCK),),
-    # CPU: the jail keeps a bot on the CPU its worker was given; it may not move itself off it.
+    # CPU: the jail keeps a bot on the CPU its worker was given; it may not move itself off it (the wall
+    # where no cpuset cgroup holds it there).
     "sched_setaffinity": EPERM,
     # Channels between bots through files they all read (/usr/bin/python3 …): a lock, a lease or a
-    # watch on a shared file tells one bot what another does with it.  Locks fail as when the kernel's
-    # lock table is full, watches as when the kernel has none; the page cache's state of a file is a
-    # channel of the same kind.
+    # watch on a shared file tells one bot what another does with it.  Locks and leases fail as when
+    # the kernel's lock table is full; watches (inotify, fanotify, dnotify's F_NOTIFY) as when the
+    # kernel has none.  cachestat shows which pages of a file are cached, which another bot's reading
+    # changes (Linux 6.18 refuses it to a reader that cannot write the file; older kernels do not).
     "flock": ENOLCK,
     "fcntl": tuple(When(ENOLCK, 1, _LOW_32, command) for command in _LOCK_COMMANDS.values())
     + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),

@@ -295,6 +295,8 @@ def test_without_the_library_the_filter_is_unavailable(monkeypatch):
     monkeypatch.setattr(seccomp, "LIBRARY", "libseccomp-arena-missing.so.9")
     reason = seccomp.available()
     assert reason is not None and "libseccomp" in reason and "\n" not in reason
+    with pytest.raises(seccomp.SeccompUnavailable):
+        seccomp.describe()
     code = """
     seccomp.LIBRARY = "libseccomp-arena-missing.so.9"
     try:
