@@ -104,7 +104,7 @@ def arena_command(*args: str) -> list[str]:
     return [str(script), *args] if script.exists() else [sys.executable, "-P", "-m", "arena", *args]
 
 
-def arena_cli(cwd: Path, *args: str, timeout: float = STUCK) -> subprocess.CompletedProcess:
+def arena_cli(cwd: Path, *args: str, timeout: float = STUCK / 2) -> subprocess.CompletedProcess:
     try:
         return subprocess.run(arena_command(*args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
                               check=False)
@@ -425,19 +425,21 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
         if not state.over and state.to_move == mcts:
             thinking["start"] = cpu_seconds(marker)
 
-    outcome = play([HOGS[who](marker), "mcts:iterations=2000", "random"], 11, tmp_path / "logs",
+    outcome = play([HOGS[who](marker), "mcts:iterations=20000", "random"], 11, tmp_path / "logs",
                    time_limit=1.0, on_move=on_move)
     log = logs_of(tmp_path / "logs")
     assert f"left 30 spinning children behind: {marker}" in log, log[-2000:]
-    check_game(outcome, 0, None)
-    assert thinking["turns"] >= 20
-    assert thinking["hog"] <= 0.1 + 0.01 * thinking["turns"], (
-        f"the hog's processes took {thinking['hog']:.2f} s of CPU while mcts thought "
-        f"({outcome.seconds[mcts]:.2f} s in {thinking['turns']} turns)")
+    assert finished_normally(outcome) and thinking["turns"] >= 20
+    problems = [f"{f['kind']} fault of seat {f['seat']}: {f['message']}" for f in outcome.faults]
+    if thinking["hog"] > 0.1 + 0.01 * thinking["turns"]:
+        problems.append(f"the hog's processes took {thinking['hog']:.2f} s of CPU while mcts thought "
+                        f"({outcome.seconds[mcts]:.2f} s in {thinking['turns']} turns)")
     (affinity,) = hostile_lines(log, "affinity")
     if "refused" not in affinity:
         before, after = re.match(r"HOSTILE affinity before (\[.*?\]) after (\[.*?\])", affinity).groups()
-        assert before == after, f"the hog left the CPUs it was given: {affinity}"
+        if before != after:
+            problems.append(f"the hog left the CPUs it was given: {affinity}")
+    assert not problems, "\n".join(problems)
     assert not leftovers(marker.encode())
 
 
