@@ -9,7 +9,7 @@ options), the games of a tournament that the offender is not in are byte-identic
 tournament with harmless twins (:class:`HarmlessBot`, same entrant names) in its place, nothing it
 wrote outlives it, and no channel carries a bit.  Runs that would hang on a referee that blocks are
 played in a process of their own with a deadline, so such a referee fails the test instead of
-hanging it; the autouse fixture of ``test_hostile.py`` checks that no process outlives a test.
+hanging it; an autouse fixture (as in ``test_hostile.py``) checks that no process outlives a test.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -41,7 +42,6 @@ from test_hostile import (
     jail_only,
     leftovers,
     logs_of,
-    no_process_outlives_the_test,  # noqa: F401 - the autouse fixture, for these tests too
     play,
     processes_with,
     program,
@@ -63,6 +63,23 @@ ROOT = Path(__file__).parents[1]
 PAIR = ("hostile", "hostile-program")
 #: How long a run may take before the test calls the referee stuck (a fixed referee needs a few seconds).
 STUCK = 40
+
+
+#: What marks a process as one of these tests' bots: the paths of this checkout's attackers (not the
+#: marks of test_hostile.py, which would also find, and kill, the bots of another checkout's tests).
+MARKS = (str(HOSTILE).encode(), str(PROGRAMS).encode(), b"hostile_bots_copy.py", b"/entrant/snoop.py")
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_the_test():
+    yield
+    found = leftovers(*MARKS)
+    for pid, _ in found:  # do not let them spoil the next tests
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    assert not found, f"processes outlived the run: {found}"
 
 
 def tournament(folder: Path, entrants: list[dict], *, timeout: float = STUCK, **settings) -> Path:
@@ -136,6 +153,7 @@ def test_a_bot_that_never_drains_its_input_is_faulted_timeout(tmp_path, who):
     assert "stopped draining its input" in logs_of(tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_a_bot_that_stops_draining_from_its_second_game_voids_no_game(tmp_path, twins):
     """The variant that plays its first game of a process cleanly and stalls the referee from its second:
     every game is played and stored, each stall is one ``timeout`` fault of the offender, and the games
@@ -268,6 +286,7 @@ def forget_keys_and_ipc(nonce: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @jail_only
 def test_a_colluding_pair_hears_nothing(tmp_path):
     """A sender puts a bit of its rack (or the rack) into every channel on each of its turns; the receiver,
