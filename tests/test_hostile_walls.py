@@ -82,18 +82,29 @@ def no_process_outlives_the_test():
     assert not found, f"processes outlived the run: {found}"
 
 
+def finish(command: list[str], cwd: Path, timeout: float, what: str, detail=lambda: "") -> subprocess.CompletedProcess:
+    """Run ``command`` in a session of its own; one that has not ended within ``timeout`` seconds is
+    killed with everything it started (its workers, their bots) and fails the test: the referee is stuck."""
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"{what} did not end within {timeout:g} s: the referee is stuck on a bot{detail()}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
 def tournament(folder: Path, entrants: list[dict], *, timeout: float = STUCK, **settings) -> Path:
     """Run the tournament of ``entrants`` and :data:`OTHERS` in a process of its own; its results folder.
     A run that does not end within ``timeout`` seconds fails the test (a referee that blocks on a bot)."""
     path = write_tournament(folder, entrants + OTHERS, **settings)
     out = folder / "results"
-    try:
-        done = subprocess.run([sys.executable, "-c", RUNNER, str(path), str(out), "1"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        stored = len((out / "records.jsonl").read_text().splitlines()) if (out / "records.jsonl").exists() else 0
-        pytest.fail(f"the run did not finish within {timeout:g} s ({stored} game(s) stored): the referee is stuck "
-                    f"on a bot; {(exc.stderr or b'')[-500:]!r}")
+    records_path = out / "records.jsonl"
+    done = finish([sys.executable, "-c", RUNNER, str(path), str(out), "1"], ROOT, timeout, "the tournament",
+                  lambda: f" ({len(records_path.read_text().splitlines()) if records_path.exists() else 0} game(s) "
+                          "stored)")
     assert done.returncode == 0, f"the run did not finish (status {done.returncode}):\n{done.stderr[-3000:]}"
     return out
 
@@ -122,11 +133,7 @@ def arena_command(*args: str) -> list[str]:
 
 
 def arena_cli(cwd: Path, *args: str, timeout: float = STUCK / 2) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(arena_command(*args), cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"arena {' '.join(args[:1])} did not end within {timeout:g} s: the referee is stuck on a bot")
+    return finish(arena_command(*args), cwd, timeout, f"arena {args[0]}")
 
 
 def hostile_lines(log: str, start: str) -> list[str]:
