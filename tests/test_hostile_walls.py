@@ -15,9 +15,11 @@ hanging it; an autouse fixture (as in ``test_hostile.py``) checks that no proces
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import math
 import os
+import platform
 import re
 import shutil
 import signal
@@ -26,6 +28,7 @@ import subprocess
 import sys
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -82,7 +85,8 @@ def no_process_outlives_the_test():
     assert not found, f"processes outlived the run: {found}"
 
 
-def finish(command: list[str], cwd: Path, timeout: float, what: str, detail=lambda: "") -> subprocess.CompletedProcess:
+def finish(command: list[str], cwd: Path, timeout: float, what: str,
+           detail: Callable[[], str] = lambda: "") -> subprocess.CompletedProcess:
     """Run ``command`` in a session of its own; one that has not ended within ``timeout`` seconds is
     killed with everything it started (its workers, their bots) and fails the test: the referee is stuck."""
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -252,6 +256,7 @@ def test_a_bot_that_writes_down_the_piles_never_sees_a_deal_twice(tmp_path, twin
 # == 3. a colluding pair ===============================================================================
 
 
+KEYCTL = {"aarch64": 219}.get(platform.machine(), 250)  # the keyctl system call (x86_64: 250)
 #: The channels that carry text (a rack): one rack heard is one too many.
 TEXT_CHANNELS = ("keys", "abstract-socket", "sysv-shm", "sysv-msg", "process-list")
 COLLUDED = re.compile(r"HOSTILE (sent|recv) (?:(\S+) )?move (\d+) (bit|rack) (\S*)(?: rack (\S*))?")
@@ -280,9 +285,7 @@ def forget_keys_and_ipc(nonce: str) -> list[str]:
     for line in lines:
         if nonce in line:
             found.append(line)
-            libc.syscall(250, 21, int(line.split()[0], 16))  # KEYCTL_INVALIDATE (x86_64)
-    import hashlib
-
+            libc.syscall(KEYCTL, 21, int(line.split()[0], 16))  # KEYCTL_INVALIDATE
     key = int(hashlib.sha256(nonce.encode()).hexdigest()[:7], 16)
     segment = libc.shmget(key, 0, 0)
     if segment >= 0:
@@ -347,20 +350,22 @@ def test_a_colluding_pair_hears_nothing(tmp_path):
 # == 4 and 5. what a bot can read ==================================================================
 
 
-def snoops(folder: Path, secrets: list[str], *, closed: bool) -> list[dict]:
-    """The two snoops (a Python bot and a program), started from copies in ``folder``: mode 0700 when
-    ``closed`` (no one but root may read them), else readable by all."""
+def snoop_copies(folder: Path, mode: int) -> tuple[str, list[str]]:
+    """Copies of the two snoops in ``folder`` (its files of ``mode``, the folder open to all when they are):
+    the Python bot's ref and the program's command."""
     folder.mkdir(parents=True)
     for name in ("snoop.py", "_proto.py"):
         shutil.copy(PROGRAMS / name, folder / name)
     shutil.copy(HOSTILE, folder / "hostile_bots_copy.py")
-    mode = 0o700 if closed else 0o644
     for path in folder.iterdir():
         path.chmod(mode)
-    folder.chmod(0o700 if closed else 0o755)
-    return [{"name": "hostile", "bot": f"{folder / 'hostile_bots_copy.py'}:SnoopBot",
-             "options": {"secrets": ";".join(secrets)}},
-            {"name": "hostile-program", "command": [sys.executable, str(folder / "snoop.py"), *secrets]}]
+    folder.chmod(0o755 if mode & 0o004 else 0o700)
+    return f"{folder / 'hostile_bots_copy.py'}:SnoopBot", [sys.executable, str(folder / "snoop.py")]
+
+
+def snoops(bot: str, command: list[str], bot_secrets: list[str], program_secrets: list[str]) -> list[dict]:
+    return [{"name": "hostile", "bot": bot, "options": {"secrets": ";".join(bot_secrets)}},
+            {"name": "hostile-program", "command": command + program_secrets}]
 
 
 def snoop_logs(out: Path) -> dict[str, str]:
@@ -377,7 +382,8 @@ def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_pa
     earlier = twins(PAIR, **settings)
     out = tmp_path / "results"
     secrets = [str(out), str(earlier), str(earlier / "records.jsonl")]
-    entrants = snoops(tmp_path / "entrant", secrets, closed=True)
+    bot, command = snoop_copies(tmp_path / "entrant", 0o700)
+    entrants = snoops(bot, command, secrets, secrets)
     out = tournament(tmp_path, entrants, **settings)
     check_tournament(out, None)
     same_games_without_the_offender(out, records_by_id(earlier))
@@ -385,7 +391,7 @@ def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_pa
     for name, log in snoop_logs(out).items():
         uids = {int(line.split(" uid ")[1].split()[0]) for line in hostile_lines(log, "snoop ran as")}
         assert uids and 0 not in uids, f"{name} ran as uid {sorted(uids)}"
-        found = [line for line in hostile_lines(log, "FOUND")
+        found = [line[:300] for line in dict.fromkeys(hostile_lines(log, "FOUND"))
                  if any(word in line for word in ("/root", "/etc/shadow", str(out), str(earlier)))]
         assert not found, f"{name} read what only root may:\n" + "\n".join(found)
 
@@ -398,21 +404,18 @@ def test_a_bot_sees_no_other_entrant_no_results_and_no_machine(tmp_path, twins):
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(PROGRAMS / "orphans.py", other / "secret_bot.py")
-    out = tmp_path / "results"
-    secrets = [str(out), str(tmp_path / "tournament.toml"), str(other / "secret_bot.py"), str(HOSTILE),
-               str(tmp_path / "entrant" / "snoop.py")]
-    entrants = snoops(tmp_path / "entrant", secrets, closed=False)
-    entrants[0]["bot"] = f"{HOSTILE}:SnoopBot"  # the Python bot from the checkout; the program from its copy
-    entrants[0]["options"]["secrets"] = ";".join(s for s in secrets if s != str(HOSTILE))
-    entrants[1]["command"] = entrants[1]["command"][:2] + [s for s in secrets if not s.endswith("entrant/snoop.py")]
+    _, command = snoop_copies(tmp_path / "entrant", 0o644)  # the program from a folder of its own
+    secrets = [str(tmp_path / "results"), str(tmp_path / "tournament.toml"), str(other / "secret_bot.py")]
+    # The Python bot (from the checkout) tries the program's file, the program the bot's.
+    entrants = snoops(f"{HOSTILE}:SnoopBot", command, secrets + [command[1]], secrets + [str(HOSTILE)])
     out = tournament(tmp_path, entrants, **settings)
     check_tournament(out, None)
     baseline = records_by_id(twins(PAIR, **settings))
     same_games_without_the_offender(out, baseline)
     same_games_as_the_twin(out, baseline)
-    found = {name: hostile_lines(log, "FOUND") for name, log in snoop_logs(out).items()}
+    found = {name: list(dict.fromkeys(hostile_lines(log, "FOUND"))) for name, log in snoop_logs(out).items()}
     assert not any(found.values()), "a bot saw beyond its walls:\n" + "\n".join(
-        f"{name}: {line}" for name, lines in found.items() for line in lines[:15])
+        f"{name}: {line[:300]}" for name, lines in found.items() for line in lines[:15])
 
 
 # == 6. CPU theft ==================================================================================
@@ -559,7 +562,7 @@ def test_namespaces_keys_ptrace_and_mounts_are_refused_and_the_bot_plays_on(tmp_
 
 
 @pytest.mark.parametrize("command", ["play", "run"])
-def test_a_folder_called_arena_in_the_working_folder_is_never_imported(tmp_path, command):
+def test_a_folder_called_arena_in_the_working_folder_is_never_imported(tmp_path, command, twins):
     """The user's working folder holds an ``arena`` package that shouts and raises: the bot host must not
     import it, and must use the arena (and so the rules engine) that the referee uses."""
     fake = tmp_path / "arena"
@@ -582,6 +585,9 @@ def test_a_folder_called_arena_in_the_working_folder_is_never_imported(tmp_path,
     assert engines == {(native.ENGINE, os.path.dirname(os.path.realpath(arena.__file__)))}, engines
     if command == "run":
         check_tournament(tmp_path / "results", None)
+        baseline = records_by_id(twins(("hostile",)))
+        same_games_without_the_offender(tmp_path / "results", baseline)
+        same_games_as_the_twin(tmp_path / "results", baseline)
 
 
 # == 12. a flood on standard error ====================================================================
