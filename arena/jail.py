@@ -6,32 +6,37 @@ machine allows it.  SETTINGS is a dict of plain data (see ``sandbox.py``),
 marshalled and written in hexadecimal: read without the ``json`` module's
 imports, which would slow every bot's start.  In order:
 
-1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs; with
-   ``namespaces``: new PID, mount, network, IPC and UTS namespaces (and, with
-   ``userns``, a user namespace first, so that no root is needed);
+1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs, join the
+   bot's cgroups; with ``namespaces``: new PID, network, IPC and UTS
+   namespaces (and, with ``userns``, a user namespace first, so that no root
+   is needed);
 2. fork, at every level.  The outer process copies the program's standard
    error into the log (its own standard error) up to ``log_mb`` MiB, then
    reads and drops the rest, saying so in one line, so that the program
    never blocks on it and no file-size limit of the program's applies to
    its log; it ends as the program ends.  The child is PID 1 of the new PID
    namespace: when it ends the kernel kills everything it started;
-3. the child joins the bot's cgroups, then a cgroup namespace of its own
-   (it sees its cgroups as ``/``), and builds a fresh root on a tmpfs: the
-   private tmpfs as ``/tmp`` (``home`` in it), the ``binds`` read-only (with
-   ``nosuid``, ``nodev``), the ``links`` and the generated ``files`` (its
-   ``/etc/passwd`` …), a ``/dev`` of a few bound nodes, a fresh ``/proc`` with
-   :data:`PROC_FILES` and :data:`PROC_DIRS` masked and ``/proc/sys``
-   read-only; no ``/sys``; then ``pivot_root`` into it and lets go of the old
-   root, and makes every mount read-only but ``/tmp`` and ``/dev/shm``;
+3. the child makes mount and cgroup namespaces of its own (it sees its
+   cgroups as ``/``; the outer process keeps the machine's files), and
+   builds a fresh root on a tmpfs: the private tmpfs as ``/tmp`` (``home``
+   in it), the ``binds`` read-only (``nosuid``, ``nodev``), the ``links``
+   and the generated ``files`` (its ``/etc/passwd`` …), a ``/dev`` of a few
+   bound nodes, a fresh ``/proc`` with :data:`PROC_FILES` and
+   :data:`PROC_DIRS` masked and ``/proc/sys`` read-only; no ``/sys``.  Then
+   ``pivot_root`` into it, let go of the old root, and every mount but
+   ``/tmp`` and ``/dev/shm`` read-only;
 4. resource limits; then the bot's uid and its groups (at the ``userns``
    level, the user's own uid, root of the namespace only); no capability
    and none to regain; ``no_new_privs``; the seccomp filter of
    ``seccomp.py`` (next to this file) when the machine allows one;
 5. the clean environment and working folder, and ``exec`` of the command.
 
-Python, ``node``, C programs and Java start under these masks (they count
-CPUs from ``/sys`` or ``sched_getaffinity`` and find memory through
-``sysinfo`` and the cgroup files; ``/proc/cpuinfo`` and ``/proc/self`` stay).
+Python, ``node``, C, Java and Rust programs start under these masks: the C
+library counts CPUs with ``sched_getaffinity`` when ``/sys`` and
+``/proc/stat`` are missing, Java finds the memory with ``sysinfo``.  What
+the masks take: ``os.cpus()`` of ``node`` is empty (it reads ``/proc/stat``;
+``os.availableParallelism()`` is right), ``free`` and ``uptime`` show
+nothing.
 
 Any step that fails ends the process with status 125 and one line on
 standard error: a wall is never silently missing.  ``jail.py --seccomp``
@@ -44,6 +49,7 @@ import importlib.machinery
 import marshal
 import os
 import resource
+import select
 import signal
 import sys
 
@@ -345,8 +351,6 @@ def write_all(fd, data):
 def pump(source, child, log_mb):
     """Copy the program's standard error to ours up to ``log_mb`` MiB, then drop it saying so, until the
     program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe)."""
-    import select  # here, after the fork: not on the way to the program's start
-
     cap, seen = log_mb << 20, 0
 
     def keep(data):
@@ -438,7 +442,9 @@ def main():
         except OSError as exc:
             fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
     if settings["namespaces"]:
-        flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+        # The mount namespace is the child's alone (see below): pivot_root moves every process of a
+        # namespace into the new root, and the outer process keeps the machine's.
+        flags = CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
         uid, gid = os.getuid(), os.getgid()
         if settings["userns"]:
             flags |= CLONE_NEWUSER
@@ -464,7 +470,7 @@ def main():
         os.close(errors)
     executable = find(command[0], settings["env"].get("PATH", ""), settings["cwd"])
     if settings["namespaces"]:
-        call("making a cgroup namespace", libc.unshare(CLONE_NEWCGROUP))
+        call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))
         libc.sethostname(b"arena-bot", 9)
         build_root(settings)
     drop_privileges(settings, seccomp)

@@ -66,6 +66,7 @@ import glob
 import importlib.util
 import marshal
 import os
+import select
 import shutil
 import signal
 import stat
@@ -543,10 +544,23 @@ class Sandboxed:
         """Its exit status once it has ended (within ``timeout`` seconds), else None.  A frozen program is
         thawed first: frozen, it could not end."""
         self.thaw()
+        code = self.process.poll()
+        if code is not None:
+            return code
         try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
+            # Woken the moment it ends: Popen.wait with a timeout polls, up to 50 ms late.
+            ended = os.pidfd_open(self.process.pid)
+        except (AttributeError, OSError):  # not Linux 5.3 or later
+            try:
+                return self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                return None
+        try:
+            if not select.select([ended], [], [], timeout)[0]:
+                return None
+        finally:
+            os.close(ended)
+        return self.process.wait()
 
     def out_of_memory(self) -> bool:
         """Whether its cgroup ran out of memory."""
