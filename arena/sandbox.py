@@ -292,14 +292,23 @@ def _open_to_others(path: str) -> bool:
     return bool(mode & 0o004) and (not mode & 0o100 or bool(mode & 0o001))
 
 
+#: How many entries of an entrant's folder are looked at for one closed to others.
+WALK_ENTRIES = 10_000
+
+
 @functools.lru_cache(maxsize=256)
 def _closed_within(path: str, key: tuple[int, int, int]) -> bool:
-    """Whether anything in the folder ``path`` is closed to others (cached by its inode, mtime and size)."""
+    """Whether anything among the first :data:`WALK_ENTRIES` in the folder ``path`` is closed to others
+    (cached by its inode, mtime and size: once per referee process)."""
+    seen = 0
     for folder, names, files in os.walk(path):
         for name in names + files:
             entry = os.path.join(folder, name)
             if not os.path.islink(entry) and not _open_to_others(entry):
                 return True
+            seen += 1
+            if seen >= WALK_ENTRIES:
+                return False
     return False
 
 
@@ -332,23 +341,25 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     ``bin`` folder), every argument that names a path (for a Python bot's ``file.py:Name``, the file's
     folder too).  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
     ``sys.base_prefix``, the folders the arena's packages come from and ``PYTHONPATH``; for a program in
-    a ``bin`` folder, that folder's prefix.  Absolute, and both as named and resolved.
+    a ``bin`` folder, that folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).
+    Absolute, and both as named and resolved.  Its working folder is not among them: it starts in an
+    empty folder of that name unless something shown holds it.
     """
     base = cwd or os.getcwd()
+    search = env.get("PATH", PATH)
     own: list[str] = []
     runtime: list[str] = []
     name = command[0]
-    exe = os.path.join(base, name) if "/" in name else shutil.which(name, path=env.get("PATH", PATH))
+    exe = os.path.join(base, name) if "/" in name else shutil.which(name, path=search)
     if exe is not None:
         real = os.path.realpath(exe)
         own += [os.path.abspath(exe), real]
-        if real == os.path.realpath(sys.executable):
-            runtime += [sys.prefix, sys.base_prefix, *_python_packages()]
-            runtime += [p for p in env.get("PYTHONPATH", "").split(":") if os.path.isabs(p)]
-        elif os.path.basename(os.path.dirname(real)) in ("bin", "sbin"):
-            runtime.append(os.path.dirname(os.path.dirname(real)))
-        else:
+        if not _runtime(real, runtime, env):
             own.append(os.path.dirname(real))
+        interpreter = _interpreter(real, search)
+        if interpreter is not None:
+            runtime.append(interpreter)
+            _runtime(os.path.realpath(interpreter), runtime, env)
     for arg in command[1:]:
         if arg.startswith("-"):
             continue
@@ -362,6 +373,33 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
         return sorted({os.path.abspath(p) for p in paths} | {os.path.realpath(p) for p in paths})
 
     return both(own), both(runtime)
+
+
+def _runtime(real: str, runtime: list[str], env: dict[str, str]) -> bool:
+    """Add the folders the installed program ``real`` (resolved) runs from; False for an entrant's own."""
+    if real == os.path.realpath(sys.executable):
+        runtime += [sys.prefix, sys.base_prefix, *_python_packages()]
+        runtime += [p for p in env.get("PYTHONPATH", "").split(":") if os.path.isabs(p)]
+        return True
+    if os.path.basename(os.path.dirname(real)) in ("bin", "sbin"):
+        runtime.append(os.path.dirname(os.path.dirname(real)))
+        return True
+    return False
+
+
+def _interpreter(path: str, search: str) -> str | None:
+    """The interpreter a script names on its ``#!`` line (``/usr/bin/env NAME``: NAME on ``search``)."""
+    try:
+        with open(path, "rb") as script:
+            first = script.read(256).partition(b"\n")[0]
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = os.fsdecode(first[2:]).split()
+    if words[:1] == ["/usr/bin/env"] and len(words) > 1:
+        return shutil.which(words[1], path=search)
+    return words[0] if words and os.path.isabs(words[0]) else None
 
 
 def _under(path: str, folder: str) -> bool:
@@ -500,7 +538,7 @@ class Sandboxed:
     all of it."""
 
     def __init__(self, process: subprocess.Popen[bytes], walls: str, cgroups: list[Path], folder: str,
-                 limits: Limits, freezer: Path | None = None) -> None:
+                 limits: Limits, freezer: Path | None = None, freezer_fd: int = -1) -> None:
         self.process = process
         #: The line of :func:`describe` for the walls it got.
         self.walls = walls
@@ -509,8 +547,8 @@ class Sandboxed:
         self._folder = folder
         self._dead = False
         self._frozen = False
-        # The freezer's control file, kept open: freezing is then one write.
-        self._freezer = os.open(freezer, os.O_WRONLY) if freezer is not None else -1
+        # The freezer's control file (``freezer``), kept open as ``freezer_fd``: freezing is one write.
+        self._freezer = freezer_fd
         self._v2 = freezer is not None and freezer.name == "cgroup.freeze"
 
     def freeze(self) -> None:
@@ -751,6 +789,7 @@ def start(
     cpus = [cpu] if cpu is not None else sorted(os.sched_getaffinity(0))
     uid = _new_uid() if level == "jail" or level == "rlimits" and os.geteuid() == 0 else None
     cgroups: list[Path] = []
+    freezer_fd = -1
     try:
         own, runtime = program_paths(command, cwd, environment)
         layout = _Layout([], [], [])
@@ -765,10 +804,12 @@ def start(
         if uid is not None:
             os.chown(folder, uid, uid)
         cgroups, controls, freezer = _make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)
-    except BaseException:
-        for group in cgroups:
-            _empty_cgroup(group)
-        shutil.rmtree(folder, ignore_errors=True)
+        if freezer is not None:
+            freezer_fd = os.open(freezer, os.O_WRONLY)
+    except BaseException as exc:
+        _undo(cgroups, freezer_fd, folder)
+        if isinstance(exc, OSError):
+            raise SandboxError(f"cannot set up the sandbox: {exc.strerror or exc}") from None
         raise
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
@@ -801,8 +842,15 @@ def start(
             cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
         )
     except OSError as exc:
-        for group in cgroups:
-            _empty_cgroup(group)
-        shutil.rmtree(folder, ignore_errors=True)
+        _undo(cgroups, freezer_fd, folder)
         raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
-    return Sandboxed(process, _describe(level, uid, controls), cgroups, folder, limits, freezer)
+    return Sandboxed(process, _describe(level, uid, controls), cgroups, folder, limits, freezer, freezer_fd)
+
+
+def _undo(cgroups: list[Path], freezer_fd: int, folder: str) -> None:
+    """Free what a start that failed had made."""
+    if freezer_fd >= 0:
+        os.close(freezer_fd)
+    for group in cgroups:
+        _empty_cgroup(group)
+    shutil.rmtree(folder, ignore_errors=True)

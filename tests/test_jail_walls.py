@@ -153,6 +153,23 @@ def test_the_referee_s_python_sees_the_arena_but_not_a_folder_hidden_in_its_chec
 
 
 @pytest.mark.parametrize("level", NAMESPACED)
+@pytest.mark.parametrize("interpreter", ["referee's", "env python3"])
+def test_a_script_is_shown_with_the_interpreter_its_first_line_names(tmp_path, level, interpreter):
+    script = tmp_path / "bot"
+    first = f"#!{sys.executable}" if interpreter == "referee's" else "#!/usr/bin/env python3"
+    script.write_text(f"{first}\nimport sys\nprint(sys.prefix == {sys.prefix!r})\n")
+    script.chmod(0o755)
+    box = start([str(script)], level=level, stderr=sys.stderr.fileno())
+    try:
+        assert box.process.stdout is not None
+        out = box.process.stdout.read().decode().strip()
+        assert box.wait(30) == 0
+    finally:
+        box.kill()
+    assert out == str(interpreter == "referee's" or os.path.realpath(SYSTEM_PYTHON) == os.path.realpath(sys.executable))
+
+
+@pytest.mark.parametrize("level", NAMESPACED)
 def test_masked_proc_files_read_empty_and_there_is_no_sys(level):
     files = ["keys", "key-users", "stat", "loadavg", "meminfo", "uptime", "vmstat", "timer_list", "locks",
              "interrupts", "softirqs", "schedstat", "diskstats", "zoneinfo", "buddyinfo", "sys/fs/file-nr"]
