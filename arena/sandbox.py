@@ -324,14 +324,18 @@ def _closed(path: str, whole: bool) -> bool:
         path, (found.st_ino, found.st_mtime_ns, found.st_size))
 
 
-def _python_packages() -> list[str]:
-    """The folders the arena's own packages are imported from (the bot host needs them)."""
+@functools.lru_cache(maxsize=1)
+def _python_packages() -> tuple[str, ...]:
+    """The arena's own packages (the bot host needs them), and the metadata of a checkout installed in
+    development mode (its entry points).  The packages' folders only: a checkout holds much else (the
+    results of earlier runs, for one) that no bot may read."""
     found = []
     for package in ("arena", "arena_bots"):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
-            found += [os.path.dirname(p) for p in spec.submodule_search_locations]
-    return found
+            for folder in spec.submodule_search_locations:
+                found += [folder, *glob.glob(os.path.join(os.path.dirname(folder), "*.egg-info"))]
+    return tuple(found)
 
 
 def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -340,7 +344,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
     ``bin`` folder), every argument that names a path (for a Python bot's ``file.py:Name``, the file's
     folder too).  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
-    ``sys.base_prefix``, the folders the arena's packages come from and ``PYTHONPATH``; for a program in
+    ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in
     a ``bin`` folder, that folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).
     Absolute, and both as named and resolved.  Its working folder is not among them: it starts in an
     empty folder of that name unless something shown holds it.

@@ -136,20 +136,39 @@ def test_the_machine_s_files_are_absent_but_the_program_s_own(tmp_path, level):
 
 @pytest.mark.parametrize("level", NAMESPACED)
 def test_the_referee_s_python_sees_the_arena_but_not_a_folder_hidden_in_its_checkout(level):
-    """The bot host needs the arena's packages: their folder is shown, entry by entry when it holds a
-    hidden path (here the tests), so that mountinfo does not name what is hidden."""
+    """The bot host needs the arena's packages: they are shown, not the rest of the checkout they come
+    from (here the tests, hidden besides)."""
     hidden = ROOT / "tests"
     code, out, _ = inside(
         "import os, arena\nprint(arena.__file__)\n"
-        f"print(os.path.exists({str(hidden)!r}), os.path.exists({str(ROOT / 'arena' / 'sandbox.py')!r}))\n"
+        f"print(os.path.exists({str(hidden)!r}), os.path.exists({str(ROOT / 'arena' / 'sandbox.py')!r}),"
+        f" os.path.exists({str(ROOT / 'pyproject.toml')!r}))\n"
         "print(open('/proc/self/mountinfo').read())",
         level=level, hide=(str(hidden),), python=sys.executable,
     )
     first, seen, *mounts = out.splitlines()
     assert code == 0
     assert first == str(ROOT / "arena" / "__init__.py")
-    assert seen == "False True"
+    assert seen == "False True False"  # the packages only, not the rest of the checkout
     assert not any(str(hidden) in line for line in mounts)
+
+
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_a_hidden_path_in_a_shown_folder_is_left_out_without_being_named(tmp_path, level):
+    """The folder is shown entry by entry, the hidden one left out: a mount over it would name it."""
+    entrant = tmp_path / "entrant"
+    (entrant / "results").mkdir(parents=True)
+    (entrant / "results" / "records.jsonl").write_text("the deal\n")
+    (entrant / "bot.py").write_text("# an entrant\n")
+    (entrant / "data").mkdir()
+    code, out, _ = inside(
+        f"import os\nprint(sorted(os.listdir({str(entrant)!r})))\nprint(open('/proc/self/mountinfo').read())",
+        f"{entrant / 'bot.py'}:Bot", level=level, hide=(str(entrant / "results"),),
+    )
+    listed, *mounts = out.splitlines()
+    assert code == 0
+    assert listed == "['bot.py', 'data']"
+    assert not any("results" in line for line in mounts)
 
 
 @pytest.mark.parametrize("level", NAMESPACED)
