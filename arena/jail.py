@@ -14,7 +14,8 @@ imports, which would slow every bot's start.  In order:
    error into the log (its own standard error) up to ``log_mb`` MiB, then
    reads and drops the rest, saying so in one line, so that the program
    never blocks on it and no file-size limit of the program's applies to
-   its log; it ends as the program ends.  The child is PID 1 of the new PID
+   its log; it ends as the program ends, and on SIGUSR1 kills it first
+   (how the referee ends a program without losing its last words).  The child is PID 1 of the new PID
    namespace: when it ends the kernel kills everything it started;
 3. the child makes mount and cgroup namespaces of its own (it sees its
    cgroups as ``/``; the outer process keeps the machine's files), and
@@ -389,6 +390,15 @@ def outer(child, errors, settings):
     """The outer process: pump the program's standard error, wait for it and end the same way it did."""
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
+
+    def end_program(*_):
+        try:
+            os.kill(child, signal.SIGKILL)
+        except OSError:
+            pass
+
+    # SIGUSR1 from the referee: kill the program, take the rest of its standard error, and end.
+    signal.signal(signal.SIGUSR1, end_program)
     # Let go of the program's pipes: its end of them is its own.
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -403,6 +413,7 @@ def outer(child, errors, settings):
             os._exit(EXIT_JAIL)
         except InterruptedError:
             continue
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # its pid is free again
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two cannot be caught: already the default

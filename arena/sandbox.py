@@ -198,6 +198,10 @@ def _sweep(bases: tuple[Path, ...]) -> None:
                 _empty_cgroup(group)
 
 
+#: How long :meth:`Sandboxed.kill` waits for the jail to end the program and take the last of its standard
+#: error (a few milliseconds, unless something stopped the jail) before killing all of it outright.
+_DRAIN_SECONDS = 0.5
+
 #: The levels, strongest first.
 LEVELS = ("jail", "userns", "rlimits")
 
@@ -342,8 +346,8 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     """What a program needs to see besides the system: ``(its own files, its runtime's folders)``.
 
     Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
-    ``bin`` folder), every argument that names a path (for a Python bot's ``file.py:Name``, the file's
-    folder too).  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
+    ``bin`` folder), every argument that names a path, and for a file (a script, a Python bot's
+    ``file.py:Name``) its folder too: keep each entrant in a folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in
     a ``bin`` folder, that folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).
     Absolute, and both as named and resolved.  Its working folder is not among them: it starts in an
@@ -368,10 +372,11 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
         if arg.startswith("-"):
             continue
         where = arg.rpartition(":")[0]
-        if where.endswith(".py") and os.path.isfile(os.path.join(base, where)):
-            own += [os.path.join(base, where), os.path.dirname(os.path.join(base, where))]
-        elif os.path.exists(os.path.join(base, arg)):
-            own.append(os.path.join(base, arg))
+        path = os.path.join(base, where if where.endswith(".py") else arg)
+        if os.path.isfile(path):
+            own += [path, os.path.dirname(path)]  # a script imports what lies beside it
+        elif os.path.exists(path):
+            own.append(path)
 
     def both(paths: list[str]) -> list[str]:
         return sorted({os.path.abspath(p) for p in paths} | {os.path.realpath(p) for p in paths})
@@ -644,8 +649,17 @@ class Sandboxed:
                     pipe.close()
                 except OSError:
                     pass
-        # Killed while frozen, then thawed: a frozen process dies of SIGKILL only once thawed, and the
-        # PID namespace ends only when all of it has.
+        if self.process.poll() is None:
+            # The jail's outer process kills the program and copies to its log what the program wrote to
+            # standard error that it had not yet taken.  A frozen program dies only once thawed.
+            try:
+                os.kill(self.process.pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                pass
+            if self._freezer < 0:
+                self._signal(signal.SIGCONT)  # the outer process, stopped with its group
+            self.wait(_DRAIN_SECONDS)
+        # What is left: an outer process that did not end in time, what the program started in its group.
         self._signal(signal.SIGKILL)
         self.thaw()
         self._dead = True

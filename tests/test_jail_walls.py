@@ -388,6 +388,24 @@ def test_standard_error_past_its_cap_is_drained_and_dropped_with_one_line(tmp_pa
     assert data.endswith(note) and data[:16 << 20] == b"e" * (16 << 20)
 
 
+@pytest.mark.parametrize("level", ALL_LEVELS)
+def test_kill_keeps_the_last_words_a_frozen_program_wrote_to_standard_error(tmp_path, level):
+    """Frozen with the program, the jail had not yet copied them to the log: kill() lets it first."""
+    log = tmp_path / "bot.log"
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    python = _open_python() if level == "rlimits" else SYSTEM_PYTHON
+    try:
+        box = start([python, "-c", "import sys, time\nsys.stderr.write('w' * 50000 + '\\n'); sys.stderr.flush()\n"
+                     "print('ready', flush=True)\ntime.sleep(60)"], level=level, stderr=fd)
+    finally:
+        os.close(fd)
+    assert box.process.stdout is not None
+    assert box.process.stdout.readline() == b"ready\n"
+    box.freeze()
+    box.kill()
+    assert log.read_text() == "w" * 50000 + "\n"
+
+
 # -- seccomp, and the runtimes ---------------------------------------------------------------------
 
 
