@@ -104,7 +104,7 @@ class Limits:
     """What one bot process may use."""
 
     memory_mb: int = 2048
-    #: Processes and threads, the program itself included.
+    #: Processes and threads, the program itself (and, in the jail, the jail's outer process) included.
     processes: int = 64
     open_files: int = 256
     #: The largest file it may write (its standard error log is written for it, see ``log_mb``).
@@ -347,11 +347,12 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
 
     Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
     ``bin`` folder), every argument that names a path, and for a file (a script, a Python bot's
-    ``file.py:Name``) its folder too: keep each entrant in a folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
-    ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in
-    a ``bin`` folder, that folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).
-    Absolute, and both as named and resolved.  Its working folder is not among them: it starts in an
-    empty folder of that name unless something shown holds it.
+    ``file.py:Name``) its folder too, as a script imports what lies beside it: keep each entrant in a
+    folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
+    ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
+    folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute, and both
+    as named and resolved.  Its working folder is not among them: it starts in an empty folder of that
+    name unless something shown holds it.
     """
     base = cwd or os.getcwd()
     search = env.get("PATH", PATH)
@@ -374,7 +375,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
         where = arg.rpartition(":")[0]
         path = os.path.join(base, where if where.endswith(".py") else arg)
         if os.path.isfile(path):
-            own += [path, os.path.dirname(path)]  # a script imports what lies beside it
+            own += [path, os.path.dirname(path)]
         elif os.path.exists(path):
             own.append(path)
 
@@ -449,7 +450,7 @@ def _layout(own: list[str], runtime: list[str], hidden: list[str], stage: bool) 
     for path, is_own in wanted:
         if any(_under(path, h) for h in hidden):
             continue
-        holder = next((f for f in shown if _under(path, f)), None)
+        holder = max((f for f in shown if _under(path, f)), key=len, default=None)
         if holder is not None and shown[holder]:
             continue  # in the staged copy of its folder
         closed = stage and _closed(path, whole=is_own)
@@ -803,7 +804,9 @@ def start(
     _sweep_folders()
     folder = home = tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-")
     environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **(env or {})}
-    hidden = sorted({os.path.realpath(p) for p in hide if os.path.exists(p)})
+    # As named and resolved: a folder shown may hold it under either name.
+    hidden = sorted({os.path.abspath(p) for p in hide if os.path.exists(p)} |
+                    {os.path.realpath(p) for p in hide if os.path.exists(p)})
     cpus = [cpu] if cpu is not None else sorted(os.sched_getaffinity(0))
     uid = _new_uid() if level == "jail" or level == "rlimits" and os.geteuid() == 0 else None
     cgroups: list[Path] = []
