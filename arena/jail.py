@@ -7,16 +7,19 @@ marshalled and written in hexadecimal: read without the ``json`` module's
 imports, which would slow every bot's start.  In order:
 
 1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs, join the
-   bot's cgroups; with ``namespaces``: new PID, network, IPC and UTS
-   namespaces (and, with ``userns``, a user namespace first, so that no root
-   is needed);
+   bot's cgroups but the freezer's; with ``namespaces``: new PID, network,
+   IPC and UTS namespaces (and, with ``userns``, a user namespace first, so
+   that no root is needed);
 2. fork, at every level.  The outer process copies the program's standard
    error into the log (its own standard error) up to ``log_mb`` MiB, then
    reads and drops the rest, saying so in one line, so that the program
    never blocks on it and no file-size limit of the program's applies to
-   its log; it ends as the program ends, and on SIGUSR1 kills it first
-   (how the referee ends a program without losing its last words).  The child is PID 1 of the new PID
-   namespace: when it ends the kernel kills everything it started;
+   its log; it ends as the program ends.  On SIGUSR1 (from the referee, or
+   its own parent-death signal where a cgroup freezer holds the program) it
+   kills the program and thaws it, then takes the rest of its standard
+   error and ends: how a program ends without losing its last words, and
+   how a frozen one still dies with the referee.  The child joins the freezer's cgroup, and is PID 1 of the new
+   PID namespace: when it ends the kernel kills everything it started;
 3. the child makes mount and cgroup namespaces of its own (it sees its
    cgroups as ``/``; the outer process keeps the machine's files), and
    builds a fresh root on a tmpfs: the private tmpfs as ``/tmp`` (``home``
@@ -396,9 +399,23 @@ def outer(child, errors, settings):
             os.kill(child, signal.SIGKILL)
         except OSError:
             pass
+        if settings["freezer"] is not None:  # a frozen program dies only once thawed
+            _, control, thawed = settings["freezer"]
+            try:
+                with open(control, "w") as f:
+                    f.write(thawed)
+            except OSError:
+                pass
 
-    # SIGUSR1 from the referee: kill the program, take the rest of its standard error, and end.
+    # SIGUSR1, from the referee: kill the program, take the rest of its standard error, end.  With a
+    # cgroup freezer also on the referee's death: the program may be frozen.  Without one, this process
+    # may be stopped with its group, and dies of SIGKILL (its child, PID 1 of the program's namespace, of
+    # its own parent-death signal), as SIGUSR1 would wait.
     signal.signal(signal.SIGUSR1, end_program)
+    if settings["freezer"] is not None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
+        if os.getppid() != settings["parent"]:
+            end_program()
     # Let go of the program's pipes: its end of them is its own.
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -479,6 +496,12 @@ def main():
         os.dup2(into, 2)
         os.close(into)
         os.close(errors)
+    if settings["freezer"] is not None:
+        try:
+            with open(settings["freezer"][0], "w") as f:
+                f.write("0")
+        except OSError as exc:
+            fail(f"joining the cgroup {os.path.dirname(settings['freezer'][0])}", exc.strerror)
     executable = find(command[0], settings["env"].get("PATH", ""), settings["cwd"])
     if settings["namespaces"]:
         call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))

@@ -674,7 +674,12 @@ class Sandboxed:
 
 
 def _empty_cgroup(group: Path) -> None:
-    """Kill what is left in a cgroup, thawed, and remove it (the PID namespace usually did the killing)."""
+    """Kill what is left in a cgroup and those under it, thawed, and remove them (the PID namespace usually
+    did the killing)."""
+    if group.is_dir():
+        for inner in group.iterdir():
+            if inner.is_dir():
+                _empty_cgroup(inner)
     deadline = time.monotonic() + 5.0
     while True:
         try:
@@ -734,7 +739,10 @@ def _make_cgroups(limits: Limits, cpus: list[int]) -> tuple[list[Path], frozense
             (group / "pids.max").write_text(str(limits.processes))
             if "cpuset" in found.controls:
                 (group / "cpuset.cpus").write_text(cpu_list)
-            freezer = group / "cgroup.freeze"
+            # The program in a cgroup of its own under it, frozen without the jail's outer process.
+            (group / "program").mkdir()
+            made.insert(0, group / "program")
+            freezer = group / "program" / "cgroup.freeze"
     except OSError as exc:
         for group in made:
             _empty_cgroup(group)
@@ -842,7 +850,11 @@ def start(
         "parent": os.getpid(),
         "namespaces": fresh_root,
         "userns": level == "userns",
-        "cgroups": [str(group / "cgroup.procs") for group in cgroups],
+        # The outer process joins all but the freezer's: frozen, it could not end the program when the
+        # referee is gone (a frozen process dies only once thawed); the program joins that one.
+        "cgroups": [str(group / "cgroup.procs") for group in cgroups if freezer is None or group != freezer.parent],
+        "freezer": None if freezer is None else
+        (str(freezer.with_name("cgroup.procs")), str(freezer), "0" if freezer.name == "cgroup.freeze" else "THAWED"),
         "binds": layout.binds,
         "links": layout.links,
         "files": _etc(uid, home, layout.gids) if fresh_root else {},

@@ -360,6 +360,32 @@ def test_kill_of_a_frozen_bot_leaves_no_process_and_no_cgroup(level):
         assert len(groups) == len(CONTROLS)
 
 
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_a_frozen_bot_dies_with_a_referee_killed_outright(level):
+    marker = f"arena-test-orphaned-{os.getpid()}-{level}"
+    referee = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom arena import sandbox\n"
+         f"box = sandbox.start([{SYSTEM_PYTHON!r}, '-c', {_spinner(marker, own_session=True)!r}], level={level!r})\n"
+         "print(box.process.stdout.readline().decode().strip(), flush=True)\n"
+         "time.sleep(0.5)\nbox.freeze()\nprint('frozen', flush=True)\ntime.sleep(60)\n"],  # its child started
+        stdout=subprocess.PIPE, cwd=ROOT, text=True)
+    try:
+        assert referee.stdout is not None
+        assert referee.stdout.readline() == "ready\n" and referee.stdout.readline() == "frozen\n"
+        deadline = time.monotonic() + 5
+        while not _pids(marker) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _pids(marker)
+    finally:
+        referee.kill()
+        referee.wait()
+    deadline = time.monotonic() + 5
+    while _pids(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _pids(marker)
+
+
 # -- standard error -------------------------------------------------------------------------------
 
 
