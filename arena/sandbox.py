@@ -231,8 +231,8 @@ def walls() -> str:
 
 @functools.lru_cache(maxsize=1)
 def seccomp_text() -> str:
-    """What the seccomp filter of ``arena/seccomp.py`` does here: ``seccomp (47 system calls denied)``, or
-    ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its own,
+    """What the seccomp filter of ``arena/seccomp.py`` does here, as its ``install()`` says it (``seccomp:
+    47 system calls denied`` becomes ``seccomp (47 system calls denied)``), or ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its own,
     as every bot's jail does."""
     if not Path(JAIL).with_name("seccomp.py").is_file():
         return "no seccomp (arena/seccomp.py is missing)"
@@ -245,7 +245,7 @@ def seccomp_text() -> str:
     if done.returncode != 0 or not line:
         why = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
         return f"no seccomp (its probe failed: {why[0]})"
-    return line
+    return f"seccomp ({line.removeprefix('seccomp: ')})" if line.startswith("seccomp: ") else line
 
 
 def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
@@ -262,8 +262,6 @@ def walls_report() -> str:
 
 def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     seccomp = seccomp_text()
-    if seccomp.startswith("seccomp: "):
-        seccomp = f"seccomp ({seccomp.removeprefix('seccomp: ')})"
     stop = "frozen off turn (SIGSTOP of its process group; a child in a session of its own escapes)"
     if level == "jail":
         who = f"uid {uid}" if uid is not None else "a uid of its own"

@@ -442,11 +442,8 @@ def test_every_bot_gets_the_seccomp_filter_where_the_machine_allows_one(level):
     code, out, walls = inside("print(open('/proc/self/status').read())", level=level, python=python)
     status = dict(line.split(":\t", 1) for line in out.splitlines() if ":\t" in line)
     assert code == 0
-    if text.startswith("no seccomp"):
-        assert text in walls and status["Seccomp"].strip() == "0"
-    else:
-        assert f"seccomp ({text.removeprefix('seccomp: ')})" in walls
-        assert status["Seccomp"].strip() == "2"  # a filter
+    assert text in walls
+    assert status["Seccomp"].strip() == ("0" if text.startswith("no seccomp") else "2")  # 2: a filter
 
 
 def _runtime(name: str, tmp_path: Path) -> list[str] | None:
@@ -468,7 +465,9 @@ def _runtime(name: str, tmp_path: Path) -> list[str] | None:
             'public class Main { public static void main(String[] a) { System.out.println("ok"); } }\n')
         subprocess.run([shutil.which("javac") or "javac", "-d", str(tmp_path), str(tmp_path / "Main.java")],
                        check=True)
-        return ["java", "-cp", str(tmp_path), "Main"]
+        # Without its performance data: the JVM flock()s that file, which the seccomp filter refuses (a
+        # channel between bots), and says so on standard output.
+        return ["java", "-XX:-UsePerfData", "-cp", str(tmp_path), "Main"]
     rustc = shutil.which("rustc") or (os.path.expanduser("~/.cargo/bin/rustc") if
                                       os.path.exists(os.path.expanduser("~/.cargo/bin/rustc")) else None)
     if rustc is None:
@@ -496,7 +495,7 @@ def test_other_runtimes_start_in_the_fresh_root(tmp_path, name):
 def test_the_walls_line_names_every_wall():
     line = sandbox.describe("jail", 1_500_123, True)
     assert line.startswith("jail: fresh root, uid 1500123, PID/mount/network/IPC/UTS/cgroup namespaces, masked /proc")
-    assert sandbox.seccomp_text().removeprefix("seccomp: ") in line
+    assert sandbox.seccomp_text() in line
     assert "frozen off turn" in line
     assert sandbox.describe("userns").startswith("userns: fresh root, the user's own uid")
     assert "SIGSTOP of its process group" in sandbox.describe("rlimits")
