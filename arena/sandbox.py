@@ -348,9 +348,10 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     ``file.py:Name``) its folder too, as a script imports what lies beside it: keep each entrant in a
     folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
-    folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute, and both
-    as named and resolved.  Its working folder is not among them: it starts in an empty folder of that
-    name unless something shown holds it.
+    folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
+    named (:func:`_layout` adds what they resolve to), its runtime's both as named and resolved.  Its
+    working folder is not among them: it starts in an empty folder of that name unless something shown
+    holds it.
     """
     base = cwd or os.getcwd()
     search = env.get("PATH", PATH)
@@ -360,9 +361,9 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     exe = os.path.join(base, name) if "/" in name else shutil.which(name, path=search)
     if exe is not None:
         real = os.path.realpath(exe)
-        own += [os.path.abspath(exe), real]
+        own.append(os.path.abspath(exe))
         if not _runtime(real, runtime, env):
-            own.append(os.path.dirname(real))
+            own.append(os.path.dirname(os.path.abspath(exe)))
         interpreter = _interpreter(real, search)
         if interpreter is not None:
             runtime.append(interpreter)
@@ -377,10 +378,8 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
         elif os.path.exists(path):
             own.append(path)
 
-    def both(paths: list[str]) -> list[str]:
-        return sorted({os.path.abspath(p) for p in paths} | {os.path.realpath(p) for p in paths})
-
-    return both(own), both(runtime)
+    return (sorted({os.path.abspath(p) for p in own}),
+            sorted({os.path.abspath(p) for p in runtime} | {os.path.realpath(p) for p in runtime}))
 
 
 def _runtime(real: str, runtime: list[str], env: dict[str, str]) -> bool:
@@ -440,20 +439,29 @@ class _Layout:
 
 def _layout(own: list[str], runtime: list[str], hidden: list[str], stage: bool) -> _Layout:
     """What the fresh root shows of the machine: the system, then the runtime's folders and the program's
-    own files (a staged copy for what others may not read, with ``stage``), never a hidden path."""
+    own files (a staged copy for what others may not read, with ``stage``), never a hidden path.
+
+    What an own path resolves to through a symbolic link is shown too, but never staged: the copy is made
+    as root, and a link would let an entrant choose what root copies for it."""
     system_binds, system_links = _system()
     layout = _Layout(list(system_binds), list(system_links), [])
     shown: dict[str, bool] = {path: False for path, _ in [*system_binds, *system_links]}  # path -> staged
-    wanted = sorted({(p, p in own) for p in own + runtime if os.path.lexists(p)})
-    for path, is_own in wanted:
+    wanted = {(p, p in own, False) for p in own + runtime if os.path.lexists(p)}
+    wanted |= {(os.path.realpath(p), True, True) for p in own
+               if os.path.exists(p) and os.path.realpath(p) != p}
+    for path, is_own, via_link in sorted(wanted):
         if any(_under(path, h) for h in hidden):
             continue
         holder = max((f for f in shown if _under(path, f)), key=len, default=None)
         if holder is not None and shown[holder]:
             continue  # in the staged copy of its folder
         closed = stage and _closed(path, whole=is_own)
-        if holder is not None and not closed:
-            continue  # shown with its folder
+        if holder is not None and (not closed or os.path.islink(path)):
+            continue  # shown with its folder (a link there too: what it points to is a path of its own)
+        if via_link and (closed or any(_under(h, path) for h in hidden)):
+            raise SandboxError(f"{path} is reached through a symbolic link and "
+                               f"{'others may not read it' if closed else 'holds a hidden path'}: name it as it "
+                               f"is{', readable by others' if closed else ''}")
         if os.path.islink(path):
             layout.links.append((path, os.readlink(path)))
         elif closed:

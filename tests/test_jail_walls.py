@@ -270,6 +270,25 @@ def test_an_entrant_others_may_not_read_runs_staged_under_a_uid_of_its_own(tmp_p
 
 
 @needs_jail
+def test_an_entrant_s_symbolic_link_never_has_root_copy_what_others_may_not_read(tmp_path):
+    """Named in its command, a link of the entrant's to a file of root's is refused, not staged; a link to a
+    file others may read shows that file."""
+    secret, shared = tmp_path / "secret", tmp_path / "shared"
+    secret.write_text("root's\n")
+    secret.chmod(0o600)
+    shared.write_text("anyone's\n")
+    entrant = tmp_path / "entrant"
+    entrant.mkdir()
+    (entrant / "data").symlink_to(secret)
+    (entrant / "open").symlink_to(shared)
+    with pytest.raises(sandbox.SandboxError) as refused:
+        start([SYSTEM_PYTHON, "-c", "pass", str(entrant / "data")])
+    assert "reached through a symbolic link" in str(refused.value)
+    code, out, _ = inside("import sys\nprint(open(sys.argv[1]).read().strip())", str(entrant / "open"))
+    assert code == 0 and out == "anyone's\n"
+
+
+@needs_jail
 def test_an_entrant_too_large_to_stage_is_refused_in_one_line(tmp_path, monkeypatch):
     bot = tmp_path / "big.py"
     bot.write_text("#" * 4096)
