@@ -598,6 +598,9 @@ class Sandboxed:
         """Its exit status once it has ended (within ``timeout`` seconds), else None.  A frozen program is
         thawed first: frozen, it could not end."""
         self.thaw()
+        return self._ended(timeout)
+
+    def _ended(self, timeout: float) -> int | None:
         code = self.process.poll()
         if code is not None:
             return code
@@ -657,15 +660,16 @@ class Sandboxed:
                 except OSError:
                     pass
         if self.process.poll() is None:
-            # The jail's outer process kills the program and copies to its log what the program wrote to
-            # standard error that it had not yet taken.  A frozen program dies only once thawed.
+            # The jail's outer process kills the program, then thaws it (a frozen program dies only once
+            # thawed: killed first, it runs no more), and copies to its log what the program wrote to
+            # standard error that it had not yet taken.
             try:
                 os.kill(self.process.pid, signal.SIGUSR1)
             except ProcessLookupError:
                 pass
             if self._freezer < 0:
                 self._signal(signal.SIGCONT)  # the outer process, stopped with its group
-            self.wait(_DRAIN_SECONDS)
+            self._ended(_DRAIN_SECONDS)
         # What is left: an outer process that did not end in time, what the program started in its group.
         self._signal(signal.SIGKILL)
         self.thaw()
