@@ -60,6 +60,10 @@ _CLONE_FLAGS = 1 if os.uname().machine.startswith("s390") else 0
 _LOCK_COMMANDS = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38,
                   "F_SETLEASE": 1024, "F_GETLEASE": 1025}
 F_NOTIFY = 1026
+#: The fcntl commands that take or drop a lock: they "succeed" without doing anything.
+_TAKE_LOCK = ("F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW")
+#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
+UNHELD = 0
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 AF_VSOCK = 40
 #: personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 alone and with PER_LINUX32, and
@@ -132,12 +136,15 @@ DENIED: dict[str, int | tuple[When, ...]] = {
     # where no cpuset cgroup holds it there).
     "sched_setaffinity": EPERM,
     # Channels between bots through files they all read (/usr/bin/python3 …): a lock, a lease or a
-    # watch on a shared file tells one bot what another does with it.  Locks and leases fail as when
-    # the kernel's lock table is full; watches (inotify, fanotify, dnotify's F_NOTIFY) as when the
+    # watch on a shared file tells one bot what another does with it.  Taking a lock succeeds and holds
+    # nothing (:data:`UNHELD`: the JVM's performance file and SQLite lock as they start, and fail loudly
+    # when refused), so no bot ever sees another's lock; asking who holds one and leases fail as when
+    # the kernel's lock table is full; watches (inotify, fanotify, dnotify's F_NOTIFY) fail as when the
     # kernel has none.  cachestat shows which pages of a file are cached, which another bot's reading
     # changes (Linux 6.18 refuses it to a reader that cannot write the file; older kernels do not).
-    "flock": ENOLCK,
-    "fcntl": tuple(When(ENOLCK, 1, _LOW_32, command) for command in _LOCK_COMMANDS.values())
+    "flock": UNHELD,
+    "fcntl": tuple(When(UNHELD if name in _TAKE_LOCK else ENOLCK, 1, _LOW_32, command)
+                   for name, command in _LOCK_COMMANDS.items())
     + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),
     "inotify_init": ENOSYS, "inotify_init1": ENOSYS, "fanotify_init": ENOSYS, "cachestat": ENOSYS,
 }

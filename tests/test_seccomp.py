@@ -8,6 +8,7 @@ up through libseccomp, as the filter does) so that no wrapper of glibc's decides
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import importlib.util
 import os
 import platform
@@ -152,7 +153,7 @@ def test_a_command_with_high_bits_set_is_the_same_command_to_the_filter():
     with tempfile.TemporaryFile() as f:
         lock = (ctypes.c_char * 64)()
         lock[0] = 1  # F_WRLCK
-        print(call('fcntl', f.fileno(), (1 << 32) | 6, lock))
+        print(call('fcntl', f.fileno(), (1 << 32) | 5, lock))  # F_GETLK
     print(call('personality', (1 << 32) | 0x0040000))
     """
     assert outputs(code) == ["ENOLCK", "EPERM"]
@@ -181,8 +182,32 @@ def test_locks_leases_and_watches_on_a_shared_file_fail():
     folder = os.open(os.path.dirname(sys.executable), os.O_RDONLY)
     print(outcome(lambda: fcntl.fcntl(folder, F_NOTIFY, 1)))  # DN_ACCESS
     """
-    assert outputs(code) == ["ENOLCK"] * 6 + ["ok", "EINVAL"]
+    # Taking a lock "works" and holds nothing; asking about locks and leases fails.
+    assert outputs(code) == ["ok", "ok", "ok", "ENOLCK", "ok", "ENOLCK", "ok", "EINVAL"]
     assert outputs(code, filtered=False)[:5] == ["ok"] * 5
+
+
+@needs_libseccomp
+def test_a_lock_taken_under_the_filter_is_held_by_nobody(tmp_path):
+    shared = tmp_path / "shared"
+    shared.write_bytes(b"x")
+    code = f"""
+    import fcntl
+    with open({str(shared)!r}, "rb") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        print("held")
+        sys.stdout.flush()
+        sys.stdin.readline()
+    """
+    source = f"FILTER = True\nSECCOMP = {str(SECCOMP)!r}\n" + PRELUDE + textwrap.dedent(code)
+    holder = subprocess.Popen([sys.executable, "-I", "-c", source], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with open(shared, "rb") as f:  # unfiltered: would fail with EWOULDBLOCK if the lock were held
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        holder.communicate("\n")
 
 
 @needs_libseccomp
