@@ -35,15 +35,14 @@ def _extra(distribution: str, used_for: str) -> str:
 def lines() -> list[str]:
     """The lines ``arena info`` prints, ``key: value`` each."""
     from ..rules.native import engine_line
-    from ..sandbox import UID_BASE, _cgroups, describe, walls
+    from ..sandbox import walls_report
 
     out = [
         f"arena: {version()}",
         f"python: {platform.python_implementation()} {platform.python_version()} ({sys.executable})",
         engine_line(),
-        # The level a bot program started now gets (ARENA_SANDBOX caps it), said as the referee says it for a
-        # bot whose files another uid can read (the others run as root without capabilities).
-        f"sandbox: {describe(walls(), UID_BASE, _cgroups() is not None)}",
+        # The walls a bot program started now gets (ARENA_SANDBOX caps the level), as the referee says them.
+        f"sandbox: {walls_report()}",
     ]
     out += [f"{name}: {_extra(distribution, used_for)}" for name, distribution, used_for in EXTRAS]
     return out

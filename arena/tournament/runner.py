@@ -246,6 +246,10 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
                      connection.threads(), config.isolation)
         # Either engine plays the same records; the log says which one this process used.
         log.info("%s", engine_line())
+        if config.isolation == "process":
+            from ..sandbox import walls_report
+
+            log.info("bot programs run in %s", walls_report())
         for line in recovered.summary():
             log.warning("%s", line)
         for line in recovered.details:
