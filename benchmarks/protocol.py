@@ -8,7 +8,8 @@ All by the wall clock; in each part the variants alternate round by round and th
 * per move: four ``random`` bots in process (``Referee(isolation="none")``) against ``isolation="process"``
   (``python -m arena.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
   each as a Referee plays them (itself and its bots on one CPU) and not pinned (``pin=False``); the same
-  seeds; each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
+  seeds, new ones each round (a bot process never plays a deal twice: a seed played again would cost a
+  start); each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
   is left out;
 * start-up: ``BotProcess(program).start()`` to the handshake's answer;
 * the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU;
@@ -89,8 +90,12 @@ def play_round(referee: Referee, players: list, seeds: list[int]) -> tuple[float
         return time.perf_counter() - start, moves, faults
 
 
+def round_seeds(games: int, round_: int) -> list[int]:
+    """The seeds of a round: new ones each round, the same for every variant."""
+    return list(range(round_ * games + 1, (round_ + 1) * games + 1))
+
+
 def per_move(games: int, rounds: int) -> None:
-    seeds = list(range(1, games + 1))
     # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
     # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
@@ -100,13 +105,13 @@ def per_move(games: int, rounds: int) -> None:
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
     runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in variants}
     try:
-        for _ in range(rounds):
+        for round_ in range(rounds):
             for name, (referee, players) in variants.items():
-                runs[name].append(play_round(referee, players, seeds))
+                runs[name].append(play_round(referee, players, round_seeds(games, round_)))
     finally:
         for referee, _ in variants.values():
             referee.close()
-    print(f"\nper move: four bots, {games} games a round (seeds 1-{games}), median of {rounds} rounds")
+    print(f"\nper move: four bots, {games} games a round (seeds 1-{games * rounds}), median of {rounds} rounds")
     print(f"  {'':50} {'games/s':>8} {'us/move':>8} {'over in process':>16}")
     us = {name: med([seconds / moves * 1e6 for seconds, moves, _ in done]) for name, done in runs.items()}
     base = us[next(iter(us))]
@@ -264,13 +269,12 @@ def pipe_read(line: bytes, size: int, times: int = 2000) -> float:
 
 
 def where_it_goes(games: int, rounds: int) -> None:
-    seeds = list(range(1, games + 1))
     referee, players = make_referee("process", "random")
     runs: dict[str, list[list[float]]] = {"games": [], "alone": []}
     try:
-        for _ in range(rounds):
+        for round_ in range(rounds):
             lines: list[tuple[int, int, bytes]] = []
-            runs["games"].append(in_games(referee, players, seeds, lines))
+            runs["games"].append(in_games(referee, players, round_seeds(games, round_), lines))
             middle = sorted((line for *_, line in lines), key=len)[len(lines) // 2]
             runs["alone"].append([*alone(lines), pipe_read(middle, protocol.MAX_LINE), pipe_read(middle, 1 << 16)])
     finally:
