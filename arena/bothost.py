@@ -1,5 +1,8 @@
 """Run a Python bot as a bot program: ``python -m arena.bothost REF``.
 
+The referee starts it isolated (``python -I``, see :func:`arena.botprocess.host_command`), so
+that no folder of the user's can stand in for the arena it imports.
+
 ``REF`` is an entry-point name, ``package.module:Name`` or
 ``path/to/file.py:Name``, as in a bot spec; the options it plays with come in
 each ``game`` message.  The options given to it (``key=value,...`` in the
@@ -82,9 +85,11 @@ class _Host:
         if self.cls is None:
             self.send({"type": "error", "message": self.problem})
             return
+        # Its ref as the user wrote it, shortened to the file's name when the path is too long to declare.
+        name = self.ref if len(self.ref) <= protocol.MAX_DECLARED else os.path.basename(self.ref)
         self.send({
-            "type": "hello", "protocol": protocol.PROTOCOL, "name": self.ref,
-            "description": description(self.cls), "options": dict(self.cls.options),
+            "type": "hello", "protocol": protocol.PROTOCOL, "name": name[:protocol.MAX_DECLARED],
+            "description": description(self.cls)[:protocol.MAX_DECLARED], "options": dict(self.cls.options),
         })
 
     def game(self, message: dict[str, Any]) -> None:

@@ -1,11 +1,17 @@
 """The referee's side of a bot program: start it in the sandbox, talk ``uptown-bot/1``, keep the clock.
 
 A :class:`BotProcess` is one running program.  The referee writes a line
-and reads the answer with its own deadline (wall time, from writing the
-question to reading the whole answer); it reads only JSON from the program,
-at most :data:`~arena.protocol.MAX_LINE` bytes a line, and never anything
-else.  A program that is late, ends, or breaks the protocol is killed with
+and reads the answer with its own deadline (wall time, from the start of
+writing the question to reading the whole answer); it reads only JSON from
+the program, at most :data:`~arena.protocol.MAX_LINE` bytes a line, and
+never anything else.  It never waits on the program without a deadline:
+its end of the program's standard input does not block, and a write the
+program does not take in time is late like an answer that does not come.
+A program that is late, ends, or breaks the protocol is killed with
 everything it started (:meth:`BotProcess.kill`).
+
+Between its turns a program is frozen (:meth:`~arena.sandbox.Sandboxed.freeze`):
+it runs from the moment its turn is written until its answer is read.
 """
 
 from __future__ import annotations
@@ -29,8 +35,11 @@ from .protocol import MAX_LINE, Declared, ProtocolError
 _READ = 1 << 16
 #: How long a program may take to start and answer ``hello``, on top of the time limit.
 STARTUP_SECONDS = 10.0
-#: How long a program that was told to quit gets before it is killed.
+#: How long a program that was told to quit gets before it is killed; also how long it has to take
+#: the ``over`` and ``quit`` lines into its input.
 QUIT_SECONDS = 0.2
+#: Games a process plays before it is replaced (it keeps the seeds of those it played: see ``deals``).
+RETIRE_GAMES = 4096
 
 
 class BotProcessError(RuntimeError):
@@ -54,18 +63,46 @@ class Program:
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    #: How it is shown in messages, when not as its command.
+    shown: str = field(default="", compare=False)
 
     @property
     def text(self) -> str:
-        """The command as one line of shell words."""
-        return shlex.join(self.command)
+        """The program as one line: its command as shell words, unless it has a shorter name."""
+        return self.shown or shlex.join(self.command)
+
+
+#: The folder that holds the referee's own ``arena`` package: the bot host imports it from there.
+ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def host_command(ref: str) -> tuple[str, ...]:
+    """The command of the bot host for ``ref``: this interpreter, isolated (``-I``: neither the working
+    folder, ``PYTHONPATH`` nor the user's site-packages on its import path), importing the arena the
+    referee runs (the same code, and the same compiled engine) from :data:`ARENA_PARENT`."""
+    code = (f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); "
+            "from arena.bothost import main; sys.exit(main())")
+    return (sys.executable, "-I", "-c", code, ref)
 
 
 def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
     """The program that runs the Python bot ``ref`` (an entry point, ``module:Name`` or ``file.py:Name``)
-    in a fresh interpreter: ``python -m arena.bothost REF``."""
-    # It starts in this folder, so a relative file.py:Name is found as here.
-    return Program((sys.executable, "-m", "arena.bothost", ref), cwd=os.getcwd(), limits=limits or sandbox.Limits())
+    in a fresh interpreter under the bot host (:func:`host_command`).
+
+    A ``file.py:Name`` is named by its absolute path and starts in the file's folder; a
+    ``module:Name`` starts in the current folder, where its host finds the module after
+    everything installed, as the referee does (:mod:`arena.bots`); an entry point starts in its
+    private home.
+    """
+    where, colon, attr = ref.rpartition(":")
+    cwd: str | None = None
+    if colon and where.endswith(".py"):
+        where = os.path.abspath(where)
+        ref = f"{where}:{attr}"
+        cwd = os.path.dirname(where) if os.path.isdir(os.path.dirname(where)) else None
+    elif colon:
+        cwd = os.getcwd()
+    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.bothost {ref}")
 
 
 def exec_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
@@ -109,9 +146,12 @@ class BotProcess:
         self.label = program.text
         self.hide = hide
         self.declared: Declared | None = None
+        #: The seeds of the deals it has played (a process never plays two games of one deal).
+        self.deals: set[int] = set()
         self._box: sandbox.Sandboxed | None = None
         self._buffer = bytearray()
         self._poll: Any = None
+        self._write_poll: Any = None
         self._in = self._out = -1
         self._log_start = 0
         self._launched = 0.0
@@ -152,21 +192,27 @@ class BotProcess:
         process = self._box.process
         assert process.stdin is not None and process.stdout is not None
         self._in, self._out = process.stdin.fileno(), process.stdout.fileno()
+        # Never blocked by a program that does not read: a write takes what the pipe has room for.
+        os.set_blocking(self._in, False)
         self._poll = select.poll()
         self._poll.register(self._out, select.POLLIN)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._in, select.POLLOUT)
         self._buffer.clear()
         self._launched = perf_counter()
         try:
-            self.send(protocol.HELLO_LINE)
-        except Ended:
-            pass  # seen by the handshake
+            self.send(protocol.HELLO_LINE, self._launched + STARTUP_SECONDS)
+        except (Ended, Late):
+            pass  # seen by the handshake: no answer comes
 
     def handshake(self, time_limit: float) -> Declared:
-        """Read the answer to hello (within :data:`STARTUP_SECONDS` plus the limit of the launch)."""
+        """Read the answer to hello (within :data:`STARTUP_SECONDS` plus the limit of the launch);
+        the program is frozen once it has answered."""
         program = self.program
         limit = min(time_limit, STARTUP_SECONDS)
         try:
             line = self.read_line(self._launched + STARTUP_SECONDS + limit)
+            self.freeze()
             self.declared = protocol.read_hello(protocol.parse_line(line))
         except Late:
             self.kill()
@@ -183,18 +229,51 @@ class BotProcess:
             raise BotProcessError(f"{program.text}: {exc}") from None
         return self.declared
 
-    def send(self, data: bytes) -> None:
-        """Write ``data`` (whole lines); :class:`Ended` when the program no longer reads."""
+    def freeze(self) -> None:
+        """Stop the program until :meth:`thaw`: nothing it runs takes CPU from a bot that thinks."""
+        if self._box is not None:
+            self._box.freeze()
+
+    def thaw(self) -> None:
+        if self._box is not None:
+            self._box.thaw()
+
+    def ask(self, data: bytes, deadline: float) -> bytes:
+        """One round trip: thaw the program, write ``data`` and read its answer line, both before
+        ``deadline``, and freeze it again.  :class:`Late`, :class:`Ended` or a :class:`ProtocolError`."""
+        self.thaw()
+        self.send(data, deadline)
+        line = self.read_line(deadline)
+        self.freeze()
+        return line
+
+    def tell(self, data: bytes) -> None:
+        """Write ``data``, which needs no answer, within :data:`QUIT_SECONDS`; the program is frozen
+        again afterwards.  :class:`Late` or :class:`Ended`."""
+        self.thaw()
+        self.send(data, perf_counter() + QUIT_SECONDS)
+        self.freeze()
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` (whole lines) before ``deadline`` (``perf_counter``): :class:`Late` when the
+        program has not taken all of it by then, :class:`Ended` when it no longer reads."""
         if self.transcript is not None:
             for line in data.decode().splitlines():
                 self.transcript.write(f"[{self.label}] > {line}\n")
         view = memoryview(data)
-        while view:
+        while True:
             try:
-                written = os.write(self._in, view)
-            except (BrokenPipeError, OSError):
+                view = view[os.write(self._in, view):]
+            except BlockingIOError:
+                pass  # the pipe is full: wait below for the program to read
+            except OSError:
                 raise Ended from None
-            view = view[written:]
+            if not view:
+                return
+            left = deadline - perf_counter()
+            if left <= 0:
+                raise Late
+            self._write_poll.poll(None if left == math.inf else left * 1000.0 + 0.5)
 
     def read_line(self, deadline: float) -> bytes:
         """The next whole line before ``deadline`` (``perf_counter``)."""
@@ -267,17 +346,21 @@ class BotProcess:
             return ""
         found = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
         found = [line for line in found if not line.startswith("--- arena:")][-lines:]
-        return " | ".join(line if len(line) <= 160 else line[:157] + "..." for line in found)
+        return " | ".join(protocol.bot_text(line, 160) for line in found)
 
     def stop(self) -> None:
-        """Ask the program to quit, then kill what is left of it."""
-        if self._box is None:
+        """Ask the program to quit, then kill what is left of it (within about :data:`QUIT_SECONDS`)."""
+        box = self._box
+        if box is None:
             return
+        deadline = perf_counter() + QUIT_SECONDS
+        box.thaw()
         try:
-            self.send(protocol.QUIT_LINE)
-        except Ended:
+            self.send(protocol.QUIT_LINE, deadline)
+        except (Ended, Late):
             pass
-        self._box.wait(QUIT_SECONDS)
+        else:
+            box.wait(max(0.0, deadline - perf_counter()))
         self.kill()
 
     def kill(self) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import json
 import math
 import os
 import random
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from .protocol import MAX_DECLARED, MAX_OPTIONS
 from .rules import GameSettings, Move, SeatResult
 
 if TYPE_CHECKING:
@@ -567,9 +569,14 @@ def _check_class(obj: Any, ref: str) -> type[Bot]:
     declared = obj.options
     if not isinstance(declared, dict):
         raise BotError(ref, f"{_name_of(obj)}.options must be a dict of name -> default")
+    if len(declared) > MAX_OPTIONS:
+        raise BotError(ref, f"{_name_of(obj)}.options: {len(declared)} options, more than {MAX_OPTIONS}")
     for key, default in declared.items():
         if not isinstance(key, str) or not _NAME.fullmatch(key):
             raise BotError(ref, f"{_name_of(obj)}.options: {key!r} is not a valid option name")
+        if len(key) > MAX_DECLARED:
+            raise BotError(ref, f"{_name_of(obj)}.options: an option's name is {len(key)} characters long, "
+                                f"more than {MAX_DECLARED}")
         if type(default) not in OPTION_TYPES:
             raise BotError(
                 ref, f"{_name_of(obj)}.options[{key!r}]: a default must be int, float, bool or str, not {default!r}"
@@ -578,6 +585,9 @@ def _check_class(obj: Any, ref: str) -> type[Bot]:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default must be a finite number")
         if isinstance(default, str) and "," in default:
             raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: a default may not contain ','")
+        if len(json.dumps(default)) > MAX_DECLARED:
+            raise BotError(ref, f"{_name_of(obj)}.options[{key!r}]: its default is {len(json.dumps(default))} "
+                                f"characters long as JSON, more than {MAX_DECLARED}")
     ranges = obj.option_ranges
     if not isinstance(ranges, dict):
         raise BotError(ref, f"{_name_of(obj)}.option_ranges must be a dict of name -> OptionRange")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -97,6 +98,10 @@ def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any
         return program
     if ref.startswith(EXEC_PREFIX):
         return exec_program(ref)
+    where, colon, _ = ref.rpartition(":")
+    if colon and where.endswith(".py") and not os.path.isfile(where):
+        # Said here as the user wrote it: the bot host is given the file's absolute path.
+        raise BotError(ref, f"file {where} not found" if not os.path.exists(where) else f"{where} is not a file")
     return with_given(python_program(resolve_ref(ref)), given)
 
 

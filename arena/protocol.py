@@ -30,6 +30,12 @@ SEED_STREAM = "uptown-bot/1"
 #: Fault kinds a bot may name in an ``error`` message; any other is an ``exception``.
 ERROR_KINDS = ("exception", "exit", "invalid", "interrupt")
 QUIT_LINE = b'{"type":"quit"}\n'
+#: The most options a bot may declare in its ``hello``.
+MAX_OPTIONS = 64
+#: The longest name, description, option name and option default (as JSON text) a ``hello`` may hold.
+MAX_DECLARED = 200
+#: The longest text of a bot's the referee passes on: an ``error`` message, a refusal, last words.
+MAX_SHOWN = 300
 HELLO_LINE = b'{"type":"hello","protocol":"uptown-bot/1"}\n'
 
 _encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
@@ -203,11 +209,32 @@ def parse_line(line: bytes) -> dict[str, Any]:
     return obj
 
 
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def bot_text(text: str, limit: int = MAX_SHOWN) -> str:
+    """Text a bot wrote, made one safe line for a fault message or a log: white space as single spaces,
+    every other character that is not printable (control characters, escape sequences, bidirectional
+    overrides) escaped as ``\\x1b``, ``\\u202e``..., at most ``limit`` characters (cut with ``...``)."""
+    text = " ".join(text[:16 * limit].split())
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else _escape(c) for c in text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def read_hello(obj: Mapping[str, Any]) -> Declared:
-    """The bot's answer to ``hello``; :class:`ProtocolError` when it is not one."""
+    """The bot's answer to ``hello``; :class:`ProtocolError` when it is not one, or it declares more
+    than the protocol allows (:data:`MAX_OPTIONS`, :data:`MAX_DECLARED`)."""
     if obj.get("type") == "error":
         message = obj.get("message")
-        raise Refused(" ".join(message.split())[:300] if isinstance(message, str) else "refused to play")
+        raise Refused(bot_text(message) if isinstance(message, str) else "refused to play")
     if obj.get("type") != "hello":
         raise ProtocolError(f"answered hello with a {_show(obj.get('type'))} message")
     protocol = obj.get("protocol")
@@ -218,14 +245,26 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
     options = obj.get("options", {})
     if not isinstance(name, str) or not isinstance(description, str):
         raise ProtocolError("a hello's name and description are strings")
+    for what, text in (("name", name), ("description", description)):
+        if len(text) > MAX_DECLARED:
+            raise ProtocolError(f"a hello's {what} is {len(text)} characters long, more than {MAX_DECLARED}")
     if not isinstance(options, dict):
         raise ProtocolError("a hello's options are an object of name: default")
+    if len(options) > MAX_OPTIONS:
+        raise ProtocolError(f"a hello declares {len(options)} options, more than {MAX_OPTIONS}")
     for key, default in options.items():
+        if len(key) > MAX_DECLARED:
+            raise ProtocolError(f"an option's name is {len(key)} characters long, more than {MAX_DECLARED}: "
+                                f"{_show(key)}")
         if type(default) not in _OPTION_TYPES or (isinstance(default, float) and not math.isfinite(default)):
-            raise ProtocolError(f"option {key!r}: a default is a number, true/false or a string, not {_show(default)}")
+            raise ProtocolError(f"option {_show(key)}: a default is a number, true/false or a string, "
+                                f"not {_show(default)}")
         if isinstance(default, str) and "," in default:
-            raise ProtocolError(f"option {key!r}: a default may not contain ','")
-    return Declared(" ".join(name.split())[:80], " ".join(description.split())[:200], dict(options))
+            raise ProtocolError(f"option {_show(key)}: a default may not contain ','")
+        if len(_encode(default)) > MAX_DECLARED:
+            raise ProtocolError(f"option {_show(key)}: its default is {len(_encode(default))} characters long as "
+                                f"JSON, more than {MAX_DECLARED}")
+    return Declared(bot_text(name, 80), bot_text(description, MAX_DECLARED), dict(options))
 
 
 def read_answer(obj: Mapping[str, Any]) -> Move | tuple[str, str]:
@@ -242,7 +281,7 @@ def read_answer(obj: Mapping[str, Any]) -> Move | tuple[str, str]:
         return move
     if kind == "error":
         message = obj.get("message")
-        message = " ".join(message.split())[:300] if isinstance(message, str) else "gave up"
+        message = bot_text(message) if isinstance(message, str) else "gave up"
         fault = obj.get("kind")
         return (fault if fault in ERROR_KINDS else "exception"), message
     raise ProtocolError(f"answered a turn with a {_show(kind)} message")

@@ -58,6 +58,7 @@ import hashlib
 import logging
 import os
 import re
+import shlex
 import signal
 import sys
 import threading
@@ -66,7 +67,7 @@ from time import perf_counter
 from typing import Any, Self, TextIO
 
 from . import protocol
-from .botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
+from .botprocess import EXEC_PREFIX, RETIRE_GAMES, BotProcess, BotProcessError, Program
 from .bots import (
     BotError,
     BotSpec,
@@ -97,6 +98,11 @@ FALLBACK_STREAM = "uptown-fallback/1"
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
+#: Idle processes a referee keeps per program, for games of deals the others have played (a
+#: tournament plays each deal once per seating: about one process per seating is enough).
+IDLE_PER_PROGRAM = 6
+#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.protocol.MAX_SHOWN`).
+MAX_FAULT = 1000
 # -- one game ----------------------------------------------------------------------
 
 
@@ -126,6 +132,32 @@ def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
             _deals.clear()
         found = _deals[key] = {color: tuple(tiles) for color, tiles in deal(seed, settings).items()}
     return dict(found)
+
+
+def log_name(name: str) -> str:
+    """What a bot's log is called (without ``.log``), after the bot as its user knows it, never after
+    the folders it lies in: an entrant's name or a bot's name as it is; ``exec_FOLDER_FILE`` for an
+    ``exec:`` program (its program file, the first argument that names a file, else its command);
+    ``FILE_Class`` for a ``file.py:Class`` bot.  Safe on every file system, at most 120 characters."""
+    short = name
+    if name.startswith(EXEC_PREFIX):
+        try:
+            words = shlex.split(name[len(EXEC_PREFIX):])
+        except ValueError:
+            words = []
+        if words:
+            found = os.path.normpath(next((w for w in words[1:] if not w.startswith("-") and os.path.isfile(w)),
+                                          words[0]))
+            folder = os.path.basename(os.path.dirname(found))
+            short = "exec_" + (f"{folder}_" if folder else "") + os.path.basename(found)
+    else:
+        where, colon, attr = name.rpartition(":")
+        if colon and where.endswith(".py"):
+            short = f"{os.path.basename(where)}_{attr}"
+    clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", short).lstrip(".") or "bot"
+    if len(clean) > 120:  # a long name: cut, and told apart by a hash of the whole
+        clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return clean
 
 
 @functools.lru_cache(maxsize=64)
@@ -209,6 +241,8 @@ class Referee:
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
         self._streams: dict[str, TextIO] = {}
+        # The name of each bot's log, by the bot's name or ref.
+        self._log_names: dict[str, str] = {}
         #: Where the seat ``human`` reads and draws the game (default: standard input and output).
         self.terminal = terminal
 
@@ -338,39 +372,66 @@ class Referee:
         return isolated
 
     def _log_path(self, name: str) -> str | None:
+        """The log of the bot ``name`` (an entrant's name, else its ref): a short name of its own
+        (:func:`log_name`), told apart by a hash of ``name`` only from another bot's of the same."""
         if self.logs is None:
             return None
-        clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", name)
-        if len(clean) > 120:  # a long command: cut, and told apart by a hash of the whole
-            clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+        clean = self._log_names.get(name)
+        if clean is None:
+            clean = log_name(name)
+            if clean in self._log_names.values():
+                clean = f"{clean}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+            self._log_names[name] = clean
         return os.path.join(self.logs, clean + ".log")
 
-    def _borrow(self, player: PreparedBot) -> BotProcess:
-        """An idle process of the player's program, or a new one (raises BotProcessError)."""
+    def _borrow(self, player: PreparedBot, seed: int) -> BotProcess:
+        """A process of the player's program for a game of the deal ``seed``: an idle one that never
+        played that deal, else a new one, launched but not yet past its handshake (:meth:`_handshake`).
+        Raises BotProcessError.
+
+        No process plays two games of one deal: a bot may learn within a game, never across the
+        games of a deal (the duplicate format deals the same piles again).
+        """
         assert player.program is not None
-        idle = self._idle.get(player.program)
-        while idle:
-            process = idle.pop()
-            if process.alive:
+        idle = self._idle.get(player.program, [])
+        for index in range(len(idle) - 1, -1, -1):
+            process = idle[index]
+            if not process.alive:
+                # It ended between games (after its game_over, say): another plays the next.
+                del idle[index]
+                log.warning("a process of %s ended between games (%s): starting another", player.text,
+                            process.ended_text())
+                process.kill()
+            elif seed not in process.deals:
+                del idle[index]
+                process.deals.add(seed)
                 return process
-            # It ended between games (after its game_over, say): a fresh one plays the next.
-            log.warning("a process of %s ended between games (%s): starting another", player.text,
-                        process.ended_text())
-            process.kill()
         process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
                              transcript=self.transcript, cpu=self.cpu)
-        declared = process.start(self.time_limit)
+        process.launch()
+        process.deals.add(seed)
+        return process
+
+    def _handshake(self, player: PreparedBot, process: BotProcess) -> None:
+        """The handshake of a process :meth:`_borrow` launched, and its options checked (BotProcessError)."""
+        assert player.program is not None
+        declared = process.handshake(self.time_limit)
         self.walls[player.program] = process.walls
         if {**declared.options, **player.spec.options} != player.options:
             process.stop()
             raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
-        return process
 
     def _give_back(self, player: PreparedBot, process: BotProcess, healthy: bool) -> None:
-        if healthy and process.alive and player.program is not None:
-            self._idle.setdefault(player.program, []).append(process)
-        else:
-            process.kill()  # after a fault: a fresh process for the next game
+        if not (healthy and process.alive and player.program is not None):
+            process.kill()  # after a fault: another process plays its next game
+            return
+        if len(process.deals) >= RETIRE_GAMES:
+            process.stop()  # the deals it remembers stay few
+            return
+        idle = self._idle.setdefault(player.program, [])
+        idle.append(process)
+        if len(idle) > IDLE_PER_PROGRAM:
+            idle.pop(0).stop()  # the one that waited longest
 
     def play(
         self,
@@ -427,6 +488,8 @@ class Referee:
         faults: list[dict[str, Any]] = []
 
         def fault(seat: int, index: int, kind: str, message: str) -> None:
+            # Whatever of the bot's own words the message holds reaches records and logs escaped.
+            message = protocol.bot_text(message, MAX_FAULT)
             faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
             faulted[seat] = True
             asks[seat] = chooses[seat] = None
@@ -465,6 +528,12 @@ class Referee:
                     # A copy of its own: a bot that changes its settings changes nothing outside.
                     seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
                                                self._stderr_of(player)))
+            # Every seat's process for this game, the new ones started side by side before the first turn.
+            programs = [s for s in seats if isinstance(s, ProgramSeat)]
+            for program_seat in programs:
+                program_seat.reserve()
+            for program_seat in programs:
+                program_seat.ready()
             seat_settings = [getattr(s, "settings", settings) for s in seats]
             errs = [getattr(s, "err", None) for s in seats]
             Tripwire.tripped = ""
@@ -544,7 +613,8 @@ class Referee:
                     elapsed, problem = seats[seat].tell(state.result())
                     seconds[seat] += elapsed
                     if problem is not None:
-                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat], *problem)
+                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat],
+                                    problem[0], protocol.bot_text(problem[1], MAX_FAULT))
         finally:
             sys.stdout, sys.stderr = stdout, stderr
             for player in seats:

@@ -12,7 +12,7 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, cast
 
 from . import protocol
-from .botprocess import BotProcess, BotProcessError, Ended, Late
+from .botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from .bots import Bot
 from .guard import Fault, Guard
 from .protocol import ProtocolError, TurnWriter
@@ -67,9 +67,10 @@ class InProcessSeat:
 class ProgramSeat:
     """A bot program (a process of its own, :mod:`arena.botprocess`) playing one seat of one game.
 
-    The process comes from the referee's pool and goes back to it after the
-    game, unless it faulted: then it is killed, and a fresh one is started
-    for its next game.
+    The process comes from the referee's pool (one that never played this
+    game's deal, or a fresh one: :meth:`reserve`, before the game's first
+    turn) and goes back to it after the game, unless it faulted: then it is
+    killed, and another plays its next game.
     """
 
     def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
@@ -85,20 +86,41 @@ class ProgramSeat:
         self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         self._first: bytes = b""
+        self._problem = ""
+        self._seconds = 0.0
 
-    def start(self) -> tuple[float, Fault | None]:
+    def reserve(self) -> None:
+        """Take a process for this game from the referee; a fresh one is only launched here (its
+        handshake is :meth:`ready`'s), so that every seat's new process starts at once."""
         started = perf_counter()
         try:
-            self.process = self.referee._borrow(self.player)
+            self.process = self.referee._borrow(self.player, self.seed)
         except BotProcessError as exc:
-            return perf_counter() - started, ("crash", str(exc))
+            self._problem = str(exc)
+        self._seconds += perf_counter() - started
+
+    def ready(self) -> None:
+        """Finish starting a process :meth:`reserve` launched (its handshake), before any turn of the game."""
+        process = self.process
+        if process is None or process.declared is not None:
+            return
+        started = perf_counter()
+        try:
+            self.referee._handshake(self.player, process)
+        except BotProcessError as exc:
+            self.process, self._problem = None, str(exc)
+        self._seconds += perf_counter() - started
+
+    def start(self) -> tuple[float, Fault | None]:
+        if self.process is None:
+            return self._seconds, ("crash", self._problem or "no process to play")
         self.process.note(f"{self.label}, seat {self.seat}")
         self.process.label = f"seat {self.seat}"
         # Sent with the first turn, so that a new game costs no round trip of its own.
         self._first = protocol.game_line(
             self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
         )
-        return perf_counter() - started, None
+        return self._seconds, None
 
     def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
         process = self.process
@@ -106,10 +128,10 @@ class ProgramSeat:
         first, self._first = self._first, b""
         limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
         data = first + self.writer.line(self.seat, moves, limit)
+        # The clock runs from the start of the write: a turn the bot does not take in time is late too.
         start = perf_counter()
         try:
-            process.send(data)
-            answer = protocol.read_answer(protocol.parse_line(process.read_line(start + limit)))
+            answer = protocol.read_answer(protocol.parse_line(process.ask(data, start + limit)))
             if process.pending():
                 # Written with the answer (a line written later is read, and refused, in its place next turn).
                 raise ProtocolError("wrote more than one answer to a turn")
@@ -128,11 +150,15 @@ class ProgramSeat:
         return True
 
     def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
-        if self.process is not None:
+        process = self.process
+        if process is not None:
             try:
-                self.process.send(protocol.over_line(result))
+                process.tell(protocol.over_line(result))
+            except Late:
+                process.kill()  # a fresh process plays its next game
+                return 0.0, ("timeout", f"did not take the over message within {QUIT_SECONDS:g} s: killed")
             except Ended:
-                return 0.0, ("crash", f"the bot's process ended: {self.process.ended_text()}")
+                return 0.0, ("crash", f"the bot's process ended: {process.ended_text()}")
         return 0.0, None
 
     def close(self, healthy: bool = True) -> None:

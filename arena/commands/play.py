@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import os
@@ -10,6 +11,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -98,6 +100,23 @@ def _write_stdout(text: str) -> None:
         raise click.ClickException(f"cannot write the record to standard output: {exc.strerror or exc}") from None
 
 
+def _open_transcript(path: Path) -> TextIO:
+    """The transcript file, made anew and readable by its owner only (it shows every rack); never
+    written through a symbolic link."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise click.BadParameter(f"cannot write {path}: {why}", param_hint="'--transcript'") from None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.fchmod(fd, 0o600)  # an older file kept its mode
+        return open(fd, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        os.close(fd)
+        raise click.BadParameter(f"cannot write {path}: {exc.strerror or exc}", param_hint="'--transcript'") from None
+
+
 def _log_folder(logs: Path | None) -> Path:
     """The folder for the bots' standard error: the one given (made if need be), or a new one."""
     if logs is None:
@@ -131,7 +150,8 @@ def _log_folder(logs: Path | None) -> Path:
               help="The folder for the bots' standard error, one file per bot (default: a new temporary folder, "
                    "named in the output).")
 @click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write every protocol line between the referee and the bot programs to FILE.")
+              help="Write every protocol line between the referee and the bot programs to FILE (made readable "
+                   "by you alone, and hidden from the bots: it shows every rack).")
 @click.option("--quiet", "-q", is_flag=True,
               help="Print one line: the seed, the winner and any faults (with the bots' logs folder).")
 @color_option
@@ -187,13 +207,7 @@ def command(
     limit = time_limit
     log_dir = _log_folder(logs)
 
-    transcript = None
-    if transcript_path is not None:
-        try:
-            transcript = open(transcript_path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise click.BadParameter(f"cannot write {transcript_path}: {exc.strerror or exc}",
-                                     param_hint="'--transcript'") from None
+    transcript = None if transcript_path is None else _open_transcript(transcript_path)
     from ..human import HUMAN, Terminal
     from ..prepared import with_identity
     from ..tournament.config import Entrant
@@ -201,7 +215,9 @@ def command(
 
     screen = sys.stderr if to_stdout else sys.stdout
     terminal = Terminal(sys.stdin, screen, use_color(color, screen), output_width(screen))
-    referee = Referee(limit, isolation=isolation, logs=log_dir, transcript=transcript, terminal=terminal)
+    # The transcript holds every seat's rack: no bot may see it.
+    hide = () if transcript_path is None else (str(transcript_path),)
+    referee = Referee(limit, isolation=isolation, logs=log_dir, hide=hide, transcript=transcript, terminal=terminal)
     try:
         with referee:
             try:

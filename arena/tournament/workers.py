@@ -187,20 +187,34 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
     with the games, for the parent's fault summary; the referee has logged each, once, as it happened.
     """
     started = time.perf_counter()
-    lines = []
-    rows = []
-    faults: list[dict[str, Any]] = []
+    played: list[tuple[bytes, str, list[dict[str, Any]]] | None] = [None] * len(games)
     with _WORKER["isolated" if isolate else "referee"] as referee:
-        for index, game in enumerate(games):
+        for index in play_order(games):
             if mark is not None:
                 mark(index)
-            line, text, found = play_one(referee, game)
+            played[index] = play_one(referee, games[index])
             if check is not None:
                 check()
-            lines.append(line)
-            rows.append(text)
-            faults += found
-    return b"".join(lines), "".join(rows).encode("utf-8"), time.perf_counter() - started, faults
+    done = [game for game in played if game is not None]
+    return (b"".join(line for line, _, _ in done), "".join(text for _, text, _ in done).encode("utf-8"),
+            time.perf_counter() - started, [fault for _, _, found in done for fault in found])
+
+
+def play_order(games: list[Game]) -> list[int]:
+    """The order to play a chunk's games in (their indices): the first game of every deal, then the
+    second of every deal, and so on, each round in the chunk's order.
+
+    A bot process never plays two games of one deal (the referee sees to that); in this order it
+    plays every deal of the chunk once before it would meet one again, so few processes are started
+    for a chunk that holds a deal's games side by side.  The answer keeps the chunk's order.
+    """
+    rounds: dict[int, int] = {}
+    keyed = []
+    for index, game in enumerate(games):
+        turn = rounds.get(game.seed, 0)
+        rounds[game.seed] = turn + 1
+        keyed.append((turn, index))
+    return [index for _, index in sorted(keyed)]
 
 
 def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str) -> bytes:
