@@ -183,6 +183,15 @@ def test_answers_read():
     ({"type": "hello", "protocol": protocol.PROTOCOL, "options": {"x": "a,b"}}, "may not contain"),
     ({"type": "hello", "protocol": protocol.PROTOCOL, "name": 5}, "are strings"),
     ({"type": "error", "message": "bot 'x': unknown bot"}, "unknown bot"),
+    ({"type": "hello", "protocol": protocol.PROTOCOL, "options": {f"o{i}": i for i in range(65)}},
+     "declares 65 options, more than 64"),
+    ({"type": "hello", "protocol": protocol.PROTOCOL, "name": "n" * 201}, "name is 201 characters long, more than 200"),
+    ({"type": "hello", "protocol": protocol.PROTOCOL, "description": "d" * 201},
+     "description is 201 characters long, more than 200"),
+    ({"type": "hello", "protocol": protocol.PROTOCOL, "options": {"k" * 201: 1}},
+     "an option's name is 201 characters long, more than 200"),
+    ({"type": "hello", "protocol": protocol.PROTOCOL, "options": {"k": "\u00e9" * 34}},
+     "its default is 206 characters long as JSON, more than 200"),
 ])
 def test_bad_handshakes_are_refused(hello, problem):
     with pytest.raises(ProtocolError, match=problem):
@@ -193,6 +202,21 @@ def test_a_good_handshake():
     declared = read_hello({"type": "hello", "protocol": protocol.PROTOCOL, "name": "x",
                            "description": "one\nline", "options": {"depth": 2, "fast": True}})
     assert declared == ("x", "one line", {"depth": 2, "fast": True})
+
+
+def test_a_handshake_at_the_limits_and_its_text_made_safe():
+    declared = read_hello({"type": "hello", "protocol": protocol.PROTOCOL, "name": "\x1b[2J" + "n" * 196,
+                           "description": "d\u202e" * 100, "options": {f"o{i}": "v" * 198 for i in range(64)}})
+    assert declared.name == "\\x1b[2J" + "n" * 70 + "..."
+    assert declared.description == ("d\\u202e" * 100)[:197] + "..."
+    assert len(declared.options) == 64
+
+
+def test_a_refusal_and_an_error_message_are_escaped():
+    with pytest.raises(protocol.Refused, match=r"^no \\x1b\[31mway$"):
+        read_hello({"type": "error", "message": "no\n\x1b[31mway"})
+    assert read_answer({"type": "error", "message": "bye\x07" + "x" * 500}) == (
+        "exception", "bye\\x07" + "x" * (protocol.MAX_SHOWN - 10) + "...")
 
 
 def test_the_line_cap_is_one_mebibyte():
