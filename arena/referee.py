@@ -394,7 +394,7 @@ class Referee:
         """
         assert player.program is not None
         idle = self._idle.get(player.program, [])
-        for index in range(len(idle) - 1, -1, -1):
+        for index in range(len(idle) - 1, -1, -1):  # the last given back first
             process = idle[index]
             if not process.alive:
                 # It ended between games (after its game_over, say): another plays the next.
@@ -431,7 +431,9 @@ class Referee:
         idle = self._idle.setdefault(player.program, [])
         idle.append(process)
         if len(idle) > IDLE_PER_PROGRAM:
-            idle.pop(0).stop()  # the one that waited longest
+            # The one that has played the most deals: the one least likely to be of use for the next.
+            most = max(range(len(idle)), key=lambda index: len(idle[index].deals))
+            idle.pop(most).stop()
 
     def play(
         self,
