@@ -32,8 +32,12 @@ from typing import Any
 
 from . import protocol
 from .bots import (
+    _DOTTED,
     Bot,
     BotError,
+    _attribute,
+    _check_class,
+    _import_module,
     check_options,
     describe_failure,
     description,
@@ -59,7 +63,7 @@ class _Host:
             split_ref, inline = split_bot_spec(ref)
             if inline:
                 raise BotError(ref, "give the bot without options: they come with each game")
-            cls = load_bot(split_ref)
+            cls = _load_class(split_ref)
             if given:
                 check_options(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
             self.cls = cls
@@ -136,6 +140,20 @@ class _Host:
         except BaseException as exc:  # noqa: BLE001
             print(f"game_over failed: {describe_failure(exc)}", file=sys.stderr)
         self.bot = None
+
+
+def _load_class(ref: str) -> type[Bot]:
+    """The bot class of ``ref``.  A ``module:Class`` is imported straight away: the referee has already
+    turned an entry point's name into one (:func:`~arena.bots.resolve_ref`), and reading every installed
+    distribution's metadata again would be a good part of the host's start.  Anything else, or any
+    failure, goes through :func:`~arena.bots.load_bot`, with its diagnosis."""
+    where, colon, attr = ref.rpartition(":")
+    if colon and _DOTTED.fullmatch(where):
+        try:
+            return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+        except BotError:
+            pass
+    return load_bot(ref)
 
 
 def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
