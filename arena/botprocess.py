@@ -22,6 +22,7 @@ import select
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TextIO
@@ -350,18 +351,18 @@ class BotProcess:
 
     def stop(self) -> None:
         """Ask the program to quit, then kill what is left of it (within about :data:`QUIT_SECONDS`)."""
-        box = self._box
-        if box is None:
-            return
-        deadline = perf_counter() + QUIT_SECONDS
-        box.thaw()
+        stop_all([self])
+
+    def _quit(self, deadline: float) -> bool:
+        """Thaw the program and write ``quit`` before ``deadline``; whether it was written."""
+        if self._box is None:
+            return False
+        self._box.thaw()
         try:
             self.send(protocol.QUIT_LINE, deadline)
         except (Ended, Late):
-            pass
-        else:
-            box.wait(max(0.0, deadline - perf_counter()))
-        self.kill()
+            return False
+        return True
 
     def kill(self) -> None:
         """Kill the program and everything it started."""
@@ -370,3 +371,14 @@ class BotProcess:
             box.kill()
         self._buffer.clear()
 
+
+def stop_all(processes: Sequence[BotProcess]) -> None:
+    """:meth:`BotProcess.stop` for many at once: every one told to quit, then all given the same
+    :data:`QUIT_SECONDS` to end, then what is left of them killed."""
+    deadline = perf_counter() + QUIT_SECONDS
+    told = [process for process in processes if process._quit(deadline)]
+    for process in told:
+        if process._box is not None:
+            process._box.wait(max(0.0, deadline - perf_counter()))
+    for process in processes:
+        process.kill()

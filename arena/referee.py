@@ -67,7 +67,7 @@ from time import perf_counter
 from typing import Any, Self, TextIO
 
 from . import protocol
-from .botprocess import EXEC_PREFIX, RETIRE_GAMES, BotProcess, BotProcessError, Program
+from .botprocess import EXEC_PREFIX, RETIRE_GAMES, BotProcess, BotProcessError, Program, stop_all
 from .bots import (
     BotError,
     BotSpec,
@@ -291,9 +291,7 @@ class Referee:
         for stream in self._streams.values():
             stream.close()
         self._streams.clear()
-        for processes in self._idle.values():
-            for process in processes:
-                process.stop()
+        stop_all([process for processes in self._idle.values() for process in processes])
         self._idle.clear()
         if self._isolated is not None:
             self._isolated.close()
