@@ -12,11 +12,14 @@ Where bots run (``isolation``):
 * ``"process"`` (the default): every bot is a program of its own in the
   sandbox (:mod:`arena.sandbox`), spoken to in ``uptown-bot/1``
   (:mod:`arena.protocol`, :mod:`arena.botprocess`); a Python bot runs under
-  ``python -m arena.bothost``.  The referee runs none of a bot's code and
-  reads nothing from it but checked JSON lines.  Its own wall clock times
-  each turn, from writing the question to reading the answer; at the limit,
-  or when the bot ends or breaks the protocol, the bot and everything it
-  started are killed, and a fresh process plays its next game.
+  the bot host (:mod:`arena.bothost`).  The referee runs none of a bot's
+  code and reads nothing from it but checked JSON lines, and never waits on
+  a bot without a deadline.  Its own wall clock times each turn, from the
+  start of writing the question to reading the answer; at the limit, or when
+  the bot ends or breaks the protocol, the bot and everything it started are
+  killed, and another process plays its next game.  A bot is frozen between
+  its turns, and no process of it plays two games of one deal: a bot may
+  learn within a game, never across the games of a deal.
 * ``"none"``: Python bots run in this process, called under the guard of
   :mod:`arena.guard` (an interval timer, a stdout sink, Ctrl-C told apart),
   each seat with its own copy of the settings.  For trusted code: such a bot
@@ -207,10 +210,11 @@ class Referee:
     ``isolation`` is ``"process"`` (every bot a program in the sandbox, the
     default) or ``"none"`` (Python bots in this process: for trusted code, see
     the module docstring; programs still run as processes).  Bot processes
-    are kept between games (one per bot and seat that plays at once) and
-    stopped by :meth:`close`; their standard error is appended to
-    ``logs/NAME.log`` when ``logs`` names a folder; ``hide`` are paths the
-    bots must not see (the results being written).
+    are kept between games (a few per bot: one never plays two games of a
+    deal, see :meth:`_borrow`) and stopped by :meth:`close`; their standard
+    error is appended to ``logs/NAME.log`` (:func:`log_name`) when ``logs``
+    names a folder; ``hide`` are paths the bots must not see (the results
+    being written, a transcript).
 
     The timer and signal handlers are set when the block is entered and given
     back when it is left, so a tournament worker sets them once for many

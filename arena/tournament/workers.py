@@ -2,10 +2,12 @@
 
 Every worker is a process of its own, also when there is only one, and the
 process that stores the results runs no bot code.  With isolation
-``process`` (the default) a worker runs no bot code either: it keeps one bot
-program per entrant (per seat it plays at once) in the sandbox, started
-when the worker starts and kept from game to game, and talks to it in
-``uptown-bot/1``.  With isolation ``none`` the bots run inside the worker.
+``process`` (the default) a worker runs no bot code either: it keeps bot
+programs in the sandbox, a few per entrant, started as they are needed
+(never two games of one deal for one process) and kept from game to game,
+and talks to them in ``uptown-bot/1``.  A chunk's games are played deal
+after deal (:func:`play_order`) and answered in the chunk's order.  With
+isolation ``none`` the bots run inside the worker.
 
 The parent hands each worker chunks of games of the schedule over a pipe of
 its own, two at a time (one played, one waiting), and gets back one message
