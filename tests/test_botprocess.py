@@ -24,6 +24,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena import protocol, sandbox
+from arena import referee as referee_module
 from arena.botprocess import ARENA_PARENT, QUIT_SECONDS, BotProcess, Late, exec_program, python_program
 from arena.bots import BotError
 from arena.cli import main
@@ -222,6 +223,23 @@ def test_no_process_plays_two_games_of_one_deal(tmp_path):
         deals = [deal_of[game] for game in games]
         assert len(deals) == len(set(deals)), f"process {token} played a deal twice: {deals}"
     assert len(processes) == 2 * seeds.count(7)  # a seat's deal 7 needs a process of its own each time
+
+
+def test_a_process_is_retired_after_its_games_and_few_are_kept_idle(tmp_path, monkeypatch):
+    monkeypatch.setattr(referee_module, "RETIRE_GAMES", 2)
+    monkeypatch.setattr(referee_module, "IDLE_PER_PROGRAM", 2)
+    with Referee(2.0, logs=tmp_path / "logs") as referee:
+        try:
+            player = referee.prepare(program("diary"))
+            for seed in (1, 2, 3, 3, 3, 3):
+                assert referee.play([player, "random"], seed).faults == []
+            kept = referee._idle[player.program]
+            assert len(kept) == 2 and all(len(process.deals) == 1 for process in kept)
+        finally:
+            referee.close()
+    # Games 1 and 2, then game 3: the first process retired after two; each game of deal 3 needs another.
+    games = sorted(diary(tmp_path / "logs" / "exec_programs_diary.py.log").values(), key=len)
+    assert [len(played) for played in games] == [1, 1, 1, 1, 2]
 
 
 def config_of(tmp_path: Path, deals: int):
