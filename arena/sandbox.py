@@ -619,21 +619,6 @@ class Sandboxed:
             os.close(ended)
         return self.process.wait()
 
-    def freeze(self) -> None:
-        """Stop it between its turns (its process group), so that nothing it runs takes CPU meanwhile."""
-        self._signal(signal.SIGSTOP)
-
-    def thaw(self) -> None:
-        """Let it run again (:meth:`freeze` undone)."""
-        self._signal(signal.SIGCONT)
-
-    def _signal(self, sig: int) -> None:
-        if not self._dead:
-            try:
-                os.killpg(self.process.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-
     def out_of_memory(self) -> bool:
         """Whether its cgroup ran out of memory."""
         for group in self._cgroups:
