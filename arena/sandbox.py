@@ -17,8 +17,8 @@ walls this machine allows, found once per process by :func:`walls`:
     Nothing else of the machine: no ``/root``, ``/home``, other entrants, the
     tournament or the results; ``/proc/self/mountinfo`` names only these (a
     folder shown that holds a ``hide`` path is shown entry by entry, the
-    hidden one left out).  Its working folder is made empty in the fresh
-    root when nothing shown holds it;
+    hidden one left out).  It starts in its working folder when something
+    shown holds it, else in its private folder;
   - **never uid 0**: every bot process runs as a uid of its own; an
     entrant whose files others may not read is *staged*: copied once per
     referee process (at most :data:`STAGE_MB` MiB) into a folder of root's,
@@ -350,8 +350,8 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
     folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
     named (:func:`_layout` adds what they resolve to), its runtime's both as named and resolved.  Its
-    working folder is not among them: it starts in an empty folder of that name unless something shown
-    holds it.
+    working folder is not among them: it starts there only when something shown holds it, else in its
+    private folder.
     """
     base = cwd or os.getcwd()
     search = env.get("PATH", PATH)
@@ -362,12 +362,15 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     if exe is not None:
         real = os.path.realpath(exe)
         own.append(os.path.abspath(exe))
-        if not _runtime(real, runtime, env):
+        # The arena's own packages for its bot host only: another program of the same Python has no use
+        # for them, and their folders would name where the arena is installed.
+        host = len(command) > 3 and command[1:3] == ["-I", "-c"] and "arena.bothost" in command[3]
+        if not _runtime(real, runtime, env, host):
             own.append(os.path.dirname(os.path.abspath(exe)))
         interpreter = _interpreter(real, search)
         if interpreter is not None:
             runtime.append(interpreter)
-            _runtime(os.path.realpath(interpreter), runtime, env)
+            _runtime(os.path.realpath(interpreter), runtime, env, False)
     for arg in command[1:]:
         if arg.startswith("-"):
             continue
@@ -382,10 +385,11 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
             sorted({os.path.abspath(p) for p in runtime} | {os.path.realpath(p) for p in runtime}))
 
 
-def _runtime(real: str, runtime: list[str], env: dict[str, str]) -> bool:
-    """Add the folders the installed program ``real`` (resolved) runs from; False for an entrant's own."""
+def _runtime(real: str, runtime: list[str], env: dict[str, str], host: bool) -> bool:
+    """Add the folders the installed program ``real`` (resolved) runs from (with ``host``: and the arena's
+    packages, for the bot host); False for an entrant's own."""
     if real == os.path.realpath(sys.executable):
-        runtime += [sys.prefix, sys.base_prefix, *_python_packages()]
+        runtime += [sys.prefix, sys.base_prefix, *(_python_packages() if host else ())]
         runtime += [p for p in env.get("PYTHONPATH", "").split(":") if os.path.isabs(p)]
         return True
     if os.path.basename(os.path.dirname(real)) in ("bin", "sbin"):
@@ -850,6 +854,12 @@ def start(
         if isinstance(exc, OSError):
             raise SandboxError(f"cannot set up the sandbox: {exc.strerror or exc}") from None
         raise
+    work = cwd or home
+    if fresh_root and not any(_under(os.path.abspath(work), p) for p in [home, *own, *runtime]):
+        # Not shown: its private folder instead (an empty folder of that name would name a host path).
+        work = home
+        if "/" in command[0] and not os.path.isabs(command[0]):
+            command = [os.path.abspath(os.path.join(cwd or os.getcwd(), command[0])), *command[1:]]
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
         rlimits["AS"] = limits.memory_mb << 20
@@ -873,7 +883,7 @@ def start(
         "uid": uid,
         "gids": layout.gids,
         "rlimits": rlimits,
-        "cwd": cwd or home,
+        "cwd": work,
         "cpus": cpus,
         "env": environment,
         "log_mb": limits.log_mb if stderr is not None else None,

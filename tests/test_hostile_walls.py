@@ -317,7 +317,8 @@ def test_a_colluding_pair_hears_nothing(tmp_path):
             sent, heard = hear(logs_of(logs))
             assert len(sent) >= 20, "the sender did not send"
             bits += [bit for _, bit, _ in sent]
-            closed |= {line.split(":")[0].split()[-1] for line in logs_of(logs, "recv").splitlines()
+            # The pair's logs are named after their program, collude.py (the second with a hash).
+            closed |= {line.split(":")[0].split()[-1] for line in logs_of(logs, "collude").splitlines()
                        if line.startswith("HOSTILE closed ")}
             for channel, move, kind, value in heard:
                 before = [s for s in sent if s[0] < move]
@@ -365,7 +366,7 @@ def snoop_copies(folder: Path, mode: int) -> tuple[str, list[str]]:
 
 def snoops(bot: str, command: list[str], bot_secrets: list[str], program_secrets: list[str]) -> list[dict]:
     return [{"name": "hostile", "bot": bot, "options": {"secrets": ";".join(bot_secrets)}},
-            {"name": "hostile-program", "command": command + program_secrets}]
+            {"name": "hostile-program", "command": command, "env": {"HOSTILE_SECRETS": ";".join(program_secrets)}}]
 
 
 def snoop_logs(out: Path) -> dict[str, str]:

@@ -57,9 +57,11 @@ ALL_LEVELS = [*NAMESPACED, pytest.param("rlimits")]
 
 
 def inside(script: str, *args: str, level: str | None = None, hide: tuple[str, ...] = (), cpu: int | None = None,
-           python: str = SYSTEM_PYTHON, cwd: str | None = None) -> tuple[int, str, str]:
-    """Run a Python script in the sandbox: (exit status, its standard output, its walls)."""
-    box = start([python, "-c", script, *args], level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno())
+           python: str = SYSTEM_PYTHON, cwd: str | None = None, host: bool = False) -> tuple[int, str, str]:
+    """Run a Python script in the sandbox: (exit status, its standard output, its walls).  ``host``: started
+    as the bot host is (``-I -c`` with code that names ``arena.bothost``), which is shown the arena."""
+    command = [python, "-I", "-c", "# as arena.bothost\n" + script] if host else [python, "-c", script]
+    box = start([*command, *args], level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno())
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode()
@@ -144,7 +146,7 @@ def test_the_referee_s_python_sees_the_arena_but_not_a_folder_hidden_in_its_chec
         f"print(os.path.exists({str(hidden)!r}), os.path.exists({str(ROOT / 'arena' / 'sandbox.py')!r}),"
         f" os.path.exists({str(ROOT / 'pyproject.toml')!r}))\n"
         "print(open('/proc/self/mountinfo').read())",
-        level=level, hide=(str(hidden),), python=sys.executable,
+        level=level, hide=(str(hidden),), python=sys.executable, host=True,
     )
     first, seen, *mounts = out.splitlines()
     assert code == 0
