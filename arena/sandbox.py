@@ -17,8 +17,8 @@ walls this machine allows, found once per process by :func:`walls`:
     Nothing else of the machine: no ``/root``, ``/home``, other entrants, the
     tournament or the results; ``/proc/self/mountinfo`` names only these (a
     folder shown that holds a ``hide`` path is shown entry by entry, the
-    hidden one left out).  It starts in its working folder when something
-    shown holds it, else in its private folder;
+    hidden one left out).  Its working folder is made empty in the fresh
+    root when nothing shown holds it (so relative paths in its command work);
   - **never uid 0**: every bot process runs as a uid of its own; an
     entrant whose files others may not read is *staged*: copied once per
     referee process (at most :data:`STAGE_MB` MiB) into a folder of root's,
@@ -64,6 +64,7 @@ import errno
 import functools
 import glob
 import importlib.util
+import itertools
 import marshal
 import os
 import select
@@ -76,6 +77,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 JAIL = str(Path(__file__).with_name("jail.py"))
 #: The exit status of the jail when a wall could not be put up.
@@ -350,8 +352,8 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
     folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
     named (:func:`_layout` adds what they resolve to), its runtime's both as named and resolved.  Its
-    working folder is not among them: it starts there only when something shown holds it, else in its
-    private folder.
+    working folder is not among them: it starts in an empty folder of that name unless something shown
+    holds it.
     """
     base = cwd or os.getcwd()
     search = env.get("PATH", PATH)
@@ -499,31 +501,54 @@ def _show(path: str, hidden: list[str], layout: _Layout) -> None:
 # -- staging ----------------------------------------------------------------------------
 
 
-#: Per referee process: its staging folder, and the copies in it by (path, inode, mtime, size, hidden).
-_staging: dict[int, tuple[str, dict[tuple[object, ...], tuple[str, int]]]] = {}
+#: Per referee process: its staging folder, and the copies in it by (path, hidden paths): (copy, gid, fingerprint).
+_staging: dict[int, tuple[str, dict[tuple[str, tuple[str, ...]], tuple[str, int, tuple[Any, ...]]]]] = {}
+_stages = itertools.count()
+
+
+def _fingerprint(path: str, hidden: tuple[str, ...]) -> tuple[tuple[Any, ...], int, bool]:
+    """What a stage of ``path`` depends on: every file's name, inode, size and times; the bytes it holds;
+    and whether a file changed so lately that a change to come might keep its times (a file system's
+    clock ticks in milliseconds: two writes within a tick can leave the same times and size)."""
+    entries: list[tuple[Any, ...]] = []
+    size = 0
+    recent = time.time() - 2.0
+    racy = False
+    for folder, names, files in os.walk(path) if os.path.isdir(path) else [(os.path.dirname(path), [],
+                                                                              [os.path.basename(path)])]:
+        names[:] = [n for n in names if os.path.join(folder, n) not in hidden]
+        for name in sorted(names + files):
+            item = os.path.join(folder, name)
+            if item in hidden:
+                continue
+            found = os.lstat(item)
+            entries.append((item, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
+            size += found.st_size
+            racy = racy or max(found.st_mtime, found.st_ctime) >= recent
+    return tuple(entries), size, racy
 
 
 def _stage(path: str, hidden: tuple[str, ...]) -> tuple[str, int]:
     """A copy of ``path`` owned by root and readable by a group of its own (made once per referee process,
-    again when the original changes), and that group."""
+    again when anything in it changes), and that group."""
     pid = os.getpid()
     if pid not in _staging:
         folder = tempfile.mkdtemp(prefix=f"arena-stage-{pid}-")
         atexit.register(shutil.rmtree, folder, True)
         _staging[pid] = (folder, {})
     folder, copies = _staging[pid]
-    found = os.stat(path)
-    key = (path, found.st_ino, found.st_mtime_ns, found.st_size, hidden)
-    if key in copies:
-        return copies[key]
-    size = found.st_size
-    if stat.S_ISDIR(found.st_mode):
-        size = sum(os.lstat(os.path.join(d, f)).st_size for d, _, files in os.walk(path) for f in files)
+    entries, size, racy = _fingerprint(path, hidden)
+    key = (path, hidden)
+    kept = copies.get(key)
+    if kept is not None and kept[2] == entries and not racy:
+        return kept[0], kept[1]
     if size > STAGE_MB << 20:
         raise SandboxError(f"{path} is not readable by others and larger than {STAGE_MB} MiB, too large to "
                            f"stage for the bot's uid: make it readable (chmod -R o+rX {path})")
-    gid = GID_BASE + (pid % 4096) * 64 + len(copies) % 64
-    copy = os.path.join(folder, str(len(copies)), os.path.basename(path) or "root")
+    found = os.stat(path)
+    index = next(_stages)
+    gid = kept[1] if kept is not None else GID_BASE + (pid % 4096) * 64 + len(copies) % 64
+    copy = os.path.join(folder, str(index), os.path.basename(path) or "root")
     os.makedirs(os.path.dirname(copy))
     try:
         if stat.S_ISDIR(found.st_mode):
@@ -539,7 +564,8 @@ def _stage(path: str, hidden: tuple[str, ...]) -> tuple[str, int]:
             os.chmod(item, 0o750 if stat.S_ISDIR(mode) or mode & 0o111 else 0o640)
     except OSError as exc:
         raise SandboxError(f"cannot stage {path} for the bot's uid: {exc.strerror or exc}") from None
-    copies[key] = (copy, gid)
+    # An older copy stays for the bots that run from it; it goes with the staging folder.
+    copies[key] = (copy, gid, entries)
     return copy, gid
 
 
@@ -854,12 +880,6 @@ def start(
         if isinstance(exc, OSError):
             raise SandboxError(f"cannot set up the sandbox: {exc.strerror or exc}") from None
         raise
-    work = cwd or home
-    if fresh_root and not any(_under(os.path.abspath(work), p) for p in [home, *own, *runtime]):
-        # Not shown: its private folder instead (an empty folder of that name would name a host path).
-        work = home
-        if "/" in command[0] and not os.path.isabs(command[0]):
-            command = [os.path.abspath(os.path.join(cwd or os.getcwd(), command[0])), *command[1:]]
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
         rlimits["AS"] = limits.memory_mb << 20
@@ -883,7 +903,7 @@ def start(
         "uid": uid,
         "gids": layout.gids,
         "rlimits": rlimits,
-        "cwd": work,
+        "cwd": cwd or home,
         "cpus": cpus,
         "env": environment,
         "log_mb": limits.log_mb if stderr is not None else None,
