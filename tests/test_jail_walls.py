@@ -13,27 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from test_sandbox import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
 from arena import sandbox
 from arena.sandbox import Limits, start
 
 ROOT = Path(sandbox.__file__).resolve().parent.parent
-JAIL = sandbox.walls() == "jail"
-needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")
-
-
-def _userns_works() -> bool:
-    try:
-        box = start(["true"], level="userns")
-    except sandbox.SandboxError:
-        return False
-    try:
-        return box.wait(10) == 0
-    finally:
-        box.kill()
-
-
-USERNS = sys.platform.startswith("linux") and _userns_works()
 NAMESPACED = [pytest.param("jail", marks=needs_jail),
               pytest.param("userns", marks=pytest.mark.skipif(not USERNS, reason="user namespaces are refused here"))]
 #: The system's Python, not the referee's: a bot of it is shown nothing of the arena's folders.
