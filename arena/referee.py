@@ -137,11 +137,12 @@ def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
     return dict(found)
 
 
-def log_name(name: str) -> str:
+def log_name(name: str, folder: bool = True) -> str:
     """What a bot's log is called (without ``.log``), after the bot as its user knows it, never after
-    the folders it lies in: an entrant's name or a bot's name as it is; ``exec_FOLDER_FILE`` for an
-    ``exec:`` program (its program file, the first argument that names a file, else its command);
-    ``FILE_Class`` for a ``file.py:Class`` bot.  Safe on every file system, at most 120 characters."""
+    the folders it lies in: an entrant's name or a bot's name as it is;
+    ``exec_FOLDER_FILE`` for an ``exec:`` program (its program file, the first argument that names a
+    file, else its command; ``folder=False``: ``FILE`` alone); ``FILE_Class`` for a ``file.py:Class``
+    bot.  Safe on every file system, at most 120 characters."""
     short = name
     if name.startswith(EXEC_PREFIX):
         try:
@@ -151,8 +152,9 @@ def log_name(name: str) -> str:
         if words:
             found = os.path.normpath(next((w for w in words[1:] if not w.startswith("-") and os.path.isfile(w)),
                                           words[0]))
-            folder = os.path.basename(os.path.dirname(found))
-            short = "exec_" + (f"{folder}_" if folder else "") + os.path.basename(found)
+            where = os.path.basename(os.path.dirname(found))
+            short = "exec_" + (f"{where}_" if where else "") + os.path.basename(found) if folder else \
+                os.path.basename(found)
     else:
         where, colon, attr = name.rpartition(":")
         if colon and where.endswith(".py"):

@@ -266,7 +266,7 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     seccomp = seccomp_text()
     stop = "frozen off turn (SIGSTOP of its process group; a child in a session of its own escapes)"
     if level == "jail":
-        who = f"uid {uid}" if uid is not None else "a uid of its own"
+        who = "a uid of its own"  # one per process: the number would make every process's line differ
         limits = (f"cgroup {'/'.join(c for c in ('memory', 'pids', 'cpuset') if c in controls)}"
                   if {"memory", "pids"} <= controls else "rlimits memory/processes (no cgroups here)")
         if "cpuset" not in controls:
@@ -277,7 +277,7 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     if level == "userns":
         return (f"userns: fresh root, the user's own uid without capabilities, user/PID/mount/network/IPC/UTS/cgroup "
                 f"namespaces, masked /proc, {seccomp}, rlimits memory/processes (not root: no cgroups), {stop}")
-    who = f"uid {uid}" if uid is not None else "the referee's uid"
+    who = "a uid of its own" if uid is not None else "the referee's uid"
     return (f"rlimits: own session, {who}, {seccomp}, rlimits memory/processes/files, {stop}; "
             "no namespaces: it sees the machine's files and processes")
 

@@ -410,7 +410,7 @@ def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch)
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(talk.stat().st_mode) == 0o600
     assert '"type":"turn"' in talk.read_text()
-    (log,) = (tmp_path / "logs").glob("exec_*spy.py.log")
+    log = tmp_path / "logs" / "seat0-spy.py.log"  # arena play names a log after the seat and the bot
     seen = {line.split("SPY read ")[1] for line in log.read_text().splitlines() if line.startswith("SPY read")}
     if WALLS in ("jail", "userns"):
         # Hidden: no such file, or an empty one in its place (not merely closed to the bot by its mode).

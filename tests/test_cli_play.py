@@ -131,7 +131,12 @@ def test_isolated_play(tmp_path):
     assert "crash: the bot's process ended: exit code 7" in out
     assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)
     assert "Python bots ran in this process" not in out
-    assert out.endswith(f"bot logs (their standard error) in {logs}\n")
+    # Each seat's log is named after the seat and the bot, and the output says which is whose.
+    assert out.endswith(f"bot logs (their standard error) in {logs}: seat 0 seat0-bad_bots.py_HardExitBot.log, "
+                        "seat 1 seat1-bad_bots.py_PrintingBot.log\n")
+    assert sorted(p.name for p in logs.iterdir()) == ["seat0-bad_bots.py_HardExitBot.log",
+                                                      "seat1-bad_bots.py_PrintingBot.log"]
+    assert "(log: seat0-bad_bots.py_HardExitBot.log)" in out
     # What a bot prints goes to its log, never to the command's output.
     assert "BOT" not in out
     assert any("PRINTED BY A BOT" in log.read_text() for log in logs.iterdir())

@@ -500,7 +500,7 @@ def test_other_runtimes_start_in_the_fresh_root(tmp_path, name):
 
 def test_the_walls_line_names_every_wall():
     line = sandbox.describe("jail", 1_500_123, True)
-    assert line.startswith("jail: fresh root, uid 1500123, PID/mount/network/IPC/UTS/cgroup namespaces, masked /proc")
+    assert line.startswith("jail: fresh root, a uid of its own, PID/mount/network/IPC/UTS/cgroup namespaces, masked /proc")
     assert sandbox.seccomp_text() in line
     assert "frozen off turn" in line
     assert sandbox.describe("userns").startswith("userns: fresh root, the user's own uid")

@@ -117,7 +117,7 @@ def test_a_bot_runs_without_capabilities_as_a_uid_of_its_own_never_root(level):
     assert status["NoNewPrivs"].strip() == "1"
     assert name == "bot"  # its /etc/passwd names it (Java, for one, asks)
     if level == "jail":
-        assert int(uid) >= sandbox.UID_BASE and f"uid {uid}" in walls
+        assert int(uid) >= sandbox.UID_BASE and "a uid of its own" in walls
     else:
         assert uid == "0" and "the user's own uid" in walls  # root of its user namespace only
 
@@ -128,7 +128,7 @@ def test_an_executable_readable_by_all_runs_under_a_uid_of_its_own():
     try:
         assert box.process.stdout is not None
         uid = int(box.process.stdout.read())
-        assert uid >= sandbox.UID_BASE and f"uid {uid}" in box.walls
+        assert uid >= sandbox.UID_BASE and "a uid of its own" in box.walls
     finally:
         box.kill()
 

@@ -117,6 +117,19 @@ def _open_transcript(path: Path) -> TextIO:
         raise click.BadParameter(f"cannot write {path}: {exc.strerror or exc}", param_hint="'--transcript'") from None
 
 
+def _seat_log(seat: int, text: str) -> str:
+    """The name of a seat's log in ``arena play``: the seat and the bot's short name (``seat0-mcts``,
+    ``seat1-rustbot``), without its options or folders."""
+    from ..bots import BotError, split_bot_spec
+    from ..referee import log_name
+
+    try:
+        ref = split_bot_spec(text)[0]
+    except BotError:
+        ref = text  # refused by prepare_all with its reason
+    return f"seat{seat}-{log_name(ref, folder=False)}"
+
+
 def _log_folder(logs: Path | None) -> Path:
     """The folder for the bots' standard error: the one given (made if need be), or a new one."""
     if logs is None:
@@ -221,7 +234,9 @@ def command(
     try:
         with referee:
             try:
-                players = referee.prepare_all([(text, "", None) for text in bots])
+                # Each seat's log is named after the seat and the bot (seat0-random.log), and listed below.
+                log_names = [_seat_log(seat, text) for seat, text in enumerate(bots)]
+                players = referee.prepare_all([(text, log_names[seat], None) for seat, text in enumerate(bots)])
                 # Who played, in the record: the resolved class, its distribution and version, its code's hash.
                 # A person has no code to name: the human's seat is "human", with no identity.
                 players = [bot if bot.spec.ref == HUMAN else with_identity(bot, bot_identity(Entrant(f"seat{seat}", text)))
@@ -274,6 +289,7 @@ def command(
         echo(f"bots ran in {line}")
     if isolation == "none":
         echo("Python bots ran in this process (isolation none: trusted code only)")
-    echo(f"bot logs (their standard error) in {log_dir}")
+    echo(f"bot logs (their standard error) in {log_dir}: "
+         + ", ".join(f"seat {seat} {log_names[seat]}.log" for seat in range(len(bots)) if players[seat].spec.ref != HUMAN))
     if record_path is not None:
         echo(f"record written to {record_to}")
