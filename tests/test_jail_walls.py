@@ -161,6 +161,8 @@ def test_a_hidden_path_in_a_shown_folder_is_left_out_without_being_named(tmp_pat
 @pytest.mark.parametrize("level", NAMESPACED)
 @pytest.mark.parametrize("interpreter", ["referee's", "env python3"])
 def test_a_script_is_shown_with_the_interpreter_its_first_line_names(tmp_path, level, interpreter):
+    if interpreter == "referee's" and any(c.isspace() for c in sys.executable):
+        pytest.skip(f"the kernel cuts a #! line at its first space, and this Python's path has one: {sys.executable}")
     script = tmp_path / "bot"
     first = f"#!{sys.executable}" if interpreter == "referee's" else "#!/usr/bin/env python3"
     script.write_text(f"{first}\nimport sys\nprint(sys.prefix == {sys.prefix!r})\n")
