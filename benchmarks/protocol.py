@@ -43,7 +43,7 @@ from arena.rules import GameSettings
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"
 CLI = "import sys; from arena.cli import main; sys.exit(main())"
-TARGET_US, QUICKSTART_TARGET, TRIPS, WORK_US = 100.0, 0.15, 2000, 50
+TARGET_US, QUICKSTART_TARGET, TRIPS, WORK_US = 120.0, 0.15, 2000, 50
 ANSWER = b'{"type":"move","move":"green:ring@B2"}\n'
 # The other end of a pipe: argv is the microseconds of work before each answer and a CPU to pin itself to (or -).
 ECHO = rf"""
