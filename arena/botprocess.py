@@ -66,6 +66,8 @@ class Program:
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
     #: How it is shown in messages, when not as its command.
     shown: str = field(default="", compare=False)
+    #: Its own files that its command does not name (a module bot's, from the working folder).
+    files: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -97,13 +99,19 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
     """
     where, colon, attr = ref.rpartition(":")
     cwd: str | None = None
+    files: tuple[str, ...] = ()
     if colon and where.endswith(".py"):
         where = os.path.abspath(where)
         ref = f"{where}:{attr}"
         cwd = os.path.dirname(where) if os.path.isdir(os.path.dirname(where)) else None
     elif colon:
         cwd = os.getcwd()
-    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.bothost {ref}")
+        # A module of the working folder (not installed): its host is shown that module or package.
+        top = where.partition(".")[0]
+        files = tuple(path for path in (os.path.join(cwd, top + ".py"), os.path.join(cwd, top))
+                      if os.path.exists(path))
+    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.bothost {ref}",
+                   files=files)
 
 
 def exec_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
@@ -183,7 +191,7 @@ class BotProcess:
         try:
             self._box = sandbox.start(
                 list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
-                hide=self.hide, stderr=log_fd, cpu=self.cpu,
+                hide=self.hide, stderr=log_fd, cpu=self.cpu, show=program.files,
             )
         except sandbox.SandboxError as exc:
             raise BotProcessError(f"{program.text}: {exc}") from None

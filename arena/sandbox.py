@@ -834,12 +834,13 @@ def start(
     stderr: int | None = None,
     level: str | None = None,
     cpu: int | None = None,
+    show: tuple[str, ...] = (),
 ) -> Sandboxed:
     """Start ``command`` inside walls, with pipes on its standard input and output.
 
     ``cwd`` is the folder it starts in (default: its private folder); ``env``
-    is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``hide``
-    are paths it must not see; ``stderr`` is a file descriptor for its
+    is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``show``
+    are more of its own files than its command names; ``hide`` are paths it must not see; ``stderr`` is a file descriptor for its
     standard error (default: discarded), written by the jail up to
     ``limits.log_mb``; ``cpu`` the one CPU it runs on (default: the referee's).
     """
@@ -861,6 +862,7 @@ def start(
     freezer_fd = -1
     try:
         own, runtime = program_paths(command, cwd, environment)
+        own = sorted({*own, *(os.path.abspath(p) for p in show if os.path.exists(p))})
         layout = _Layout([], [], [])
         if fresh_root:
             layout = _layout(own, runtime, hidden, stage=uid is not None)

@@ -478,6 +478,30 @@ def test_a_relative_bot_file_is_given_to_its_host_by_its_absolute_path(tmp_path,
     assert outcome.faults == [] and outcome.record["bots"][0]["spec"] == "reporter.py:ReporterBot"
 
 
+@pytest.mark.parametrize("ref", ["reporter_module:ReporterBot", "reporter_package.core:ReporterBot"])
+def test_a_module_bot_of_the_working_folder_is_shown_its_module_and_nothing_else(tmp_path, monkeypatch, ref):
+    """A ``module:Class`` not installed is imported from the working folder: its host is shown that module
+    (or package), and not the folder's other files."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reporter_module.py").write_text(textwrap.dedent(REPORTER))
+    (tmp_path / "reporter_package").mkdir()
+    (tmp_path / "reporter_package" / "__init__.py").write_text("")
+    (tmp_path / "reporter_package" / "core.py").write_text(textwrap.dedent(REPORTER))
+    (tmp_path / "secret.txt").write_text("not for bots")
+    program = python_program(ref)
+    top = ref.partition(".")[0].partition(":")[0]
+    assert program.files == (str(tmp_path / (top + ".py" if top == "reporter_module" else top)),)
+    outcome = play_game([ref, "random"], 1)
+    assert outcome.faults == []
+    if WALLS in ("jail", "userns"):
+        box = sandbox.start([sys.executable, "-c", "import os; print(os.path.exists('secret.txt'))"],
+                            cwd=str(tmp_path), show=program.files)
+        try:
+            assert box.process.stdout.read().strip() == b"False"
+        finally:
+            box.kill()
+
+
 # == logs named after the bot ===========================================================================
 
 
