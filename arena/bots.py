@@ -46,13 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from .protocol import MAX_DECLARED, MAX_OPTIONS
-from .rules import GameSettings, Move, SeatResult
+from arena.rules import GameSettings, Move, SeatResult
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-    from .rules.view import SeatView
+    from arena.rules.view import SeatView
 
 #: The entry-point group bots are registered in.
 GROUP = "arena.bots"
@@ -61,6 +60,10 @@ OPTION_TYPES = (bool, int, float, str)
 
 #: The prefix of a bot that is a program: ``exec:COMMAND``.
 EXEC_PREFIX = "exec:"
+#: The most options a bot may declare (and a program in its ``hello``).
+MAX_OPTIONS = 64
+#: The longest name, description, option name and option default (as JSON text) a ``hello`` may hold.
+MAX_DECLARED = 200
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: A distribution's name (PEP 508).

@@ -46,8 +46,8 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """``--version``: the version, then the rules engine in use (imported only now: ``--help`` stays fast)."""
     if not value or ctx.resilient_parsing:
         return
-    from .commands.info import version
-    from .rules.native import engine_line
+    from arena.commands.info import version
+    from arena.rules.engine import engine_line
 
     click.echo(f"{ctx.find_root().info_name or 'arena'}, version {version()}")
     click.echo(engine_line())

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .rules import CELL_NAMES, COLORS, PASS, TILE_NAMES, GameSettings, GameState, IllegalMove, Move, SeatResult
-from .rules.state import PENALTIES, SCORINGS
-from .rules.tiles import N_TILES
+from arena.rules import CELL_NAMES, COLORS, PASS, TILE_NAMES, GameSettings, GameState, IllegalMove, Move, SeatResult
+from arena.rules.state import PENALTIES, SCORINGS
+from arena.rules.tiles import N_TILES
 
 FORMAT = "uptown-game/1"
 

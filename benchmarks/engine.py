@@ -12,7 +12,7 @@ clock starts.
 
 ``--engine both`` (the default, or ``pure`` alone when the native engine is
 not in use) measures the C engine
-(:data:`arena.rules.native.GameState`) and the pure one
+(:data:`arena.rules.engine.GameState`) and the pure one
 (:class:`arena.rules.state.GameState`) side by side in one process: ``--rounds``
 rounds, each playing every game once with each engine (which engine goes first
 alternates from round to round), and reports per engine the median of the
@@ -43,7 +43,7 @@ import time
 from typing import Any
 
 from arena.rules import ENGINE, GameSettings, GameState, SplitMix64, deal
-from arena.rules import native as native_engine
+from arena.rules import engine as native_engine
 from arena.rules.state import GameState as PureGameState
 
 

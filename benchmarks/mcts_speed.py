@@ -6,7 +6,7 @@ For 4 and 2 players, greedy bots play the first half of a seeded game (48 of
 its 96 turns); then the ``mcts`` bot of the seat to move searches that
 position with the given iteration budget (one iteration = one determinization,
 one walk down the tree, one playout to the end of the game), once with
-``engine=native`` (:class:`arena.rules.native.NativeSearch`) and once with
+``engine=native`` (:class:`arena.rules.engine.NativeSearch`) and once with
 ``engine=pure`` (``PySearch``), ``--repeat`` times, the engines alternating
 which goes first.  Repeat ``r`` builds both bots from the same seeded
 generator, so both searches draw the same numbers and must choose the same
@@ -32,7 +32,7 @@ from arena_bots.greedy import GreedyBot
 from arena_bots.mcts import MctsBot
 
 from arena.rules import GameSettings, GameState, deal, derived_random
-from arena.rules import native as native_engine
+from arena.rules import engine as native_engine
 from arena.rules.view import SeatView
 
 

@@ -32,11 +32,11 @@ from arena_bots.random_bot import RandomBot
 from engine import play
 
 from arena import records
-from arena.referee import BOT_STREAM
+from arena.play.referee import BOT_STREAM
 from arena.rules import PASS, GameSettings, GameState, Move, deal, derived_random
 from arena.rules.tiles import FITS
 from arena.rules.view import SeatView
-from arena.tournament.rows import game_rows_text
+from arena.tournament.folder.rows import game_rows_text
 
 PLAYERS = 4
 NAMES = [f"random-{seat}" for seat in range(PLAYERS)]

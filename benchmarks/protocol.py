@@ -6,7 +6,7 @@
 All by the wall clock; in each part the variants alternate round by round and the median round is kept.
 
 * per move: four ``random`` bots in process (``Referee(isolation="none")``) against ``isolation="process"``
-  (``python -m arena.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
+  (``python -m arena.isolation.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
   each as a Referee plays them (itself and its bots on one CPU) and not pinned (``pin=False``); the same
   seeds, new ones each round (a bot process never plays a deal twice: a seed played again would cost a
   start); each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
@@ -34,10 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena import protocol, sandbox
-from arena.botprocess import BotProcess, exec_program, python_program
 from arena.bots import load_bot
-from arena.referee import Referee
+from arena.isolation import protocol, sandbox
+from arena.isolation.botprocess import BotProcess, exec_program, python_program
+from arena.play.referee import Referee
 from arena.rules import GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def per_move(games: int, rounds: int) -> None:
     # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
     # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
-                "process, python -m arena.bothost random": make_referee("process", "random"),
+                "process, python -m arena.isolation.bothost random": make_referee("process", "random"),
                 "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
                 "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
@@ -128,7 +128,7 @@ def per_move(games: int, rounds: int) -> None:
 
 
 def start_up(starts: int) -> None:
-    programs = {"python -m arena.bothost random": python_program("random"),
+    programs = {"python -m arena.isolation.bothost random": python_program("random"),
                 "stdlib examples/protocol/random_bot.py": exec_program(EXAMPLE)}
     runs: dict[str, list[float]] = {name: [] for name in programs}
     for _ in range(starts):
@@ -226,7 +226,7 @@ def in_games(referee: Referee, players: list, seeds: list[int], lines: list) -> 
 
 
 def alone(lines: list[tuple[int, int, bytes]]) -> list[float]:
-    """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.bothost does
+    """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.isolation.bothost does
     them), and in parse_line + read_answer of the answer (the referee)."""
     clock, cls, settings = time.perf_counter, load_bot("random"), GameSettings.for_players(4)
     tick = med([-(clock() - clock()) for _ in range(101)])
@@ -295,7 +295,7 @@ def where_it_goes(games: int, rounds: int) -> None:
             *zip(("bot: json.loads of the turn line", "bot: ViewReader.view", "bot: the bot's choose",
                   "bot: the answer's JSON", "referee: parse_line + read_answer",
                   "a median turn line: write, poll, os.read(fd, MAX_LINE)", "the same with os.read(fd, 64 KiB)"), a)]
-    print(f"\nwhere a turn's time goes under process isolation (python -m arena.bothost random), us a turn asked, "
+    print(f"\nwhere a turn's time goes under process isolation (python -m arena.isolation.bothost random), us a turn asked, "
           f"median of {rounds} rounds of {games} games; turn lines of {statistics.fmean(sizes) / 1e3:.1f} KB on "
           f"average, the last tenth {sizes[len(sizes) * 9 // 10] / 1e3:.1f}-{sizes[-1] / 1e3:.1f} KB")
     for name, value in rows:

@@ -7,13 +7,13 @@ plays a deal once per seat rotation, four ways in every round:
 
 * ``engine``: the bare engine loop of ``benchmarks/engine.py`` (deals made
   before the clock, legal moves, a uniform choice, push, result);
-* ``referee``: :meth:`arena.referee.Referee.play` with ``random`` bots, one
+* ``referee``: :meth:`arena.play.referee.Referee.play` with ``random`` bots, one
   Referee for all the games as in a tournament worker (the deal, the bots and
   their generators, a seat view and a guarded call per move, the move check,
   the result);
 * ``record``: the same, plus the game's ``records.jsonl`` line;
 * ``worker``: the same, plus its ``games.csv`` rows: what a tournament worker
-  does per game (:func:`arena.tournament.workers.play_one`).
+  does per game (:func:`arena.tournament.run.workers.play_one`).
 
 The deal and the bots' generators are also timed alone, so the referee's
 overhead splits into what it pays once per game and what it pays per move
@@ -31,9 +31,9 @@ import time
 
 from engine import play
 
-from arena.referee import BOT_STREAM, Referee, prepare_bot
+from arena.play.referee import BOT_STREAM, Referee, prepare_bot
 from arena.rules import GameSettings, deal, derived_random
-from arena.tournament.rows import game_rows_text
+from arena.tournament.folder.rows import game_rows_text
 
 Result = tuple[float, int]
 

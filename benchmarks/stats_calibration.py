@@ -50,7 +50,7 @@ from arena.stats.intervals import win_share_interval
 from arena.stats.ratings import _arrays, elo_figures, fit_arrays, ratings
 from arena.stats.simulate import field_scores, pair_scores, sample_tournament
 from arena.stats.sprt import SprtParameters, pentanomial_elo, run_field_sprt, run_sprt
-from arena.tournament.seating import design
+from arena.tournament.plan.seating import design
 
 SEAT_LUCK = 0.5
 TIE_WIDTH = 0.5

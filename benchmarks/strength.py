@@ -22,7 +22,7 @@ move, wall clock, so they vary with the machine's load).  The win share's
 independent trials).  ``iterations/move`` is the mean of a search bot's
 ``last_iterations`` over the moves it searched (moves with one candidate or
 none are not searched); ``-`` for bots that do not search.  Games are played by
-the referee (:func:`arena.referee.play_game`) in ``--workers`` processes; bots
+the referee (:func:`arena.play.referee.play_game`) in ``--workers`` processes; bots
 are built inside the workers.  Deal seeds are ``--seed``, ``--seed + 1``, ...
 for every pairing.  ``--mcts`` sets the options of every ``mcts`` entrant.
 """
@@ -37,8 +37,8 @@ from collections import defaultdict
 from multiprocessing import Pool
 
 from arena.bots import BotError, parse_bot_spec
-from arena.prepared import prepare_bot
-from arena.referee import play_game
+from arena.play.prepared import prepare_bot
+from arena.play.referee import play_game
 from arena.stats.intervals import win_share_interval
 
 

@@ -67,11 +67,11 @@ bot = "random"
 CHILD = """
 import json, os, resource, sys, time
 from pathlib import Path
-from arena.tournament.config import load_config
-from arena.tournament.runner import run_tournament
-from arena.tournament.results import build_tables, load_games, write_tables
+from arena.tournament.plan.config import load_config
+from arena.tournament.run.runner import run_tournament
+from arena.report.tables import build_tables, load_games, write_tables
 
-from arena.tournament import runner
+from arena.tournament.run import runner
 
 path, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 config = load_config(path)

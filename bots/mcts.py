@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from arena.bots import Bot, OptionRange
 from arena.rules import PASS, GameState, Move, SplitMix64
-from arena.rules.native import ENGINE, WHY, NativeSearch
+from arena.rules.engine import ENGINE, WHY, NativeSearch
 from arena.rules.playout import greedy_move, play_out
 from arena.rules.state import GameState as PureGameState
 from arena.rules.view import SeatView

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from arena.rules import native
+from arena.rules import engine as native
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_native = pytest.mark.skipif(native.ENGINE != "native", reason=f"native engine not in use: {native.WHY}")

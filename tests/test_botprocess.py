@@ -22,17 +22,31 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena import protocol, sandbox
-from arena import referee as referee_module
-from arena.botprocess import ARENA_PARENT, QUIT_SECONDS, BotProcess, Late, exec_program, python_program
 from arena.bots import BotError
 from arena.cli import main
-from arena.referee import Referee, log_name, play_game
-from arena.rules import native
-from arena.tournament import workers
-from arena.tournament.config import parse_config
-from arena.tournament.schedule import schedule
-from arena.tournament.workers import close_worker, init_worker, play_chunk, play_one, play_order, worker_settings
+from arena.isolation import protocol, sandbox
+from arena.isolation.botprocess import (
+    ARENA_PARENT,
+    QUIT_SECONDS,
+    BotProcess,
+    Late,
+    exec_program,
+    python_program,
+)
+from arena.play import referee as referee_module
+from arena.play.referee import Referee, log_name, play_game
+from arena.rules import engine as native
+from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.schedule import schedule
+from arena.tournament.run import workers
+from arena.tournament.run.workers import (
+    close_worker,
+    init_worker,
+    play_chunk,
+    play_one,
+    play_order,
+    worker_settings,
+)
 
 ROOT = Path(__file__).parents[1]
 PROGRAMS = Path(__file__).parent / "fixtures" / "programs"
@@ -331,7 +345,7 @@ ESCAPES = "\\x1b[31mred\\x1b]0;title\\x07 \\u202eevil\\x00"
 
 
 def test_a_bots_error_message_reaches_the_record_and_the_log_escaped(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="arena.referee")
+    caplog.set_level(logging.INFO, logger="arena.play.referee")
     outcome = play_game([program("diary", f"error:{ESCAPES}{'x' * 400}"), "random"], 1, logs=tmp_path / "logs")
     (fault,) = outcome.faults
     assert fault["kind"] == "exception"
@@ -430,7 +444,7 @@ REPORTER = """
     import os, sys
     import arena
     from arena.bots import Bot
-    from arena.rules import native
+    from arena.rules import engine as native
 
     class ReporterBot(Bot):
         def __init__(self, *args):

@@ -8,9 +8,9 @@ from arena_bots.lookahead import LookaheadBot
 from arena_bots.mcts import MAX_ROOT, MctsBot, PySearch, reward, root_width, seat_state, widest_root
 
 from arena.bots import load_bot, parse_bot_spec
-from arena.referee import play_game
+from arena.play.referee import play_game
 from arena.rules import PASS, GameSettings, GameState, Move, SplitMix64, cell_index, deal, derived_random, tile_index
-from arena.rules.native import ENGINE, NativeSearch
+from arena.rules.engine import ENGINE, NativeSearch
 from arena.rules.playout import play_out
 from arena.rules.state import GameState as PureGameState
 from arena.rules.view import SeatView

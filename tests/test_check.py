@@ -12,15 +12,16 @@ import pytest
 
 import bots._eval
 import bots.mcts
-from arena import records, render
+from arena import records
 from arena.bots import make_bot_spec, parse_bot_spec
-from arena.referee import play_game
+from arena.display import text as render
+from arena.play.referee import play_game
 from arena.rules import PASS, GameSettings, GameState, IllegalMove, Move, SeatView, deal, geometry, winners
 from arena.rules.geometry import cell_index
 from arena.rules.state import MoveSet, legal_in
 from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 from arena.rules.view import turn_view
-from arena.tournament import rows
+from arena.tournament.folder import rows
 
 BAD = Path(__file__).parent / "fixtures" / "bad_bots.py"
 
@@ -178,7 +179,7 @@ def test_legal_in_is_the_one_membership_test() -> None:
 @pytest.mark.parametrize("name, rule", [("IllegalBot", "M1"), ("OtherColorBot", "T2"), ("PassingBot", "M4")])
 def test_referee_faults_name_the_rule_in_the_record_and_the_log(name: str, rule: str, caplog) -> None:
     spec = make_bot_spec(f"{BAD}:{name}", {"after": 1})
-    with caplog.at_level(logging.INFO, logger="arena.referee"):
+    with caplog.at_level(logging.INFO, logger="arena.play.referee"):
         outcome = play_game([spec, parse_bot_spec("random")], 3, isolation="none")
     (fault,) = outcome.record["faults"]
     assert fault["kind"] == "illegal" and fault["message"].endswith(f" ({rule})")
@@ -252,13 +253,13 @@ def test_bots_use_the_engines_capture_rule_and_geometry() -> None:
 
 
 def test_dead_code_is_gone() -> None:
-    import arena.referee
+    import arena.play.referee
 
     assert not hasattr(geometry, "RING")
     assert not hasattr(rows, "TIMING_COLUMNS")
-    assert not hasattr(arena.referee, "FAULT_KINDS")
+    assert not hasattr(arena.play.referee, "FAULT_KINDS")
     assert not hasattr(rows, "game_rows")  # the test oracle of game_rows_text lives in tests/oracles.py
-    assert not hasattr(arena.referee, "_legal_or_none")  # legal_in is the one membership test
+    assert not hasattr(arena.play.referee, "_legal_or_none")  # legal_in is the one membership test
 
 
 def test_M3_removable_at_is_removable_for_one_tile() -> None:

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from arena import __version__
 from arena.cli import main
-from arena.rules import native
-from arena.sandbox import LEVELS, walls
+from arena.isolation.sandbox import LEVELS, walls
+from arena.rules import engine as native
 
 ROOT = Path(__file__).resolve().parent.parent
 

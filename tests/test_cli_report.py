@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.tables import TABLES
+from arena.tournament.folder.files import TABLES
 
 SMALL = """
 name = "rep"
@@ -66,7 +66,7 @@ def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder):
 
 
 def test_every_table_the_tables_hold_is_a_choice(folder):
-    from arena.tournament.results import Tables
+    from arena.report.tables import Tables
 
     fields = {f.name for f in dataclasses.fields(Tables)} - {"scoring"}
     assert fields <= set(TABLES.values())
@@ -75,7 +75,7 @@ def test_every_table_the_tables_hold_is_a_choice(folder):
 
 
 def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
-    import arena.tournament.results as results
+    import arena.report.tables as results
 
     built = results.build_tables
 
@@ -165,7 +165,7 @@ def test_errors_are_one_line(tmp_path, setup, message):
     if setup in ("no-games", "header-only"):
         (folder / "tournament.toml").write_text(SMALL)
     if setup == "header-only":
-        from arena.tournament.rows import header_text
+        from arena.tournament.folder.rows import header_text
 
         (folder / "games.csv").write_text(header_text())
     result = report(str(folder))

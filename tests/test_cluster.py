@@ -130,10 +130,16 @@ def test_a_file_bot_reaches_the_workers(tmp_path, scheduler):
 
 
 def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path):
-    from arena.tournament.cluster import _HELD, decode_task_answer, play_task, settings_key, ship_bot_files
-    from arena.tournament.config import load_config
-    from arena.tournament.schedule import schedule
-    from arena.tournament.workers import close_worker, worker_settings
+    from arena.tournament.plan.config import load_config
+    from arena.tournament.plan.schedule import schedule
+    from arena.tournament.run.cluster import (
+        _HELD,
+        decode_task_answer,
+        play_task,
+        settings_key,
+        ship_bot_files,
+    )
+    from arena.tournament.run.workers import close_worker, worker_settings
 
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
     file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=1)
@@ -214,10 +220,10 @@ def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
 
 
 def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
-    from arena.tournament.cluster import Cluster, DaskWorkers
-    from arena.tournament.config import parse_config
-    from arena.tournament.schedule import count_games, schedule
-    from arena.tournament.workers import worker_settings
+    from arena.tournament.plan.config import parse_config
+    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.tournament.run.cluster import Cluster, DaskWorkers
+    from arena.tournament.run.workers import worker_settings
 
     config = parse_config('name = "h"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 1\nisolation = "none"\n'
                           '[[entrants]]\nname = "rnd"\nbot = "random"\n'
@@ -235,10 +241,10 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
 
 
 def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
-    from arena.tournament.cluster import Cluster, DaskWorkers
-    from arena.tournament.config import parse_config
-    from arena.tournament.schedule import count_games, schedule
-    from arena.tournament.workers import WorkerError, worker_settings
+    from arena.tournament.plan.config import parse_config
+    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.tournament.run.cluster import Cluster, DaskWorkers
+    from arena.tournament.run.workers import WorkerError, worker_settings
 
     # As if the bot's package were installed where the run starts but not on the workers.
     config = parse_config('name = "m"\nplayers = 2\ndeals = 1\nseed = 3\nisolation = "none"\n'
@@ -295,7 +301,7 @@ def test_cluster_and_workers_together_are_refused(tmp_path):
 
 
 def test_other_arena_versions_on_the_workers_are_refused(tmp_path, monkeypatch):
-    from arena.tournament import cluster
+    from arena.tournament.run import cluster
 
     monkeypatch.setattr(cluster, "arena_version", lambda: "0.0.0-other")  # the parent's; the workers' stay
     file = tournament(tmp_path, ["random", "greedy"])
@@ -315,7 +321,7 @@ def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
 
 
 def test_tasks_hold_a_tenth_of_a_second_of_play_at_least_when_there_are_games_enough():
-    from arena.tournament.cluster import MAX_TASK, task_size
+    from arena.tournament.run.cluster import MAX_TASK, task_size
 
     assert task_size(100_000, 2, 0.001) == MAX_TASK
     assert task_size(100_000, 2, 0.01) == 50  # half a second of play

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.referee import play_game
+from arena.play.referee import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.rules import native
+from arena.rules import engine as native
 from arena.rules.rng import SplitMix64
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def _after(seed: int, n: int, count: int) -> int:
 
 def test_the_doc_gives_the_reasons_the_engine_gives() -> None:
     env = {**os.environ, "ARENA_PURE": "1"}
-    done = subprocess.run([sys.executable, "-c", "from arena.rules.native import WHY; print(WHY)"], env=env,
+    done = subprocess.run([sys.executable, "-c", "from arena.rules.engine import WHY; print(WHY)"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert f"`{done.stdout.strip()}`" in DOC
     assert "`the C extension is not built`" in DOC and "`the C extension does not load (...)`" in DOC

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.rules.native import ENGINE
+from arena.rules.engine import ENGINE
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.config import parse_config
-from arena.tournament.rows import COLUMNS
-from arena.tournament.schedule import (
+from arena.tournament.folder.rows import COLUMNS
+from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.schedule import (
     choose_tables,
     count_games,
     game_seed,
@@ -22,7 +22,7 @@ from arena.tournament.schedule import (
     tables,
     tournament_tables,
 )
-from arena.tournament.seating import is_follow_balanced, is_seat_balanced
+from arena.tournament.plan.seating import is_follow_balanced, is_seat_balanced
 
 
 def tournament(entrants: int, players: int, extra: str = "", deals: int = 1, seed: int = 5) -> str:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import COMMANDS, main
-from arena.referee import DEFAULT_TIME_LIMIT
+from arena.play.referee import DEFAULT_TIME_LIMIT
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -36,13 +36,15 @@ from pathlib import Path
 
 import pytest
 
-from arena import botprocess, records, sandbox
+from arena import records
 from arena.bots import BotError, BotSpec, make_bot_spec
-from arena.referee import Referee, play_game
+from arena.isolation import botprocess, sandbox
+from arena.play.referee import Referee, play_game
 from arena.rules import GameSettings
-from arena.tournament.config import ConfigError, check_bots, load_config
-from arena.tournament.runner import run_tournament
-from arena.tournament.schedule import count_games
+from arena.tournament.folder.identity import check_bots
+from arena.tournament.plan.config import ConfigError, load_config
+from arena.tournament.plan.schedule import count_games
+from arena.tournament.run.runner import run_tournament
 
 ROOT = Path(__file__).parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -183,8 +185,8 @@ TWIN = {"name": "hostile", "bot": f"{HOSTILE}:HarmlessBot"}
 RUNNER = """
 import sys
 from pathlib import Path
-from arena.tournament.config import load_config
-from arena.tournament.runner import run_tournament
+from arena.tournament.plan.config import load_config
+from arena.tournament.run.runner import run_tournament
 path, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 run_tournament(load_config(path), path.read_text(), out, workers=workers, hide=(str(path),))
 """
@@ -330,7 +332,7 @@ def test_frame_walking_spy_reaches_no_frame_of_the_referee(tmp_path):
 def test_module_globals_spy_finds_no_deal_in_arena_referee(tmp_path):
     outcome = play([hostile("GlobalsSpyBot"), "random", "greedy"], 9, tmp_path / "logs")
     check_game(outcome, 0, None)
-    assert "arena.referee._deals holds 0 deal(s)" in logs_of(tmp_path / "logs")
+    assert "arena.play.referee._deals holds 0 deal(s)" in logs_of(tmp_path / "logs")
 
 
 def test_proc_spy_reads_no_other_process(tmp_path):
@@ -373,9 +375,9 @@ def test_results_file_spy_reads_nothing_of_the_tournament_being_written(file_spy
 def test_none_isolation_spy_does_find_the_piles(capfd, name, kind):
     """Documents the README's warning (isolation ``none`` is for trusted code): in process, the same spies
     read every pile.  So the spies above are not blind: it is the walls that leave them nothing to see."""
-    import arena.referee
+    import arena.play.referee
 
-    arena.referee._deals.clear()  # the deals of earlier tests' games would fill the spy's report first
+    arena.play.referee._deals.clear()  # the deals of earlier tests' games would fill the spy's report first
     outcome = play_game([hostile(name), "greedy", "random"], 21, time_limit=30.0, isolation="none")
     check_game(outcome, 0, None)
     err = capfd.readouterr().err
@@ -525,7 +527,7 @@ def watch_for(marker: str, seen: list[int]):
     """An on_move that notes the moves after which a process with ``marker`` in its command line lives
     (a bot's own jail, whose command line holds the options given to the bot, does not count)."""
     def on_move(state, move):
-        if [found for found in processes_with(marker.encode()) if "arena/jail.py" not in found[1]]:
+        if [found for found in processes_with(marker.encode()) if "arena/isolation/jail.py" not in found[1]]:
             seen.append(len(state.history))
     return on_move
 

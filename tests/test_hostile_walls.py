@@ -58,7 +58,8 @@ from test_hostile import (
 import arena
 from arena import records
 from arena.bots import BotError
-from arena.rules import GameState, native
+from arena.rules import GameState
+from arena.rules import engine as native
 from arena.rules.tiles import COLORS, TILE_NAMES
 
 ROOT = Path(__file__).parents[1]
@@ -427,7 +428,7 @@ def cpu_seconds(marker: str) -> float:
     jail's), from /proc/PID/stat."""
     total = 0
     for pid, cmdline in processes_with(marker.encode()):
-        if "arena/jail.py" in cmdline:
+        if "arena/isolation/jail.py" in cmdline:
             continue
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.config import parse_config
-from arena.tournament.identity import IDENTITY_FILE, bot_identity, differences
-from arena.tournament.runner import RunError, run_tournament
+from arena.tournament.folder.files import IDENTITY_FILE
+from arena.tournament.folder.identity import bot_identity, differences
+from arena.tournament.plan.config import parse_config
+from arena.tournament.run.runner import RunError, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from test_sandbox import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
-from arena import sandbox
-from arena.sandbox import Limits, start
+from arena.isolation import sandbox
+from arena.isolation.sandbox import Limits, start
 
 ROOT = Path(sandbox.__file__).resolve().parent.parent
 NAMESPACED = [pytest.param("jail", marks=needs_jail),
@@ -44,8 +44,8 @@ ALL_LEVELS = [*NAMESPACED, pytest.param("rlimits")]
 def inside(script: str, *args: str, level: str | None = None, hide: tuple[str, ...] = (), cpu: int | None = None,
            python: str = SYSTEM_PYTHON, cwd: str | None = None, host: bool = False) -> tuple[int, str, str]:
     """Run a Python script in the sandbox: (exit status, its standard output, its walls).  ``host``: started
-    as the bot host is (``-I -c`` with code that names ``arena.bothost``), which is shown the arena."""
-    command = [python, "-I", "-c", "# as arena.bothost\n" + script] if host else [python, "-c", script]
+    as the bot host is (``-I -c`` with code that names ``arena.isolation.bothost``), which is shown the arena."""
+    command = [python, "-I", "-c", "# as arena.isolation.bothost\n" + script] if host else [python, "-c", script]
     box = start([*command, *args], level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno())
     try:
         assert box.process.stdout is not None

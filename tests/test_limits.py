@@ -1,6 +1,6 @@
 """Numbers from the command line and from tournament files: one rule each, one-line errors, never a traceback.
 
-A time limit is finite, above 0 and at most :data:`arena.limits.MAX_TIME_LIMIT`; a value past what
+A time limit is finite, above 0 and at most :data:`arena.play.ranges.MAX_TIME_LIMIT`; a value past what
 the clocks and timers can hold (``1e300``) or not a number (``nan``) used to reach the referee
 and end in ``OverflowError`` / ``ValueError`` tracebacks, or kill every tournament worker.
 """
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena import limits
 from arena.cli import main
-from arena.tournament.config import ConfigError, parse_config
+from arena.play import ranges as limits
+from arena.tournament.plan.config import ConfigError, parse_config
 
 TOURNAMENT = """
 players = 2
@@ -64,7 +64,7 @@ def test_bad_time_limit_in_a_tournament_file_is_refused_when_read(value):
 
 
 def test_the_command_line_and_the_file_share_one_rule():
-    """Both say the same reason, word for word: the one :func:`arena.limits.time_limit` gives."""
+    """Both say the same reason, word for word: the one :func:`arena.play.ranges.time_limit` gives."""
     with pytest.raises(limits.LimitError) as info:
         limits.time_limit(1e300)
     reason = str(info.value)

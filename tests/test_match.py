@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.report.tables import load_games
 from arena.rules.state import SeatResult
 from arena.stats.sprt import Pentanomial, SprtParameters, sprt
-from arena.tournament.config import load_config
+from arena.tournament.folder.rows import game_rows_text
+from arena.tournament.folder.verify import without_timing
 from arena.tournament.match import (
     MATCH_FILE,
     MatchError,
@@ -30,10 +32,8 @@ from arena.tournament.match import (
     parse_sprt,
     run_match,
 )
-from arena.tournament.results import load_games
-from arena.tournament.rows import game_rows_text
-from arena.tournament.schedule import schedule
-from arena.tournament.verify import without_timing
+from arena.tournament.plan.config import load_config
+from arena.tournament.plan.schedule import schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 MIXED = f"{ROOT / 'benchmarks' / 'match_bots.py'}:MixedBot"
@@ -172,7 +172,7 @@ def test_names_and_the_tournament_a_match_is():
 
 
 def test_a_tournament_file_names_its_seating_design():
-    from arena.tournament.config import ConfigError, parse_config
+    from arena.tournament.plan.config import ConfigError, parse_config
 
     text = 'name = "t"\nplayers = 3\ndeals = 1\nseed = 1\nseating = "SEATING"\n' + \
         "".join(f'[[entrants]]\nbot = "{b}"\nname = "{b}{i}"\n' for i, b in enumerate(["random"] * 3))
@@ -269,7 +269,7 @@ def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finishe
     # resumed once finished: the same verdict, nothing played
     again = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=2, resume=True)
     assert again.summary.played == 0 and again.match == first == whole
-    from arena.tournament.store import RunError
+    from arena.tournament.folder.files import RunError
 
     with pytest.raises(RunError, match="other parameters"):
         run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=11), out, resume=True)
@@ -318,7 +318,7 @@ def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
 
 def test_a_match_draws_its_tables_and_the_llr_of_its_test(tmp_path):
     """The pictures of arena run, and for a sequential test llr.png from the very match.json written."""
-    from arena.plots import llr_plot
+    from arena.report.plots import llr_plot
 
     out = tmp_path / "m"
     result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out)

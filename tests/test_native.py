@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from arena import records
-from arena.rules import PASS, GameSettings, IllegalMove, Move, SeatView, deal, geometry, native
+from arena.rules import PASS, GameSettings, IllegalMove, Move, SeatView, deal, geometry
+from arena.rules import engine as native
 from arena.rules import state as pure
 from arena.rules.playout import playout as pure_playout
 from arena.rules.rng import SplitMix64

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.rules import PASS, GameSettings, IllegalMove, Move, deal, geometry, native
+from arena.rules import PASS, GameSettings, IllegalMove, Move, deal, geometry
+from arena.rules import engine as native
 from arena.rules import state as pure
 from arena.rules.rng import SplitMix64
 

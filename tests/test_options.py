@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from arena.bots import Bot, BotError, OptionRange, load_bot, parse_bot_spec
 from arena.cli import main
-from arena.referee import Referee
+from arena.play.referee import Referee
 
 RANGED = '''
 from typing import Any, ClassVar

@@ -18,11 +18,18 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 
 from arena.cli import main
-from arena.plots import PlotError, _rating_columns, _win_share_columns, llr_plot, try_write_plots, write_plots
+from arena.report.plots import (
+    PlotError,
+    _rating_columns,
+    _win_share_columns,
+    llr_plot,
+    try_write_plots,
+    write_plots,
+)
+from arena.report.tables import Tables, build_tables, load_games
 from arena.stats.ratings import ranked_games, ratings
+from arena.tournament.folder.store import read_tournament
 from arena.tournament.match import FORMAT as MATCH_FORMAT
-from arena.tournament.results import Tables, build_tables, load_games
-from arena.tournament.store import read_tournament
 
 TINY = """
 name = "pics"
@@ -295,7 +302,7 @@ def test_try_write_plots_never_raises(tmp_path):
 
 
 def test_the_arena_starts_without_matplotlib():
-    code = "import sys, arena.cli, arena.plots; from arena.commands import report, run; " \
+    code = "import sys, arena.cli, arena.report.plots; from arena.commands import report, run; " \
            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import protocol, records
-from arena.protocol import (
+from arena import records
+from arena.isolation import protocol
+from arena.isolation.protocol import (
     MAX_LINE,
     ProtocolError,
     TurnWriter,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import play_game
+from arena.play.referee import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

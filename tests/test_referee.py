@@ -19,8 +19,9 @@ import pytest
 
 from arena import records
 from arena.bots import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
-from arena.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
-from arena.rules import GameSettings, GameState, deal, derived_random, native, tile_index
+from arena.play.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
+from arena.rules import GameSettings, GameState, deal, derived_random, tile_index
+from arena.rules import engine as native
 from arena.rules.state import BaseGameState
 from arena.rules.view import SeatView
 
@@ -254,7 +255,7 @@ def test_M6_a_seat_without_a_legal_move_passes_without_its_bot_being_asked(monke
         color: tuple(tile_index(t) for t in tiles)
         for color, tiles in zip(range(5), (golden["deal"][c] for c in ("red", "blue", "green", "yellow", "purple")))
     }
-    monkeypatch.setattr("arena.referee.deal", lambda seed, settings: deals)
+    monkeypatch.setattr("arena.play.referee.deal", lambda seed, settings: deals)
     game = records.replay(golden)
     cls = load_bot(f"{BAD}:ScriptedBot")
     cls.script = list(game.moves)
@@ -308,7 +309,7 @@ def test_a_real_ctrl_c_still_stops_the_game():
 
 def test_a_bot_that_sends_a_signal_in_process_has_its_game_played_again_isolated(caplog):
     sigint = signal.getsignal(signal.SIGINT)
-    with caplog.at_level(logging.WARNING, logger="arena.referee"):
+    with caplog.at_level(logging.WARNING, logger="arena.play.referee"):
         outcome = play_game([bad("CtrlCBot", after=1), RANDOM], 1, time_limit=0.5, isolation="none")
     assert "a bot called os.kill in process" in caplog.text
     # Played again in a process of its own, where SIGINT is ignored: the bot sleeps past the limit.
@@ -645,7 +646,7 @@ def test_the_views_handed_to_a_bot_are_its_seats_views_and_hide_the_rest(players
 
 def test_in_process_bots_write_their_standard_error_to_their_log(tmp_path, capfd):
     """Isolation none with logs: what a bot writes to sys.stderr goes to its log, not to the terminal."""
-    from arena.referee import Referee
+    from arena.play.referee import Referee
 
     referee = Referee(isolation="none", logs=tmp_path)
     try:

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from arena import render
+from arena.display import text as render
 from arena.records import replay
 from arena.rules import CELL_NAMES, GameSettings, GameState, Move, deal
 

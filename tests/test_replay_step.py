@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena import render
 from arena.cli import main
+from arena.display import text as render
 from arena.records import replay
 from arena.rules import COLORS
 

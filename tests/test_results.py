@@ -10,20 +10,17 @@ import pandas as pd
 import pytest
 from oracles import game_rows
 
-from arena.tournament.results import (
-    COLUMNS,
+from arena.report.tables import (
     build_tables,
-    format_tables,
     head_to_head,
-    header_text,
     load_games,
     ratings,
-    rows_text,
     seats,
     standings,
-    tournament_ranks,
     with_tournament_ranks,
 )
+from arena.report.text import format_tables
+from arena.tournament.folder.rows import COLUMNS, header_text, rows_text, tournament_ranks
 
 
 def fake_record(groups: list[int], captured: list[int]) -> dict:

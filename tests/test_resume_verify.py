@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.config import load_config
-from arena.tournament.rows import COLUMNS
-from arena.tournament.runner import run_tournament
-from arena.tournament.store import recover
+from arena.tournament.folder.rows import COLUMNS
+from arena.tournament.folder.store import recover
+from arena.tournament.plan.config import load_config
+from arena.tournament.run.runner import run_tournament
 
 TOURNAMENT = """
 name = "checked"

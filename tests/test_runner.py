@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.rules.native import engine_line
-from arena.tournament.config import load_config
-from arena.tournament.results import build_tables, load_games, write_tables
-from arena.tournament.rows import COLUMNS
-from arena.tournament.runner import Interrupted, RunError, run_tournament
-from arena.tournament.schedule import count_games
-from arena.tournament.store import recover
+from arena.report.tables import build_tables, load_games, write_tables
+from arena.rules.engine import engine_line
+from arena.tournament.folder.rows import COLUMNS
+from arena.tournament.folder.store import recover
+from arena.tournament.plan.config import load_config
+from arena.tournament.plan.schedule import count_games
+from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
 BOTS = '''
 import time
@@ -382,7 +382,7 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
 def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, players=2, deals=3)
     config = load_config(path)
-    from arena.tournament.workers import Workers
+    from arena.tournament.run.workers import Workers
 
     real = Workers.play
     seen = {"games": 0}
@@ -453,7 +453,7 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
     config = load_config(path)
-    from arena.tournament.store import prepare_folder
+    from arena.tournament.folder.store import prepare_folder
 
     for compress in (False, True):
         prepare_folder(config, path.read_text(), out, resume=False, overwrite=True, compress=compress)
@@ -546,7 +546,7 @@ def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(t
 @pytest.mark.parametrize("isolation", ["none", "process"])
 def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeypatch, isolation):
     """In process the worker is stopped at the game's bound; in a process of its own, the bot at its limit."""
-    from arena.tournament import workers
+    from arena.tournament.run import workers
 
     monkeypatch.setattr(workers, "_BOUND_MARGIN", 0.5)  # the bound: 100 bot calls x 0.05 s + 0.5 s
     path = tmp_path / "stuck.toml"
@@ -571,8 +571,8 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeyp
 def test_rows_from_the_result_are_the_rows_from_the_record():
     from oracles import game_rows
 
-    from arena.referee import play_game
-    from arena.tournament.rows import game_rows_text, rows_text
+    from arena.play.referee import play_game
+    from arena.tournament.folder.rows import game_rows_text, rows_text
 
     fixtures = Path(__file__).parent / "fixtures" / "bad_bots.py"
     for players, seed in ((2, 3), (3, 4), (4, 5), (5, 6)):

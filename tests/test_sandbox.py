@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
-from arena.sandbox import Limits, start
+from arena.isolation import sandbox
+from arena.isolation.sandbox import Limits, start
 
 JAIL = sandbox.walls() == "jail"
 needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")

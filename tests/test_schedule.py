@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament.config import Entrant, TournamentConfig
-from arena.tournament.schedule import (
+from arena.tournament.plan.config import Entrant, TournamentConfig
+from arena.tournament.plan.schedule import (
     by_seating,
     count_games,
     game_seed,
@@ -18,7 +18,7 @@ from arena.tournament.schedule import (
     tables,
     tournament_tables,
 )
-from arena.tournament.seating import DESIGNS
+from arena.tournament.plan.seating import DESIGNS
 
 
 def config(entrants: int, players: int, deals: int = 3, rotate: bool = True, seed: int = 5,

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament.schedule import rotations, tables
-from arena.tournament.seating import (
+from arena.tournament.plan.schedule import rotations, tables
+from arena.tournament.plan.seating import (
     BALANCED_4,
     DESIGNS,
     balanced_designs,

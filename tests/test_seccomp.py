@@ -1,4 +1,4 @@
-"""The seccomp filter (arena/seccomp.py): what it denies, with which errno, and what a bot still does.
+"""The seccomp filter (arena/isolation/seccomp.py): what it denies, with which errno, and what a bot still does.
 
 Every filtered check runs in a child Python that sets no_new_privs, installs the filter and then runs
 the code under test, so the test process itself is never filtered.  Calls are made by number (looked
@@ -23,7 +23,7 @@ import pytest
 
 import arena
 
-SECCOMP = Path(arena.__file__).with_name("seccomp.py")
+SECCOMP = Path(arena.__file__).parent / "isolation" / "seccomp.py"
 
 
 def _load():

@@ -9,18 +9,10 @@ import pandas as pd
 import pytest
 from test_results import make_games
 
+from arena.report.tables import build_tables, rated_games, rating_effort, standings, write_tables
+from arena.report.text import STANDINGS_DROP_ORDER, format_tables, head_to_head_matrix
 from arena.stats.intervals import win_share_interval
 from arena.stats.ratings import ranked_games
-from arena.tournament.results import (
-    STANDINGS_DROP_ORDER,
-    build_tables,
-    format_tables,
-    head_to_head_matrix,
-    rated_games,
-    rating_effort,
-    standings,
-    write_tables,
-)
 
 #: Entrant ranks of one game by outcome: X: a b c, Y: b c a, Z: c b a (uptown: fewest groups ranks first).
 OUTCOMES = {"X": {"a": 1, "b": 2, "c": 3}, "Y": {"b": 1, "c": 2, "a": 3}, "Z": {"c": 1, "b": 2, "a": 3}}

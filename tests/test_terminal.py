@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 import arena.bots
-from arena import terminal
 from arena.cli import main
-from arena.terminal import Column, fit_table, printable
+from arena.display import terminal
+from arena.display.terminal import Column, fit_table, printable
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -226,7 +226,8 @@ def test_report_fits_COLUMNS_and_prints_whole_tables_when_not_a_terminal(wide):
 
 
 def test_tables_escape_names_in_every_format(wide):
-    from arena.tournament.results import build_tables, format_tables, load_games
+    from arena.report.tables import build_tables, load_games
+    from arena.report.text import format_tables
 
     games = load_games(wide[0] / "games.csv", 3)
     games["entrant"] = games["entrant"].replace("greedy", "gr\x1b[2Jeedy\u202e")
@@ -251,7 +252,7 @@ def test_replay_result_fits_the_width():
 
 def test_the_fault_summary_escapes_what_bots_wrote() -> None:
     """A fault's kind and message come from a bot or a record: the run's last lines print them escaped."""
-    from arena.tournament.faults import FaultSummary
+    from arena.tournament.folder.faults import FaultSummary
 
     summary = FaultSummary()
     summary.add("mallory", "crash", "boom\x1b]0;owned\x07\r\nfake line", "t000-d0000-r0")

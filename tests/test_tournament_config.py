@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import (
+from arena.tournament.folder.identity import check_bots
+from arena.tournament.plan.config import (
     DEFAULT_TIME_LIMIT,
     ConfigError,
     Entrant,
-    check_bots,
     load_config,
     parse_config,
     spec_text,

@@ -12,11 +12,17 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.config import parse_config
-from arena.tournament.results import ORDER_COLUMNS, order, with_tournament_ranks
-from arena.tournament.rows import COLUMNS
-from arena.tournament.schedule import count_games, schedule
-from arena.tournament.seating import follow_counts, frequencies, is_follow_balanced, is_seat_balanced, seatings
+from arena.report.tables import ORDER_COLUMNS, order, with_tournament_ranks
+from arena.tournament.folder.rows import COLUMNS
+from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.schedule import count_games, schedule
+from arena.tournament.plan.seating import (
+    follow_counts,
+    frequencies,
+    is_follow_balanced,
+    is_seat_balanced,
+    seatings,
+)
 
 
 def tournament(entrants: int, players: int, deals: int = 2, extra: str = "", seed: int = 5) -> str:

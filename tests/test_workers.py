@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.config import parse_config
-from arena.tournament.schedule import count_games, schedule
-from arena.tournament.workers import (
+from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.schedule import count_games, schedule
+from arena.tournament.run.workers import (
     _BOUND_MARGIN,
     MAX_CHUNK,
     WorkerError,

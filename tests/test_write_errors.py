@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.config import load_config
-from arena.tournament.results import write_folder_tables
-from arena.tournament.runner import RunError, run_tournament
+from arena.report.tables import write_folder_tables
+from arena.tournament.plan.config import load_config
+from arena.tournament.run.runner import RunError, run_tournament
 
 TOURNAMENT = """
 name = "disk"

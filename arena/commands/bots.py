@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from ..terminal import printable
+from arena.display.terminal import printable
 
 
 def _probe(specs: tuple[str, ...]) -> None:
     """Start each bot as a program, shake hands, and show what it declares."""
-    from ..bots import BotError, format_option
-    from ..protocol import PROTOCOL
-    from ..referee import Referee
+    from arena.bots import BotError, format_option
+    from arena.isolation.protocol import PROTOCOL
+    from arena.play.referee import Referee
 
     referee = Referee(isolation="process")
     try:
@@ -44,7 +44,7 @@ def command(probes: tuple[str, ...]) -> None:
     the others.  With --probe, start the given bots instead and show what
     they say of themselves in the protocol's handshake.
     """
-    from ..bots import GROUP, discover, format_option
+    from arena.bots import GROUP, discover, format_option
 
     if probes:
         _probe(probes)

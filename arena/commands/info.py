@@ -20,7 +20,7 @@ def version() -> str:
     try:
         return importlib.metadata.version("uptown-arena")
     except importlib.metadata.PackageNotFoundError:
-        from .. import __version__
+        from arena import __version__
 
         return __version__
 
@@ -34,8 +34,8 @@ def _extra(distribution: str, used_for: str) -> str:
 
 def lines() -> list[str]:
     """The lines ``arena info`` prints, ``key: value`` each."""
-    from ..rules.native import engine_line
-    from ..sandbox import walls_report
+    from arena.isolation.sandbox import walls_report
+    from arena.rules.engine import engine_line
 
     out = [
         f"arena: {version()}",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from ..limits import DEFAULT_TIME_LIMIT
-from ..tournament.match import DEFAULT_MAX_GAMES
+from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.tournament.match import DEFAULT_MAX_GAMES
 
 
 @click.command(name="match")
@@ -57,8 +57,9 @@ def command(
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
     """
-    from ..tournament.config import ConfigError, check_bots
-    from ..tournament.match import (
+    from arena.tournament.folder.identity import check_bots
+    from arena.tournament.folder.store import FolderLock
+    from arena.tournament.match import (
         MatchError,
         MatchPlan,
         parse_sprt,
@@ -68,8 +69,8 @@ def command(
         stored_seed,
         summary_lines,
     )
-    from ..tournament.runner import Interrupted, RunError
-    from ..tournament.store import FolderLock
+    from arena.tournament.plan.config import ConfigError
+    from arena.tournament.run.runner import Interrupted, RunError
 
     try:
         if not 2 <= len(bots) <= 5:
@@ -129,9 +130,9 @@ def command(
                    err=True)
         sys.exit(130)
 
-    from ..terminal import output_width
-    from ..tournament.results import format_tables
-    from .run import _echo_faults
+    from arena.commands.run import _echo_faults
+    from arena.display.terminal import output_width
+    from arena.report.text import format_tables
 
     summary = result.summary
     for line in summary.changed:

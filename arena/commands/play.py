@@ -15,13 +15,13 @@ from typing import TextIO
 
 import click
 
-from .. import limits
-from ..rules.state import PENALTIES, SCORINGS
-from ..terminal import color_option, output_width, printable, use_color
+from arena.display.terminal import color_option, output_width, printable, use_color
+from arena.play import ranges as limits
+from arena.rules.state import PENALTIES, SCORINGS
 
 
 class TimeLimit(click.ParamType):
-    """Seconds per move, checked by the rule tournament files use (:func:`arena.limits.time_limit`)."""
+    """Seconds per move, checked by the rule tournament files use (:func:`arena.play.ranges.time_limit`)."""
 
     name = "seconds"
 
@@ -120,8 +120,8 @@ def _open_transcript(path: Path) -> TextIO:
 def _seat_log(seat: int, text: str) -> str:
     """The name of a seat's log in ``arena play``: the seat and the bot's short name (``seat0-mcts``,
     ``seat1-rustbot``), without its options or folders."""
-    from ..bots import BotError, split_bot_spec
-    from ..referee import log_name
+    from arena.bots import BotError, split_bot_spec
+    from arena.play.referee import log_name
 
     try:
         ref = split_bot_spec(text)[0]
@@ -198,9 +198,10 @@ def command(
       arena play "exec:node examples/protocol/random_bot.js" greedy
       arena play human mcts random
     """
-    from .. import records, render
-    from ..bots import BotError, split_bot_spec
-    from ..referee import Referee
+    from arena import records
+    from arena.bots import BotError, split_bot_spec
+    from arena.display import text as render
+    from arena.play.referee import Referee
 
     if not 2 <= len(bots) <= 5:
         raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")
@@ -221,10 +222,10 @@ def command(
     log_dir = _log_folder(logs)
 
     transcript = None if transcript_path is None else _open_transcript(transcript_path)
-    from ..human import HUMAN, Terminal
-    from ..prepared import with_identity
-    from ..tournament.config import Entrant
-    from ..tournament.identity import bot_identity
+    from arena.play.human import HUMAN, Terminal
+    from arena.play.prepared import with_identity
+    from arena.tournament.folder.identity import bot_identity
+    from arena.tournament.plan.config import Entrant
 
     screen = sys.stderr if to_stdout else sys.stdout
     terminal = Terminal(sys.stdin, screen, use_color(color, screen), output_width(screen))

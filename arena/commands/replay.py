@@ -14,8 +14,9 @@ from typing import Any
 
 import click
 
-from .. import records, render
-from ..terminal import color_option, output_width, printable, use_color
+from arena import records
+from arena.display import text as render
+from arena.display.terminal import color_option, output_width, printable, use_color
 
 #: The file of a tournament results folder that holds every game's record, one per line.
 RECORDS_FILES = ("records.jsonl", "records.jsonl.gz")

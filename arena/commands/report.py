@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..tournament.tables import TABLES
+from arena.tournament.folder.files import TABLES
 
 
 @click.command(name="report")
@@ -39,11 +39,13 @@ def command(
     tournament's schedule plays, are left out, and the count is printed.
     The standings are ordered by the rating, best first (README, Report).
     """
-    from ..terminal import output_width
-    from ..tournament.results import build_tables, format_tables, load_games
-    from ..tournament.schedule import count_games
-    from ..tournament.store import GAMES_FILE, RunError, read_tournament
-    from ..tournament.verify import schedule_games
+    from arena.display.terminal import output_width
+    from arena.report.tables import build_tables, load_games
+    from arena.report.text import format_tables
+    from arena.tournament.folder.files import GAMES_FILE, RunError
+    from arena.tournament.folder.store import read_tournament
+    from arena.tournament.folder.verify import schedule_games
+    from arena.tournament.plan.schedule import count_games
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
@@ -71,7 +73,7 @@ def command(
     scoring = scoring or config.scoring
     tables = build_tables(games, scoring, config.seed, config.names)
     progress = (int(games["game_id"].nunique()), count_games(config))
-    from ..tournament.match import read_match, summary_lines
+    from arena.tournament.match import read_match, summary_lines
 
     try:
         match = read_match(path)
@@ -84,7 +86,7 @@ def command(
     if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
         _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
     if html:
-        from ..html_report import write_report
+        from arena.report.html import write_report
 
         try:
             page = write_report(path, tables, config.name, html_out)
@@ -98,7 +100,7 @@ def command(
 
 def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:
     """The pictures of ``tables`` (and of a sequential ``match``'s LLR) into ``out``, each path on standard error."""
-    from ..plots import PlotError, write_plots
+    from arena.report.plots import PlotError, write_plots
 
     sequential = match is not None and isinstance((match.get("parameters") or {}).get("sprt"), dict)
     try:

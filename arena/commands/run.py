@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from ..tournament.runner import RunSummary
+    from arena.tournament.run.runner import RunSummary
 
 
 @click.command(name="run")
@@ -49,14 +49,15 @@ def command(
     the missing games.  Relative paths in FILE are read from FILE's folder.
     A progress bar is shown on standard error when it is a terminal.
     """
-    from ..tournament.config import ConfigError, check_bots, load_config, with_isolation
-    from ..tournament.runner import Interrupted, RunError, run_tournament
-    from ..tournament.schedule import count_games, tournament_tables
-    from ..tournament.store import FolderLock
+    from arena.tournament.folder.identity import check_bots
+    from arena.tournament.folder.store import FolderLock
+    from arena.tournament.plan.config import ConfigError, load_config, with_isolation
+    from arena.tournament.plan.schedule import count_games, tournament_tables
+    from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
     path = Path(file)
     if cluster is not None:
-        from ..tournament.cluster import parse_cluster
+        from arena.tournament.run.cluster import parse_cluster
 
         if workers is not None:
             raise click.UsageError("--cluster and --workers cannot be used together: the cluster's workers play the games")
@@ -108,15 +109,15 @@ def command(
         )
         sys.exit(130)
 
-    from ..plots import try_write_plots
-    from ..terminal import output_width
-    from ..tournament.results import format_tables
+    from arena.display.terminal import output_width
+    from arena.report.plots import try_write_plots
+    from arena.report.text import format_tables
 
     # The tables are on disk already: a picture that fails costs one line, never the results.
     plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
     if problem is not None:
         click.echo(problem, err=True)
-    from ..html_report import write_report
+    from arena.report.html import write_report
 
     try:  # like the plots: a page that cannot be written costs one line
         report = write_report(folder, summary.tables, config.name)

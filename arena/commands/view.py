@@ -10,9 +10,9 @@ from pathlib import Path
 
 import click
 
-from .. import records
-from ..terminal import printable
-from .replay import RECORDS_FILES, _is_lines_file, _load
+from arena import records
+from arena.commands.replay import RECORDS_FILES, _is_lines_file, _load
+from arena.display.terminal import printable
 
 
 def _lines_file(path: Path) -> Path | None:
@@ -59,7 +59,7 @@ def default_output(file: Path, game_id: str | None) -> Path:
 
 def write_page(out: Path, text: str) -> None:
     """Write ``text`` to ``out``; a ClickException (one line) if it cannot be written."""
-    from ..tournament.store import RunError, write_atomically
+    from arena.tournament.folder.files import RunError, write_atomically
 
     try:  # through a temporary file: a failed write leaves no half page
         write_atomically(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -83,7 +83,7 @@ def command(file: Path, game_id: str | None, out: Path | None) -> None:
     with --game ID.  The record is checked move by move first, as by
     arena replay --verify; a record that fails writes nothing.
     """
-    from ..html import replay_page
+    from arena.display.html import replay_page
 
     try:
         record = _load(file, game_id)

@@ -3,14 +3,14 @@
 ``GameState`` is the native engine's when the C extension is built (:mod:`.native`), else the pure one's.
 """
 
-from .cells import BOARD, Cells, column, column_of, fits, groups, neighbours, region, region_of, row, row_of
-from .deal import deal, deal_pile, derived_random
-from .geometry import CELL_NAMES, REGIONS, cell_index, count_groups, removable
-from .native import ENGINE, GameState
-from .rng import SplitMix64
-from .state import PASS, TILES_PLAYED, GameSettings, IllegalMove, Move, MoveSet, SeatResult, winners
-from .tiles import COLORS, TILE_NAMES, WILD, color_index, tile_index
-from .view import SeatView
+from arena.rules.cells import BOARD, Cells, column, column_of, fits, groups, neighbours, region, region_of, row, row_of
+from arena.rules.deal import deal, deal_pile, derived_random
+from arena.rules.engine import ENGINE, GameState
+from arena.rules.geometry import CELL_NAMES, REGIONS, cell_index, count_groups, removable
+from arena.rules.rng import SplitMix64
+from arena.rules.state import PASS, TILES_PLAYED, GameSettings, IllegalMove, Move, MoveSet, SeatResult, winners
+from arena.rules.tiles import COLORS, TILE_NAMES, WILD, color_index, tile_index
+from arena.rules.view import SeatView
 
 __all__ = [
     "BOARD", "CELL_NAMES", "COLORS", "ENGINE", "PASS", "REGIONS", "TILES_PLAYED", "TILE_NAMES", "WILD", "Cells",

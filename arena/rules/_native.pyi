@@ -1,6 +1,6 @@
 """Types of the C rules engine ``arena.rules._native`` (sources in arena/rules/native/).
 
-Use it through :mod:`arena.rules.native`, which binds it and wraps ``State``
+Use it through :mod:`arena.rules.engine`, which binds it and wraps ``State``
 as the native :class:`GameState`; docs/ENGINE.md says what it holds.
 """
 
@@ -8,8 +8,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from random import Random
 from typing import Any
 
-from .rng import SplitMix64
-from .state import GameSettings, Move
+from arena.rules.rng import SplitMix64
+from arena.rules.state import GameSettings, Move
 
 class MoveSet:
     """The legal moves of one turn (the native :class:`arena.rules.state.MoveSet`)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .geometry import (
+from arena.rules.geometry import (
     CELL_NAMES,
     COLUMN_MASKS,
     COLUMNS,
@@ -34,8 +34,8 @@ from .geometry import (
     removable,
     spread,
 )
-from .geometry import region_of as _region_of
-from .tiles import FITS, TILE_NAMES, tile_index
+from arena.rules.geometry import region_of as _region_of
+from arena.rules.tiles import FITS, TILE_NAMES, tile_index
 
 CellLike = int | str
 """A cell: its index 0-80 or its name as the records write it (``"C5"``)."""

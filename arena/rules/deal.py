@@ -24,8 +24,8 @@ import hashlib
 import operator
 import random
 
-from .state import GameSettings
-from .tiles import COLORS, N_TILES
+from arena.rules.state import GameSettings
+from arena.rules.tiles import COLORS, N_TILES
 
 
 def derived_random(*parts: object) -> random.Random:

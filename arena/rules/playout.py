@@ -19,10 +19,10 @@ same in one call on either engine; the native engine plays it in C.
 
 from __future__ import annotations
 
-from .geometry import FULL, spread
-from .rng import SplitMix64
-from .state import PASS, TILES_PLAYED, GameState, Move, MoveSet
-from .tiles import FITS, WILD
+from arena.rules.geometry import FULL, spread
+from arena.rules.rng import SplitMix64
+from arena.rules.state import PASS, TILES_PLAYED, GameState, Move, MoveSet
+from arena.rules.tiles import FITS, WILD
 
 POLICIES = ("random", "greedy")
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .geometry import (
+from arena.rules.geometry import (
     CELL_NAMES,
     FULL,
     N_CELLS,
@@ -26,10 +26,10 @@ from .geometry import (
     removable,
     removable_at,
 )
-from .tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
+from arena.rules.tiles import COLORS, FITS, N_TILES, TILE_NAMES, color_index, tile_index
 
 if TYPE_CHECKING:
-    from .rng import SplitMix64
+    from arena.rules.rng import SplitMix64
 
 RACK_SIZE = 5
 #: A color is finished once it has played this many tiles (E1): 28 minus the last 4.
@@ -356,7 +356,7 @@ class BaseGameState:
     """What every engine's :class:`GameState` shares: the queries, :meth:`check` and the scoring.
 
     One definition of each rule for both engines: the pure :class:`GameState`
-    below and the native one (:mod:`arena.rules.native`) keep the state, this
+    below and the native one (:mod:`arena.rules.engine`) keep the state, this
     class reads it through the same attributes (``settings``, ``deals``,
     ``drawn``, ``racks``, ``played``, ``played_tiles``, ``captures``,
     ``history``, ``over``, ``to_move``) and ``legal_moves``, ``color_at`` and
@@ -659,7 +659,7 @@ class GameState(BaseGameState):
     def playout(self, rng: SplitMix64, policy: str = "random") -> tuple[tuple[int, int, int], ...]:
         """Play a copy to the end with ``policy`` (``random`` or ``greedy``, :mod:`.playout`) drawing from
         ``rng``; each seat's ``(groups, captured_total, blockers_penalty)``.  The state is left as it was."""
-        from .playout import playout
+        from arena.rules.playout import playout
 
         return playout(self, rng, policy)
 

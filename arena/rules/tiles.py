@@ -7,7 +7,7 @@ A color is an int 0-4 in the order of :data:`COLORS`.
 
 from __future__ import annotations
 
-from .geometry import COLUMN_MASKS, FULL, REGION_MASKS, REGIONS, ROW_MASKS
+from arena.rules.geometry import COLUMN_MASKS, FULL, REGION_MASKS, REGIONS, ROW_MASKS
 
 COLORS = ("red", "blue", "green", "yellow", "purple")
 _COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}

@@ -11,11 +11,11 @@ import random
 from operator import sub
 from typing import NamedTuple
 
-from .cells import Cells, groups
-from .geometry import FULL, N_CELLS, removable
-from .native import GameState
-from .state import EVERY_TILE, TILES_PLAYED, GameSettings, Move, MoveSet
-from .tiles import COLORS, N_TILES, color_index
+from arena.rules.cells import Cells, groups
+from arena.rules.engine import GameState
+from arena.rules.geometry import FULL, N_CELLS, removable
+from arena.rules.state import EVERY_TILE, TILES_PLAYED, GameSettings, Move, MoveSet
+from arena.rules.tiles import COLORS, N_TILES, color_index
 
 _tuple_new = tuple.__new__
 
@@ -171,7 +171,7 @@ class SeatView(NamedTuple):
         drawn with ``rng`` from each color's unplayed tiles; the board,
         captures, history, turn and this seat's racks are as seen.  The same
         generator state gives the same sample, a state of the engine in use
-        (:mod:`arena.rules.native`) with its capture memo already filled.
+        (:mod:`arena.rules.engine`) with its capture memo already filled.
         """
         deals: dict[int, tuple[int, ...]] = {}
         drawn: dict[int, int] = {}

@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 from openskill.models import PlackettLuce
 
-from .intervals import deal_resamples, percentile_interval
+from arena.stats.intervals import deal_resamples, percentile_interval
 
 MU = 25.0
 SIGMA = 25.0 / 3.0

@@ -79,7 +79,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .intervals import z_value
+from arena.stats.intervals import z_value
 
 #: Normalised Elo per unit of t-value: 800 / ln(10).
 NELO_PER_T = 800.0 / math.log(10.0)

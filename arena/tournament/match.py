@@ -85,9 +85,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .. import limits
-from ..limits import DEFAULT_TIME_LIMIT
-from ..stats.sprt import (
+from arena.play import ranges as limits
+from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.stats.sprt import (
     EloEstimate,
     Pentanomial,
     SprtParameters,
@@ -99,11 +99,12 @@ from ..stats.sprt import (
     pentanomial_elo,
     sprt,
 )
-from .config import ConfigError, TournamentConfig, _default_name, parse_config
-from .rows import COLUMNS, tournament_ranks
-from .schedule import Game, schedule
-from .seating import seatings
-from .store import GAMES_FILE, TOURNAMENT_FILE, RunError, drop_games, write_atomically
+from arena.tournament.folder.files import GAMES_FILE, TOURNAMENT_FILE, RunError, write_atomically
+from arena.tournament.folder.rows import COLUMNS, tournament_ranks
+from arena.tournament.folder.store import drop_games
+from arena.tournament.plan.config import ConfigError, TournamentConfig, _default_name, parse_config
+from arena.tournament.plan.schedule import Game, schedule
+from arena.tournament.plan.seating import seatings
 
 log = logging.getLogger("arena.tournament")
 
@@ -170,7 +171,7 @@ def _toml_string(text: str) -> str:
 
 def _short_spec(spec: str) -> str:
     """A spec without the folders and file of a ``path/file.py:Name`` or ``module:Name`` ref (``Name:p=0.5``)."""
-    from ..bots import EXEC_PREFIX, BotError, split_bot_spec
+    from arena.bots import EXEC_PREFIX, BotError, split_bot_spec
 
     if spec.startswith(EXEC_PREFIX):
         return spec
@@ -685,7 +686,7 @@ class MatchResult:
     match: dict[str, Any]
     #: Games of deals after the last one counted (finished early), removed from the folder.
     removed: int = 0
-    #: The pictures drawn (:func:`arena.plots.write_plots`).
+    #: The pictures drawn (:func:`arena.report.plots.write_plots`).
     plots: list[Path] = field(default_factory=list)
 
 
@@ -699,7 +700,7 @@ def run_match(
     (every game finished is stored; ``resume`` goes on).  With ``plot`` the tables are drawn as for
     ``arena run``, and an SPRT's LLR into ``llr.png``.
     """
-    from .runner import run_tournament
+    from arena.tournament.run.runner import run_tournament
 
     settle_folder(plan, out, resume, overwrite)
     feed = MatchFeed(plan, workers)
@@ -710,7 +711,7 @@ def run_match(
     match = feed.to_dict()
     plots: list[Path] = []
     if plot:
-        from ..plots import try_write_plots
+        from arena.report.plots import try_write_plots
 
         # The tables, and the LLR of a sequential test; a picture that fails costs one line, not the match.
         plots, problem = try_write_plots(out, summary.tables, match if plan.sprt is not None else None,

@@ -1,6 +1,6 @@
 /* arena.rules._native: the C rules engine as Python types (State, MoveSet, Search).
  *
- * arena/rules/native.py binds it and builds the public GameState on State. */
+ * arena/rules/engine.py binds it and builds the public GameState on State. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -183,7 +183,7 @@ static PyObject *moveset_reduce(MoveSetObject *self, PyObject *unused) {
         Py_XDECREF(options);
         return NULL;
     }
-    PyObject *mod = PyImport_ImportModule("arena.rules.native");
+    PyObject *mod = PyImport_ImportModule("arena.rules.engine");
     PyObject *fn = mod ? PyObject_GetAttrString(mod, "_moveset") : NULL;
     Py_XDECREF(mod);
     if (!fn) {

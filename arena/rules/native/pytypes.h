@@ -11,7 +11,7 @@
 
 #include "engine.h"
 
-/* Bound by arena/rules/native.py: the Move class, PASS, random.Random and whether
+/* Bound by arena/rules/engine.py: the Move class, PASS, random.Random and whether
  * Random.randrange(n) is getrandbits rejection (so choice() may draw that way itself). */
 extern PyObject *MoveType, *PassMove, *RandomType;
 extern int fast_randbelow;

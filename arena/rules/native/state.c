@@ -1,4 +1,4 @@
-/* The native game state (arena.rules.native builds the public GameState on it). */
+/* The native game state (arena.rules.engine builds the public GameState on it). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

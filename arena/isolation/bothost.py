@@ -1,0 +1,199 @@
+"""Run a Python bot as a bot program: ``python -m arena.isolation.bothost REF``.
+
+The referee starts it isolated (``python -I``, see :func:`arena.isolation.botprocess.host_command`), so
+that no folder of the user's can stand in for the arena it imports.
+
+``REF`` is an entry-point name, ``package.module:Name`` or
+``path/to/file.py:Name``, as in a bot spec; the options it plays with come in
+each ``game`` message.  The options given to it (``key=value,...`` in the
+environment variable ``ARENA_BOT_OPTIONS``) are checked against the class's
+declarations (its ranges and its ``check_options``) before it answers
+``hello``, so bad ones stop it before any game.  The bot is loaded here, in a fresh interpreter
+inside the sandbox, never in the referee; this module speaks
+``uptown-bot/1`` for it (``docs/PROTOCOL.md``) and hands it the same
+:class:`~arena.rules.view.SeatView` it would get in-process, rebuilt from
+each ``turn`` message.  A bot that plays the same in-process and here gives
+the same game record.
+
+The bot's ``print`` goes to standard error (the bot's log): standard output
+carries only protocol lines.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import signal
+import sys
+import traceback
+from typing import Any
+
+from arena.bots import (
+    _DOTTED,
+    Bot,
+    BotError,
+    _attribute,
+    _check_class,
+    _import_module,
+    check_options,
+    describe_failure,
+    description,
+    load_bot,
+    show_value,
+    split_bot_spec,
+)
+from arena.isolation import protocol
+from arena.rules import Move, SeatResult
+
+#: The environment variable with the options a bot is given, for its host to check before its handshake.
+OPTIONS_VARIABLE = "ARENA_BOT_OPTIONS"
+
+_encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+
+
+class _Host:
+    def __init__(self, ref: str, out: int, given: str = "") -> None:
+        self.ref = ref
+        self.out = out
+        self.cls: type[Bot] | None = None
+        self.problem = ""
+        try:
+            split_ref, inline = split_bot_spec(ref)
+            if inline:
+                raise BotError(ref, "give the bot without options: they come with each game")
+            cls = _load_class(split_ref)
+            if given:
+                check_options(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
+            self.cls = cls
+        except BotError as exc:
+            # The reason alone: the referee names the bot as its user wrote it.
+            self.problem = exc.reason
+        self.bot: Bot | None = None
+        self.failed: tuple[str, str] | None = None
+        self.reader: protocol.ViewReader | None = None
+
+    def write(self, data: bytes) -> None:
+        while data:
+            data = data[os.write(self.out, data):]
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.write((_encode(message) + "\n").encode())
+
+    def send_move(self, text: str) -> None:
+        """The answer to a turn, written out: a move's text needs no escaping."""
+        self.write(b'{"type":"move","move":"' + text.encode() + b'"}\n')
+
+    def hello(self) -> None:
+        if self.cls is None:
+            self.send({"type": "error", "message": self.problem})
+            return
+        # Its ref as the user wrote it, shortened to the file's name when the path is too long to declare.
+        name = self.ref if len(self.ref) <= protocol.MAX_DECLARED else os.path.basename(self.ref)
+        self.send({
+            "type": "hello", "protocol": protocol.PROTOCOL, "name": name[:protocol.MAX_DECLARED],
+            "description": description(self.cls)[:protocol.MAX_DECLARED], "options": dict(self.cls.options),
+        })
+
+    def game(self, message: dict[str, Any]) -> None:
+        start = protocol.read_game(message)
+        self.reader = protocol.ViewReader(start)
+        self.bot, self.failed = None, None
+        assert self.cls is not None
+        try:
+            bot = self.cls(start.seat, start.settings, {**self.cls.options, **start.options}, random.Random(start.seed))
+        except BaseException as exc:  # noqa: BLE001 - a bot may fail in any way
+            self.failed = _fault(exc, "while starting: ")
+            return
+        if not isinstance(bot, Bot):
+            self.failed = ("invalid", f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
+        else:
+            self.bot = bot
+
+    def turn(self, message: dict[str, Any]) -> None:
+        if self.bot is None or self.reader is None:
+            kind, text = self.failed or ("exception", "a turn came before its game")
+            self.send({"type": "error", "kind": kind, "message": text})
+            return
+        view = self.reader.view(message)
+        try:
+            value = self.bot.choose(view)
+        except BaseException as exc:  # noqa: BLE001
+            kind, text = _fault(exc)
+            self.send({"type": "error", "kind": kind, "message": text})
+            self.bot = None
+            return
+        if type(value) is Move and all(type(part) is int for part in value) and (value.color < 0 or (
+                0 <= value.color < 5 and 0 <= value.tile < 28 and 0 <= value.cell < 81)):
+            self.send_move(str(value))
+        else:
+            self.send({"type": "error", "kind": "invalid", "message": f"returned {show_value(value)}, not a Move"})
+            self.bot = None
+
+    def over(self, message: dict[str, Any]) -> None:
+        if self.bot is None or type(self.bot).game_over is Bot.game_over:
+            return
+        try:
+            rows = [SeatResult(**row) for row in message["result"]]
+            self.bot.game_over(rows)
+        except BaseException as exc:  # noqa: BLE001
+            print(f"game_over failed: {describe_failure(exc)}", file=sys.stderr)
+        self.bot = None
+
+
+def _load_class(ref: str) -> type[Bot]:
+    """The bot class of ``ref``.  A ``module:Class`` is imported straight away: the referee has already
+    turned an entry point's name into one (:func:`~arena.bots.resolve_ref`), and reading every installed
+    distribution's metadata again would be a good part of the host's start.  Anything else, or any
+    failure, goes through :func:`~arena.bots.load_bot`, with its diagnosis."""
+    where, colon, attr = ref.rpartition(":")
+    if colon and _DOTTED.fullmatch(where):
+        try:
+            return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+        except BotError:
+            pass
+    return load_bot(ref)
+
+
+def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
+    if isinstance(exc, SystemExit):
+        return "exit", f"{prefix}called sys.exit({exc.code!r})"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupt", prefix + "raised KeyboardInterrupt"
+    # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
+    try:
+        traceback.print_exception(exc, file=sys.stderr)
+    except (OSError, ValueError):  # the bot may have closed its standard error
+        pass
+    return "exception", prefix + describe_failure(exc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m arena.isolation.bothost REF", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
+    # Standard output is the protocol's alone: anything the bot prints goes to standard error.
+    out = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    host = _Host(argv[0], out, os.environ.pop(OPTIONS_VARIABLE, ""))
+    # Each turn parses a few thousand small objects: collect less often than Python's default.
+    gc.freeze()
+    gc.set_threshold(20000, 20, 20)
+    handlers = {"hello": lambda m: host.hello(), "game": host.game, "turn": host.turn, "over": host.over}
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "quit":
+            break
+        handler = handlers.get(kind)
+        if handler is not None:
+            handler(message)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

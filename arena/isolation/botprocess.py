@@ -1,0 +1,392 @@
+"""The referee's side of a bot program: start it in the sandbox, talk ``uptown-bot/1``, keep the clock.
+
+A :class:`BotProcess` is one running program.  The referee writes a line
+and reads the answer with its own deadline (wall time, from the start of
+writing the question to reading the whole answer); it reads only JSON from
+the program, at most :data:`~arena.isolation.protocol.MAX_LINE` bytes a line, and
+never anything else.  It never waits on the program without a deadline:
+its end of the program's standard input does not block, and a write the
+program does not take in time is late like an answer that does not come.
+A program that is late, ends, or breaks the protocol is killed with
+everything it started (:meth:`BotProcess.kill`).
+
+Between its turns a program is frozen (:meth:`~arena.isolation.sandbox.Sandboxed.freeze`):
+it runs from the moment its turn is written until its answer is read.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any, TextIO
+
+from arena.bots import EXEC_PREFIX
+from arena.isolation import protocol, sandbox
+from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
+
+# Bytes asked of the pipe at a time: a turn's answer fits many times over, and asking for
+# MAX_LINE would make (and zero) a 1 MiB buffer on every read.
+_READ = 1 << 16
+#: How long a program may take to start and answer ``hello``, on top of the time limit.
+STARTUP_SECONDS = 10.0
+#: How long a program that was told to quit gets before it is killed; also how long it has to take
+#: the ``over`` and ``quit`` lines into its input.
+QUIT_SECONDS = 0.2
+#: Games a process plays before it is replaced (it keeps the seeds of those it played: see ``deals``).
+RETIRE_GAMES = 4096
+
+
+class BotProcessError(RuntimeError):
+    """A program that cannot be used as a bot; the message is one line."""
+
+
+class Late(Exception):
+    """No answer within the time."""
+
+
+class Ended(Exception):
+    """The program's output ended: it exited or was killed."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """How to start one bot program: its command, the folder it starts in, what it adds to the
+    environment, and its limits.  Plain data, checked once."""
+
+    command: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    #: How it is shown in messages, when not as its command.
+    shown: str = field(default="", compare=False)
+    #: Its own files that its command does not name (a module bot's, from the working folder).
+    files: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The program as one line: its command as shell words, unless it has a shorter name."""
+        return self.shown or shlex.join(self.command)
+
+
+#: The folder that holds the referee's own ``arena`` package: the bot host imports it from there.
+ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def host_command(ref: str) -> tuple[str, ...]:
+    """The command of the bot host for ``ref``: this interpreter, isolated (``-I``: neither the working
+    folder, ``PYTHONPATH`` nor the user's site-packages on its import path), importing the arena the
+    referee runs (the same code, and the same compiled engine) from :data:`ARENA_PARENT`."""
+    code = (f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); "
+            "from arena.isolation.bothost import main; sys.exit(main())")
+    return (sys.executable, "-I", "-c", code, ref)
+
+
+def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
+    """The program that runs the Python bot ``ref`` (an entry point, ``module:Name`` or ``file.py:Name``)
+    in a fresh interpreter under the bot host (:func:`host_command`).
+
+    A ``file.py:Name`` is named by its absolute path and starts in the file's folder; a
+    ``module:Name`` starts in the current folder, where its host finds the module after
+    everything installed, as the referee does (:mod:`arena.bots`); an entry point starts in its
+    private home.
+    """
+    where, colon, attr = ref.rpartition(":")
+    cwd: str | None = None
+    files: tuple[str, ...] = ()
+    if colon and where.endswith(".py"):
+        where = os.path.abspath(where)
+        ref = f"{where}:{attr}"
+        cwd = os.path.dirname(where) if os.path.isdir(os.path.dirname(where)) else None
+    elif colon:
+        cwd = os.getcwd()
+        # A module of the working folder (not installed): its host is shown that module or package.
+        top = where.partition(".")[0]
+        files = tuple(path for path in (os.path.join(cwd, top + ".py"), os.path.join(cwd, top))
+                      if os.path.exists(path))
+    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.isolation.bothost {ref}",
+                   files=files)
+
+
+def exec_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
+    """The program of an ``exec:COMMAND`` ref; a relative command path is taken from the current folder."""
+    try:
+        words = shlex.split(ref[len(EXEC_PREFIX):])
+    except ValueError as exc:
+        raise BotProcessError(f"bot {ref!r}: the command cannot be read: {exc}") from None
+    if not words:
+        raise BotProcessError(f"bot {ref!r}: no command after {EXEC_PREFIX}")
+    return Program(tuple(words), cwd=os.getcwd(), limits=limits or sandbox.Limits())
+
+
+def _check_command(program: Program) -> None:
+    """A one-line error for a command that cannot run at all, before a sandbox is made for it."""
+    name = program.command[0]
+    cwd = program.cwd or os.getcwd()
+    if "/" in name:
+        path = os.path.join(cwd, name)
+        if not os.path.exists(path):
+            raise BotProcessError(f"{program.text}: {name} does not exist")
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            raise BotProcessError(f"{program.text}: {name} is not an executable file")
+    elif shutil.which(name, path=dict(program.env).get("PATH", sandbox.PATH)) is None:
+        raise BotProcessError(f"{program.text}: no program {name!r} on the bots' PATH ({sandbox.PATH})")
+
+
+class BotProcess:
+    """A running bot program.  ``log`` is the file its standard error is appended to (None: discarded);
+    ``hide`` are paths it must not see."""
+
+    def __init__(self, program: Program, *, log: str | None = None, hide: tuple[str, ...] = (),
+                 transcript: TextIO | None = None, cpu: int | None = None) -> None:
+        self.program = program
+        #: The CPU it runs on (None: any).
+        self.cpu = cpu
+        self.log = log
+        #: Where every line to and from the program is copied (``> `` sent, ``< `` read), or None.
+        self.transcript = transcript
+        #: Who the program is in the transcript: its command, then the seat it plays.
+        self.label = program.text
+        self.hide = hide
+        self.declared: Declared | None = None
+        #: The seeds of the deals it has played (a process never plays two games of one deal).
+        self.deals: set[int] = set()
+        self._box: sandbox.Sandboxed | None = None
+        self._buffer = bytearray()
+        self._poll: Any = None
+        self._write_poll: Any = None
+        self._in = self._out = -1
+        self._log_start = 0
+        self._launched = 0.0
+
+    @property
+    def walls(self) -> str:
+        return self._box.walls if self._box is not None else "not started"
+
+    @property
+    def alive(self) -> bool:
+        """Started, not killed, and its process still running."""
+        return self._box is not None and self._box.process.poll() is None
+
+    def start(self, time_limit: float) -> Declared:
+        """Start the program and shake hands; :class:`BotProcessError` (one line) if it cannot be used."""
+        self.launch()
+        return self.handshake(time_limit)
+
+    def launch(self) -> None:
+        """Start the program and say hello, without waiting for the answer (see :meth:`handshake`),
+        so that several programs can start at once."""
+        program = self.program
+        _check_command(program)
+        log_fd = None
+        if self.log is not None:
+            log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._log_start = os.lseek(log_fd, 0, os.SEEK_END)
+        try:
+            self._box = sandbox.start(
+                list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
+                hide=self.hide, stderr=log_fd, cpu=self.cpu, show=program.files,
+            )
+        except sandbox.SandboxError as exc:
+            raise BotProcessError(f"{program.text}: {exc}") from None
+        finally:
+            if log_fd is not None:
+                os.close(log_fd)
+        process = self._box.process
+        assert process.stdin is not None and process.stdout is not None
+        self._in, self._out = process.stdin.fileno(), process.stdout.fileno()
+        # Never blocked by a program that does not read: a write takes what the pipe has room for.
+        os.set_blocking(self._in, False)
+        self._poll = select.poll()
+        self._poll.register(self._out, select.POLLIN)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._in, select.POLLOUT)
+        self._buffer.clear()
+        self._launched = perf_counter()
+        try:
+            self.send(protocol.HELLO_LINE, self._launched + STARTUP_SECONDS)
+        except (Ended, Late):
+            pass  # seen by the handshake: no answer comes
+
+    def handshake(self, time_limit: float) -> Declared:
+        """Read the answer to hello (within :data:`STARTUP_SECONDS` plus the limit of the launch);
+        the program is frozen once it has answered."""
+        program = self.program
+        limit = min(time_limit, STARTUP_SECONDS)
+        try:
+            line = self.read_line(self._launched + STARTUP_SECONDS + limit)
+            self.freeze()
+            self.declared = protocol.read_hello(protocol.parse_line(line))
+        except Late:
+            self.kill()
+            raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s") from None
+        except Ended:
+            why = self.ended_text()
+            self.kill()
+            raise BotProcessError(f"{program.text}: ended before answering hello: {why}") from None
+        except protocol.Refused as exc:
+            self.kill()
+            raise BotProcessError(str(exc)) from None
+        except ProtocolError as exc:
+            self.kill()
+            raise BotProcessError(f"{program.text}: {exc}") from None
+        return self.declared
+
+    def freeze(self) -> None:
+        """Stop the program until :meth:`thaw`: nothing it runs takes CPU from a bot that thinks."""
+        if self._box is not None:
+            self._box.freeze()
+
+    def thaw(self) -> None:
+        if self._box is not None:
+            self._box.thaw()
+
+    def ask(self, data: bytes, deadline: float) -> bytes:
+        """One round trip: thaw the program, write ``data`` and read its answer line, both before
+        ``deadline``, and freeze it again.  :class:`Late`, :class:`Ended` or a :class:`ProtocolError`."""
+        self.thaw()
+        self.send(data, deadline)
+        line = self.read_line(deadline)
+        self.freeze()
+        return line
+
+    def tell(self, data: bytes) -> None:
+        """Write ``data``, which needs no answer, within :data:`QUIT_SECONDS`; the program is frozen
+        again afterwards.  :class:`Late` or :class:`Ended`."""
+        self.thaw()
+        self.send(data, perf_counter() + QUIT_SECONDS)
+        self.freeze()
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` (whole lines) before ``deadline`` (``perf_counter``): :class:`Late` when the
+        program has not taken all of it by then, :class:`Ended` when it no longer reads."""
+        if self.transcript is not None:
+            for line in data.decode().splitlines():
+                self.transcript.write(f"[{self.label}] > {line}\n")
+        view = memoryview(data)
+        while True:
+            try:
+                view = view[os.write(self._in, view):]
+            except BlockingIOError:
+                pass  # the pipe is full: wait below for the program to read
+            except OSError:
+                raise Ended from None
+            if not view:
+                return
+            left = deadline - perf_counter()
+            if left <= 0:
+                raise Late
+            self._write_poll.poll(None if left == math.inf else left * 1000.0 + 0.5)
+
+    def read_line(self, deadline: float) -> bytes:
+        """The next whole line before ``deadline`` (``perf_counter``)."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[:end + 1])
+                del buffer[:end + 1]
+                if self.transcript is not None:
+                    self.transcript.write(f"[{self.label}] < {line.decode('utf-8', 'replace').rstrip()}\n")
+                return line
+            if len(buffer) >= MAX_LINE:
+                raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")
+            left = deadline - perf_counter()
+            if left <= 0:
+                raise Late
+            if not self._poll.poll(None if left == math.inf else left * 1000.0 + 0.5):
+                continue
+            try:
+                chunk = os.read(self._out, _READ)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise Ended
+            buffer += chunk
+            if len(buffer) > MAX_LINE and buffer.find(b"\n", 0, MAX_LINE) < 0:
+                raise ProtocolError(f"wrote a line longer than {MAX_LINE} bytes")
+
+    def pending(self) -> bool:
+        """Whether the program wrote more than it was asked for, in what has been read so far."""
+        return bool(self._buffer)
+
+    def note(self, text: str) -> None:
+        """A line of the referee's in the program's log (which game follows)."""
+        if self.log is not None:
+            try:
+                with open(self.log, "a", encoding="utf-8") as log:
+                    log.write(f"--- arena: {text} ---\n")
+            except OSError:
+                pass
+
+    def ended_text(self) -> str:
+        """How the program ended and the last lines of its standard error, for a fault message."""
+        box = self._box
+        if box is None:
+            return "not running"
+        box.wait(1.0)
+        text = box.exit_text()
+        tail = self.stderr_tail()
+        if tail:
+            text += f"; its last words: {tail}"
+        return text + self.log_hint()
+
+    def log_hint(self) -> str:
+        """`` (log: NAME.log)`` for a fault message: the file's name only, so records do not depend on folders."""
+        return f" (log: {os.path.basename(self.log)})" if self.log is not None else ""
+
+    def stderr_tail(self, lines: int = 3) -> str:
+        """The last lines the program wrote to its standard error since it started."""
+        if self.log is None:
+            return ""
+        try:
+            with open(self.log, "rb") as log:
+                size = log.seek(0, os.SEEK_END)
+                start = max(self._log_start, size - 4096)
+                log.seek(start)
+                data = log.read()
+        except OSError:
+            return ""
+        found = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+        found = [line for line in found if not line.startswith("--- arena:")][-lines:]
+        return " | ".join(protocol.bot_text(line, 160) for line in found)
+
+    def stop(self) -> None:
+        """Ask the program to quit, then kill what is left of it (within about :data:`QUIT_SECONDS`)."""
+        stop_all([self])
+
+    def _quit(self, deadline: float) -> bool:
+        """Thaw the program and write ``quit`` before ``deadline``; whether it was written."""
+        if self._box is None:
+            return False
+        self._box.thaw()
+        try:
+            self.send(protocol.QUIT_LINE, deadline)
+        except (Ended, Late):
+            return False
+        return True
+
+    def kill(self) -> None:
+        """Kill the program and everything it started."""
+        box, self._box = self._box, None
+        if box is not None:
+            box.kill()
+        self._buffer.clear()
+
+
+def stop_all(processes: Sequence[BotProcess]) -> None:
+    """:meth:`BotProcess.stop` for many at once: every one told to quit, then all given the same
+    :data:`QUIT_SECONDS` to end, then what is left of them killed."""
+    deadline = perf_counter() + QUIT_SECONDS
+    told = [process for process in processes if process._quit(deadline)]
+    for process in told:
+        if process._box is not None:
+            process._box.wait(max(0.0, deadline - perf_counter()))
+    for process in processes:
+        process.kill()

@@ -1,0 +1,278 @@
+"""A seccomp filter for a bot: the system calls it has no use for, refused by the kernel.
+
+Loaded by ``arena/isolation/jail.py`` by file path, just before it becomes the bot (so: standard library only,
+nothing from the arena).  The filter is written with libseccomp (``libseccomp.so.2``, through ctypes),
+never as hand-assembled BPF.  Once loaded it holds for the bot and everything it starts, across
+``exec``, and nothing can take it off.
+
+It is a list of denials over a default of "allow", not Docker's list of what is allowed: a bot may be
+any program in any language, and the walls around it (namespaces, a uid of its own, no capabilities,
+``no_new_privs``) already refuse it what needs privilege.  What the filter takes away is what those walls
+leave open: kernel interfaces a bot never needs that have a history of exploits (new namespaces, BPF,
+io_uring, ``userfaultfd`` …), and the kernel's shared state through which two bots could talk (keys,
+file locks, watches on files they both read).  :data:`DENIED` says what is denied and why.
+
+Calls made through another ABI than the machine's own (on x86-64: ``int 0x80``, the i386 ABI, or
+x32's numbers) are not checked rule by rule: libseccomp's filter compares the architecture of every
+call first, and gives any other the "bad architecture" action, which is set here to kill the whole
+process (libseccomp's default would kill only the calling thread).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from errno import EAFNOSUPPORT, EINVAL, ENOLCK, ENOSYS, EPERM
+from typing import NamedTuple
+
+#: The shared library; a test points it at a missing one.
+LIBRARY = "libseccomp.so.2"
+#: libseccomp 2.5 added the filter attributes used here (the kernel's own error codes, the binary tree).
+MINIMUM_VERSION = (2, 5, 0)
+
+
+class SeccompUnavailable(RuntimeError):
+    """The filter cannot be put on this machine (one line saying why)."""
+
+
+class When(NamedTuple):
+    """A denial for some arguments only: ``errno`` when ``argument & mask == value``.
+
+    The kernel reads ``int`` arguments (commands, flags) from the low 32 bits of their register, so every
+    mask stays within those bits: a value with high bits set is the same command to the kernel and
+    must be the same to the filter."""
+
+    errno: int
+    argument: int
+    mask: int
+    value: int
+
+
+_LOW_32 = 0xFFFF_FFFF
+_NAMESPACE_FLAGS = {
+    "CLONE_NEWTIME": 0x0000_0080, "CLONE_NEWNS": 0x0002_0000, "CLONE_NEWCGROUP": 0x0200_0000,
+    "CLONE_NEWUTS": 0x0400_0000, "CLONE_NEWIPC": 0x0800_0000, "CLONE_NEWUSER": 0x1000_0000,
+    "CLONE_NEWPID": 0x2000_0000, "CLONE_NEWNET": 0x4000_0000,
+}
+#: clone's flags are its first argument, but on s390 its second.
+_CLONE_FLAGS = 1 if os.uname().machine.startswith("s390") else 0
+# The numbers below are those of x86, Arm, RISC-V and s390 (not of MIPS, PowerPC or SPARC).
+_LOCK_COMMANDS = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, "F_OFD_SETLK": 37, "F_OFD_SETLKW": 38,
+                  "F_SETLEASE": 1024, "F_GETLEASE": 1025}
+F_NOTIFY = 1026
+#: The fcntl commands that take or drop a lock: they "succeed" without doing anything.
+_TAKE_LOCK = ("F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW")
+#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
+UNHELD = 0
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+AF_VSOCK = 40
+#: personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 alone and with PER_LINUX32, and
+#: 0xffffffff, which only asks for the current one.
+PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFF_FFFF)
+
+
+def _personality_rules() -> tuple[When, ...]:
+    """Deny every personality but :data:`PERSONALITIES`, in rules of one masked comparison each.
+
+    libseccomp ORs rules but takes one comparison per argument in a rule, so "none of these five" is
+    written as a cover of its complement.  A value is refused when it sets a bit outside 0x20008 (so it
+    is not one of the first four) and clears some bit (so it is not 0xffffffff).  Such a value either
+    has, among the 30 bits outside 0x20008 taken in a ring, a set bit followed by a clear one (one rule
+    per neighbour pair), or has all 30 set and bit 3 or bit 17 clear (two more rules)."""
+    kept = PERSONALITIES[3]
+    ring = [bit for bit in range(32) if not kept >> bit & 1]
+    pairs = [(bit, ring[(n + 1) % len(ring)]) for n, bit in enumerate(ring)]
+    pairs += [(ring[0], bit) for bit in range(32) if kept >> bit & 1]
+    return tuple(When(EPERM, 0, 1 << set_bit | 1 << clear_bit, 1 << set_bit) for set_bit, clear_bit in pairs)
+
+
+#: What the filter denies: a system call's name -> the errno it fails with, or the rules that deny it
+#: for some arguments only.  Names this machine does not have are skipped (and counted).
+DENIED: dict[str, int | tuple[When, ...]] = {
+    # Kernel keys: a key outlives the bot, and another uid can find it in /proc/keys and read it; the
+    # route by which two entrants of one team shared their racks.
+    "keyctl": EPERM, "add_key": EPERM, "request_key": EPERM,
+    # New namespaces: each one gives the bot every capability over it, a kernel attack surface the walls
+    # do not need it to have.  Plain clone (threads, fork) stays; clone3 passes its flags in memory,
+    # where a filter cannot read them, so it fails as if the kernel were older: glibc, Go and Rust then
+    # use clone, which the filter can check (Docker does the same).  clone's CSIGNAL byte can never
+    # hold CLONE_NEWTIME's bit (a signal number is at most 64): checking it costs nothing.
+    "unshare": EPERM, "setns": EPERM, "clone3": ENOSYS,
+    "clone": tuple(When(EPERM, _CLONE_FLAGS, flag, flag) for flag in _NAMESPACE_FLAGS.values()),
+    # Mounts and the root: the bot's file tree is built for it before it starts and is not its to change.
+    "mount": EPERM, "umount": EPERM, "umount2": EPERM, "pivot_root": EPERM, "chroot": EPERM,
+    "fsopen": EPERM, "fsconfig": EPERM, "fsmount": EPERM, "fspick": EPERM, "move_mount": EPERM,
+    "open_tree": EPERM, "mount_setattr": EPERM,
+    # Other processes' memory and files: reading or steering another process (the referee's, another
+    # bot's where uids match) is never a bot's business.
+    "ptrace": EPERM, "process_vm_readv": EPERM, "process_vm_writev": EPERM, "kcmp": EPERM,
+    "pidfd_getfd": EPERM, "process_madvise": EPERM, "migrate_pages": EPERM, "move_pages": EPERM,
+    # Programs and counters in the kernel: BPF programs and perf events see the whole machine.
+    "bpf": EPERM, "perf_event_open": EPERM, "lookup_dcookie": EPERM,
+    # Kernel code.
+    "kexec_load": EPERM, "kexec_file_load": EPERM, "init_module": EPERM, "finit_module": EPERM,
+    "delete_module": EPERM,
+    # Interfaces with a long record of kernel exploits that no bot needs: runtimes that try io_uring
+    # (libuv) fall back to threads when it is refused.
+    "userfaultfd": EPERM, "io_uring_setup": EPERM, "io_uring_enter": EPERM, "io_uring_register": EPERM,
+    # Files by handle: a handle reaches a file without the path, so past the walls of the file tree.
+    "open_by_handle_at": EPERM, "name_to_handle_at": EPERM,
+    # The machine's settings, clock, log, devices and accounting: the administrator's, not a bot's.
+    "acct": EPERM, "swapon": EPERM, "swapoff": EPERM, "reboot": EPERM, "syslog": EPERM,
+    "settimeofday": EPERM, "stime": EPERM, "clock_settime": EPERM, "clock_adjtime": EPERM, "adjtimex": EPERM,
+    "quotactl": EPERM, "quotactl_fd": EPERM, "vhangup": EPERM, "iopl": EPERM, "ioperm": EPERM,
+    "sethostname": EPERM, "setdomainname": EPERM, "nfsservctl": EPERM,
+    # Obsolete interfaces a current program never calls (denied by Docker too).  Calls the kernel does
+    # not implement at all (afs_syscall, tuxcall …) are left out: they fail with ENOSYS anyway.
+    "uselib": EPERM, "ustat": EPERM, "sysfs": EPERM, "_sysctl": EPERM,
+    # Personalities other than Docker's few: flags like ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC only
+    # weaken the bot's own defences, MMAP_PAGE_ZERO has served kernel exploits.
+    "personality": _personality_rules(),
+    # Faking keyboard input on a terminal (as bubblewrap and Flatpak refuse it): a bot has no terminal.
+    "ioctl": (When(EPERM, 1, _LOW_32, TIOCSTI), When(EPERM, 1, _LOW_32, TIOCLINUX)),
+    # vsock is not confined by the network namespace: it reaches the virtual machine's host.
+    "socket": (When(EAFNOSUPPORT, 0, _LOW_32, AF_VSOCK),),
+    # CPU: the jail keeps a bot on the CPU its worker was given; it may not move itself off it (the wall
+    # where no cpuset cgroup holds it there).
+    "sched_setaffinity": EPERM,
+    # Channels between bots through files they all read (/usr/bin/python3 …): a lock, a lease or a
+    # watch on a shared file tells one bot what another does with it.  Taking a lock succeeds and holds
+    # nothing (:data:`UNHELD`: the JVM's performance file and SQLite lock as they start, and fail loudly
+    # when refused), so no bot ever sees another's lock; asking who holds one and leases fail as when
+    # the kernel's lock table is full; watches (inotify, fanotify, dnotify's F_NOTIFY) fail as when the
+    # kernel has none.  cachestat shows which pages of a file are cached, which another bot's reading
+    # changes (Linux 6.18 refuses it to a reader that cannot write the file; older kernels do not).
+    "flock": UNHELD,
+    "fcntl": tuple(When(UNHELD if name in _TAKE_LOCK else ENOLCK, 1, _LOW_32, command)
+                   for name, command in _LOCK_COMMANDS.items())
+    + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),
+    "inotify_init": ENOSYS, "inotify_init1": ENOSYS, "fanotify_init": ENOSYS, "cachestat": ENOSYS,
+}
+
+SCMP_ACT_ALLOW = 0x7FFF_0000
+SCMP_ACT_KILL_PROCESS = 0x8000_0000
+SCMP_FLTATR_ACT_BADARCH = 2
+SCMP_FLTATR_CTL_OPTIMIZE = 8
+SCMP_FLTATR_API_SYSRAWRC = 9
+SCMP_CMP_MASKED_EQ = 7
+#: seccomp_api_get()'s level at which the kernel can kill a whole process (Linux 4.14).
+_API_KILL_PROCESS = 4
+
+
+def _errno_action(error: int) -> int:
+    """libseccomp's SCMP_ACT_ERRNO: fail with ``error``."""
+    return 0x0005_0000 | error & 0xFFFF
+
+
+class _Comparison(ctypes.Structure):
+    """libseccomp's ``struct scmp_arg_cmp``."""
+
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
+
+
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint), ("minor", ctypes.c_uint), ("micro", ctypes.c_uint)]
+
+
+def _library() -> tuple[ctypes.CDLL, str]:
+    """libseccomp with its functions declared, and its version; or why it cannot serve."""
+    try:
+        lib = ctypes.CDLL(LIBRARY)
+    except OSError as exc:
+        raise SeccompUnavailable(f"libseccomp cannot be loaded: {exc}") from None
+    wanted = ".".join(map(str, MINIMUM_VERSION))
+    try:
+        lib.seccomp_version.restype = ctypes.POINTER(_Version)
+        lib.seccomp_api_get.restype = ctypes.c_uint
+        lib.seccomp_init.restype = ctypes.c_void_p
+    except AttributeError:  # seccomp_version came with 2.3, seccomp_api_get with 2.4
+        raise SeccompUnavailable(f"the libseccomp in {LIBRARY} is older than {wanted}") from None
+    found = lib.seccomp_version().contents
+    version = (found.major, found.minor, found.micro)
+    name = ".".join(map(str, version))
+    if version < MINIMUM_VERSION:
+        raise SeccompUnavailable(f"libseccomp {name} is older than {wanted}")
+    if lib.seccomp_api_get() < _API_KILL_PROCESS:
+        raise SeccompUnavailable("this kernel's seccomp cannot kill a process (Linux 4.14 and later can)")
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint,
+                                           ctypes.POINTER(_Comparison)]
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    return lib, name
+
+
+def _resolved(lib: ctypes.CDLL) -> tuple[dict[int, tuple[str, int | tuple[When, ...]]], int]:
+    """The calls of :data:`DENIED` this machine has, by number, and how many it does not have."""
+    found: dict[int, tuple[str, int | tuple[When, ...]]] = {}
+    for name, rule in DENIED.items():
+        # Negative: a call of another architecture (a pseudo-number), or newer than this libseccomp.
+        number = lib.seccomp_syscall_resolve_name(name.encode())
+        if number >= 0:
+            found[number] = (name, rule)
+    return found, len(DENIED) - len(found)
+
+
+def _description(version: str, found: dict[int, tuple[str, int | tuple[When, ...]]], absent: int) -> str:
+    partly = sum(not isinstance(rule, int) for _, rule in found.values())
+    lacking = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
+    return (f"seccomp (libseccomp {version}): {len(found)} system calls denied, {partly} of them for some arguments"
+            f"{lacking}")
+
+
+def available() -> str | None:
+    """None when :func:`install` can put the filter on, else one line saying why not (loads no filter)."""
+    try:
+        _library()
+    except SeccompUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def describe() -> str:
+    """What :func:`install` would return, without loading the filter (for the referee's list of walls)."""
+    lib, version = _library()
+    return _description(version, *_resolved(lib))
+
+
+def install() -> str:
+    """Load the filter into the calling process, for good; returns what :func:`describe` says.
+
+    The caller has set ``no_new_privs``, has built every other wall (the filter denies ``mount``,
+    ``unshare`` and ``sethostname`` to it too) and has started no thread (the filter covers the calling
+    thread and what it starts afterwards).  Raises :class:`SeccompUnavailable` when libseccomp is missing
+    or too old, or the kernel refuses the filter."""
+    lib, version = _library()
+    found, absent = _resolved(lib)
+    context = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not context:
+        raise SeccompUnavailable("libseccomp could not start a filter")
+    try:
+        for attribute, value in ((SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
+                                 # Errors as the kernel gave them, not libseccomp's -ECANCELED.
+                                 (SCMP_FLTATR_API_SYSRAWRC, 1),
+                                 # A binary search on the call's number instead of a list walked in order.
+                                 (SCMP_FLTATR_CTL_OPTIMIZE, 2)):
+            _check(lib.seccomp_attr_set(context, attribute, value), f"setting the filter's attribute {attribute}")
+        for number, (name, rule) in found.items():
+            if isinstance(rule, int):
+                _check(lib.seccomp_rule_add_array(context, _errno_action(rule), number, 0, None), f"denying {name}")
+                continue
+            for when in rule:
+                comparison = _Comparison(when.argument, SCMP_CMP_MASKED_EQ, when.mask, when.value)
+                _check(lib.seccomp_rule_add_array(context, _errno_action(when.errno), number, 1,
+                                                  ctypes.byref(comparison)), f"denying {name} for some arguments")
+        result = lib.seccomp_load(context)
+        if result < 0:
+            raise SeccompUnavailable(f"the kernel refused the seccomp filter: {os.strerror(-result)}")
+    finally:
+        lib.seccomp_release(context)
+    return _description(version, found, absent)
+
+
+def _check(result: int, what: str) -> None:
+    if result < 0:
+        raise SeccompUnavailable(f"libseccomp failed {what}: {os.strerror(-result)}")

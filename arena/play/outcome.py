@@ -1,0 +1,100 @@
+"""A finished game (:class:`GameOutcome`): its state, result, faults, and its record made when asked for."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena import records
+from arena.play.prepared import bot_entry
+from arena.rules import GameState, SeatResult, winners
+
+if TYPE_CHECKING:
+    from arena.play.prepared import PreparedBot
+
+
+class GameOutcome:
+    """A finished game: its record, final state, result and the faults of its bots.
+
+    The record is made on first use (:attr:`record`), or written straight to
+    its JSON line (:meth:`record_line`), from the final state.
+    """
+
+    def __init__(
+        self,
+        state: GameState,
+        result: list[SeatResult],
+        faults: list[dict[str, Any]],
+        seconds: list[float],
+        faulted: set[int],
+        names: Sequence[str],
+        seed: int,
+        bots: Sequence[PreparedBot],
+        time_limit: float,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.state = state
+        #: Both scorings for every seat.
+        self.result = result
+        #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
+        self.faults = faults
+        #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
+        self.seconds = seconds
+        #: The seats whose bot faulted.
+        self.faulted = faulted
+        self._names = list(names)
+        self._seed = seed
+        self._bots = list(bots)
+        self._time_limit = time_limit if math.isfinite(time_limit) else None
+        self._extra = dict(extra or {})
+        self._record: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"<GameOutcome of seed {self._seed}: {len(self.state.history)} moves, {len(self.faults)} fault(s)>"
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
+        return {
+            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity)}
+                     for seat, bot in enumerate(self._bots)],
+            "time_limit": self._time_limit,
+            "faults": self.faults,
+            **self._extra,
+        }
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The ``uptown-game/1`` record, with the referee's keys ``bots``, ``time_limit`` and ``faults``."""
+        if self._record is None:
+            self._record = records.build_record(
+                self.state, self._names, seed=self._seed, extra=self.extra, result=self.result,
+            )
+        return self._record
+
+    def record_line(self) -> str:
+        """:func:`arena.records.dumps_line` of :attr:`record` (made without building it, unless it was)."""
+        if self._record is not None:
+            return records.dumps_line(self._record)
+        # Each bot's entry was written once, when it was prepared.
+        members = records.referee_members(
+            [bot.entry_tail for bot in self._bots], self._time_limit, self.faults, self._extra,
+        )
+        return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
+
+    @property
+    def turns(self) -> list[int]:
+        """How many turns each seat took, passes included."""
+        state = self.state
+        seat_colors = state.settings.seat_colors
+        played = state.played
+        if sum(played) == len(state.history):  # no pass: a seat's turns are its colors' placements
+            return [sum(played[c] for c in colors) for colors in seat_colors]
+        seats = records.turn_seats(state)
+        return [seats.count(seat) for seat in range(len(seat_colors))]
+
+    @property
+    def winners(self) -> list[int]:
+        """The seats of rank 1 under the game's scoring (C3)."""
+        return winners(self.result, self.state.settings.scoring)

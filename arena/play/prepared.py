@@ -1,0 +1,117 @@
+"""Bots resolved once, to be made into a fresh bot game after game: their class, or their program."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from arena import records
+from arena.bots import Bot, BotError, BotSpec, bot_options, format_option, load_bot, parse_bot_spec, resolve_ref
+from arena.isolation import protocol
+from arena.isolation.botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
+
+
+class PreparedBot(NamedTuple):
+    """A bot spec resolved once, to be made into a fresh bot game after game (see :meth:`Referee.prepare`).
+
+    An in-process bot has its class; a bot program (any program, or a Python
+    bot under process isolation) has its :class:`~arena.isolation.botprocess.Program`
+    and what it declared in its handshake, and no class: its code never
+    runs in the referee.
+    """
+
+    spec: BotSpec
+    cls: type[Bot] | None
+    #: Every option the bot plays with, its defaults filled in.
+    options: dict[str, Any]
+    #: ``str(spec)``: the spec as the record writes it.
+    text: str
+    #: The JSON text of the bot's entry in the record's ``bots`` list after its ``"seat"`` member.
+    entry_tail: str
+    program: Program | None = None
+    #: The name its log file is called after (a tournament's entrant name).
+    name: str = ""
+    #: What a bot program said of itself in its handshake.
+    declared: protocol.Declared | None = None
+    #: Who the bot is (a tournament's entrants: see :mod:`arena.tournament.folder.identity`), for the record.
+    identity: dict[str, Any] | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError:
+    """A one-line BotError about the bot at ``index`` (its message said once, not twice)."""
+    if isinstance(exc, BotError):
+        error = exc
+    else:
+        ref = bot.ref if isinstance(bot, BotSpec) else str(bot)
+        reason = str(exc)
+        prefix = f"bot {ref!r}: "
+        error = BotError(ref, reason[len(prefix):] if reason.startswith(prefix) else reason)
+    error.index = index  # type: ignore[attr-defined]
+    return error
+
+
+def entry_tail(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> str:
+    """The JSON of a bot's entry in the record's ``bots`` list after its ``"seat"`` member."""
+    return records.dumps_line(bot_entry(text, options, identity))[1:]
+
+
+def bot_entry(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A bot's entry in the record's ``bots`` list, without its ``"seat"``."""
+    entry: dict[str, Any] = {"spec": text, "options": dict(options)}
+    if identity is not None:
+        entry["identity"] = dict(identity)
+    return entry
+
+
+def with_identity(bot: PreparedBot, identity: Mapping[str, Any]) -> PreparedBot:
+    """``bot`` with who it is written into its record entry."""
+    return bot._replace(identity=dict(identity), entry_tail=entry_tail(bot.text, bot.options, identity))
+
+
+def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
+    """An in-process bot: load and check the bot of a spec (text or :class:`BotSpec`) once.
+
+    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.bots.BotError`
+    for a bot that cannot be loaded or options it does not take.  Bots that
+    are programs are prepared by :meth:`Referee.prepare`.
+    """
+    if isinstance(bot, PreparedBot):
+        return bot
+    spec = bot if isinstance(bot, BotSpec) else parse_bot_spec(bot)
+    options = bot_options(spec)
+    text = str(spec)
+    return PreparedBot(spec, load_bot(spec), options, text, entry_tail(text, options))
+
+
+def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any] | None = None) -> Program:
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.isolation.bothost REF`` for a Python
+    bot, whose host checks the ``given`` options against the class before its handshake.
+
+    A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
+    bot process plays the class the referee chose (a name two distributions register is an error).
+    """
+    if program is not None:
+        return program
+    if ref.startswith(EXEC_PREFIX):
+        return exec_program(ref)
+    where, colon, _ = ref.rpartition(":")
+    if colon and where.endswith(".py") and not os.path.isfile(where):
+        # Said here as the user wrote it: the bot host is given the file's absolute path.
+        raise BotError(ref, f"file {where} not found" if not os.path.exists(where) else f"{where} is not a file")
+    return with_given(python_program(resolve_ref(ref)), given)
+
+
+def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:
+    """A bot host's program with the given options in its environment (:data:`~arena.isolation.bothost.OPTIONS_VARIABLE`),
+    for the host to check before its handshake."""
+    if not given:
+        return program
+    from arena.isolation.bothost import OPTIONS_VARIABLE
+
+    options = ",".join(f"{key}={format_option(value)}" for key, value in sorted(given.items()))
+    return dataclasses.replace(program, env=(*program.env, (OPTIONS_VARIABLE, options)))

@@ -1,0 +1,669 @@
+"""The referee: plays games between bots and contains every kind of bot failure.
+
+:meth:`Referee.play` deals a game from its seed, makes a fresh bot for every
+seat, hands each seat only its own view, and returns the finished game, whose
+``uptown-game/1`` record is made when first asked for (or written straight to
+its JSON line, as a tournament does).  A :class:`Referee` plays one game after
+another and keeps its bot processes between them (a tournament worker keeps
+one); :func:`play_game` plays a single game.
+
+Where bots run (``isolation``):
+
+* ``"process"`` (the default): every bot is a program of its own in the
+  sandbox (:mod:`arena.isolation.sandbox`), spoken to in ``uptown-bot/1``
+  (:mod:`arena.isolation.protocol`, :mod:`arena.isolation.botprocess`); a Python bot runs under
+  the bot host (:mod:`arena.isolation.bothost`).  The referee runs none of a bot's
+  code and reads nothing from it but checked JSON lines, and never waits on
+  a bot without a deadline.  Its own wall clock times each turn, from the
+  start of writing the question to reading the answer; at the limit, or when
+  the bot ends or breaks the protocol, the bot and everything it started are
+  killed, and another process plays its next game.  A bot is frozen between
+  its turns, and no process of it plays two games of one deal: a bot may
+  learn within a game, never across the games of a deal.
+* ``"none"``: Python bots run in this process, called under the guard of
+  :mod:`arena.play.guard` (an interval timer, a stdout sink, Ctrl-C told apart),
+  each seat with its own copy of the settings.  For trusted code: such a bot
+  can read and change anything in this process.  A bot that forks, starts a
+  program or sends a signal trips an audit hook, and the game is played again
+  with every bot in a process of its own.
+
+What the referee guarantees either way:
+
+* **Faults never stop the game.**  A bot that raises, calls ``sys.exit``,
+  raises ``KeyboardInterrupt`` itself, returns something that is not a
+  :class:`~arena.rules.Move`, returns an illegal move (a pass while moves
+  exist included), runs past the per-move time limit, ends, or (a program)
+  breaks the protocol is *faulted*: the fault (seat, 0-based move index,
+  kind, message) goes into the record's ``faults`` list, and from that move on
+  the seat's moves are drawn uniformly from the legal moves by a generator
+  seeded from the game seed and the seat
+  (``derived_random("uptown-fallback/1", seed, seat)``).  The bot is not asked
+  again, nor told the result.  The record stays a valid game.
+* **Moves are checked** against the referee's own legal moves, comparing
+  exact ints only, so no code of a bot runs in the check
+  (:func:`~arena.rules.state.legal_in`).  An illegal move's fault says the
+  rule it breaks, as :meth:`~arena.rules.GameState.check` names it.
+* **Determinism.** Same seed, same bots and options: the same record, byte
+  for byte, with either isolation, as long as no bot runs into the time
+  limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
+
+A seat with no legal move passes (M6) without its bot being asked.
+
+The seat ``human`` (:mod:`arena.play.human`) is a person at the terminal: trusted,
+it is played in this process under either isolation (the bots keep theirs),
+with no time limit; resigning is its fault of kind ``resign``.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import logging
+import os
+import re
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from time import perf_counter
+from typing import Any, Self, TextIO
+
+from arena.bots import BotError, BotSpec, check_declared, show_value, split_bot_spec
+from arena.isolation import protocol
+from arena.isolation.botprocess import (
+    EXEC_PREFIX,
+    RETIRE_GAMES,
+    BotProcess,
+    BotProcessError,
+    Program,
+    stop_all,
+)
+from arena.isolation.protocol import TurnWriter
+from arena.play.guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
+from arena.play.human import HUMAN, HumanSeat, Terminal
+from arena.play.outcome import GameOutcome
+from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
+from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.play.seats import InProcessSeat, ProgramSeat
+from arena.rules import COLORS, PASS, GameSettings, GameState, IllegalMove, Move, MoveSet, deal, derived_random
+from arena.rules.geometry import N_CELLS
+from arena.rules.state import legal_in
+from arena.rules.tiles import N_TILES
+from arena.rules.view import turn_view
+
+log = logging.getLogger("arena.play.referee")
+
+#: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
+BOT_STREAM = protocol.SEED_STREAM
+#: The stream of the random fallback that plays for a faulted seat.
+FALLBACK_STREAM = "uptown-fallback/1"
+#: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
+ISOLATIONS = ("process", "none")
+#: The extra keys the referee writes into every record.
+RECORD_KEYS = ("bots", "time_limit", "faults")
+#: Idle processes a referee keeps per program, for games of deals the others have played (a
+#: tournament plays each deal once per seating: about one process per seating is enough).
+IDLE_PER_PROGRAM = 6
+#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.isolation.protocol.MAX_SHOWN`).
+MAX_FAULT = 1000
+# -- one game ----------------------------------------------------------------------
+
+
+def _show_move(move: Move) -> str:
+    """A bot's move as text: ``red:ring@B2`` or ``pass`` when it is one, else its fields as they are."""
+    color, tile, cell = move
+    if type(color) is int and type(tile) is int and type(cell) is int:
+        if color < 0:
+            return "pass"
+        if color < len(COLORS) and 0 <= tile < N_TILES and 0 <= cell < N_CELLS:
+            return str(move)
+    return f"Move({show_value(color)}, {show_value(tile)}, {show_value(cell)})"
+
+
+# A tournament plays each deal once per seat rotation, one after the other: a deal is
+# made once per seed.  The cache holds only tuples, so no game can change another's deal.
+_KEPT_DEALS = 32
+_deals: dict[tuple[Any, ...], dict[int, tuple[int, ...]]] = {}
+
+
+def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
+    """``deal(seed, settings)``, from the cache when the same seed was dealt lately."""
+    key = (seed, settings.seat_colors, deal)  # the function too: tests replace it
+    found = _deals.get(key)
+    if found is None:
+        if len(_deals) >= _KEPT_DEALS:
+            _deals.clear()
+        found = _deals[key] = {color: tuple(tiles) for color, tiles in deal(seed, settings).items()}
+    return dict(found)
+
+
+def log_name(name: str, folder: bool = True) -> str:
+    """What a bot's log is called (without ``.log``), after the bot as its user knows it, never after
+    the folders it lies in: an entrant's name or a bot's name as it is;
+    ``exec_FOLDER_FILE`` for an ``exec:`` program (its program file, the first argument that names a
+    file, else its command; ``folder=False``: ``FILE`` alone); ``FILE_Class`` for a ``file.py:Class``
+    bot.  Safe on every file system, at most 120 characters."""
+    short = name
+    if name.startswith(EXEC_PREFIX):
+        try:
+            words = shlex.split(name[len(EXEC_PREFIX):])
+        except ValueError:
+            words = []
+        if words:
+            found = os.path.normpath(next((w for w in words[1:] if not w.startswith("-") and os.path.isfile(w)),
+                                          words[0]))
+            where = os.path.basename(os.path.dirname(found))
+            short = "exec_" + (f"{where}_" if where else "") + os.path.basename(found) if folder else \
+                os.path.basename(found)
+    else:
+        where, colon, attr = name.rpartition(":")
+        if colon and where.endswith(".py"):
+            short = f"{os.path.basename(where)}_{attr}"
+    clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", short).lstrip(".") or "bot"
+    if len(clean) > 120:  # a long name: cut, and told apart by a hash of the whole
+        clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return clean
+
+
+@functools.lru_cache(maxsize=64)
+def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
+    """The standard settings, made once: they are frozen, and checking them costs more than a move."""
+    return GameSettings.for_players(players, scoring, penalty)
+
+
+def _wrong_move(value: Any, state: GameState) -> Fault:
+    """The fault of a bot that answered ``value``, which is not one of the legal moves of ``state``:
+    the rule it breaks, from :meth:`GameState.check` (no code of the bot runs there)."""
+    if type(value) is not Move:
+        return "invalid", f"returned {show_value(value)}, not a Move"
+    shown = _show_move(value)
+    try:
+        state.check(value)
+    except IllegalMove as exc:
+        return "illegal", f"returned {shown}, not a legal move: {exc}"
+    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
+    # the bot is faulted all the same rather than the game stopped.
+    return "illegal", f"returned {shown}, not a legal move"
+
+
+def _current_cpu() -> int | None:
+    """The CPU this thread runs on now (one it may use), or None where that cannot be told."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    allowed = os.sched_getaffinity(0)
+    try:
+        with open("/proc/thread-self/stat") as stat:
+            cpu = int(stat.read().rpartition(")")[2].split()[36])
+    except (OSError, ValueError, IndexError):
+        cpu = min(allowed)
+    return cpu if cpu in allowed else min(allowed)
+
+
+class Referee:
+    """Plays games one after another: its clock, its bot processes, its stdout sink and its Ctrl-C handling.
+
+    ::
+
+        with Referee(time_limit=2.0) as referee:
+            outcome = referee.play(["greedy", "random", "random"], seed=7)
+        referee.close()
+
+    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
+    ``isolation`` is ``"process"`` (every bot a program in the sandbox, the
+    default) or ``"none"`` (Python bots in this process: for trusted code, see
+    the module docstring; programs still run as processes).  Bot processes
+    are kept between games (a few per bot: one never plays two games of a
+    deal, see :meth:`_borrow`) and stopped by :meth:`close`; their standard
+    error is appended to ``logs/NAME.log`` (:func:`log_name`) when ``logs``
+    names a folder; ``hide`` are paths the bots must not see (the results
+    being written, a transcript).
+
+    The timer and signal handlers are set when the block is entered and given
+    back when it is left, so a tournament worker sets them once for many
+    games.  :func:`play_game` plays a single game in a Referee of its own.
+    """
+
+    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
+                 logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
+                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None) -> None:
+        if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
+            raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation is one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        self.time_limit = float(time_limit)
+        self.isolation = isolation
+        self.logs = None if logs is None else os.fspath(logs)
+        self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
+        self._guard: Guard | None = None
+        self._inline = False
+        # Idle bot processes by program, ready for their next game.
+        self._idle: dict[Program, list[BotProcess]] = {}
+        #: The walls each bot process got, by program (the last started).
+        self.walls: dict[Program, str] = {}
+        self._isolated: Referee | None = None
+        #: Where every protocol line is copied (see :attr:`~arena.isolation.botprocess.BotProcess.transcript`).
+        self.transcript = transcript
+        #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
+        self.cpu = _current_cpu() if pin and isolation == "process" else None
+        self._affinity: set[int] | None = None
+        self._streams: dict[str, TextIO] = {}
+        # The name of each bot's log, by the bot's name or ref.
+        self._log_names: dict[str, str] = {}
+        #: Where the seat ``human`` reads and draws the game (default: standard input and output).
+        self.terminal = terminal
+
+    def __enter__(self) -> Self:
+        if self._guard is not None:
+            raise RuntimeError("this Referee is already in use")
+        in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        guard = Guard(self.time_limit) if in_main else ThreadGuard(self.time_limit)
+        guard.__enter__()
+        self._guard = guard
+        # In the main thread, with bots in this process, the guard's call is written out in
+        # the game loop: a function call and a tuple per move are a good part of its cost.
+        self._inline = in_main
+        if self.isolation == "none":
+            Tripwire.install()
+            Tripwire.guard = guard
+        if self.cpu is not None:
+            # While it plays, the referee's thread keeps to its bots' CPU: a turn is a round trip
+            # between them, and waking a process on another CPU costs more than the rest of it.
+            self._affinity = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {self.cpu})
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._affinity is not None:
+            os.sched_setaffinity(0, self._affinity)
+            self._affinity = None
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            if Tripwire.guard is guard:
+                Tripwire.guard = None
+            guard.__exit__(*exc)
+
+    def _stderr_of(self, player: PreparedBot) -> TextIO | None:
+        """The log an in-process bot's standard error goes to (opened once), or None without logs."""
+        path = self._log_path(player.name or player.spec.ref)
+        if path is None:
+            return None
+        stream = self._streams.get(path)
+        if stream is None:
+            stream = self._streams[path] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        return stream
+
+    def close(self) -> None:
+        """Stop every bot process this referee keeps, and close the logs of its in-process bots."""
+        for stream in self._streams.values():
+            stream.close()
+        self._streams.clear()
+        stop_all([process for processes in self._idle.values() for process in processes])
+        self._idle.clear()
+        if self._isolated is not None:
+            self._isolated.close()
+
+    # Bot processes -------------------------------------------------------------------
+
+    def prepare(self, bot: PreparedBot | BotSpec | str, *, name: str = "", program: Program | None = None) -> PreparedBot:
+        """Resolve a bot once: its class in-process (``isolation="none"``), else start its program,
+        shake hands and check the options against what it declares (the process is kept for its
+        first game).  ``program`` gives the command of an entrant that names one.
+
+        Raises :class:`~arena.bots.BotError` (one line) for a bot that cannot be used.
+        """
+        return self.prepare_all([(bot, name, program)])[0]
+
+    def prepare_all(self, bots: Sequence[tuple[PreparedBot | BotSpec | str, str, Program | None]]) -> list[PreparedBot]:
+        """:meth:`prepare` for ``(bot, name, program)`` triples, their programs started all at once.
+
+        A :class:`~arena.bots.BotError` carries ``index``: the position of the bot it is about.
+        """
+        prepared: list[PreparedBot | None] = []
+        waiting: list[tuple[int, str, dict[str, Any], str, BotProcess]] = []
+        try:
+            for index, (bot, name, program) in enumerate(bots):
+                try:
+                    if isinstance(bot, PreparedBot):
+                        prepared.append(bot)
+                        continue
+                    ref, given = (bot.ref, dict(bot.options)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
+                    if ref == HUMAN:
+                        if given:
+                            raise BotError(ref, "a human seat takes no options")
+                        prepared.append(PreparedBot(BotSpec(HUMAN, {}), None, {}, HUMAN, entry_tail(HUMAN, {}),
+                                                    None, name or HUMAN))
+                        continue
+                    if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
+                        prepared.append(prepare_bot(bot)._replace(name=name or ref))
+                        continue
+                    process = BotProcess(program_of(ref, program, given), log=self._log_path(name or ref), hide=self.hide,
+                                         transcript=self.transcript, cpu=self.cpu)
+                    process.launch()
+                except (BotError, BotProcessError) as exc:
+                    raise bot_error(index, bot, exc) from None
+                waiting.append((index, ref, given, name or ref, process))
+                prepared.append(None)
+            while waiting:
+                index, ref, given, name, process = waiting[0]
+                try:
+                    declared = process.handshake(self.time_limit)
+                    checked = check_declared(declared.options, ref, given)
+                except (BotError, BotProcessError) as exc:
+                    raise bot_error(index, ref, exc) from None
+                waiting.pop(0)
+                self.walls[process.program] = process.walls
+                self._idle.setdefault(process.program, []).append(process)
+                spec = BotSpec(ref, checked)
+                options = {**declared.options, **checked}
+                text = str(spec)
+                prepared[index] = PreparedBot(spec, None, options, text, entry_tail(text, options), process.program,
+                                              name, declared)
+        finally:
+            for *_, process in waiting:
+                process.stop()
+        return [p for p in prepared if p is not None]
+
+    def _isolated_referee(self) -> Referee:
+        """A referee of the same settings with every bot in a process of its own, inside its block."""
+        if self._isolated is None:
+            self._isolated = Referee(self.time_limit, isolation="process", logs=self.logs, hide=self.hide)
+        isolated = self._isolated
+        if isolated._guard is None:
+            isolated.__enter__()
+            # Left with this referee's block: its guard nests inside this one's.
+            assert self._guard is not None
+            self._guard._saved.append((lambda: isolated.__exit__(None, None, None),))
+        return isolated
+
+    def _log_path(self, name: str) -> str | None:
+        """The log of the bot ``name`` (an entrant's name, else its ref): a short name of its own
+        (:func:`log_name`), told apart by a hash of ``name`` only from another bot's of the same."""
+        if self.logs is None:
+            return None
+        clean = self._log_names.get(name)
+        if clean is None:
+            clean = log_name(name)
+            if clean in self._log_names.values():
+                clean = f"{clean}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+            self._log_names[name] = clean
+        return os.path.join(self.logs, clean + ".log")
+
+    def _borrow(self, player: PreparedBot, seed: int) -> BotProcess:
+        """A process of the player's program for a game of the deal ``seed``: an idle one that never
+        played that deal, else a new one, launched but not yet past its handshake (:meth:`_handshake`).
+        Raises BotProcessError.
+
+        No process plays two games of one deal: a bot may learn within a game, never across the
+        games of a deal (the duplicate format deals the same piles again).
+        """
+        assert player.program is not None
+        idle = self._idle.get(player.program, [])
+        for index in range(len(idle) - 1, -1, -1):  # the last given back first
+            process = idle[index]
+            if not process.alive:
+                # It ended between games (after its game_over, say): another plays the next.
+                del idle[index]
+                log.warning("a process of %s ended between games (%s): starting another", player.text,
+                            process.ended_text())
+                process.kill()
+            elif seed not in process.deals:
+                del idle[index]
+                process.deals.add(seed)
+                return process
+        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
+                             transcript=self.transcript, cpu=self.cpu)
+        process.launch()
+        process.deals.add(seed)
+        return process
+
+    def _handshake(self, player: PreparedBot, process: BotProcess) -> None:
+        """The handshake of a process :meth:`_borrow` launched, and its options checked (BotProcessError)."""
+        assert player.program is not None
+        declared = process.handshake(self.time_limit)
+        self.walls[player.program] = process.walls
+        if {**declared.options, **player.spec.options} != player.options:
+            process.stop()
+            raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
+
+    def _give_back(self, player: PreparedBot, process: BotProcess, healthy: bool) -> None:
+        if not (healthy and process.alive and player.program is not None):
+            process.kill()  # after a fault: another process plays its next game
+            return
+        if len(process.deals) >= RETIRE_GAMES:
+            process.stop()  # the deals it remembers stay few
+            return
+        idle = self._idle.setdefault(player.program, [])
+        idle.append(process)
+        if len(idle) > IDLE_PER_PROGRAM:
+            # The one that has played the most deals: the one least likely to be of use for the next.
+            most = max(range(len(idle)), key=lambda index: len(idle[index].deals))
+            idle.pop(most).stop()
+
+    def play(
+        self,
+        bots: Sequence[PreparedBot | BotSpec | str],
+        seed: int,
+        *,
+        scoring: str = "uptown",
+        penalty: str = "color",
+        names: Sequence[str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        on_move: Callable[[GameState, Move], None] | None = None,
+    ) -> GameOutcome:
+        """Play one game: seat ``i`` is played by a fresh bot made from ``bots[i]``.
+
+        The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets
+        ``derived_random("uptown-bot/1", seed, seat)`` as its generator.
+        ``names`` are the players' names in the record (default: the spec texts);
+        ``extra`` keys are added to the record after the referee's own.
+        ``on_move(state, move)`` is called after every move, passes included.
+
+        Raises ValueError for a bad number of bots, settings, names or seed,
+        and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+        """
+        guard = self._guard
+        if guard is None:
+            raise RuntimeError("a Referee plays games inside its with block")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"a seed is an integer, not {seed!r}")
+        settings = _settings(len(bots), scoring, penalty)
+        players = [self.prepare(bot) for bot in bots]
+        names = [p.text for p in players] if names is None else [str(name) for name in names]
+        if len(names) != len(players):
+            raise ValueError(f"{len(players)} bots need {len(players)} names, not {len(names)}")
+        clash = set(extra or ()) & set(RECORD_KEYS)
+        if clash:
+            raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
+
+        state = GameState(settings, _deal(seed, settings))
+        time_limit = self.time_limit
+        inline = self._inline
+        writer = TurnWriter(state) if any(p.program is not None for p in players) else None
+        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
+        n = len(players)
+        seats: list[Any] = []
+        # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
+        # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
+        # until the seat's bot is made at its first turn, and again once it has faulted.
+        asks: list[Any] = [None] * n
+        chooses: list[Any] = [None] * n
+        started = [False] * n
+        faulted = [False] * n
+        fallback: list[Any] = [None] * n
+        seconds = [0.0] * n
+        faults: list[dict[str, Any]] = []
+
+        def fault(seat: int, index: int, kind: str, message: str) -> None:
+            # Whatever of the bot's own words the message holds reaches records and logs escaped.
+            message = protocol.bot_text(message, MAX_FAULT)
+            faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
+            faulted[seat] = True
+            asks[seat] = chooses[seat] = None
+            fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
+            bot_log = self._log_path(players[seat].name or players[seat].spec.ref)
+            log.info("%s: seat %d (%s) fault at move %d: %s: %s%s", label, seat, names[seat], index, kind, message,
+                     f" (the bot's log, with any traceback: {bot_log})" if bot_log else "")
+            seats[seat].close(False)
+
+        def make(seat: int, index: int) -> None:
+            """Make the seat's bot at its first turn (and fault the seat when that fails)."""
+            started[seat] = True
+            elapsed, problem = seats[seat].start()
+            seconds[seat] += elapsed
+            if problem is not None:
+                fault(seat, index, problem[0], "while starting: " + problem[1])
+                return
+            if inline and players[seat].program is None and players[seat].spec.ref != HUMAN:
+                chooses[seat] = seats[seat].bot.choose
+            else:
+                asks[seat] = seats[seat].ask
+
+        # sys.stdout is the sink from a bot's first call to the end of the game (put back
+        # around on_move), and set again before every call in case a bot changed it.
+        # sys.stderr is the bot's log during each of its calls, when there are logs.
+        stdout, stderr = sys.stdout, sys.stderr
+        try:
+            for seat, player in enumerate(players):
+                if player.spec.ref == HUMAN and player.program is None:
+                    seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, names))
+                elif player.program is not None:
+                    assert writer is not None
+                    seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
+                else:
+                    assert player.cls is not None  # prepared in process: it has its class
+                    # A copy of its own: a bot that changes its settings changes nothing outside.
+                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
+                                               self._stderr_of(player)))
+            # Every seat's process for this game, the new ones started side by side before the first turn.
+            programs = [s for s in seats if isinstance(s, ProgramSeat)]
+            for program_seat in programs:
+                program_seat.reserve()
+            for program_seat in programs:
+                program_seat.ready()
+            seat_settings = [getattr(s, "settings", settings) for s in seats]
+            errs = [getattr(s, "err", None) for s in seats]
+            Tripwire.tripped = ""
+
+            # The captures change only with a capture, so the views' copy of them is made again
+            # only then (and after every move when on_move may change the state).
+            history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
+            legal_moves = state.legal_moves
+            push = state.push
+            timeout = ("timeout", guard.timeout_message)
+            captures_seen = tuple(map(tuple, state.captures))
+            move: Move | None
+
+            while not state.over:
+                seat = state.to_move
+                moves = legal_moves()
+                legal = moves.options  # the referee's own: the bot may change the MoveSet it is given
+                choose = chooses[seat]
+                if not legal:
+                    move = PASS  # M6, without asking the bot
+                elif choose is not None:
+                    # The seat's view, and Guard.call written out.
+                    view = turn_view(state, seat, moves, seat_settings[seat], captures_seen)
+                    if sys.stdout is not SINK:
+                        sys.stdout = SINK
+                    err = errs[seat]
+                    if err is not None:
+                        sys.stderr = err
+                    start = perf_counter()
+                    try:
+                        try:
+                            guard.started = start
+                            value = choose(view)
+                            guard.started = 0.0
+                            elapsed = perf_counter() - start
+                            problem = None if elapsed <= time_limit else timeout
+                        except BaseException as exc:
+                            guard.started = 0.0
+                            elapsed = perf_counter() - start
+                            value, problem = None, guard._fault(exc, err)
+                    except BotTimeout:  # the alarm landed in the handler above
+                        guard.started = 0.0
+                        elapsed = perf_counter() - start
+                        value, problem = None, timeout
+                    if err is not None:
+                        sys.stderr = stderr
+                    seconds[seat] += elapsed
+                    # Checked against the referee's own options, not the MoveSet the bot was given.
+                    move = legal_in(legal, value) if problem is None else None
+                    if move is None:
+                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
+                        move = MoveSet(legal).choice(fallback[seat])
+                elif not started[seat]:
+                    make(seat, len(history))
+                    continue  # the same turn again, with the bot made (or the seat faulted)
+                elif faulted[seat]:
+                    move = moves.choice(fallback[seat])
+                else:
+                    # A bot in a process of its own, or a guard in another thread.
+                    value, elapsed, problem = asks[seat](state, moves)
+                    seconds[seat] += elapsed
+                    move = legal_in(legal, value) if problem is None else None
+                    if move is None:
+                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
+                        move = MoveSet(legal).choice(fallback[seat])
+                if push(move) >= 0 or on_move is not None:
+                    captures_seen = tuple(map(tuple, state.captures))
+                    if on_move is not None:
+                        sys.stdout = stdout
+                        on_move(state, move)
+                        stdout = sys.stdout
+
+            result = state.result()
+            for seat in range(n):
+                if started[seat] and not faulted[seat] and seats[seat].listens():
+                    # Each bot gets its own copy of the result: one cannot change another's.
+                    elapsed, problem = seats[seat].tell(state.result())
+                    seconds[seat] += elapsed
+                    if problem is not None:
+                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat],
+                                    problem[0], protocol.bot_text(problem[1], MAX_FAULT))
+        finally:
+            sys.stdout, sys.stderr = stdout, stderr
+            for player in seats:
+                player.close()
+
+        if Tripwire.tripped:
+            event, Tripwire.tripped = Tripwire.tripped, ""
+            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
+                        "process of its own", event, seed)
+            return self._isolated_referee().play(
+                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                on_move=on_move,
+            )
+        return GameOutcome(
+            state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
+            players, time_limit, extra,
+        )
+
+
+def play_game(
+    specs: Sequence[PreparedBot | BotSpec | str],
+    seed: int,
+    *,
+    scoring: str = "uptown",
+    penalty: str = "color",
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    names: Sequence[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    on_move: Callable[[GameState, Move], None] | None = None,
+    isolation: str = "process",
+    logs: str | os.PathLike[str] | None = None,
+) -> GameOutcome:
+    """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`
+    and :class:`Referee`.
+
+    Raises ValueError for a bad number of bots, settings, names, seed or time
+    limit, and :class:`~arena.bots.BotError` for a bot that cannot be used.
+    """
+    referee = Referee(time_limit, isolation=isolation, logs=logs)
+    try:
+        with referee:
+            return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                                on_move=on_move)
+    finally:
+        referee.close()

@@ -1,0 +1,167 @@
+"""The seats of one game: an in-process bot under the guard, or a bot program spoken to in the protocol.
+
+Both answer the referee's loop the same way: ``start()`` at the seat's
+first turn, ``ask(state, moves)`` for a move, ``tell(result)`` at the end,
+``close(healthy)``; each returns the seconds it took and a fault or None.
+"""
+
+from __future__ import annotations
+
+import functools
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, cast
+
+from arena.bots import Bot
+from arena.isolation import protocol
+from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
+from arena.isolation.protocol import ProtocolError, TurnWriter
+from arena.play.guard import Fault, Guard
+from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
+from arena.rules.view import SeatView
+
+if TYPE_CHECKING:
+    from arena.play.prepared import PreparedBot
+    from arena.play.referee import Referee
+
+
+class InProcessSeat:
+    """A bot played in the referee's own process."""
+
+    def __init__(self, guard: Guard, cls: type[Bot], seat: int, settings: GameSettings,
+                 options: dict[str, Any], seed: int, err: Any = None) -> None:
+        self.guard = guard
+        #: Where the bot's ``sys.stderr`` goes while it runs (its log), or None: left alone.
+        self.err = err
+        self.cls = cls
+        self.seat = seat
+        self.settings = settings
+        self.options = options
+        self.seed = seed
+        self.bot: Bot | None = None
+
+    def start(self) -> tuple[float, Fault | None]:
+        rng = derived_random(protocol.SEED_STREAM, self.seed, self.seat)
+        make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
+        bot, elapsed, fault = self.guard.call(make, rng, self.err)
+        if fault is None and not isinstance(bot, Bot):
+            fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
+        self.bot = bot if fault is None else None
+        return elapsed, fault
+
+    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
+        view = SeatView.of(state, self.seat, moves, settings=self.settings)
+        return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
+
+    def listens(self) -> bool:
+        """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
+        return self.bot is not None and type(self.bot).game_over is not Bot.game_over
+
+    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
+        _, elapsed, fault = self.guard.call(self.bot.game_over, result, self.err)  # type: ignore[union-attr]
+        return elapsed, fault
+
+    def close(self, healthy: bool = True) -> None:
+        self.bot = None
+
+
+class ProgramSeat:
+    """A bot program (a process of its own, :mod:`arena.isolation.botprocess`) playing one seat of one game.
+
+    The process comes from the referee's pool (one that never played this
+    game's deal, or a fresh one: :meth:`reserve`, before the game's first
+    turn) and goes back to it after the game, unless it faulted: then it is
+    killed, and another plays its next game.
+    """
+
+    def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
+                 seed: int, writer: TurnWriter, label: str) -> None:
+        self.referee = referee
+        self.player = player
+        self.seat = seat
+        self.settings = settings
+        self.seed = seed
+        self.writer = writer
+        self.label = label
+        self.limit = referee.time_limit
+        self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
+        self.process: BotProcess | None = None
+        self._first: bytes = b""
+        self._problem = ""
+        self._seconds = 0.0
+
+    def reserve(self) -> None:
+        """Take a process for this game from the referee; a fresh one is only launched here (its
+        handshake is :meth:`ready`'s), so that every seat's new process starts at once."""
+        started = perf_counter()
+        try:
+            self.process = self.referee._borrow(self.player, self.seed)
+        except BotProcessError as exc:
+            self._problem = str(exc)
+        self._seconds += perf_counter() - started
+
+    def ready(self) -> None:
+        """Finish starting a process :meth:`reserve` launched (its handshake), before any turn of the game."""
+        process = self.process
+        if process is None or process.declared is not None:
+            return
+        started = perf_counter()
+        try:
+            self.referee._handshake(self.player, process)
+        except BotProcessError as exc:
+            self.process, self._problem = None, str(exc)
+        self._seconds += perf_counter() - started
+
+    def start(self) -> tuple[float, Fault | None]:
+        if self.process is None:
+            return self._seconds, ("crash", self._problem or "no process to play")
+        self.process.note(f"{self.label}, seat {self.seat}")
+        self.process.label = f"seat {self.seat}"
+        # Sent with the first turn, so that a new game costs no round trip of its own.
+        self._first = protocol.game_line(
+            self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
+        )
+        return self._seconds, None
+
+    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
+        process = self.process
+        assert process is not None
+        first, self._first = self._first, b""
+        limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
+        data = first + self.writer.line(self.seat, moves, limit)
+        # The clock runs from the start of the write: a turn the bot does not take in time is late too.
+        start = perf_counter()
+        try:
+            answer = protocol.read_answer(protocol.parse_line(process.ask(data, start + limit)))
+            if process.pending():
+                # Written with the answer (a line written later is read, and refused, in its place next turn).
+                raise ProtocolError("wrote more than one answer to a turn")
+        except Late:
+            return None, perf_counter() - start, self.timeout
+        except Ended:
+            return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
+        except ProtocolError as exc:
+            return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
+        elapsed = perf_counter() - start
+        if type(answer) is tuple:  # not a Move (a tuple too): an error message, (kind, message)
+            return None, elapsed, cast(Fault, answer)
+        return answer, elapsed, None
+
+    def listens(self) -> bool:
+        return True
+
+    def tell(self, result: list[SeatResult]) -> tuple[float, Fault | None]:
+        process = self.process
+        if process is not None:
+            try:
+                process.tell(protocol.over_line(result))
+            except Late:
+                process.kill()  # a fresh process plays its next game
+                return 0.0, ("timeout", f"did not take the over message within {QUIT_SECONDS:g} s: killed")
+            except Ended:
+                return 0.0, ("crash", f"the bot's process ended: {process.ended_text()}")
+        return 0.0, None
+
+    def close(self, healthy: bool = True) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            self.referee._give_back(self.player, process, healthy)

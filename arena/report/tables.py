@@ -1,0 +1,454 @@
+"""The tables of a tournament, built with pandas from ``games.csv`` alone.
+
+``games.csv`` holds one row per seat per game (:data:`COLUMNS`).  Its
+``uptown_rank`` and ``blockers_rank`` are the game's own ranks, as in the game
+record.  The tables rank a faulted seat behind every seat that did not fault
+(the *tournament rank*): among seats that both faulted, or both did not, the
+game's ranks decide.  A seat **wins** when its tournament rank is 1, so a
+shared first place is a win for every seat that shares it.
+
+* ``standings``: per entrant, games (seats played), the rating with its 95%
+  interval, wins and win share under each scoring with a 95% interval, mean
+  tournament rank under each scoring, mean groups, captures, Blockers! penalty
+  and score, and faults.
+* ``head_to_head``: for each ordered pair of entrants that met, the games they
+  shared, how often the first finished ahead of, level with and behind the
+  second, and the share of shared games in which it finished ahead.
+* ``seats``: the same figures by seat, to show any first-player advantage.
+* ``order``: for each ordered pair ``(before, after)`` of entrants where
+  ``after`` moves directly after ``before`` (cyclic turn order, rule T3: seat
+  ``s`` then seat ``s + 1``, the last seat then seat 0), the games, how often
+  ``after`` finished ahead of, level with and behind ``before``, the share
+  ahead, and ``after``'s win share and mean rank in those games: what sitting
+  right after a given rival does, which the seating design (``balanced``) spreads
+  evenly over the entrants.
+
+The **rating** is the Plackett-Luce (Weng-Lin) rating of
+:func:`arena.stats.ratings.ratings` (openskill), fitted on every game's whole
+ranking by tournament rank under the deciding scoring: ``mu`` and ``sigma``
+are openskill's, ``rating`` the same on the Elo scale with the entrants' mean
+at 0 (100 points more: ahead of the other in 64% of the games), and
+``rating_low``-``rating_high`` its 95% interval from a bootstrap that
+resamples whole deals, seeded from the master seed and the scoring, so the
+same games give the same tables.  The point estimate is the mean of one-pass
+fits over seeded shuffles of the deals (openskill updates one game at a time;
+see :mod:`arena.stats.ratings`).  Up to 600 games it takes 16 orders and
+1,000 resamples, the stats module's own counts; beyond, as many as keep the
+tables of a few thousand games near a second, never fewer than 4 orders and
+200 resamples (:func:`rating_effort`; figures in the README, Report).
+The interval always holds the point estimate (the bootstrap refits one
+order per resample, the point is a mean of several), and for an entrant
+that finished ahead of every opponent in every game, or behind in every
+one, it is widened to hold openskill's own 95% interval too
+(``rating`` +- 1.96 posterior standard deviations, from the sigmas):
+resampling such deals draws the same outcomes each time and would show
+no uncertainty at all, as a percentile interval of a share does at 0 wins.
+
+The **win share**'s interval is
+:func:`arena.stats.intervals.win_share_interval`: Wilson's interval on the
+effective number of games, the deals as clusters; it does not collapse at 0
+or 100% wins.
+
+**The order rule.** The standings are ordered by the rating (the point
+estimate), best first; equal ratings by the deciding scoring's win share,
+then its mean rank, then the name.  An entrant that played no game has no
+rating and comes last.  So a place never contradicts the rating printed
+beside it; the win shares are shown beside it, and may disagree with the
+order, since the rating reads each game's whole ranking and the win share
+only who came first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arena.rules.state import SCORINGS
+from arena.stats.intervals import Z95, win_share_interval
+from arena.stats.ratings import RankedGame, elo_figures
+from arena.stats.ratings import ratings as fit_ratings
+from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, RunError, write_atomically
+from arena.tournament.folder.rows import COLUMNS
+from arena.tournament.plan.config import TournamentConfig
+
+#: The rating's effort: shuffled orders its point estimate is the mean of, and bootstrap resamples of its
+#: interval, each as many as a budget of games fitted allows, between a floor and the stats module's own
+#: counts (a small tournament, where the intervals are widest, gets the full counts; see :func:`rating_effort`).
+RATING_ORDERS = (4, 16)
+RATING_RESAMPLES = (200, 1000)
+RATING_ORDER_GAMES = 12_000
+RATING_RESAMPLE_GAMES = 600_000
+FORMATS = ("text", "csv", "markdown", "json")
+
+
+#: The columns of the ``order`` table (``order.csv``).
+ORDER_COLUMNS = (
+    "before", "after", "games", "ahead", "tied", "behind", "ahead_share",
+    *(f"after_{figure}_{s}" for s in SCORINGS for figure in ("win_share", "mean_rank")),
+)
+#: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~arena.tournament.folder.files.TABLE_FILES`).
+TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
+
+
+@dataclass
+class Tables:
+    """The tables of a tournament, and the scoring they are ordered by."""
+
+    scoring: str
+    standings: pd.DataFrame
+    head_to_head: pd.DataFrame
+    seats: pd.DataFrame
+    order: pd.DataFrame
+
+
+# -- reading -----------------------------------------------------------------
+
+
+_TEXT_COLUMNS = ("game_id", "entrant", "bot")
+
+
+def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
+    """``games.csv`` as a frame, with each seat's tournament rank under both scorings added.
+
+    Only complete lines are read, and with ``players`` given only games with a
+    row for every seat, so the folder of a run still going on, or interrupted,
+    can be read as it is.
+    """
+    data = Path(path).read_bytes()
+    data = data[: data.rfind(b"\n") + 1]
+    if not data:
+        raise ValueError(f"{path}: empty")
+    games = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, on_bad_lines="skip")
+    missing = [c for c in COLUMNS if c not in games.columns]
+    if missing:
+        raise ValueError(f"{path}: not a games table (no column {missing[0]})")
+    # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out.
+    numeric = [c for c in COLUMNS if c not in _TEXT_COLUMNS]
+    values = games[numeric].apply(pd.to_numeric, errors="coerce")
+    whole = [c for c in numeric if c != "seconds"]
+    bad = values.isna().any(axis=1) | (values[whole] % 1 != 0).any(axis=1)
+    ignored = set(games.loc[bad, "game_id"])
+    games = games[~games["game_id"].isin(ignored)].copy()
+    # Read again once the bad rows are gone: with a NaN among them, 63-bit seeds would have become floats.
+    for column in numeric:
+        games[column] = pd.to_numeric(games[column]).astype("int64" if column in whole else "float64")
+    if players is not None and len(games):
+        sizes = games.groupby("game_id")["seat"].transform("size")
+        games = games[sizes == players]
+    games = with_tournament_ranks(games.reset_index(drop=True))
+    games.attrs["unreadable"] = len(ignored)
+    return games
+
+
+def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:
+    """Add ``t_uptown_rank`` and ``t_blockers_rank``: the ranks with faulted seats put last."""
+    games = games.copy()
+    for scoring in SCORINGS:
+        # Ranks are at most 5, so faulting dominates any rank difference.
+        key = games["faulted"].astype(int) * 10 + games[f"{scoring}_rank"]
+        games[f"t_{scoring}_rank"] = key.groupby(games["game_id"]).rank(method="min").astype(int)
+        games[f"t_{scoring}_won"] = (games[f"t_{scoring}_rank"] == 1).astype(int)
+    return games
+
+
+# -- tables ----------------------------------------------------------------
+
+
+def _derived_seed(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:8], "big")
+
+
+def pairs(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """Every ordered pair of seats of different entrants in the same game, with who finished ahead."""
+    rank = f"t_{scoring}_rank"
+    left = games[["game_id", "entrant", rank]]
+    both = left.merge(left, on="game_id", suffixes=("", "_other"))
+    both = both[both["entrant"] != both["entrant_other"]]
+    return pd.DataFrame({
+        "entrant": both["entrant"].to_numpy(),
+        "opponent": both["entrant_other"].to_numpy(),
+        "game_id": both["game_id"].to_numpy(),
+        "ahead": (both[rank] < both[f"{rank}_other"]).to_numpy().astype(int),
+        "tied": (both[rank] == both[f"{rank}_other"]).to_numpy().astype(int),
+        "behind": (both[rank] > both[f"{rank}_other"]).to_numpy().astype(int),
+    })
+
+
+def head_to_head(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """Per ordered pair: shared games, ahead / tied / behind counts, and the share of games finished ahead.
+
+    A pair that met several times in one game (a filled table) counts that game once,
+    by the majority of its seat pairs.
+    """
+    p = pairs(games, scoring)
+    columns = ["entrant", "opponent", "games", "ahead", "tied", "behind", "ahead_share"]
+    if p.empty:
+        return pd.DataFrame(columns=columns)
+    per_game = p.groupby(["entrant", "opponent", "game_id"], sort=True)[["ahead", "tied", "behind"]].sum()
+    outcome = np.sign(per_game["ahead"] - per_game["behind"])
+    per_game = pd.DataFrame({
+        "ahead": (outcome > 0).astype(int), "tied": (outcome == 0).astype(int), "behind": (outcome < 0).astype(int),
+    })
+    table = per_game.groupby(level=["entrant", "opponent"], sort=True).sum()
+    table.insert(0, "games", table[["ahead", "tied", "behind"]].sum(axis=1))
+    table["ahead_share"] = table["ahead"] / table["games"]
+    return table.reset_index()[columns]
+
+
+def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
+    """Each game's ranking by tournament rank under ``scoring``, by game id, for :func:`arena.stats.ratings.ratings`.
+
+    What :func:`arena.stats.ratings.ranked_games` gives (a game's deal is its
+    ``(table, deal)``, its seats in seat order), read with numpy rather than a
+    group per game: it is most of the time a large tournament's tables take.
+    """
+    if games.empty:
+        return []
+    rank = f"t_{scoring}_rank"
+    rows = games.sort_values(["game_id", "seat"], kind="mergesort")
+    ids = rows["game_id"].astype(str).to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    ends = np.r_[starts[1:], len(ids)]
+    entrants = rows["entrant"].astype(str).to_numpy()
+    ranks = rows[rank].to_numpy(dtype=float)
+    tables = rows["table"].to_numpy()
+    deals = rows["deal"].to_numpy()
+    return [
+        RankedGame(game_id=str(ids[a]), deal=(int(tables[a]), int(deals[a])),
+                   entrants=tuple(entrants[a:b].tolist()), ranks=tuple(ranks[a:b].tolist()))
+        for a, b in zip(starts, ends)
+    ]
+
+
+def rating_effort(games: int) -> tuple[int, int]:
+    """``(orders, resamples)`` of the rating of ``games`` games: see :data:`RATING_ORDERS`.
+
+    Openskill's one-pass fits of the point estimate cost about 50 us a game, the
+    bootstrap's vectorised refits about 1 us a game and resample; the budgets keep
+    the tables of 3,000 games to about a second of CPU.
+    """
+    def within(budget: int, bounds: tuple[int, int]) -> int:
+        return int(min(bounds[1], max(bounds[0], budget // max(games, 1))))
+
+    return within(RATING_ORDER_GAMES, RATING_ORDERS), within(RATING_RESAMPLE_GAMES, RATING_RESAMPLES)
+
+
+def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str]) -> pd.DataFrame:
+    """Per entrant (indexed by name): ``rating``, ``rating_low``, ``rating_high``, ``mu``, ``sigma``.
+
+    See the module docstring.  An entrant without games has ``nan`` everywhere.
+    """
+    columns = ["rating", "rating_low", "rating_high", "mu", "sigma"]
+    table = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=columns)
+    ranked = rated_games(games, scoring)
+    if not ranked:
+        return table
+    played = set(games["entrant"].astype(str))
+    orders, resamples = rating_effort(len(ranked))
+    fitted = fit_ratings(
+        ranked, [name for name in entrants if name in played], resamples=resamples,
+        seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=orders,
+    ).set_index("entrant")
+    names = fitted.index
+    rating = fitted["elo"]
+    # The percentile interval is of one-pass fits, the point the mean of several: hold the point in any case.
+    low = np.minimum(fitted["elo_low"], rating)
+    high = np.maximum(fitted["elo_high"], rating)
+    one_sided = _one_sided(games, scoring).reindex(names, fill_value=False)
+    if one_sided.any():
+        posterior = _posterior_sd(fitted["sigma"], len(ranked[0].entrants)) * Z95
+        low = low.where(~one_sided, np.minimum(low, rating - posterior))
+        high = high.where(~one_sided, np.maximum(high, rating + posterior))
+    table.loc[names, "rating"] = rating
+    table.loc[names, "rating_low"] = low
+    table.loc[names, "rating_high"] = high
+    table.loc[names, "mu"] = fitted["mu"]
+    table.loc[names, "sigma"] = fitted["sigma"]
+    return table
+
+
+def _one_sided(games: pd.DataFrame, scoring: str) -> pd.Series:
+    """Per entrant: True when it finished ahead of its opponent in every pairing of every game, or behind in every one.
+
+    Resampling deals then draws the same outcomes every time, and the bootstrap cannot show how far
+    ahead (behind) the entrant is: the one-sided case of a rating, as 0 or 100% wins is of a share.
+    """
+    p = pairs(games, scoring)
+    if p.empty:
+        return pd.Series(dtype=bool)
+    counts = p.groupby("entrant")[["ahead", "behind"]].sum()
+    total = p.groupby("entrant").size()
+    return (counts["ahead"] == total) | (counts["behind"] == total)
+
+
+def _posterior_sd(sigma: pd.Series, players: int) -> pd.Series:
+    """openskill's own standard deviation of each Elo figure (the entrants' mean subtracted), from their sigmas."""
+    scale = float(elo_figures(np.array([1.0, -1.0]), players)[0])  # Elo points per unit of mu
+    count = len(sigma)
+    variance = sigma**2
+    centred = ((count - 1) / count) ** 2 * variance + (variance.sum() - variance) / count**2
+    return scale * np.sqrt(centred)
+
+
+def win_share_intervals(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
+    """Per entrant (indexed by name): the 95% interval ``low``, ``high`` of its win share under ``scoring``.
+
+    :func:`arena.stats.intervals.win_share_interval` on the entrant's wins and games per deal.
+    """
+    per_deal = games.groupby(["entrant", "table", "deal"], sort=True)[f"t_{scoring}_won"].agg(["sum", "size"])
+    out = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=["low", "high"])
+    for name, part in per_deal.groupby(level="entrant", sort=False):
+        if name in out.index:
+            _, low, high = win_share_interval(part["sum"].to_numpy(dtype=float), part["size"].to_numpy(dtype=float))
+            out.loc[name] = (low, high)
+    return out
+
+
+def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per entrant figures, ordered by the rating under ``scoring`` (the order rule of the module docstring)."""
+    if entrants is None:
+        entrants = sorted(games["entrant"].unique())
+    grouped = games.groupby("entrant", sort=True)
+    table = pd.DataFrame(index=pd.Index(list(entrants), name="entrant"))
+    first_bot = grouped["bot"].first()
+    table["bot"] = first_bot.reindex(table.index).fillna("")
+    table["games"] = grouped.size().reindex(table.index, fill_value=0).astype(int)
+    table = table.join(ratings(games, scoring, master_seed, list(entrants)))
+    for s in SCORINGS:
+        won = f"t_{s}_won"
+        table[f"wins_{s}"] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)
+        table[f"win_share_{s}"] = table[f"wins_{s}"] / table["games"].where(table["games"] > 0)
+        interval = win_share_intervals(games, s, list(entrants))
+        table[f"ci_low_{s}"] = interval["low"]
+        table[f"ci_high_{s}"] = interval["high"]
+        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean().reindex(table.index)
+    table["mean_groups"] = grouped["groups"].mean().reindex(table.index)
+    table["mean_captures"] = grouped["captured_total"].mean().reindex(table.index)
+    table["mean_blockers_penalty"] = grouped["blockers_penalty"].mean().reindex(table.index)
+    table["mean_blockers_score"] = grouped["blockers_score"].mean().reindex(table.index)
+    table["faults"] = grouped["faulted"].sum().reindex(table.index, fill_value=0).astype(int)
+    table = table.reset_index()
+    table = table.sort_values(
+        ["rating", f"win_share_{scoring}", f"mean_rank_{scoring}", "entrant"],
+        ascending=[False, False, True, True], kind="mergesort", na_position="last",
+    ).reset_index(drop=True)
+    table.insert(0, "place", range(1, len(table) + 1))
+    return table
+
+
+def seats(games: pd.DataFrame) -> pd.DataFrame:
+    """The figures by seat: games, win share and mean rank under each scoring, groups, captures, faults."""
+    grouped = games.groupby("seat", sort=True)
+    table = pd.DataFrame({"games": grouped.size()})
+    for s in SCORINGS:
+        table[f"win_share_{s}"] = grouped[f"t_{s}_won"].mean()
+        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean()
+    table["mean_groups"] = grouped["groups"].mean()
+    table["mean_captures"] = grouped["captured_total"].mean()
+    table["mean_blockers_score"] = grouped["blockers_score"].mean()
+    table["faults"] = grouped["faulted"].sum().astype(int)
+    return table.reset_index()
+
+
+def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """The result by who sits directly before whom (see the module docstring and :data:`ORDER_COLUMNS`).
+
+    ``ahead``, ``tied`` and ``behind`` count games by the tournament rank under
+    ``scoring``: ``after`` finished ahead of ``before`` (a lower rank), level, or
+    behind; ``ahead_share`` is ``ahead / games``.  ``after_win_share_S`` and
+    ``after_mean_rank_S`` are ``after``'s win share and mean tournament rank in
+    those games under each scoring.  A filled table can make the pair adjacent
+    more than once in one game: the game counts once, ``ahead`` / ``tied`` /
+    ``behind`` by the majority of its adjacent seat pairs, ``after``'s figures
+    the mean of its seats in them.  With 2 players every game counts for both
+    ``(A, B)`` and ``(B, A)`` (the seats alternate).
+    """
+    if games.empty:
+        return pd.DataFrame(columns=list(ORDER_COLUMNS))
+    # after_win_share_S and after_mean_rank_S come from the after seat's t_S_won and t_S_rank
+    figures = {f"after_{figure}_{s}": f"t_{s}_{column}" for s in SCORINGS
+               for figure, column in (("win_share", "won"), ("mean_rank", "rank"))}
+    seat = games[["game_id", "seat", "entrant", *figures.values()]]
+    size = games.groupby("game_id")["seat"].transform("size")
+    before = seat.assign(next_seat=(games["seat"] + 1) % size)
+    both = before.merge(
+        seat, left_on=["game_id", "next_seat"], right_on=["game_id", "seat"], suffixes=("_before", "_after"),
+    )
+    both = both[both["entrant_before"] != both["entrant_after"]]
+    rank = f"t_{scoring}_rank"
+    adjacent = pd.DataFrame({
+        "before": both["entrant_before"].to_numpy(),
+        "after": both["entrant_after"].to_numpy(),
+        "game_id": both["game_id"].to_numpy(),
+        "lead": np.sign(both[f"{rank}_before"].to_numpy() - both[f"{rank}_after"].to_numpy()),
+        **{name: both[f"{column}_after"].to_numpy() for name, column in figures.items()},
+    })
+    if adjacent.empty:
+        return pd.DataFrame(columns=list(ORDER_COLUMNS))
+    per_game = adjacent.groupby(["before", "after", "game_id"], sort=True).agg(
+        lead=("lead", "sum"), **{name: (name, "mean") for name in figures},
+    )
+    outcome = np.sign(per_game["lead"])
+    per_game = per_game.assign(ahead=(outcome > 0).astype(int), tied=(outcome == 0).astype(int),
+                               behind=(outcome < 0).astype(int))
+    grouped = per_game.groupby(level=["before", "after"], sort=True)
+    table = grouped[["ahead", "tied", "behind"]].sum()
+    table.insert(0, "games", grouped.size())
+    table["ahead_share"] = table["ahead"] / table["games"]
+    for name in figures:
+        table[name] = grouped[name].mean()
+    return table.reset_index()[list(ORDER_COLUMNS)]
+
+
+def build_tables(
+    games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None,
+) -> Tables:
+    """All the tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
+    return Tables(
+        scoring=scoring,
+        standings=standings(games, scoring, master_seed, entrants),
+        head_to_head=head_to_head(games, scoring),
+        seats=seats(games),
+        order=order(games, scoring),
+    )
+
+
+def write_tables(folder: str | Path, tables: Tables) -> None:
+    """Write ``standings.csv``, ``head_to_head.csv``, ``seats.csv`` and ``order.csv`` into ``folder``.
+
+    Each through a temporary file: a write that fails (full disk, read-only folder, a folder
+    where the file should be) is a one-line :class:`~arena.tournament.folder.files.RunError` that leaves no temporary
+    file and the table as it was.
+    """
+    folder = Path(folder)
+    for name in TABLE_NAMES:
+        write_atomically(folder / f"{name}.csv", _csv_writer(getattr(tables, name)))
+
+
+def _csv_writer(frame: pd.DataFrame) -> Callable[[Path], None]:
+    def write(tmp: Path) -> None:
+        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+
+    return write
+
+
+def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
+    """The tables of the games stored in ``folder`` (its ``games.csv``), written into it (:func:`write_tables`)."""
+    folder = Path(folder)
+    try:
+        games = load_games(folder / GAMES_FILE, config.players)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    tables = build_tables(games, config.scoring, config.seed, config.names)
+    write_tables(folder, tables)
+    return tables
+
+
+# -- printing ----------------------------------------------------------------

@@ -1,0 +1,77 @@
+"""The files of a results folder, by name, and how each is written: whole, through a temporary file beside it.
+
+Kept apart from :mod:`.store` so that every room of a tournament (planning, identity, plots) can name a
+file or write one without importing what recovers a folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+#: The file of a results folder that holds its entrants' identities.
+IDENTITY_FILE = "entrants.json"
+TOURNAMENT_FILE = "tournament.toml"
+#: How every line of ``arena.log`` is written, by the parent and by the workers.
+LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
+#: The folder of the bots' logs (their standard error), one file per entrant.
+BOTS_FOLDER = "bots"
+#: The file a run holds an OS lock on for as long as it writes the folder.
+LOCK_FILE = ".arena.lock"
+#: The descriptors of the locks this process holds (a forked worker closes its copies).
+HELD_LOCKS: list[int] = []
+GAMES_FILE = "games.csv"
+RECORDS_FILE = "records.jsonl"
+RECORDS_GZ_FILE = "records.jsonl.gz"
+LOG_FILE = "arena.log"
+#: Every table of a tournament, in the order they print: the name ``arena report --table`` gives it, and
+#: the :class:`~arena.report.tables.Tables` attribute that holds it (also its key in ``--format json`` and its
+#: file, ``ATTRIBUTE.csv``).  A table that a :class:`~arena.report.tables.Tables` does not hold is read as missing.
+TABLES: dict[str, str] = {
+    "standings": "standings",
+    "head-to-head": "head_to_head",
+    "seats": "seats",
+    "order": "order",
+}
+TABLE_FILES = tuple(f"{attribute}.csv" for attribute in TABLES.values())
+#: Every picture :func:`arena.report.plots.write_plots` may write, in the order it writes them.
+PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
+#: The HTML report (:mod:`arena.report.html`) and the folder of the replay pages it links.
+REPORT_FILE = "report.html"
+REPLAYS_FOLDER = "games"
+#: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
+OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES,
+                *PLOT_FILES, REPORT_FILE)
+
+
+class RunError(Exception):
+    """A run that cannot start or go on; the message is one line for the user."""
+
+
+def records_file(out: Path, compress: bool | None = None) -> tuple[Path, bool]:
+    """The records file of ``out`` and whether it is gzipped: the one that exists, else as ``compress`` says."""
+    plain, packed = out / RECORDS_FILE, out / RECORDS_GZ_FILE
+    if packed.exists() and not plain.exists():
+        return packed, True
+    if plain.exists():
+        return plain, False
+    return (packed, True) if compress else (plain, False)
+
+
+def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
+    """Make ``path`` anew: ``write(tmp)`` fills a temporary file beside it, which then replaces it.
+
+    Any failure (a full disk, a read-only folder, a folder where the file should be) is a
+    :class:`RunError` of one line: the temporary file is removed and ``path`` is as it was.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        reason = exc.strerror or str(exc)
+        raise RunError(f"{path}: cannot write: {reason} (it is left as it was)") from None

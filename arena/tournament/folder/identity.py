@@ -1,0 +1,256 @@
+"""Who an entrant is: what makes its bot the same bot from a run to its ``--resume``.
+
+An entrant's *identity* is read without running any of its code:
+
+* a bot named by its entry point (``NAME`` or ``DIST:NAME``): the class it
+  resolves to, the distribution and version it comes from, and the SHA-256 of
+  the class's module file;
+* ``module:Class``: the class and the SHA-256 of the module's file (when it is one);
+* ``path/to/file.py:Name``: the class and the SHA-256 of the file;
+* a program (``command = [...]`` or ``exec:COMMAND``): the command and the
+  SHA-256 of every word of it that names a file (``bot.js`` in ``node bot.js``).
+
+Every record's ``bots`` entry carries it (``"identity"``).  A run stores each
+entrant's identity and every option value it plays with in the results
+folder (``entrants.json``); ``--resume`` compares them with the bots of now
+and refuses, in one line naming the entrant and what changed, unless told
+to go on (``--allow-changed-bots``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.bots import EXEC_PREFIX, BotError, entry_point_of, format_option
+from arena.tournament.folder.files import IDENTITY_FILE
+from arena.tournament.plan.config import Entrant, TournamentConfig, _fail
+
+FORMAT = "arena-entrants/1"
+
+
+def _sha256(path: str | os.PathLike[str] | None) -> str | None:
+    if path is None or not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def module_file(name: str) -> str | None:
+    """The file of the module ``name``, found as ``import`` would find it but without running any of it
+    (a package's ``__init__`` included); None when it is not a file (or not found)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, "__file__", None)
+    parts = name.split(".")
+    try:
+        spec = importlib.util.find_spec(parts[0])  # a top-level name: nothing is run to find it
+        for index in range(1, len(parts)):
+            if spec is None or not spec.submodule_search_locations:
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:index + 1]),
+                                                            list(spec.submodule_search_locations))
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.has_location or not spec.origin:
+        return None
+    return spec.origin
+
+
+def _program_identity(words: list[str] | tuple[str, ...], cwd: str | None) -> dict[str, Any]:
+    base = cwd or os.getcwd()
+    files: dict[str, str] = {}
+    for index, word in enumerate(words):
+        if index == 0 and "/" not in word:
+            continue  # found through PATH: an interpreter, not the bot
+        digest = _sha256(os.path.join(base, word))
+        if digest is not None:
+            files[word] = digest
+    return {"command": list(words), "sha256": files}
+
+
+def bot_identity(entrant: Entrant) -> dict[str, Any]:
+    """The identity of ``entrant``'s bot (see the module docstring); :class:`~arena.bots.BotError` for
+    a name that is not registered or registered twice."""
+    if entrant.command is not None:
+        return _program_identity(entrant.command, entrant.folder())
+    # A relative file is read from the tournament file's folder, as the referee loads it.
+    ref, loaded = entrant.bot_file_ref()
+    if ref.startswith(EXEC_PREFIX):
+        try:
+            return _program_identity(shlex.split(ref[len(EXEC_PREFIX):]), entrant.folder())
+        except ValueError as exc:
+            raise BotError(ref, f"the command cannot be read: {exc}") from None
+    ep = entry_point_of(ref)
+    if ep is not None:
+        identity: dict[str, Any] = {"class": f"{ep.module}:{ep.attr}"}
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            identity["distribution"] = dist.name
+            identity["version"] = dist.version
+        identity["sha256"] = _sha256(module_file(ep.module))
+        return identity
+    where = loaded.rpartition(":")[0]
+    return {"class": ref, "sha256": _sha256(where if where.endswith(".py") else module_file(where))}
+
+
+# -- the identities a run stores ------------------------------------------------------------
+
+# Options that config.check_bots found when it prepared the bots, so a run does not start them twice.
+_found: dict[tuple[Entrant, str], tuple[dict[str, Any], dict[str, Any]]] = {}
+
+
+def remember(config: TournamentConfig, prepared: list[Any]) -> None:
+    """Keep the options of ``config``'s prepared bots (with the identity they had) for :func:`current`."""
+    for entrant, bot in zip(config.entrants, prepared, strict=True):
+        _found[(entrant, config.isolation)] = (bot_identity(entrant), dict(bot.options))
+
+
+def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every option value each entrant plays with: as its bot was prepared lately, else prepared now."""
+    options: dict[str, dict[str, Any]] = {}
+    missing = []
+    for entrant in config.entrants:
+        found = _found.pop((entrant, config.isolation), None)
+        if found is not None and found[0] == identities[entrant.name]:
+            options[entrant.name] = found[1]
+        else:
+            missing.append(entrant)
+    if missing:
+        from arena.play.referee import Referee
+
+        referee = Referee(config.time_limit, isolation=config.isolation)
+        try:
+            prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in missing])
+        finally:
+            referee.close()
+        for entrant, bot in zip(missing, prepared, strict=True):
+            options[entrant.name] = dict(bot.options)
+    return options
+
+
+def current(config: TournamentConfig) -> dict[str, dict[str, Any]]:
+    """Each entrant's identity and every option value it plays with, by entrant name."""
+    identities = {e.name: bot_identity(e) for e in config.entrants}
+    options = _options(config, identities)
+    return {
+        e.name: {"spec": e.spec, "identity": identities[e.name], "options": options[e.name]}
+        for e in config.entrants
+    }
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, str) and len(value) == 64:
+        return value[:12]  # a SHA-256
+    if isinstance(value, (bool, int, float, str)):
+        return format_option(value)
+    return json.dumps(value, sort_keys=True)
+
+
+def differences(before: dict[str, Any], now: dict[str, Any]) -> str:
+    """What changed between two identities of one entrant, in words ('' when nothing did)."""
+    changes = []
+    was, is_ = before.get("identity") or {}, now.get("identity") or {}
+    for key in ("class", "distribution", "version", "command"):
+        if was.get(key) != is_.get(key):
+            changes.append(f"its {key} {_short(was.get(key))} -> {_short(is_.get(key))}")
+    if was.get("sha256") != is_.get("sha256"):
+        if isinstance(was.get("sha256"), dict) and isinstance(is_.get("sha256"), dict):
+            files = sorted(k for k in {*was["sha256"], *is_["sha256"]} if was["sha256"].get(k) != is_["sha256"].get(k))
+            changes.append(f"its code changed (SHA-256 of {', '.join(files)})")
+        else:
+            changes.append(f"its code changed (SHA-256 {_short(was.get('sha256'))} -> {_short(is_.get('sha256'))})")
+    old, new = before.get("options") or {}, now.get("options") or {}
+    for key in sorted({*old, *new}):
+        if old.get(key) != new.get(key) or type(old.get(key)) is not type(new.get(key)):
+            shown = [format_option(o[key]) if key in o else "(none)" for o in (old, new)]
+            changes.append(f"option {key} {shown[0]} -> {shown[1]}")
+    return ", ".join(changes)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entrants"), dict):
+        return None
+    return data["entrants"]
+
+
+def _write(path: Path, entrants: dict[str, Any]) -> None:
+    from arena.tournament.folder.files import write_atomically
+
+    text = json.dumps({"format": FORMAT, "entrants": entrants}, indent=2, sort_keys=True) + "\n"
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool) -> list[str]:
+    """Compare the entrants of now with the ones that played the games stored in ``out`` and store
+    theirs.  Raises :class:`~arena.tournament.folder.files.RunError` (one line) when one changed and ``allow_changed`` is
+    false; else returns a line for each that changed (for the log)."""
+    from arena.tournament.folder.files import RunError
+
+    try:
+        now = current(config)
+    except BotError as exc:
+        raise RunError(str(exc)) from None
+    path = out / IDENTITY_FILE
+    stored = _read(path) if has_games else None
+    changed = []
+    if stored is not None:
+        for entrant in config.entrants:
+            what = differences(stored[entrant.name], now[entrant.name]) if entrant.name in stored else ""
+            if what:
+                changed.append(f"entrant {entrant.name!r} is not the bot that played the stored games: {what}")
+    if changed and not allow_changed:
+        more = f" (and {len(changed) - 1} more entrant(s))" if len(changed) > 1 else ""
+        raise RunError(f"{out}: {changed[0]}{more}; add --allow-changed-bots to go on with it, "
+                       f"or start again with --overwrite")
+    if stored != now:  # nothing is written when nothing changed (a resume on a full disk gets that far)
+        _write(path, now)
+    return [f"--allow-changed-bots: {line}" for line in changed]
+
+
+def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
+    """Check every entrant's bot with its options once, so a bad one stops the run before any game
+    starts: loaded in this process with isolation ``none``, else started in the sandbox for its
+    handshake (no bot code runs here).  Returns the walls each bot program got, by entrant name.
+    """
+    from arena.play.referee import Referee
+
+    for index, entrant in enumerate(config.entrants):
+        if entrant.command is not None and not os.path.isdir(entrant.folder()):
+            where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
+            raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
+    referee = Referee(config.time_limit, isolation=config.isolation)
+    walls: dict[str, str] = {}
+    index = 0
+    try:
+        try:
+            args = []
+            for index, entrant in enumerate(config.entrants):
+                args.append(entrant.referee_args(config.isolation))
+            prepared = referee.prepare_all(args)
+        except BotError as exc:
+            index = getattr(exc, "index", index)
+            entrant = config.entrants[index]
+            key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
+            raise _fail(source, key, str(exc)) from None
+        for entrant, bot in zip(config.entrants, prepared, strict=True):
+            if bot.program is not None:
+                walls[entrant.name] = referee.walls[bot.program]
+        remember(config, prepared)  # the run need not start them again to learn their options
+    finally:
+        referee.close()
+    return walls

@@ -1,0 +1,450 @@
+"""Tournament files: TOML, read with :mod:`tomllib` and checked key by key.
+
+A tournament file looks like this (tournaments/README.md is the reference)::
+
+    name = "quickstart"
+    players = 4
+    deals = 10
+    seed = 2024
+    scoring = "uptown"
+    time_limit = 5.0
+    seating = "balanced"
+
+    [[entrants]]
+    name = "greedy"
+    bot = "greedy"
+
+    [[entrants]]
+    name = "mcts-fast"
+    bot = "mcts"
+    options = { iterations = 100 }
+
+Every problem is a :class:`ConfigError` whose message is one line naming the
+file, the key and the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.play import ranges as limits
+from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.play.referee import ISOLATIONS
+from arena.rules.state import PENALTIES, SCORINGS
+from arena.tournament.plan.seating import DESIGNS
+
+#: Tournament names become folder names: keep them to safe characters.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: Entrant names appear in tables and records: printable, no separators used by the tables.
+ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
+
+TOP_KEYS = (
+    "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "rotate", "format",
+    "challengers", "pool", "max_tables", "isolation", "entrants",
+)
+#: The ways a tournament makes its tables (tournaments/README.md, "The schedule").
+TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
+ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with.
+
+    An entrant that names a ``command`` is a bot program: its spec is ``exec:COMMAND`` (plus options),
+    started in ``cwd`` with ``env`` added to its environment.
+
+    Relative paths are read from ``base``, the folder of the tournament file (None: the folder the
+    arena runs in): the file of a ``file.py:Name`` bot, ``cwd``, and the folder a program starts in
+    when no ``cwd`` is given (so its relative program path and arguments are found from there).
+    ``spec`` stays as the file writes it: records and tables show it, the same from any folder.
+    """
+
+    name: str
+    spec: str
+    command: tuple[str, ...] | None = None
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    #: Its process's memory limit (MiB); None: the default.
+    memory_mb: int | None = None
+    #: The options of an entrant with a command, as the file gives them (checked against its handshake).
+    options: tuple[tuple[str, Any], ...] = ()
+    #: The folder relative paths are read from; not part of what the entrant plays.
+    base: str | None = field(default=None, compare=False)
+
+    def bot(self) -> Any:
+        """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
+        if self.command is None:
+            return self.spec
+        from arena.bots import BotSpec
+
+        return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
+
+    def folder(self) -> str:
+        """The absolute folder a program of this entrant starts in: ``cwd`` read from ``base``, else ``base``."""
+        return os.path.abspath(os.path.join(self.base or ".", self.cwd or "."))
+
+    def bot_file_ref(self) -> tuple[str, str]:
+        """``(ref as written, ref as loaded)``: the same but for a relative ``file.py:Name``, read from ``base``."""
+        from arena.bots import EXEC_PREFIX, split_bot_spec
+
+        ref = split_bot_spec(self.spec)[0] if self.command is None else self.spec
+        where, colon, attr = ref.rpartition(":")
+        if (self.base is None or ref.startswith(EXEC_PREFIX) or not colon or not where.endswith(".py")
+                or os.path.isabs(where)):
+            return ref, ref
+        return ref, f"{os.path.join(self.base, where)}:{attr}"
+
+    def program(self, isolation: str = "process") -> Any:
+        """The :class:`~arena.isolation.botprocess.Program` of an entrant whose spec or command names one, or that is
+        a Python bot played as a program under ``isolation`` although the referee would find it
+        elsewhere by its ref (a relative file); else None."""
+        from arena.bots import EXEC_PREFIX
+        from arena.isolation.botprocess import Program, exec_program, python_program
+        from arena.isolation.sandbox import Limits
+
+        walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
+        if self.command is not None:
+            return Program(self.command, cwd=self.folder(), env=self.env, limits=walls)
+        ref, loaded = self.bot_file_ref()
+        if ref.startswith(EXEC_PREFIX):
+            return replace(exec_program(ref, limits=walls), cwd=self.folder())
+        if self.memory_mb is not None or (loaded != ref and isolation != "none"):
+            from arena.bots import resolve_ref, split_bot_spec
+            from arena.play.prepared import with_given
+
+            return with_given(python_program(resolve_ref(loaded), walls), split_bot_spec(self.spec)[1])
+        return None
+
+    def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
+        """``(bot, name, program)`` for :meth:`~arena.play.referee.Referee.prepare_all` under ``isolation``.
+
+        A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
+        the spec as written in its record.  Raises :class:`~arena.bots.BotError` for a bot that
+        cannot be loaded.
+        """
+        program = self.program(isolation)
+        ref, loaded = self.bot_file_ref()
+        if program is not None or isolation != "none" or loaded == ref:
+            return self.bot(), self.name, program
+        from arena.bots import BotSpec, parse_bot_spec
+        from arena.play.prepared import entry_tail, prepare_bot
+
+        prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
+        text = str(BotSpec(ref, prepared.spec.options))
+        return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
+            self.name, None
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked tournament file.  Two configs are equal when they would play the same games."""
+
+    name: str
+    players: int
+    deals: int
+    seed: int
+    entrants: tuple[Entrant, ...]
+    scoring: str = "uptown"
+    penalty: str = "color"
+    time_limit: float = DEFAULT_TIME_LIMIT
+    #: The seating design every deal is played in (:mod:`.seating`).
+    seating: str = "balanced"
+    #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).
+    format: str = "round-robin"
+    #: A gauntlet's challengers and pool, entrant names in file order (empty for a round-robin).
+    challengers: tuple[str, ...] = ()
+    pool: tuple[str, ...] = ()
+    #: At most this many tables, chosen by :func:`~.schedule.choose_tables` (None: every table).
+    max_tables: int | None = None
+    #: Not part of what makes two runs the same: isolation never changes a game.
+    isolation: str = field(default="process", compare=False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entrants)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _option_text(value: Any) -> str:
+    """An option value as the bot-spec syntax writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def spec_text(bot: str, options: dict[str, Any]) -> str:
+    """The one-string form ``REF:key=value,...`` of a bot and its options."""
+    if not options:
+        return bot
+    return bot + ":" + ",".join(f"{key}={_option_text(value)}" for key, value in options.items())
+
+
+def _fail(source: str, key: str, reason: str) -> ConfigError:
+    return ConfigError(f"{source}: {key}: {reason}")
+
+
+def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
+    """``value`` checked by one of the rules of :mod:`arena.play.ranges`, else a ConfigError naming ``key``."""
+    try:
+        return rule(value)
+    except limits.LimitError as exc:
+        raise _fail(source, key, str(exc)) from None
+
+
+def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
+    """The keys of an entrant that say how its program starts: command, cwd, env, memory_mb."""
+    found: dict[str, Any] = {}
+    if "command" in table:
+        command = table["command"]
+        if (not isinstance(command, list) or not command
+                or not all(isinstance(w, str) and w and "\0" not in w for w in command)):
+            raise _fail(source, f"{where}.command", "must be a non-empty array of strings, e.g. [\"node\", \"bot.js\"]")
+        found["command"] = tuple(command)
+    if "cwd" in table:
+        cwd = table["cwd"]
+        if not isinstance(cwd, str) or not cwd or "\0" in cwd:
+            raise _fail(source, f"{where}.cwd", "must be a folder's path")
+        found["cwd"] = cwd
+    if "env" in table:
+        env = table["env"]
+        if not isinstance(env, dict) or not all(
+                isinstance(k, str) and _ENV_NAME.fullmatch(k) and isinstance(v, str) and "\0" not in v
+                for k, v in env.items()):
+            raise _fail(source, f"{where}.env", "must be a table of NAME = \"text\"")
+        found["env"] = tuple(sorted(env.items()))
+    if "memory_mb" in table:
+        try:
+            found["memory_mb"] = limits.memory_mb(table["memory_mb"])
+        except limits.LimitError as exc:
+            raise _fail(source, f"{where}.memory_mb", str(exc)) from None
+    if ("cwd" in found or "env" in found) and "command" not in found:
+        raise _fail(source, where, "cwd and env go with command = [...]")
+    return found
+
+
+def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict[str, Any]]:
+    where = f"entrants[{index}]"
+    if not isinstance(table, dict):
+        raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
+    for key in table:
+        if key not in ENTRANT_KEYS:
+            raise _fail(source, f"{where}.{key}", f"unknown key (an entrant takes {', '.join(ENTRANT_KEYS)})")
+    program = _program_keys(source, where, table)
+    if "command" in program:
+        if "bot" in table:
+            raise _fail(source, where, "give either bot or command, not both")
+        bot = "exec:" + shlex.join(program["command"])
+    elif "bot" not in table:
+        raise _fail(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
+    else:
+        bot = table["bot"]
+        if not isinstance(bot, str) or not bot.strip():
+            raise _fail(source, f"{where}.bot", "must be a bot name or spec string")
+        bot = bot.strip()
+    options = table.get("options", {})
+    if not isinstance(options, dict):
+        raise _fail(source, f"{where}.options", "must be a table of option = value")
+    for key, value in options.items():
+        if isinstance(value, (dict, list)) or (isinstance(value, float) and not math.isfinite(value)):
+            raise _fail(source, f"{where}.options.{key}", "an option value is a number, a boolean or a string")
+        if isinstance(value, str) and ("," in value or "=" in value):
+            raise _fail(source, f"{where}.options.{key}", "a string option may not contain ',' or '='")
+    if "command" in program:
+        program["options"] = tuple(options.items())
+    if options:
+        if "=" in bot and "command" not in program:
+            raise _fail(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
+        bot = spec_text(bot, options)
+    name = table.get("name")
+    if name is not None and (not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name)):
+        raise _fail(
+            source, f"{where}.name",
+            f"{limits.shown(name)} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
+        )
+    return name, bot, program
+
+
+def parse_config(
+    text: str, source: str = "<tournament>", default_name: str | None = None, base: str | Path | None = None,
+) -> TournamentConfig:
+    """Check the TOML ``text`` of a tournament file; ``source`` names it in errors.
+
+    Without a ``name`` key the tournament is called ``default_name``, else after ``source``'s file stem.
+    Relative paths in it are read from the folder ``base`` (None: the folder the arena runs in);
+    :func:`load_config` gives the file's own folder.  Nothing is looked up on disk here.
+
+    Bots are not loaded here: :func:`check_bots` does that.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # a whole number of more digits than Python reads from text
+        raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
+    for key in data:
+        if key not in TOP_KEYS:
+            raise _fail(source, key, f"unknown key (a tournament takes {', '.join(TOP_KEYS)})")
+    for key in ("players", "deals", "seed", "entrants"):
+        if key not in data:
+            raise _fail(source, key, "missing")
+
+    name = data.get("name", default_name if default_name is not None else Path(source).stem)
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise _fail(source, "name", f"{limits.shown(name)} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
+
+    players = data["players"]
+    if not _is_int(players) or not 2 <= players <= 5:
+        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
+    deals = _checked(source, "deals", limits.deals, data["deals"])
+    seed = _checked(source, "seed", limits.master_seed, data["seed"])
+    scoring = data.get("scoring", "uptown")
+    if scoring not in SCORINGS:
+        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {limits.shown(scoring)}")
+    penalty = data.get("penalty", "color")
+    if penalty not in PENALTIES:
+        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {limits.shown(penalty)}")
+    time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
+    seating = _seating(source, data, players)
+    tournament_format = data.get("format", "round-robin")
+    if tournament_format not in TOURNAMENT_FORMATS:
+        raise _fail(source, "format", f"must be one of {', '.join(TOURNAMENT_FORMATS)}, not {limits.shown(tournament_format)}")
+    max_tables = data.get("max_tables")
+    if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
+        raise _fail(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
+    isolation = data.get("isolation", "process")
+    if isolation not in ISOLATIONS:
+        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
+
+    tables = data["entrants"]
+    if not isinstance(tables, list):
+        raise _fail(source, "entrants", "must be an array of tables ([[entrants]])")
+    if len(tables) < 2:
+        raise _fail(source, "entrants", f"a tournament needs at least 2 entrants, not {len(tables)}")
+    entrants = []
+    seen: dict[str, int] = {}
+    for index, table in enumerate(tables):
+        entrant_name, bot, program = _entrant(source, index, table)
+        entrant_name = entrant_name or _default_name(bot)
+        if entrant_name in seen:
+            raise _fail(
+                source, f"entrants[{index}].name",
+                f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
+            )
+        seen[entrant_name] = index
+        entrants.append(Entrant(entrant_name, bot, **program, base=None if base is None else os.path.abspath(base)))
+    names = [e.name for e in entrants]
+    challengers, pool = _gauntlet(source, data, tournament_format, players, names)
+    return TournamentConfig(
+        name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
+        scoring=scoring, penalty=penalty, time_limit=time_limit, seating=seating, format=tournament_format,
+        challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
+    )
+
+
+def default_seating(players: int) -> str:
+    """The seating of a file that names none: ``balanced`` for 3-5 players, ``rotate`` for 2 (the same games)."""
+    return "rotate" if players == 2 else "balanced"
+
+
+def _seating(source: str, data: dict[str, Any], players: int) -> str:
+    """The ``seating`` key, or the old ``rotate`` key it replaces (true: rotate, false: fixed), or the default."""
+    seating = data.get("seating")
+    if seating is not None and seating not in DESIGNS:
+        raise _fail(source, "seating", f"must be one of {', '.join(DESIGNS)}, not {limits.shown(seating)}")
+    if "rotate" in data:
+        rotate = data["rotate"]
+        if not isinstance(rotate, bool):
+            raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
+        meant = "rotate" if rotate else "fixed"
+        if seating is not None and seating != meant:
+            raise _fail(
+                source, "rotate",
+                f'rotate = {str(rotate).lower()} means seating = "{meant}", but seating = "{seating}"; give only seating',
+            )
+        seating = meant
+    return seating if seating is not None else default_seating(players)
+
+
+def _entrant_names(source: str, key: str, value: Any, names: list[str]) -> list[str]:
+    """A list of entrant names (``challengers``, ``pool``), each an entrant's, none twice."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise _fail(source, key, 'must be a non-empty array of entrant names, e.g. ["mybot"]')
+    for item in value:
+        if item not in names:
+            raise _fail(source, key, f"{limits.shown(item)} is not the name of an entrant")
+        if value.count(item) > 1:
+            raise _fail(source, key, f"names {item!r} twice")
+    return value
+
+
+def _gauntlet(
+    source: str, data: dict[str, Any], tournament_format: str, players: int, names: list[str],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The checked ``challengers`` and ``pool`` of a gauntlet, each in file order; ``((), ())`` for a round-robin."""
+    if tournament_format != "gauntlet":
+        for key in ("challengers", "pool"):
+            if key in data:
+                raise _fail(source, key, 'only a gauntlet has challengers and a pool (format = "gauntlet")')
+        return (), ()
+    for key, example in (("challengers", '["mybot"]'), ("pool", '["random", "greedy"]')):
+        if key not in data:
+            raise _fail(source, key, f"missing: a gauntlet names its {key}, e.g. {key} = {example}")
+    challengers = _entrant_names(source, "challengers", data["challengers"], names)
+    pool = _entrant_names(source, "pool", data["pool"], names)
+    for item in pool:
+        if item in challengers:
+            raise _fail(source, "pool", f"{item!r} is a challenger too; every entrant is in exactly one of the two lists")
+    for item in names:
+        if item not in challengers and item not in pool:
+            raise _fail(source, "pool", f"entrant {item!r} is in neither challengers nor pool; add it to one of them")
+    if len(pool) < players - 1:
+        raise _fail(
+            source, "pool",
+            f"a gauntlet of {players} players seats {players - 1} entrants of the pool at every table; "
+            f"the pool has {len(pool)}",
+        )
+    return tuple(n for n in names if n in challengers), tuple(n for n in names if n in pool)
+
+
+def _default_name(spec: str) -> str:
+    """An entrant without a name is called after its spec: ``mcts:iterations=200`` -> ``mcts-iterations-200``."""
+    return (re.sub(r"[^A-Za-z0-9._+@#-]+", "-", spec).strip("-._+@#") or "bot")[:40]
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and check the tournament file at ``path`` (bots are not loaded: see :func:`check_bots`)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a tournament file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+
+
+def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:
+    """``config`` with its isolation overridden (None: as the file says)."""
+    return config if isolation is None else replace(config, isolation=isolation)

@@ -1,0 +1,271 @@
+"""Who plays which deal from which seat: the schedule of a tournament.
+
+* **Tables.** A *round-robin* (the default ``format``) makes every k-subset of
+  the entrants a table, ``k`` the players per game, in lexicographic order of
+  the entrants' positions in the file.  With fewer entrants than seats there is
+  one table, filled by repeating the entrants in file order (A, B, A, B for two
+  entrants and four seats); each seat still gets a bot of its own.  A
+  *gauntlet* keeps the round-robin tables that hold exactly one challenger (so
+  one challenger and ``k - 1`` entrants of the pool), in the same order and
+  with the same seating: a table of a gauntlet plays the same deals as that
+  table in a round-robin of the same entrants.
+* **At most** ``max_tables`` **tables.**  When there are more, N are chosen by
+  :func:`choose_tables` (a seeded greedy that keeps every entrant's number of
+  tables within 1 of the others', and then spreads the pairs) and kept in the
+  order above, numbered again from 0.
+* **Deals.** Every table plays ``deals`` deals.  The seed of a deal is
+  ``sha256("uptown-tournament/1:MASTER:TABLE:DEAL")``, its first 8 bytes read
+  big-endian and shifted right by one (63 bits, so it fits every JSON reader),
+  where TABLE is the entrants' names of the table joined by ``|``.  It never
+  depends on the worker, the completion order, a resume, or which other tables
+  the tournament holds.
+* **Seatings** (duplicate format).  A deal is played once in every seating of
+  the tournament's ``seating`` design (:mod:`.seating`: ``fixed``, ``rotate``,
+  ``all``, ``balanced``), all with the same seed, so every entrant plays the
+  same tiles from several seats.  Seatings that would repeat one already played
+  (a filled table such as A, B, A, B) are skipped.
+
+Game ids read ``t{table}-d{deal}-r{index}``, the index the seating's index in
+the design (under ``rotate``, the rotation), zero-padded to widths fixed by the
+tournament (``t003-d0012-r2``; two digits for the 12 and 20 seatings of
+``balanced`` at 4 and 5 players and the 24 of ``all`` at 4, three for the 120
+of ``all`` at 5).  Games are listed deal by deal, so an interrupted run has
+played every table about equally.  A run plays them in the order of
+:func:`by_seating`: within a window of deals, seating by seating, so that a
+bot process can play many deals before it must be replaced (no process ever
+plays two games of one deal: the referee sees to that).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from arena.tournament.plan.config import TournamentConfig
+from arena.tournament.plan.seating import design, seatings
+
+SEED_PREFIX = "uptown-tournament/1"
+#: The prefix of the tie-break key of :func:`choose_tables`.
+TABLES_PREFIX = "uptown-tables/1"
+
+
+class Game(NamedTuple):
+    """One game of the schedule; ``seats[s]`` is the index (in the file) of the entrant in seat ``s``.
+
+    ``rotation`` is the seating's index in the design (the ``r`` of the game id, the
+    ``rotation`` column of ``games.csv`` and of the record's ``tournament`` key).
+    A plain tuple underneath, so it travels to a worker process as the task itself.
+    """
+
+    game_id: str
+    table: int
+    deal: int
+    rotation: int
+    seed: int
+    seats: tuple[int, ...]
+
+
+def tables(entrants: int, players: int) -> list[tuple[int, ...]]:
+    """The seating (entrant index per seat, before the design moves anyone) of every round-robin table."""
+    if entrants >= players:
+        return list(itertools.combinations(range(entrants), players))
+    return [tuple(seat % entrants for seat in range(players))]
+
+
+def gauntlet_tables(challengers: Sequence[int], pool: Sequence[int], players: int) -> list[tuple[int, ...]]:
+    """The round-robin tables (entrant indices in file order) that hold exactly one of ``challengers``.
+
+    Every other entrant of such a table comes from ``pool``; listed in the
+    round-robin's order (lexicographic in the entrants' indices).
+    """
+    found = {
+        tuple(sorted((challenger, *rest)))
+        for challenger in challengers
+        for rest in itertools.combinations(sorted(pool), players - 1)
+    }
+    return sorted(found)
+
+
+def table_key(names: Sequence[str], table: Sequence[int]) -> str:
+    """The TABLE part of a deal's seed: the names of the table's entrants joined by ``|``."""
+    return "|".join(names[i] for i in table)
+
+
+#: How many seeded attempts :func:`choose_tables` makes at counts within 1 before it takes its best.
+CHOICE_ATTEMPTS = 64
+
+
+def _tie_break(master: int, attempt: int, key: str) -> int:
+    digest = hashlib.sha256(f"{TABLES_PREFIX}:{master}:{attempt}:{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def choose_tables(
+    candidates: Sequence[tuple[int, ...]], count: int, master: int, names: Sequence[str],
+    groups: Sequence[int] | None = None,
+) -> list[tuple[int, ...]]:
+    """``count`` of ``candidates`` (tables of distinct entrants): a seeded, balanced choice, in the candidates' order.
+
+    The aim: every entrant at as equal a number of tables as possible (within 1),
+    measured within each of ``groups`` (a group index per entrant, default one
+    group; a gauntlet balances its challengers and its pool each among
+    themselves), then every pair of entrants together about equally often.
+
+    A greedy picks one table at a time (:func:`_greedy`).  When ``count`` is more
+    than half the candidates it picks the tables to leave out instead: every
+    entrant of a group is in equally many of all the candidates, so leaving out a
+    balanced set keeps a balanced set.  Attempt ``a`` breaks ties by the key
+    ``sha256("uptown-tables/1:MASTER:a:TABLE")`` (first 8 bytes, TABLE as in the
+    deal's seed); the first of :data:`CHOICE_ATTEMPTS` attempts whose counts end
+    within 1 in every group is taken, else the attempt with the smallest spread
+    (the first of those).  It depends on the master seed and the names only.
+    """
+    total = len(candidates)
+    if count >= total:
+        return list(candidates)
+    group_of = [0] * len(names) if groups is None else list(groups)
+    leave_out = 2 * count > total
+    best: tuple[int, list[int]] | None = None
+    for attempt in range(CHOICE_ATTEMPTS):
+        tie = [_tie_break(master, attempt, table_key(names, c)) for c in candidates]
+        picked = _greedy(candidates, total - count if leave_out else count, tie, group_of)
+        if leave_out:
+            dropped = set(picked)
+            picked = [i for i in range(total) if i not in dropped]
+        spread = _spread([candidates[i] for i in picked], group_of)
+        if best is None or spread < best[0]:
+            best = (spread, picked)
+        if spread <= 1:
+            break
+    assert best is not None
+    return [candidates[i] for i in sorted(best[1])]
+
+
+def _spread(chosen: Sequence[tuple[int, ...]], group_of: Sequence[int]) -> int:
+    """The largest difference between two entrants' table counts in ``chosen``, within one group."""
+    counts = [0] * len(group_of)
+    for table in chosen:
+        for entrant in table:
+            counts[entrant] += 1
+    spreads = []
+    for g in set(group_of):
+        mine = [c for c, h in zip(counts, group_of) if h == g]
+        spreads.append(max(mine) - min(mine))
+    return max(spreads)
+
+
+def _greedy(candidates: Sequence[tuple[int, ...]], count: int, tie: Sequence[int], group_of: Sequence[int]) -> list[int]:
+    """The indices of ``count`` candidates, picked one at a time by the best of, in turn:
+
+    1. the spread its entrants' table counts would have after it (most tables minus
+       fewest, the largest over the groups);
+    2. the fewest tables its entrants already have, summed;
+    3. the fewest tables its pairs of entrants already share, summed;
+    4. the smallest ``tie``.
+    """
+    members = np.array(candidates, dtype=np.int64)
+    k = members.shape[1]
+    group = np.asarray(group_of, dtype=np.int64)
+    n = len(group)
+    in_group = {g: group[members] == g for g in sorted(set(group_of))}
+    ties = np.asarray(tie, dtype=np.int64)
+    pairs = list(itertools.combinations(range(k), 2))
+    tables_of = np.zeros(n, dtype=np.int64)
+    shared = np.zeros((n, n), dtype=np.int64)
+    taken = np.zeros(len(candidates), dtype=bool)
+    chosen: list[int] = []
+    for _ in range(count):
+        counts = tables_of[members]
+        spread = np.zeros(len(candidates), dtype=np.int64)
+        for g, mask in in_group.items():
+            mine = tables_of[group == g]
+            low, high = int(mine.min()), int(mine.max())
+            at_low = int((mine == low).sum())
+            after_high = np.maximum(high, np.where(mask, counts + 1, 0).max(axis=1))
+            lifts_low = (mask & (counts == low)).sum(axis=1) == at_low
+            spread = np.maximum(spread, after_high - (low + lifts_low))
+        together = np.zeros(len(candidates), dtype=np.int64)
+        for i, j in pairs:
+            together += shared[members[:, i], members[:, j]]
+        best = int(np.lexsort((ties, together, counts.sum(axis=1), spread, taken))[0])
+        taken[best] = True
+        chosen.append(best)
+        tables_of[members[best]] += 1
+        for i, j in pairs:
+            a, b = members[best, i], members[best, j]
+            shared[a, b] += 1
+            shared[b, a] += 1
+    return chosen
+
+
+def tournament_tables(config: TournamentConfig) -> list[tuple[int, ...]]:
+    """The tables of ``config`` in order (format, then ``max_tables``); ``t{table}`` indexes this list."""
+    names = config.names
+    if config.format == "gauntlet":
+        challengers = [names.index(n) for n in config.challengers]
+        pool = [names.index(n) for n in config.pool]
+        found = gauntlet_tables(challengers, pool, config.players)
+        groups = [1 if name in config.challengers else 0 for name in names]
+    else:
+        found = tables(len(names), config.players)
+        groups = None
+    if config.max_tables is not None and len(found) > config.max_tables:
+        found = choose_tables(found, config.max_tables, config.seed, names, groups)
+    return found
+
+
+def rotations(seating: tuple[int, ...], rotate: bool) -> list[tuple[int, tuple[int, ...]]]:
+    """``(rotation, seating)`` for every seating a deal of this table is played in under ``rotate`` / ``fixed``."""
+    return seatings(seating, "rotate" if rotate else "fixed")
+
+
+def game_seed(master: int, table_key: str, deal: int) -> int:
+    """The 63-bit seed of one deal of one table."""
+    digest = hashlib.sha256(f"{SEED_PREFIX}:{master}:{table_key}:{deal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _width(count: int, minimum: int) -> int:
+    return max(minimum, len(str(max(count - 1, 0))))
+
+
+def schedule(config: TournamentConfig) -> Iterator[Game]:
+    """Every game of the tournament, deal by deal, table by table, seating by seating."""
+    all_tables = tournament_tables(config)
+    keys = [table_key(config.names, table) for table in all_tables]
+    table_seatings = [seatings(table, config.seating) for table in all_tables]
+    tw, dw = _width(len(all_tables), 3), _width(config.deals, 4)
+    rw = _width(len(design(config.seating, config.players)), 1)
+    for deal in range(config.deals):
+        for table, (key, seated) in enumerate(zip(keys, table_seatings)):
+            seed = game_seed(config.seed, key, deal)
+            for index, seats in seated:
+                yield Game(f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}", table, deal, index, seed, seats)
+
+
+#: Games a run reads ahead of the schedule to order them by seating (a few hundred kilobytes).
+PLAY_WINDOW = 4096
+
+
+def by_seating(games: Iterable[Game], window: int = PLAY_WINDOW) -> Iterator[Game]:
+    """``games`` in the order a run plays them: each ``window`` of them by seating index (then in
+    schedule order), so that consecutive games are of different deals.
+
+    A bot process never plays two games of one deal (a bot may learn within a game, never across
+    the games of a deal): listed deal by deal, every game would need fresh processes, while here a
+    process can play up to ``window / seatings`` games before it meets a deal again.  The order
+    changes no game: each is seeded by itself, and the games file is sorted when the run ends.
+    """
+    iterator = iter(games)
+    while block := list(itertools.islice(iterator, window)):
+        block.sort(key=lambda game: game.rotation)  # stable: schedule order within a seating
+        yield from block
+
+
+def count_games(config: TournamentConfig) -> int:
+    """How many games :func:`schedule` lists, without listing them."""
+    return config.deals * sum(len(seatings(table, config.seating)) for table in tournament_tables(config))

@@ -1,0 +1,1 @@
+"""Running a tournament: the runner, the local worker processes and the Dask cluster."""

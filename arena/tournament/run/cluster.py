@@ -1,0 +1,505 @@
+"""Playing a tournament's games on a Dask cluster (``arena run --cluster``).
+
+The parent connects to a Dask scheduler (``tcp://HOST:PORT``) or starts a
+``distributed.LocalCluster`` (``local[:N]``) before it writes anything, checks
+that every worker runs the same arena version, and then hands out chunks of
+games as Dask tasks.  A task (:func:`play_task`) plays its games with the same
+code the local worker processes use (:func:`~.workers.play_chunk`): the
+worker's bots and referees are prepared once per Dask worker process and
+kept for every task of the same run.  It returns plain bytes — a JSON line,
+then the record lines and the ``games.csv`` rows — and the log lines the
+games wrote; the parent alone writes the results and ``arena.log``, so a run
+on a cluster stores the same files as one with ``--workers 1``.
+
+Faults:
+
+* A Dask worker that dies while it plays (killed, out of memory) has its task
+  played again by the scheduler (its ``allowed-failures``).
+* A task whose workers keep dying (the scheduler gives up on it: a bot that
+  ends the worker process, or a game still running after
+  :func:`~.workers.game_bound`, which the worker's watchdog process ends) has its
+  games played again one by one, each with every bot in a process of its own,
+  where the bot is faulted like any other; if such a game still ends its
+  worker, the run stops with one line, as a local run does.
+* A game's results are stored once: the parent drops an answer for games it
+  has stored already.
+
+Bots given as ``file.py:Name`` (relative to the tournament file) travel with
+the settings and are written on a worker that does not see the file;
+entry-point bots must be installed on the workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import logging
+import mmap
+import os
+import pickle
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from arena.tournament.folder.files import LOG_FORMAT, RunError
+from arena.tournament.plan.schedule import Game
+from arena.tournament.run.workers import WorkerError, _is_fault, close_worker, init_worker, play_chunk
+
+log = logging.getLogger("arena.tournament")
+
+#: How long to wait for a scheduler to answer, and for its first worker (seconds).
+CONNECT_TIMEOUT = 5.0
+#: Work a task should hold (seconds): Dask's guidance is tasks of at least ~100 ms, and a task
+#: costs the parent and the scheduler about a millisecond or two (see benchmarks/cluster.py).
+TASK_SECONDS = 0.5
+MAX_TASK = 256
+#: Tasks per worker thread at least, so that all stay busy until near the end.
+TASKS_PER_WORKER = 4
+#: Times a local cluster's scheduler plays a task again after the worker running it died (a scheduler
+#: of one's own has its own ``distributed.scheduler.allowed-failures``, 3 by default).
+ALLOWED_FAILURES = 2
+
+_LOCAL = re.compile(r"local(?::(\d+))?")
+_ADDRESS = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://\S+")
+INSTALL_HINT = "--cluster needs Dask: install the dask extra (pip install 'uptown-arena[dask]')"
+
+
+def parse_cluster(value: str) -> tuple[str, int | str]:
+    """``("local", N)`` for ``local[:N]`` (N: the CPUs this process may use), ``("address", A)``
+    for a scheduler address ``tcp://HOST:PORT``; :class:`RunError` for anything else."""
+    if match := _LOCAL.fullmatch(value):
+        if match.group(1) is None:
+            return "local", max(1, _cpus())
+        n = int(match.group(1))
+        if n < 1:
+            raise RunError(f"--cluster {value}: a local cluster needs at least 1 worker")
+        return "local", n
+    if _ADDRESS.fullmatch(value):
+        return "address", value
+    raise RunError(f"--cluster {value!r}: give local, local:N or a scheduler address such as tcp://HOST:8786")
+
+
+def arena_version() -> str:
+    """The arena version this process runs (compared between the parent and every worker)."""
+    import arena
+
+    return str(getattr(arena, "__version__", "unknown"))
+
+
+def worker_version() -> str:
+    """On a worker: the arena version it runs (sent by name, so the worker's own module answers)."""
+    return arena_version()
+
+
+class Cluster:
+    """A connection to a Dask scheduler (and the local cluster started for it); :meth:`close` ends both."""
+
+    def __init__(self, client: Any, local: Any, address: str) -> None:
+        self.client = client
+        self.local = local
+        self.address = address
+
+    @classmethod
+    def connect(cls, value: str) -> Cluster:
+        """Connect as ``--cluster value`` says; :class:`RunError` (one line) when that fails."""
+        kind, where = parse_cluster(value)
+        try:
+            import dask
+            import distributed
+        except ImportError:
+            raise RunError(INSTALL_HINT) from None
+        # Dask's own messages (a worker lost, a task retried) are for arena.log, not the terminal.
+        for name in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES})
+        local = None
+        try:
+            if kind == "local":
+                with warnings.catch_warnings():  # "port 8787 in use": its HTTP server, which the run does not use
+                    warnings.simplefilter("ignore", UserWarning)
+                    local = distributed.LocalCluster(
+                        n_workers=int(where), processes=True, threads_per_worker=1, dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                address = str(local.scheduler_address)
+                client = distributed.Client(local, timeout=CONNECT_TIMEOUT)
+            else:
+                address = str(where)
+                client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+        except Exception as exc:  # unreachable, no port, TLS without its configuration: one line for each
+            if local is not None:
+                local.close()
+            raise RunError(f"--cluster {where}: cannot reach the scheduler: {_one_line(exc)}") from None
+        self = cls(client, local, address)
+        try:
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError):
+                raise RunError(f"--cluster {address}: the scheduler has no worker "
+                               f"(none came in {CONNECT_TIMEOUT:.0f} s)") from None
+            versions = client.run(worker_version)
+            mine = arena_version()
+            other = {addr: v for addr, v in versions.items() if v != mine}
+            if other:
+                addr, version = sorted(other.items())[0]
+                raise RunError(f"--cluster {address}: worker {addr} runs arena {version}, this is arena {mine}: "
+                               f"install the same version on every worker ({len(other)} differ)")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def threads(self) -> int:
+        """Tasks the cluster runs at once (its workers' threads)."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.local is not None:
+                self.local.close()
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text
+
+
+# -- the worker side -----------------------------------------------------------
+
+# The run whose bots this Dask worker process holds (the digest of its settings).
+_HELD: dict[str, Any] = {"key": None}
+# One task at a time per process: the prepared bots and referees are not for two threads at once.
+_TASK_LOCK = threading.Lock()
+
+
+def settings_key(settings: dict[str, Any]) -> str:
+    """The digest a worker keys its prepared bots by."""
+    return hashlib.sha256(pickle.dumps(settings)).hexdigest()[:16]
+
+
+def ship_bot_files(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with the text of every relative ``file.py:Name`` bot file (``files``) for the workers."""
+    files: dict[int, tuple[str, str]] = {}
+    for index, entrant in enumerate(settings["entrants"]):
+        ref, loaded = entrant.bot_file_ref()
+        if ref != loaded:
+            where = ref.rpartition(":")[0]
+            with open(loaded.rpartition(":")[0], encoding="utf-8") as handle:
+                files[index] = (where, handle.read())
+    return {**settings, "files": files}
+
+
+def _place_bot_files(settings: dict[str, Any], key: str) -> dict[str, Any]:
+    """On a worker: the entrants of shipped bot files that this machine does not hold as they are
+    read from a folder of the worker's own where the files are written."""
+    entrants = list(settings["entrants"])
+    for index, (where, text) in settings.get("files", {}).items():
+        entrant = entrants[index]
+        path = entrant.bot_file_ref()[1].rpartition(":")[0]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    continue
+        except OSError:
+            pass
+        base = os.path.join(tempfile.gettempdir(), f"arena-bots-{key}")
+        target = os.path.join(base, where)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        entrants[index] = dataclasses.replace(entrant, base=base)
+    out = {**settings, "entrants": entrants}
+    if out["logs"] is not None and not os.path.isdir(os.path.dirname(out["logs"])):
+        # The results folder is the parent's: a worker on another machine keeps the bots' logs here.
+        out["logs"] = os.path.join(tempfile.gettempdir(), f"arena-logs-{key}")
+    return out
+
+
+def _worker_address() -> str:
+    import distributed
+
+    try:
+        return str(distributed.get_worker().address)
+    except ValueError:  # not in a Dask worker
+        return "(this process)"
+
+
+def _pin_thread() -> None:
+    """Keep this task thread (and the bot programs it starts) to a CPU of its own: the local cluster's
+    worker ``i`` takes the ``i``-th CPU, as the local workers do."""
+    import distributed
+
+    name = distributed.get_worker().name
+    if isinstance(name, int) and hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[name % len(cpus)]})
+
+
+# The watchdog: a small process of the worker's own that ends the worker when one game has run past
+# its bound.  It has to be a process: a bot stuck inside C code holds the worker's interpreter, so no
+# thread of the worker could run.  The worker writes the game's start (time.monotonic(), the same
+# clock in every process) into a page they share; 0 while it plays nothing.
+_WATCHDOG_CODE = """
+import mmap, os, struct, sys, time
+fd, worker, bound = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+page = mmap.mmap(fd, 8)
+while os.getppid() == worker:
+    time.sleep(0.5)
+    started = struct.unpack("d", page[:8])[0]
+    if started > 0 and time.monotonic() - started > bound:
+        os.kill(worker, 9)
+        break
+"""
+
+
+class _Watchdog:
+    def __init__(self, bound: float) -> None:
+        self.bound = bound
+        fd, path = tempfile.mkstemp(prefix="arena-watchdog-")
+        os.unlink(path)
+        os.ftruncate(fd, 8)
+        self.page = mmap.mmap(fd, 8)
+        self.process = subprocess.Popen([sys.executable, "-c", _WATCHDOG_CODE, str(fd), str(os.getpid()), str(bound)],
+                                        pass_fds=(fd,), stdin=subprocess.DEVNULL)
+        os.close(fd)
+
+    def started(self, index: int = 0) -> None:
+        """A game starts now."""
+        self.page[:8] = struct.pack("d", time.monotonic())
+
+    def idle(self) -> None:
+        self.page[:8] = struct.pack("d", 0.0)
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        self.page.close()
+
+
+def _watchdog(bound: float) -> _Watchdog:
+    """This worker's watchdog for games of at most ``bound`` seconds (one kept per bound)."""
+    held = _HELD.get("watchdog")
+    if held is None or held.bound != bound or held.process.poll() is not None:
+        if held is not None:
+            held.close()
+        held = _HELD["watchdog"] = _Watchdog(bound)
+    return held
+
+
+class _Capture(logging.Handler):
+    """The log lines of one task, formatted as arena.log has them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+        self.setFormatter(logging.Formatter(LOG_FORMAT))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bool, bound: float) -> bytes:
+    """A Dask task: play ``games`` on this worker; :func:`encode_task_answer` of what they gave.
+
+    ``bound`` is the longest one game may take (seconds): past it the worker process ends, and the
+    parent plays the task's games again with every bot in a process of its own.
+    """
+    with _TASK_LOCK:
+        logger = logging.getLogger("arena")
+        capture = _Capture()
+        saved = (logger.level, logger.propagate)
+        logger.addHandler(capture)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        watchdog = _watchdog(bound)
+        try:
+            if _HELD["key"] != key:
+                close_worker()
+                _HELD["key"] = None
+                if settings.get("pin"):
+                    _pin_thread()
+                try:
+                    init_worker(_place_bot_files(settings, key))
+                except Exception as exc:
+                    raise WorkerError(f"Dask worker {_worker_address()} cannot load a bot: {_one_line(exc)} "
+                                      f"(install the bot there, at the same version)") from None
+                _HELD["key"] = key
+            answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str = play_chunk(games, isolate,
+                                                                                         watchdog.started)
+        except WorkerError as exc:
+            answer = str(exc)
+        finally:
+            watchdog.idle()
+            logger.removeHandler(capture)
+            logger.setLevel(saved[0])
+            logger.propagate = saved[1]
+        return encode_task_answer(answer, capture.lines)
+
+
+def encode_task_answer(answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str, logs: list[str]) -> bytes:
+    """A task's answer as bytes: one JSON line (sizes, faults, log lines), the record lines, the rows."""
+    if isinstance(answer, str):
+        return json.dumps({"error": answer, "log": logs}).encode() + b"\n"
+    lines, rows, seconds, faults = answer
+    head = {"lines": len(lines), "rows": len(rows), "seconds": seconds, "faults": faults, "log": logs}
+    return b"".join((json.dumps(head).encode(), b"\n", lines, rows))
+
+
+def decode_task_answer(data: Any) -> tuple[tuple[bytes, str, float, list[dict[str, Any]]] | str, list[str]]:
+    """What :func:`encode_task_answer` wrote, checked; :class:`WorkerError` for anything else."""
+    try:
+        if not isinstance(data, bytes):
+            raise TypeError("not bytes")
+        head_text, _, body = data.partition(b"\n")
+        head = json.loads(head_text)
+        logs = head["log"]
+        if not isinstance(logs, list) or not all(isinstance(line, str) for line in logs):
+            raise ValueError("log")
+        if "error" in head:
+            return str(head["error"]), logs
+        n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
+        if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
+                or n_lines + n_rows != len(body) or not isinstance(faults, list)
+                or not all(_is_fault(f) for f in faults)):
+            raise ValueError("sizes")
+        return (body[:n_lines], body[n_lines:].decode("utf-8"), seconds, list(faults)), logs
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise WorkerError("a Dask worker answered with data that is not an answer to a task") from None
+
+
+# -- the parent side -----------------------------------------------------------
+
+
+def task_size(games: int, threads: int, seconds_per_game: float, max_task: int = MAX_TASK) -> int:
+    """Games per task: about :data:`TASK_SECONDS` of play, and at least :data:`TASKS_PER_WORKER` tasks
+    per worker thread."""
+    by_time = int(TASK_SECONDS / seconds_per_game) if seconds_per_game > 0 else max_task
+    return max(1, min(max_task, by_time, games // (threads * TASKS_PER_WORKER)))
+
+
+@dataclasses.dataclass
+class _Task:
+    games: list[Game]
+    isolate: bool = False
+
+
+class DaskWorkers:
+    """The games of a run played on ``cluster``: the same :meth:`play` as :class:`~.workers.Workers`."""
+
+    def __init__(self, cluster: Cluster, init_args: tuple[Any, ...], bound: float) -> None:
+        self.cluster = cluster
+        settings = ship_bot_files(dict(init_args[0]))
+        # As locally: with bots in processes of their own and a CPU for every worker of a local
+        # cluster, each worker keeps to one CPU; a remote worker's CPUs are its own to place.
+        settings["pin"] = (settings["isolation"] == "process" and cluster.local is not None
+                           and cluster.threads() <= _cpus())
+        self.settings = settings
+        self.key = settings_key(settings)
+        self.log_path: str | None = init_args[1] if len(init_args) > 1 else None
+        self.bound = bound
+        self.pending: dict[Any, _Task] = {}
+        self.stored: set[str] = set()
+
+    def __enter__(self) -> DaskWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(wait=exc[0] is None)
+
+    def close(self, wait: bool = True) -> None:
+        """Cancel the tasks still out (their games are not stored)."""
+        if self.pending:
+            self.cluster.client.cancel(list(self.pending))
+            self.pending.clear()
+
+    def _submit(self, queue: Any, task: _Task) -> None:
+        # The settings go with every task (a few kB): scattered data dies with the worker that holds it.
+        future = self.cluster.client.submit(play_task, self.key, self.settings, task.games, task.isolate, self.bound,
+                                            pure=False)
+        self.pending[future] = task
+        queue.add(future)
+
+    def _write_log(self, lines: list[str]) -> None:
+        if self.log_path is not None and lines:
+            with open(self.log_path, "a", encoding="utf-8") as handle:
+                handle.write("".join(line + "\n" for line in lines))
+
+    def play(self, games: Iterator[Game], remaining: int,
+             max_chunk: int = MAX_TASK) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+        """Play ``games``: ``(how many, record lines, rows, faults)`` per task, as tasks end (see the module docstring).
+
+        The first task per worker thread holds one game, to time them; then tasks of :func:`task_size`.
+        """
+        import distributed
+
+        threads = self.cluster.threads()
+        queue = distributed.as_completed()
+        timed: list[float] = []
+        size = 1
+        given = 0
+        ahead = 2 * threads
+
+        def top_up() -> None:
+            nonlocal given
+            while sum(1 for t in self.pending.values() if not t.isolate) < ahead:
+                chunk = list(itertools.islice(games, 1 if given < threads else size))
+                if not chunk:
+                    return
+                given += len(chunk)
+                self._submit(queue, _Task(chunk))
+
+        top_up()
+        while self.pending:
+            future = next(queue)
+            task = self.pending.pop(future, None)
+            if task is None:
+                continue
+            try:
+                data = future.result()
+            except distributed.KilledWorker:
+                if task.isolate:
+                    raise WorkerError(f"game {task.games[0].game_id} stops its Dask worker even with every bot in "
+                                      f"a process of its own") from None
+                for game in task.games:
+                    log.warning("%s: its Dask worker died while playing it; playing it again with every bot in a "
+                                "process of its own", game.game_id)
+                    self._submit(queue, _Task([game], isolate=True))
+                top_up()
+                continue
+            except Exception as exc:
+                raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
+            answer, lines = decode_task_answer(data)
+            self._write_log(lines)
+            if isinstance(answer, str):
+                raise WorkerError(answer)
+            ids = {game.game_id for game in task.games}
+            if ids <= self.stored:
+                continue  # answered twice: stored once
+            if ids & self.stored:
+                raise WorkerError("a Dask task answered for games stored already")
+            self.stored |= ids
+            records, rows, seconds, faults = answer
+            if len(timed) < threads and not task.isolate:
+                timed.append(seconds / len(task.games))
+                if len(timed) == threads:
+                    size = task_size(remaining - given, threads, sum(timed) / len(timed), min(max_chunk, MAX_TASK))
+            yield len(task.games), records, rows, faults
+            top_up()
+
+
+__all__ = ["Cluster", "DaskWorkers", "parse_cluster", "play_task", "task_size"]
