@@ -58,6 +58,7 @@ from test_hostile import (
 import arena
 from arena import records
 from arena.bots import BotError
+from arena.records import replayer
 from arena.rules import GameState
 from arena.rules import engine as native
 from arena.rules.tiles import COLORS, TILE_NAMES
@@ -197,10 +198,10 @@ PREDICTION = re.compile(r"HOSTILE predicted (rack|draws) (\w+) move (\d+) own (\
 
 def state_at(record: dict, move: int) -> GameState:
     """The game of ``record`` before its move ``move``, replayed with the rules engine."""
-    settings, _ = records._settings(record)
-    state = GameState(settings, records._deals(record, settings))
+    settings, _ = replayer._settings(record)
+    state = GameState(settings, replayer._deals(record, settings))
     for index, entry in enumerate(record["moves"][:move]):
-        records._play(state, index, entry)
+        replayer._play(state, index, entry)
     return state
 
 
