@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from arena import records
-from arena.html import replay_page
+from arena.display.html import replay_page
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "tests" / "golden" / "4p-seed4.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.html import replay_page
+from arena.display.html import replay_page
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

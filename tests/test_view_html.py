@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from arena import records
 from arena.cli import main
-from arena.html import game_data
+from arena.display.html import game_data
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -132,10 +132,10 @@ bot = "greedy"
 
 
 def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
-    import arena.html_report
+    import arena.report.html
 
-    monkeypatch.setattr(arena.html_report, "REPLAY_LIMIT", 3)
-    monkeypatch.setattr(arena.html_report.write_report, "__defaults__", (None, 3))
+    monkeypatch.setattr(arena.report.html, "REPLAY_LIMIT", 3)
+    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
     config = tmp_path / "tiny.toml"
     config.write_text(TOURNAMENT)
     out = tmp_path / "res"

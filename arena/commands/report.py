@@ -84,7 +84,7 @@ def command(
     if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
         _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
     if html:
-        from ..html_report import write_report
+        from ..report.html import write_report
 
         try:
             page = write_report(path, tables, config.name, html_out)

@@ -116,7 +116,7 @@ def command(
     plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
     if problem is not None:
         click.echo(problem, err=True)
-    from ..html_report import write_report
+    from ..report.html import write_report
 
     try:  # like the plots: a page that cannot be written costs one line
         report = write_report(folder, summary.tables, config.name)

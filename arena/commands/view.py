@@ -83,7 +83,7 @@ def command(file: Path, game_id: str | None, out: Path | None) -> None:
     with --game ID.  The record is checked move by move first, as by
     arena replay --verify; a record that fails writes nothing.
     """
-    from ..html import replay_page
+    from ..display.html import replay_page
 
     try:
         record = _load(file, game_id)

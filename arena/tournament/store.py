@@ -56,7 +56,7 @@ LOG_FILE = "arena.log"
 TABLE_FILES = ("standings.csv", "head_to_head.csv", "seats.csv", "order.csv")
 #: Every picture :func:`arena.plots.write_plots` may write, in the order it writes them.
 PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
-#: The HTML report (:mod:`arena.html_report`) and the folder of the replay pages it links.
+#: The HTML report (:mod:`arena.report.html`) and the folder of the replay pages it links.
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.

@@ -21,10 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import records, render
-from .rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameState
-from .rules.geometry import region_of
-from .terminal import printable
+from .. import records, render
+from ..rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameState
+from ..rules.geometry import region_of
+from ..terminal import printable
 
 #: The glyph drawn for each symbol tile and region (Unicode); the ones no common font has are SVG icons.
 SYMBOL_GLYPHS = {

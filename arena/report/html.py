@@ -15,10 +15,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from . import records
-from .html import replay_page, report_page
-from .tournament.results import Tables, head_to_head_matrix, seats_display, standings_display
-from .tournament.store import (
+from .. import records
+from ..display.html import replay_page, report_page
+from ..tournament.results import Tables, head_to_head_matrix, seats_display, standings_display
+from ..tournament.store import (
     PLOT_FILES,
     RECORDS_FILE,
     RECORDS_GZ_FILE,

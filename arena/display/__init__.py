@@ -1,0 +1,1 @@
+"""Showing a position or a game: text for the terminal and the HTML replay page."""

@@ -1,0 +1,1 @@
+"""A tournament's tables, text, plots and HTML report."""
