@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The files the HTML pages are built with (arena/display/assets/).
+ASSETS = {"replay.css", "replay.js", "icons.svg"}
 
 
 def test_every_package_of_the_tree_is_installed() -> None:
@@ -46,4 +48,23 @@ def test_the_sdist_holds_what_the_extension_is_built_from(tmp_path) -> None:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     wanted = {f"arena/rules/native/{p.name}" for p in (ROOT / "arena" / "rules" / "native").glob("*.[ch]")}
     wanted |= {"arena/rules/_native.pyi", "setup.py", "pyproject.toml", "arena/py.typed"}
+    wanted |= {f"arena/display/assets/{name}" for name in ASSETS}
     assert wanted <= names, sorted(wanted - names)
+
+
+def test_the_installed_package_has_the_pages_assets() -> None:
+    """The replay page's (and the report's) CSS, script and icons are package data, read with importlib.resources.
+
+    Every file of the tree's arena/display/assets/ is in the imported package with the same bytes: under
+    .ci/no-compiler (pytest -P) that is the package `pip install .` installed from its wheel, not the tree.
+    """
+    from importlib.resources import files
+
+    tree = ROOT / "arena" / "display" / "assets"
+    assert ASSETS <= {p.name for p in tree.iterdir()}
+    installed = files("arena.display") / "assets"
+    for path in tree.iterdir():
+        assert (installed / path.name).is_file(), f"{path.name} is not installed with arena.display"
+        assert (installed / path.name).read_bytes() == path.read_bytes(), f"the installed {path.name} is not the tree's"
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "assets/*" in config["package-data"]["arena.display"]
