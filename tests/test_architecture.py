@@ -139,3 +139,13 @@ def test_no_import_cycle() -> None:
 def test_every_package_says_what_it_holds(package: str) -> None:
     init = ARENA.parent / package.replace(".", "/") / "__init__.py"
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{init} has no docstring"
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject.toml lists the packages one by one (the built-in bots' folder is mapped): none may be left out."""
+    import tomllib
+
+    listed = set(tomllib.loads((ARENA.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    folders = {module_name(init.parent / "x.py").rpartition(".")[0] for init in ARENA.rglob("__init__.py")}
+    assert folders <= listed, f"packages missing from pyproject.toml: {sorted(folders - listed)}"
