@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from test_sandbox import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
-from arena.isolation import sandbox
+from arena.isolation import sandbox, staging
 from arena.isolation.sandbox import Limits, start
 
-ROOT = Path(sandbox.__file__).resolve().parent.parent
+ROOT = Path(sandbox.__file__).resolve().parents[2]
 NAMESPACED = [pytest.param("jail", marks=needs_jail),
               pytest.param("userns", marks=pytest.mark.skipif(not USERNS, reason="user namespaces are refused here"))]
 #: The system's Python, not the referee's: a bot of it is shown nothing of the arena's folders.
@@ -26,7 +26,7 @@ SYSTEM_PYTHON = shutil.which("python3", path=sandbox.PATH) or sys.executable
 needs_system_python = pytest.mark.skipif(
     os.path.realpath(SYSTEM_PYTHON) == os.path.realpath(sys.executable),
     reason="the system's python3 is the referee's own, which is shown with the arena's folders")
-CONTROLS = sandbox._cgroups().controls if JAIL and sandbox._cgroups() is not None else frozenset()
+CONTROLS = sandbox.machine_cgroups().controls if JAIL and sandbox.machine_cgroups() is not None else frozenset()
 
 
 def _open_python() -> str:
@@ -128,7 +128,7 @@ def test_the_referee_s_python_sees_the_arena_but_not_a_folder_hidden_in_its_chec
     hidden = ROOT / "tests"
     code, out, _ = inside(
         "import os, arena\nprint(arena.__file__)\n"
-        f"print(os.path.exists({str(hidden)!r}), os.path.exists({str(ROOT / 'arena' / 'sandbox.py')!r}),"
+        f"print(os.path.exists({str(hidden)!r}), os.path.exists({str(ROOT / 'arena' / 'isolation' / 'sandbox.py')!r}),"
         f" os.path.exists({str(ROOT / 'pyproject.toml')!r}))\n"
         "print(open('/proc/self/mountinfo').read())",
         level=level, hide=(str(hidden),), python=sys.executable, host=True,
@@ -254,7 +254,7 @@ def test_an_entrant_others_may_not_read_runs_staged_under_a_uid_of_its_own(tmp_p
     (uid, listed), _ = outs
     assert int(uid) >= sandbox.UID_BASE
     assert eval(listed) == ["bot.py"]
-    staged = sandbox._staging[os.getpid()][1]
+    staged = staging.staging_folders[os.getpid()][1]
     assert sum(1 for key in staged if key[0] in (str(bot), str(entrant))) == 1  # copied once, then reused
 
 
@@ -282,7 +282,7 @@ def test_an_entrant_too_large_to_stage_is_refused_in_one_line(tmp_path, monkeypa
     bot = tmp_path / "big.py"
     bot.write_text("#" * 4096)
     bot.chmod(0o600)
-    monkeypatch.setattr(sandbox, "STAGE_MB", 0)
+    monkeypatch.setattr(staging, "STAGE_MB", 0)
     with pytest.raises(sandbox.SandboxError) as refused:
         start([SYSTEM_PYTHON, str(bot)])
     assert "larger than 0 MiB" in str(refused.value) and "\n" not in str(refused.value)
@@ -357,7 +357,7 @@ def test_kill_of_a_frozen_bot_leaves_no_process_and_no_cgroup(level):
     assert _pids(marker)
     box.freeze()
     time.sleep(0.1)
-    groups = list(box._cgroups)
+    groups = list(box.machine_cgroups)
     box.kill()
     deadline = time.monotonic() + 5  # without cgroups to empty, kill() does not wait for the namespace's end
     while _pids(marker) and time.monotonic() < deadline:
@@ -373,7 +373,7 @@ def test_a_frozen_bot_dies_with_a_referee_killed_outright(level):
     marker = f"arena-test-orphaned-{os.getpid()}-{level}"
     referee = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time\nfrom arena import sandbox\n"
+         "import sys, time\nfrom arena.isolation import sandbox\n"
          f"box = sandbox.start([{SYSTEM_PYTHON!r}, '-c', {_spinner(marker, own_session=True)!r}], level={level!r})\n"
          "print(box.process.stdout.readline().decode().strip(), flush=True)\n"
          "time.sleep(0.5)\nbox.freeze()\nprint('frozen', flush=True)\ntime.sleep(60)\n"],  # its child started

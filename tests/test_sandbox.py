@@ -253,10 +253,10 @@ def test_without_root_the_strongest_level_is_a_user_namespace():
         pytest.skip("needs root (to become nobody), /usr/bin/python3 and runuser")
     import subprocess
 
-    root = Path(sandbox.__file__).resolve().parent.parent
+    root = Path(sandbox.__file__).resolve().parents[2]
     if not all(parent.stat().st_mode & 0o001 for parent in [root, *root.parents]):
         pytest.skip(f"{root} cannot be reached by nobody")
-    script = ("from arena import sandbox; print(sandbox.walls()); box = sandbox.start(['sh', '-c', 'echo $$; id -u']);"
+    script = ("from arena.isolation import sandbox; print(sandbox.walls()); box = sandbox.start(['sh', '-c', 'echo $$; id -u']);"
               "print(box.process.stdout.read().decode().split()); box.kill()")
     done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", python, "-c", script], cwd="/",
                           env={"PATH": sandbox.PATH, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=60)

@@ -7,12 +7,12 @@ walls this machine allows, found once per process by :func:`walls`:
   (isolate, nsjail, bubblewrap):
 
   - a **fresh root**: a tmpfs holding, read-only, only the system folders
-    (:data:`SYSTEM`, merged-``/usr`` symlinks kept as symlinks), a minimal
-    ``/etc`` (:data:`ETC` and a ``passwd``, ``group`` and ``hosts`` of its
+    (:data:`~arena.isolation.rootfs.SYSTEM`, merged-``/usr`` symlinks kept as symlinks), a minimal
+    ``/etc`` (:data:`~arena.isolation.rootfs.ETC` and a ``passwd``, ``group`` and ``hosts`` of its
     own), a ``/dev`` of ``null``, ``zero``, ``full``, ``random``, ``urandom``,
     ``tty`` and a private ``/dev/shm``, a fresh ``/proc`` with the files that
     show the machine or other users masked (see ``jail.py``), no ``/sys``,
-    its runtime's folders and its own files (:func:`program_paths`) at their
+    its runtime's folders and its own files (:func:`~arena.isolation.rootfs.program_paths`) at their
     own paths, and its private tmpfs as ``/tmp``, ``HOME`` and ``TMPDIR``.
     Nothing else of the machine: no ``/root``, ``/home``, other entrants, the
     tournament or the results; ``/proc/self/mountinfo`` names only these (a
@@ -21,7 +21,7 @@ walls this machine allows, found once per process by :func:`walls`:
     root when nothing shown holds it (so relative paths in its command work);
   - **never uid 0**: every bot process runs as a uid of its own; an
     entrant whose files others may not read is *staged*: copied once per
-    referee process (at most :data:`STAGE_MB` MiB) into a folder of root's,
+    referee process (at most :data:`~arena.isolation.staging.STAGE_MB` MiB) into a folder of root's,
     readable by a group of that entrant, and shown at its own path; the bot
     gets that group;
   - PID, mount, network, IPC, UTS and **cgroup namespaces**, so it sees no
@@ -59,150 +59,33 @@ this machine), reported by the referee, never assumed.
 
 from __future__ import annotations
 
-import atexit
-import errno
 import functools
-import glob
-import importlib.util
-import itertools
 import marshal
 import os
 import select
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
+from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
+from arena.isolation.rootfs import PATH, Layout, etc_files, is_closed, layout_of, open_to_others, program_paths
+from arena.isolation.staging import sweep_folders
 
 JAIL = str(Path(__file__).with_name("jail.py"))
+
+
 #: The exit status of the jail when a wall could not be put up.
 EXIT_JAIL = 125
-#: First uid of the range bot processes run as (one each, so that limits per uid are theirs alone).
-UID_BASE = 1_500_000
-#: First gid of the groups that may read a staged copy (one per staged path).
-GID_BASE = 1_400_000
-#: The most a staged entrant (a program or folder others may not read) may weigh.
-STAGE_MB = 256
-_CGROUP_ROOT = Path("/sys/fs/cgroup")
-#: The v1 freezer cgroup that is kept frozen and empty (see :func:`_cgroups`).
-_HOLD = "held-frozen"
-#: The PATH a bot program gets (plus what its entrant adds).
-PATH = "/usr/local/bin:/usr/bin:/bin"
-#: The system folders of every fresh root, read-only (a symlink, as on a merged-/usr system, stays a symlink).
-SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-#: What of /etc a program needs: the dynamic loader's cache, name service switch, the time zone, the
-#: alternatives (``java`` and others are reached through them) and Java's configuration.
-ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/nsswitch.conf", "/etc/host.conf",
-       "/etc/localtime", "/etc/alternatives", "/etc/java-*")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one bot process may use."""
-
-    memory_mb: int = 2048
-    #: Processes and threads, the program itself (and, in the jail, the jail's outer process) included.
-    processes: int = 64
-    open_files: int = 256
-    #: The largest file it may write (its standard error log is written for it, see ``log_mb``).
-    file_mb: int = 256
-    #: The size of its private ``/tmp``.
-    tmp_mb: int = 64
-    #: How much of its standard error reaches its log; past it the rest is read and dropped.
-    log_mb: int = 16
-
-
-class SandboxError(RuntimeError):
-    """A program that cannot be started; the message is one line."""
-
-
-# -- what this machine allows ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Cgroups:
-    version: int
-    #: v1: the arena's folder in each hierarchy used (memory, pids, and freezer and cpuset where mounted),
-    #: by hierarchy; v2: the arena's cgroup, as "unified".
-    bases: dict[str, Path]
-    #: The walls they give: memory, pids, and freezer, cpuset where the machine has them.
-    controls: frozenset[str]
-
-
-@functools.lru_cache(maxsize=1)
-def _cgroups() -> _Cgroups | None:
-    """Where bot cgroups can be made (root only), or None."""
-    if os.geteuid() != 0:
-        return None
-    if all((_CGROUP_ROOT / name / "cgroup.procs").is_file() for name in ("memory", "pids")):
-        bases: dict[str, Path] = {}
-        for name in ("memory", "pids", "freezer", "cpuset"):
-            top = _CGROUP_ROOT / name
-            if not (top / "cgroup.procs").is_file():
-                continue
-            base = top / "arena"
-            try:
-                base.mkdir(exist_ok=True)
-                if name == "cpuset":
-                    # A v1 cpuset takes no process before it has CPUs and memory nodes: all of the machine's.
-                    for setting in ("cpuset.cpus", "cpuset.mems"):
-                        if not (base / setting).read_text().strip():
-                            (base / setting).write_text((top / setting).read_text())
-                if name == "freezer":
-                    # An empty cgroup kept frozen: the kernel switches its freezer on (patching its code,
-                    # ~90 µs) when a first cgroup freezes and off when the last thaws; with this one
-                    # frozen for good, freezing or thawing a bot costs a few µs instead.
-                    (base / _HOLD).mkdir(exist_ok=True)
-                    (base / _HOLD / "freezer.state").write_text("FROZEN")
-            except OSError:
-                if name in ("memory", "pids"):
-                    return None
-                continue
-            bases[name] = base
-        _sweep(tuple(bases.values()))
-        return _Cgroups(1, bases, frozenset(bases))
-    if (_CGROUP_ROOT / "cgroup.controllers").is_file():
-        base = _CGROUP_ROOT / "arena"
-        controls = {"memory", "pids"}
-        try:
-            offered = set((_CGROUP_ROOT / "cgroup.controllers").read_text().split())
-            if not controls <= offered:
-                return None
-            (_CGROUP_ROOT / "cgroup.subtree_control").write_text("+memory +pids")
-            base.mkdir(exist_ok=True)
-            (base / "cgroup.subtree_control").write_text("+memory +pids")
-        except OSError:
-            return None
-        if "cpuset" in offered:
-            try:
-                (_CGROUP_ROOT / "cgroup.subtree_control").write_text("+cpuset")
-                (base / "cgroup.subtree_control").write_text("+cpuset")
-                controls.add("cpuset")
-            except OSError:
-                pass
-        controls.add("freezer")  # cgroup.freeze, in every cgroup but the root
-        _sweep((base,))
-        return _Cgroups(2, {"unified": base}, frozenset(controls))
-    return None
-
-
-def _sweep(bases: tuple[Path, ...]) -> None:
-    """Remove the cgroups that arena processes killed outright left behind (``bot-PID-N``, PID gone)."""
-    for base in bases:
-        for group in base.glob("bot-*-*"):
-            pid = group.name.split("-")[1]
-            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                _empty_cgroup(group)
 
 
 #: How long :meth:`Sandboxed.kill` waits for the jail to end the program and take the last of its standard
 #: error (a few milliseconds, unless something stopped the jail) before killing all of it outright.
 _DRAIN_SECONDS = 0.5
+
 
 #: The levels, strongest first.
 LEVELS = ("jail", "userns", "rlimits")
@@ -253,7 +136,7 @@ def seccomp_text() -> str:
 def describe(level: str, uid: int | None = None, cgroup: bool = True) -> str:
     """The line naming every wall a bot program gets at ``level`` on this machine (with ``uid``, the uid it
     runs as; ``cgroup=False``: as if there were no cgroups)."""
-    found = _cgroups() if level == "jail" and cgroup else None
+    found = machine_cgroups() if level == "jail" and cgroup else None
     return _describe(level, uid, found.controls if found is not None else frozenset())
 
 
@@ -282,301 +165,8 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
             "no namespaces: it sees the machine's files and processes")
 
 
-# -- what a program needs to see --------------------------------------------------------
-
-
-def _open_to_others(path: str) -> bool:
-    """Whether a uid of no group may read ``path`` (list and enter it, for a folder; run it, for a program)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return True  # nothing there to need
-    if stat.S_ISDIR(mode):
-        return mode & 0o005 == 0o005
-    return bool(mode & 0o004) and (not mode & 0o100 or bool(mode & 0o001))
-
-
-#: How many entries of an entrant's folder are looked at for one closed to others.
-WALK_ENTRIES = 10_000
-
-
-@functools.lru_cache(maxsize=256)
-def _closed_within(path: str, key: tuple[int, int, int]) -> bool:
-    """Whether anything among the first :data:`WALK_ENTRIES` in the folder ``path`` is closed to others
-    (cached by its inode, mtime and size: once per referee process)."""
-    seen = 0
-    for folder, names, files in os.walk(path):
-        for name in names + files:
-            entry = os.path.join(folder, name)
-            if not os.path.islink(entry) and not _open_to_others(entry):
-                return True
-            seen += 1
-            if seen >= WALK_ENTRIES:
-                return False
-    return False
-
-
-def _closed(path: str, whole: bool) -> bool:
-    """Whether ``path`` (and, with ``whole``, everything in it) is closed to others."""
-    if not _open_to_others(path):
-        return True
-    try:
-        found = os.stat(path)
-    except OSError:
-        return False
-    return whole and stat.S_ISDIR(found.st_mode) and _closed_within(
-        path, (found.st_ino, found.st_mtime_ns, found.st_size))
-
-
-@functools.lru_cache(maxsize=1)
-def _python_packages() -> tuple[str, ...]:
-    """The arena's own packages (the bot host needs them), and the metadata of a checkout installed in
-    development mode (its entry points).  The packages' folders only: a checkout holds much else (the
-    results of earlier runs, for one) that no bot may read."""
-    found = []
-    for package in ("arena", "arena_bots"):
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.submodule_search_locations:
-            for folder in spec.submodule_search_locations:
-                found += [folder, *glob.glob(os.path.join(os.path.dirname(folder), "*.egg-info"))]
-    return tuple(found)
-
-
-def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> tuple[list[str], list[str]]:
-    """What a program needs to see besides the system: ``(its own files, its runtime's folders)``.
-
-    Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
-    ``bin`` folder), every argument that names a path, and for a file (a script, a Python bot's
-    ``file.py:Name``) its folder too, as a script imports what lies beside it: keep each entrant in a
-    folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
-    ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
-    folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
-    named (:func:`_layout` adds what they resolve to), its runtime's both as named and resolved.  Its
-    working folder is not among them: it starts in an empty folder of that name unless something shown
-    holds it.
-    """
-    base = cwd or os.getcwd()
-    search = env.get("PATH", PATH)
-    own: list[str] = []
-    runtime: list[str] = []
-    name = command[0]
-    exe = os.path.join(base, name) if "/" in name else shutil.which(name, path=search)
-    if exe is not None:
-        real = os.path.realpath(exe)
-        own.append(os.path.abspath(exe))
-        # The arena's own packages for its bot host only: another program of the same Python has no use
-        # for them, and their folders would name where the arena is installed.
-        host = len(command) > 3 and command[1:3] == ["-I", "-c"] and "arena.isolation.bothost" in command[3]
-        if not _runtime(real, runtime, env, host):
-            own.append(os.path.dirname(os.path.abspath(exe)))
-        interpreter = _interpreter(real, search)
-        if interpreter is not None:
-            runtime.append(interpreter)
-            _runtime(os.path.realpath(interpreter), runtime, env, False)
-    for arg in command[1:]:
-        if arg.startswith("-"):
-            continue
-        where = arg.rpartition(":")[0]
-        path = os.path.join(base, where if where.endswith(".py") else arg)
-        if os.path.isfile(path):
-            own += [path, os.path.dirname(path)]
-        elif os.path.exists(path):
-            own.append(path)
-
-    return (sorted({os.path.abspath(p) for p in own}),
-            sorted({os.path.abspath(p) for p in runtime} | {os.path.realpath(p) for p in runtime}))
-
-
-def _runtime(real: str, runtime: list[str], env: dict[str, str], host: bool) -> bool:
-    """Add the folders the installed program ``real`` (resolved) runs from (with ``host``: and the arena's
-    packages, for the bot host); False for an entrant's own."""
-    if real == os.path.realpath(sys.executable):
-        runtime += [sys.prefix, sys.base_prefix, *(_python_packages() if host else ())]
-        runtime += [p for p in env.get("PYTHONPATH", "").split(":") if os.path.isabs(p)]
-        return True
-    if os.path.basename(os.path.dirname(real)) in ("bin", "sbin"):
-        runtime.append(os.path.dirname(os.path.dirname(real)))
-        return True
-    return False
-
-
-def _interpreter(path: str, search: str) -> str | None:
-    """The interpreter a script names on its ``#!`` line (``/usr/bin/env NAME``: NAME on ``search``)."""
-    try:
-        with open(path, "rb") as script:
-            first = script.read(256).partition(b"\n")[0]
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = os.fsdecode(first[2:]).split()
-    if words[:1] == ["/usr/bin/env"] and len(words) > 1:
-        return shutil.which(words[1], path=search)
-    return words[0] if words and os.path.isabs(words[0]) else None
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-@functools.lru_cache(maxsize=1)
-def _system() -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """The system part of every fresh root: ``(binds, symlinks)``, each ``(path, source or target)``."""
-    binds, links = [], []
-    for path in [*SYSTEM, *(found for pattern in ETC for found in sorted(glob.glob(pattern)))]:
-        if os.path.islink(path):
-            links.append((path, os.readlink(path)))
-        elif os.path.exists(path):
-            binds.append((path, path))
-    return tuple(binds), tuple(links)
-
-
-@dataclass
-class _Layout:
-    """A fresh root's parts besides /dev, /proc and /tmp, made by the jail in this order."""
-
-    #: ``(path, source)``: ``source`` bound read-only at ``path`` (parents before what they hold).
-    binds: list[tuple[str, str]]
-    #: ``(path, target)``: symlinks.
-    links: list[tuple[str, str]]
-    #: The groups that may read its staged copies.
-    gids: list[int]
-
-
-def _layout(own: list[str], runtime: list[str], hidden: list[str], stage: bool) -> _Layout:
-    """What the fresh root shows of the machine: the system, then the runtime's folders and the program's
-    own files (a staged copy for what others may not read, with ``stage``), never a hidden path.
-
-    What an own path resolves to through a symbolic link is shown too, but never staged: the copy is made
-    as root, and a link would let an entrant choose what root copies for it."""
-    system_binds, system_links = _system()
-    layout = _Layout(list(system_binds), list(system_links), [])
-    shown: dict[str, bool] = {path: False for path, _ in [*system_binds, *system_links]}  # path -> staged
-    wanted = {(p, p in own, False) for p in own + runtime if os.path.lexists(p)}
-    wanted |= {(os.path.realpath(p), True, True) for p in own
-               if os.path.exists(p) and os.path.realpath(p) != p}
-    for path, is_own, via_link in sorted(wanted):
-        if any(_under(path, h) for h in hidden):
-            continue
-        holder = max((f for f in shown if _under(path, f)), key=len, default=None)
-        if holder is not None and shown[holder]:
-            continue  # in the staged copy of its folder
-        closed = stage and _closed(path, whole=is_own)
-        if holder is not None and (not closed or os.path.islink(path)):
-            continue  # shown with its folder (a link there too: what it points to is a path of its own)
-        if via_link and (closed or any(_under(h, path) for h in hidden)):
-            raise SandboxError(f"{path} is reached through a symbolic link and "
-                               f"{'others may not read it' if closed else 'holds a hidden path'}: name it as it "
-                               f"is{', readable by others' if closed else ''}")
-        if os.path.islink(path):
-            layout.links.append((path, os.readlink(path)))
-        elif closed:
-            copy, gid = _stage(path, tuple(h for h in hidden if _under(h, path)))
-            layout.binds.append((path, copy))
-            if gid not in layout.gids:
-                layout.gids.append(gid)
-        else:
-            _show(path, hidden, layout)
-        shown[path] = closed
-    return layout
-
-
-def _show(path: str, hidden: list[str], layout: _Layout) -> None:
-    """Bind ``path``, or, when it holds a hidden path, each of its entries but the hidden ones (a mount over a
-    hidden path would name it in the bot's mountinfo)."""
-    inside = [h for h in hidden if _under(h, path) and h != path]
-    if not inside or not os.path.isdir(path):
-        layout.binds.append((path, path))
-        return
-    for entry in sorted(os.listdir(path)):
-        child = os.path.join(path, entry)
-        if child in hidden:
-            continue
-        if os.path.islink(child):
-            layout.links.append((child, os.readlink(child)))
-        else:
-            _show(child, hidden, layout)
-
-
-# -- staging ----------------------------------------------------------------------------
-
-
-#: Per referee process: its staging folder, and the copies in it by (path, hidden paths): (copy, gid, fingerprint).
-_staging: dict[int, tuple[str, dict[tuple[str, tuple[str, ...]], tuple[str, int, tuple[Any, ...]]]]] = {}
-_stages = itertools.count()
-
-
-def _fingerprint(path: str, hidden: tuple[str, ...]) -> tuple[tuple[Any, ...], int, bool]:
-    """What a stage of ``path`` depends on: every file's name, inode, size and times; the bytes it holds;
-    and whether a file changed so lately that a change to come might keep its times (a file system's
-    clock ticks in milliseconds: two writes within a tick can leave the same times and size)."""
-    entries: list[tuple[Any, ...]] = []
-    size = 0
-    recent = time.time() - 2.0
-    racy = False
-    for folder, names, files in os.walk(path) if os.path.isdir(path) else [(os.path.dirname(path), [],
-                                                                              [os.path.basename(path)])]:
-        names[:] = [n for n in names if os.path.join(folder, n) not in hidden]
-        for name in sorted(names + files):
-            item = os.path.join(folder, name)
-            if item in hidden:
-                continue
-            found = os.lstat(item)
-            entries.append((item, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
-            size += found.st_size
-            racy = racy or max(found.st_mtime, found.st_ctime) >= recent
-    return tuple(entries), size, racy
-
-
-def _stage(path: str, hidden: tuple[str, ...]) -> tuple[str, int]:
-    """A copy of ``path`` owned by root and readable by a group of its own (made once per referee process,
-    again when anything in it changes), and that group."""
-    pid = os.getpid()
-    if pid not in _staging:
-        folder = tempfile.mkdtemp(prefix=f"arena-stage-{pid}-")
-        atexit.register(shutil.rmtree, folder, True)
-        _staging[pid] = (folder, {})
-    folder, copies = _staging[pid]
-    entries, size, racy = _fingerprint(path, hidden)
-    key = (path, hidden)
-    kept = copies.get(key)
-    if kept is not None and kept[2] == entries and not racy:
-        return kept[0], kept[1]
-    if size > STAGE_MB << 20:
-        raise SandboxError(f"{path} is not readable by others and larger than {STAGE_MB} MiB, too large to "
-                           f"stage for the bot's uid: make it readable (chmod -R o+rX {path})")
-    found = os.stat(path)
-    index = next(_stages)
-    gid = kept[1] if kept is not None else GID_BASE + (pid % 4096) * 64 + len(copies) % 64
-    copy = os.path.join(folder, str(index), os.path.basename(path) or "root")
-    os.makedirs(os.path.dirname(copy))
-    try:
-        if stat.S_ISDIR(found.st_mode):
-            shutil.copytree(path, copy, symlinks=True,
-                            ignore=lambda d, names: [n for n in names if os.path.join(d, n) in hidden])
-        else:
-            shutil.copy2(path, copy)
-        for item in [copy, *(os.path.join(d, n) for d, names, files in os.walk(copy) for n in names + files)]:
-            mode = os.lstat(item).st_mode
-            if stat.S_ISLNK(mode):
-                continue
-            os.chown(item, 0, gid)
-            os.chmod(item, 0o750 if stat.S_ISDIR(mode) or mode & 0o111 else 0o640)
-    except OSError as exc:
-        raise SandboxError(f"cannot stage {path} for the bot's uid: {exc.strerror or exc}") from None
-    # An older copy stays for the bots that run from it; it goes with the staging folder.
-    copies[key] = (copy, gid, entries)
-    return copy, gid
-
-
-# -- one sandboxed program -------------------------------------------------------------
-
-
-_uids = iter(range(1_000_000))
-
-
 def _new_uid() -> int:
-    return UID_BASE + (os.getpid() % 4096) * 64 + next(_uids) % 64
+    return UID_BASE + (os.getpid() % 4096) * 64 + next(serials) % 64
 
 
 class Sandboxed:
@@ -589,7 +179,7 @@ class Sandboxed:
         #: The line of :func:`describe` for the walls it got.
         self.walls = walls
         self.limits = limits
-        self._cgroups = cgroups
+        self.machine_cgroups = cgroups
         self._folder = folder
         self._dead = False
         self._frozen = False
@@ -651,7 +241,7 @@ class Sandboxed:
 
     def out_of_memory(self) -> bool:
         """Whether its cgroup ran out of memory."""
-        for group in self._cgroups:
+        for group in self.machine_cgroups:
             for name, key in (("memory.oom_control", "oom_kill"), ("memory.events", "oom_kill")):
                 try:
                     for line in (group / name).read_text().splitlines():
@@ -705,99 +295,12 @@ class Sandboxed:
         self.thaw()
         self._dead = True
         self.process.wait()
-        for group in self._cgroups:
-            _empty_cgroup(group)
+        for group in self.machine_cgroups:
+            empty_cgroup(group)
         if self._freezer >= 0:
             os.close(self._freezer)
             self._freezer = -1
         shutil.rmtree(self._folder, ignore_errors=True)
-
-
-def _empty_cgroup(group: Path) -> None:
-    """Kill what is left in a cgroup and those under it, thawed, and remove them (the PID namespace usually
-    did the killing)."""
-    if group.is_dir():
-        for inner in group.iterdir():
-            if inner.is_dir():
-                _empty_cgroup(inner)
-    deadline = time.monotonic() + 5.0
-    while True:
-        try:
-            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-        except OSError:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for name, text in (("freezer.state", "THAWED"), ("cgroup.freeze", "0")):
-            if (group / name).exists():
-                try:
-                    (group / name).write_text(text)
-                except OSError:
-                    pass
-        try:
-            group.rmdir()
-            return
-        except OSError as exc:
-            if exc.errno not in (errno.EBUSY, errno.ENOTEMPTY) or time.monotonic() > deadline:
-                return
-            time.sleep(0.005)
-
-
-def _make_cgroups(limits: Limits, cpus: list[int]) -> tuple[list[Path], frozenset[str], Path | None]:
-    """The bot's cgroups, the walls they give, and its freezer's control file (None: no freezer)."""
-    found = _cgroups()
-    if found is None:
-        return [], frozenset(), None
-    name = f"bot-{os.getpid()}-{next(_uids)}"
-    made: list[Path] = []
-    memory = limits.memory_mb * 1024 * 1024
-    cpu_list = ",".join(str(c) for c in sorted(cpus))
-    try:
-        if found.version == 1:
-            groups = {hierarchy: base / name for hierarchy, base in found.bases.items()}
-            for group in groups.values():
-                group.mkdir()
-                made.append(group)
-            (groups["memory"] / "memory.limit_in_bytes").write_text(str(memory))
-            if (groups["memory"] / "memory.memsw.limit_in_bytes").exists():
-                (groups["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory))
-            (groups["pids"] / "pids.max").write_text(str(limits.processes))
-            if "cpuset" in groups:
-                (groups["cpuset"] / "cpuset.mems").write_text((found.bases["cpuset"] / "cpuset.mems").read_text())
-                (groups["cpuset"] / "cpuset.cpus").write_text(cpu_list)
-            freezer = groups["freezer"] / "freezer.state" if "freezer" in groups else None
-        else:
-            group = found.bases["unified"] / name
-            group.mkdir()
-            made.append(group)
-            (group / "memory.max").write_text(str(memory))
-            if (group / "memory.swap.max").exists():
-                (group / "memory.swap.max").write_text("0")
-            (group / "pids.max").write_text(str(limits.processes))
-            if "cpuset" in found.controls:
-                (group / "cpuset.cpus").write_text(cpu_list)
-            # The program in a cgroup of its own under it, frozen without the jail's outer process.
-            (group / "program").mkdir()
-            made.insert(0, group / "program")
-            freezer = group / "program" / "cgroup.freeze"
-    except OSError as exc:
-        for group in made:
-            _empty_cgroup(group)
-        raise SandboxError(f"cannot set up a cgroup for the bot: {exc.strerror or exc}") from None
-    return made, found.controls, freezer
-
-
-@functools.lru_cache(maxsize=1)
-def _sweep_folders() -> None:
-    """Once per process: remove the private and staging folders of arena processes that are gone."""
-    for folder in [*Path(tempfile.gettempdir()).glob("arena-bot-*-*"),
-                   *Path(tempfile.gettempdir()).glob("arena-stage-*-*")]:
-        pid = folder.name.split("-")[2]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _processes_of(uid: int) -> int:
@@ -810,18 +313,6 @@ def _processes_of(uid: int) -> int:
             except OSError:
                 pass
     return count
-
-
-def _etc(uid: int | None, home: str, gids: list[int]) -> dict[str, str]:
-    """The generated files of the fresh root's /etc: ``passwd`` and ``group`` naming the bot, ``hosts``."""
-    me = uid if uid is not None else 0  # in a user namespace the user is root of it, and only of it
-    users = {0: "root", me: "bot", 65534: "nobody"}
-    passwd = "".join(f"{name}:x:{n}:{n}:{name}:{home if n == me else '/nonexistent'}:/usr/sbin/nologin\n"
-                     for n, name in users.items())
-    group = "".join(f"{name}:x:{n}:\n" for n, name in users.items())
-    group += "".join(f"entrant{k}:x:{gid}:bot\n" for k, gid in enumerate(gids))
-    hosts = "127.0.0.1\tlocalhost arena-bot\n::1\tlocalhost ip6-localhost ip6-loopback\n"
-    return {"/etc/passwd": passwd, "/etc/group": group, "/etc/hosts": hosts}
 
 
 def start(
@@ -850,7 +341,7 @@ def start(
     fresh_root = level in ("jail", "userns")
     # The private folder: made here; in a fresh root its name is that of a folder in the private /tmp.  Its
     # name holds this process's pid, so that one left by a process killed outright can be swept.
-    _sweep_folders()
+    sweep_folders()
     folder = home = tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-")
     environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **(env or {})}
     # As named and resolved: a folder shown may hold it under either name.
@@ -863,18 +354,18 @@ def start(
     try:
         own, runtime = program_paths(command, cwd, environment)
         own = sorted({*own, *(os.path.abspath(p) for p in show if os.path.exists(p))})
-        layout = _Layout([], [], [])
+        layout = Layout([], [], [])
         if fresh_root:
-            layout = _layout(own, runtime, hidden, stage=uid is not None)
+            layout = layout_of(own, runtime, hidden, stage=uid is not None)
         elif uid is not None:
             # No namespaces and no staging: every folder on the way to its files must be open to others.
             for path in own + runtime:
-                if _closed(path, whole=path in own) or not all(_open_to_others(str(f)) for f in Path(path).parents):
+                if is_closed(path, whole=path in own) or not all(open_to_others(str(f)) for f in Path(path).parents):
                     raise SandboxError(f"{path} cannot be read by others, and without namespaces a bot run by "
                                        "root runs as a uid of its own: make it readable (chmod o+rX)")
         if uid is not None:
             os.chown(folder, uid, uid)
-        cgroups, controls, freezer = _make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)
+        cgroups, controls, freezer = make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)
         if freezer is not None:
             freezer_fd = os.open(freezer, os.O_WRONLY)
     except BaseException as exc:
@@ -899,7 +390,7 @@ def start(
         (str(freezer.with_name("cgroup.procs")), str(freezer), "0" if freezer.name == "cgroup.freeze" else "THAWED"),
         "binds": layout.binds,
         "links": layout.links,
-        "files": _etc(uid, home, layout.gids) if fresh_root else {},
+        "files": etc_files(uid, home, layout.gids) if fresh_root else {},
         "tmp_mb": limits.tmp_mb,
         "home": home,
         "uid": uid,
@@ -927,5 +418,5 @@ def _undo(cgroups: list[Path], freezer_fd: int, folder: str) -> None:
     if freezer_fd >= 0:
         os.close(freezer_fd)
     for group in cgroups:
-        _empty_cgroup(group)
+        empty_cgroup(group)
     shutil.rmtree(folder, ignore_errors=True)

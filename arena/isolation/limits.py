@@ -1,0 +1,36 @@
+"""What a sandboxed program is given and how a failure to give it is told: its :class:`Limits`, the uids and gids bots run as, :class:`SandboxError`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: First uid of the range bot processes run as (one each, so that limits per uid are theirs alone).
+UID_BASE = 1_500_000
+
+
+#: First gid of the groups that may read a staged copy (one per staged path).
+GID_BASE = 1_400_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one bot process may use."""
+
+    memory_mb: int = 2048
+    #: Processes and threads, the program itself (and, in the jail, the jail's outer process) included.
+    processes: int = 64
+    open_files: int = 256
+    #: The largest file it may write (its standard error log is written for it, see ``log_mb``).
+    file_mb: int = 256
+    #: The size of its private ``/tmp``.
+    tmp_mb: int = 64
+    #: How much of its standard error reaches its log; past it the rest is read and dropped.
+    log_mb: int = 16
+
+
+class SandboxError(RuntimeError):
+    """A program that cannot be started; the message is one line."""
+
+
+#: Numbers for the uids and cgroups of this process's bot programs.
+serials = iter(range(1_000_000))
