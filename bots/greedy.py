@@ -63,9 +63,9 @@ FLEXIBLE = 0.01
 
 def move_costs(view: SeatView) -> list[tuple[float, Move]]:
     """Every legal move with its greedy cost (lower is better), in the order of ``view.legal``."""
-    boards = view.boards
-    occupied = view.occupied.mask
-    empty = view.empty.mask
+    boards = view.board_masks
+    occupied = view.occupied_mask
+    empty = view.empty_mask
     colors = view.colors
     players = view.settings.players
     raises = penalty_raisers(view) if view.settings.scoring == "blockers" else 0

@@ -69,10 +69,10 @@ def ranked_moves(view: SeatView, width: int) -> list[tuple[float, Move]]:
 
 def future_cost(view: SeatView, move: Move) -> float:
     """The look-ahead part of the cost of ``move`` (lower is better)."""
-    boards = view.boards
-    occupied = view.occupied.mask
+    boards = view.board_masks
+    occupied = view.occupied_mask
     bit = 1 << move.cell
-    empty = view.empty.mask & ~bit
+    empty = view.empty_mask & ~bit
     merges = 0.0
     room = 0
     own = view.colors

@@ -24,7 +24,7 @@ import hashlib
 import operator
 import random
 
-from .state import GameSettings
+from .base import GameSettings
 from .tiles import COLORS, N_TILES
 
 
