@@ -60,7 +60,7 @@ def floor_games(settings: GameSettings, deals: dict[int, dict[int, tuple[int, ..
             if not moves.options:
                 state.push(PASS)
                 continue
-            open_cells = moves.open_cells
+            open_cells = moves.open_mask
             view = _tuple_new(SeatView, (
                 settings, seat, seat, False, tuple(boards), {seat: tuple(racks[seat])}, tuple(drawn),
                 tuple(played_tiles), captures_seen, tuple(history), state.passes, moves,

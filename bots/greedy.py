@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from arena_bots._eval import components, penalty_raisers, spread
+
 from arena.bots import Bot
 from arena.rules import BOARD, PASS, TILE_NAMES, WILD, Cells, Move, fits, neighbours
 from arena.rules.view import SeatView
-
-from ._eval import components, penalty_raisers, spread
 
 # The masks of the public helpers, looked up once: the cost loops below run for every legal move.
 #: The cells each tile fits (M1), by tile.
@@ -63,9 +63,9 @@ FLEXIBLE = 0.01
 
 def move_costs(view: SeatView) -> list[tuple[float, Move]]:
     """Every legal move with its greedy cost (lower is better), in the order of ``view.legal``."""
-    boards = view.boards
-    occupied = view.occupied.mask
-    empty = view.empty.mask
+    boards = view.board_masks
+    occupied = view.occupied_mask
+    empty = view.empty_mask
     colors = view.colors
     players = view.settings.players
     raises = penalty_raisers(view) if view.settings.scoring == "blockers" else 0

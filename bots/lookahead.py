@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from arena_bots._eval import bridges, components, spread
+from arena_bots.greedy import FIT, move_costs
+
 from arena.bots import Bot, OptionRange
 from arena.rules import PASS, TILES_PLAYED, Move
 from arena.rules.view import SeatView
-
-from ._eval import bridges, components, spread
-from .greedy import FIT, move_costs
 
 #: Credit for each pair of groups that an unplayed tile can still join through a free cell.
 MERGE = 0.35
@@ -69,10 +69,10 @@ def ranked_moves(view: SeatView, width: int) -> list[tuple[float, Move]]:
 
 def future_cost(view: SeatView, move: Move) -> float:
     """The look-ahead part of the cost of ``move`` (lower is better)."""
-    boards = view.boards
-    occupied = view.occupied.mask
+    boards = view.board_masks
+    occupied = view.occupied_mask
     bit = 1 << move.cell
-    empty = view.empty.mask & ~bit
+    empty = view.empty_mask & ~bit
     merges = 0.0
     room = 0
     own = view.colors

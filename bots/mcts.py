@@ -7,14 +7,14 @@ import time
 from random import Random
 from typing import Any, ClassVar
 
+from arena_bots.lookahead import ranked_moves
+
 from arena.bots import Bot, OptionRange
 from arena.rules import PASS, GameState, Move, SplitMix64
 from arena.rules.engine import ENGINE, WHY, NativeSearch
 from arena.rules.playout import greedy_move, play_out
 from arena.rules.state import GameState as PureGameState
 from arena.rules.view import SeatView
-
-from .lookahead import ranked_moves
 
 #: How many of the greedy bot's cheapest moves the lookahead bot ranks for the root.
 LOOKAHEAD_WIDTH = 16
@@ -209,7 +209,7 @@ def seat_state(view: SeatView, cls: Any) -> Any:
         deals[color] = (*played, *rack, *(t for t in unplayed if t not in rack))
         drawn[color] = len(played) + len(rack)
         racks[color] = rack
-    return cls.restore(view.settings, deals, drawn, racks, view.boards, view.captures, view.to_move, view.passes,
+    return cls.restore(view.settings, deals, drawn, racks, view.board_masks, view.captures, view.to_move, view.passes,
                        (), view.over)
 
 
@@ -281,7 +281,7 @@ class PySearch:
             for first in root_moves:
                 first.avail += 1
             node = _ucb(root_moves, c)
-            state.push(node.move)
+            state.push_unchecked(node.move)
             path = [node]
             while not state.over:
                 # Below the root the moves depend on the hidden tiles: the playout
@@ -289,14 +289,14 @@ class PySearch:
                 # still widen, else UCB picks among the children legal here.
                 move = greedy_move(state, rng)
                 if move.color < 0:
-                    state.push_pass()
+                    state.push_unchecked(PASS)
                     continue
                 children = node.children
                 child = children.get(move)
                 if child is None and len(children) < 1 + widen * math.sqrt(node.visits):
                     child = Node(move, state.to_move)
                     children[move] = child
-                    state.push(move)
+                    state.push_unchecked(move)
                     path.append(child)
                     break
                 legal = state.legal_moves()
@@ -304,13 +304,13 @@ class PySearch:
                 if not options:
                     child = Node(move, state.to_move)
                     children[move] = child
-                    state.push(move)
+                    state.push_unchecked(move)
                     path.append(child)
                     break
                 for ch in options:
                     ch.avail += 1
                 node = _ucb(options, c)
-                state.push(node.move)
+                state.push_unchecked(node.move)
                 path.append(node)
             if not state.over:
                 play_out(state, rng, policy)

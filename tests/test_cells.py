@@ -34,10 +34,10 @@ from arena.rules.geometry import (
     NEIGHBOURS,
     REGION_MASKS,
     ROW_MASKS,
+    capturable_mask,
     count_groups,
     flood,
     iter_cells,
-    removable,
 )
 from arena.rules.tiles import FITS
 from arena.rules.view import SeatView
@@ -160,7 +160,7 @@ def test_B3_the_border_of_cells() -> None:
 
 def test_M3_capturable_tiles_are_the_removable_ones() -> None:
     for board in BOARDS[::3]:
-        assert Cells(board).capturable().mask == removable(board)
+        assert Cells(board).capturable().mask == capturable_mask(board)
 
 
 def test_B1_B2_rows_columns_and_regions() -> None:
@@ -213,7 +213,7 @@ def test_the_view_s_cells_are_its_boards_over_many_games() -> None:
                 assert view.cells_of(color).mask == board
                 assert view.groups_of(color) == groups(board)
                 assert len(view.groups_of(color)) == count_groups(board)
-                assert view.capturable(color).mask == removable(board)
+                assert view.capturable(color).mask == capturable_mask(board)
             for move in list(view.legal)[:5]:
                 assert move.cell in fits(move.tile) and (move.cell in view.empty or move.cell in view.capturable(
                     view.color_at(move.cell)))

@@ -266,9 +266,9 @@ def test_M3_removable_at_is_removable_for_one_tile() -> None:
     rng = random.Random(3)
     for _ in range(300):
         board = sum(1 << x for x in range(81) if rng.random() < rng.choice((0.3, 0.5, 0.7)))
-        free = geometry.removable(board)
+        free = geometry.capturable_mask(board)
         for cell in geometry.iter_cells(board):
-            assert geometry.removable_at(board, cell) == bool(free >> cell & 1)
+            assert geometry.capturable_at(board, cell) == bool(free >> cell & 1)
 
 
 def test_the_referees_record_pieces_are_written_by_records() -> None:

@@ -16,12 +16,12 @@ from arena.rules.geometry import (
     REGION_MASKS,
     REGIONS,
     ROW_MASKS,
+    capturable_mask,
     cell_index,
     count_groups,
     flood,
     iter_cells,
     region_of,
-    removable,
     spread,
 )
 
@@ -164,21 +164,21 @@ def test_count_groups_equals_breadth_first_count(board: int) -> None:
 
 def test_removable_hand_checked() -> None:
     # A line of three: the ends may go, the middle may not.
-    assert names(removable(bits("B1", "B2", "B3"))) == {"B1", "B3"}
+    assert names(capturable_mask(bits("B1", "B2", "B3"))) == {"B1", "B3"}
     # A 2x2 block: every tile may go.
     block = bits("H7", "H8", "I7", "I8")
-    assert removable(block) == block
+    assert capturable_mask(block) == block
     # A T: the centre holds three arms together.
-    assert names(removable(bits("D4", "D5", "D6", "E5"))) == {"D4", "D6", "E5"}
+    assert names(capturable_mask(bits("D4", "D5", "D6", "E5"))) == {"D4", "D6", "E5"}
     # A ring round an empty cell: every tile may go, though for a side tile the
     # way round leaves its 3x3 surroundings (the flood-fill path).
     ring = bits("C3", "C4", "C5", "D3", "D5", "E3", "E4", "E5")
-    assert removable(ring) == ring
+    assert capturable_mask(ring) == ring
     # The same without C4 is a U: now the bottom and the arms are cut points.
     u = ring & ~bits("C4")
-    assert names(removable(u)) == {"C3", "C5"}
-    assert removable(0) == 0
-    assert removable(FULL) == FULL
+    assert names(capturable_mask(u)) == {"C3", "C5"}
+    assert capturable_mask(0) == 0
+    assert capturable_mask(FULL) == FULL
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)
@@ -186,7 +186,7 @@ def test_removable_hand_checked() -> None:
 def test_removable_equals_the_definition(board: int) -> None:
     cells = rc_cells(board)
     expected = {cell for cell in cells if rc_removable(cells, cell)}
-    assert rc_cells(removable(board)) == expected
+    assert rc_cells(capturable_mask(board)) == expected
 
 
 def test_removable_on_random_boards_of_every_density() -> None:
@@ -195,4 +195,4 @@ def test_removable_on_random_boards_of_every_density() -> None:
         density = rng.random()
         board = sum(1 << i for i in range(81) if rng.random() < density)
         cells = rc_cells(board)
-        assert rc_cells(removable(board)) == {c for c in cells if rc_removable(cells, c)}, trial
+        assert rc_cells(capturable_mask(board)) == {c for c in cells if rc_removable(cells, c)}, trial

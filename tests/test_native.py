@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from arena import records
+from arena.records import replayer
 from arena.rules import PASS, GameSettings, IllegalMove, Move, SeatView, deal, geometry
 from arena.rules import engine as native
 from arena.rules import state as pure
@@ -443,7 +444,7 @@ def test_removable_and_count_groups_agree_with_the_geometry_module() -> None:
         density = rng.random()
         boards.append(sum(1 << cell for cell in range(81) if rng.random() < density))
     for board in boards:
-        assert _native.removable(board) == geometry.removable(board), hex(board)
+        assert _native.capturable_mask(board) == geometry.capturable_mask(board), hex(board)
         assert _native.count_groups(board) == geometry.count_groups(board), hex(board)
 
 
@@ -513,7 +514,7 @@ def test_golden_records_are_made_and_replayed_byte_for_byte_by_either_engine(
     cls = ENGINES[engine]
     # The record writer, the reader and the golden games of tests/test_records.py, on this engine.
     monkeypatch.setattr(test_records, "GameState", cls)
-    monkeypatch.setattr(records, "GameState", cls)
+    monkeypatch.setattr(replayer, "GameState", cls)
     text = (GOLDEN / name).read_text(encoding="ascii")
     assert records.dumps(test_records.GOLDEN_RECORDS[name]()) == text
     record = json.loads(text)
@@ -525,3 +526,131 @@ def test_golden_records_are_made_and_replayed_byte_for_byte_by_either_engine(
     assert type(state) is cls and records.dumps(records.build_record(
         state, [p["name"] for p in record["players"]], seed=record.get("seed"),
         extra={k: v for k, v in record.items() if k in ("note", "time_limit")} or None)) == text
+
+
+# -- one contract (arena.rules.base.BaseGameState): the same API, checking and mutability ----------
+
+ATTRIBUTES = ("settings", "deals", "drawn", "racks", "boards", "occupied", "played", "played_tiles", "captures",
+              "to_move", "passes", "history", "over")
+
+
+def public_names(cls: Any) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_every_public_method_and_attribute_exists_on_both_engines() -> None:
+    assert public_names(Pure) == public_names(Native)
+    contract = public_names(pure.BaseGameState)
+    assert contract <= public_names(Pure)
+    assert {"push", "push_unchecked", "push_pass", "check", "copy", "restore", "capturable_mask", "capturable_at",
+            "legal_moves", "color_at", "playout"} <= contract
+    for name in ("pop", "can_capture", "removable", "_removable", "_judge", "_free", "_free_of"):
+        assert not hasattr(Pure, name) and not hasattr(Native, name), name
+    settings = GameSettings.for_players(3)
+    for cls in (Pure, Native):
+        state = cls(settings, deal(1, settings))
+        assert set(ATTRIBUTES) <= public_names(state)
+        assert public_names(state.legal_moves()) == public_names(Pure(settings, deal(1, settings)).legal_moves())
+
+
+def test_attributes_are_read_only_alike() -> None:
+    """Neither engine's attributes can be assigned; the per-color ones read as fresh tuples; history is a list."""
+    settings = GameSettings.for_players(2)
+    for state in (Pure(settings, deal(4, settings)), Native(settings, deal(4, settings))):
+        state.push(state.legal_moves()[0])
+        for name in ATTRIBUTES:
+            with pytest.raises(AttributeError):
+                setattr(state, name, getattr(state, name))
+        for name in ("drawn", "racks", "boards", "played", "played_tiles", "captures"):
+            value = getattr(state, name)
+            assert type(value) is tuple and all(type(x) in (int, tuple) for x in value), name
+            assert getattr(state, name) is not value or not value, name  # a fresh tuple at every read
+        with pytest.raises(TypeError):
+            state.boards[0] = 1  # type: ignore[index]
+        assert type(state.history) is list and state.history is state.history
+
+
+def test_push_unchecked_plays_as_push_on_both_engines() -> None:
+    """The two speeds play the same game: the same captures, the same states, the same end."""
+    for game in range(24):
+        players = 2 + game % 4
+        settings = GameSettings.for_players(players)
+        states = [cls(settings, deal(300 + game, settings)) for cls in (Pure, Native) for _ in range(2)]
+        rng = random.Random(game)
+        while not states[0].over:
+            moves = states[0].legal_moves()
+            move = moves.choice(rng) if moves else PASS
+            got = [states[0].push(move), states[1].push_unchecked(move), states[2].push(move),
+                   states[3].push_unchecked(move)]
+            assert len(set(got)) == 1, (game, move, got)
+        assert len({repr(parts(s)) for s in states}) == 1
+        assert all(s.over for s in states)
+
+
+def test_illegal_pushes_are_refused_alike_and_change_nothing() -> None:
+    """The same IllegalMove (rule id and message) from push, push_pass and check, on either engine."""
+    rng = random.Random(8)
+    every = [Move(c, t, x) for c in range(5) for t in range(N_TILES) for x in range(0, 81, 5)]
+    seen: set[str] = set()
+    for pure_state, native_state, _ in mid_game_pairs(12, 17):
+        probes = rng.sample(every, 40) + [PASS, (1, 2), "red:A@A1", (0, 0, 0, 0), (0.0, 0, 0), (True, 0, 0)]
+        for value in probes:
+            before = parts(native_state), parts(pure_state)
+            expected = outcome(pure_state.check, value)
+            assert outcome(native_state.check, value) == expected
+            for state in (pure_state, native_state):
+                got = outcome(state.copy().push, value)
+                if expected[0] == "ok":
+                    assert got[0] == "ok"
+                else:
+                    assert got == expected, (value, got, expected)
+                    seen.add(expected[1][0] if expected[0] == "IllegalMove" else expected[0])
+            p = outcome(lambda _: pure_state.copy().push_pass(), None)
+            n = outcome(lambda _: native_state.copy().push_pass(), None)
+            assert p == n
+            assert (parts(native_state), parts(pure_state)) == before
+            # A refused push leaves the state as it was, on the state itself too.
+            for state in (pure_state, native_state):
+                if expected[0] != "ok":
+                    outcome(state.push, value)
+            assert (parts(native_state), parts(pure_state)) == before
+    assert {"M1", "M2", "T2", "TypeError"} <= seen, seen
+
+
+def test_copy_is_independent_and_there_is_no_pop_on_either_engine() -> None:
+    settings = GameSettings.for_players(4)
+    for cls in (Pure, Native):
+        state = cls(settings, deal(12, settings))
+        for _ in range(10):
+            state.push(state.legal_moves()[0])
+        before = parts(state)
+        twin = state.copy()
+        twin.push(twin.legal_moves()[-1])
+        assert parts(state) == before and twin.history is not state.history
+        assert len(twin.history) == len(state.history) + 1
+        assert parts(restored(cls, state)) == before
+        assert not hasattr(state, "pop")
+
+
+def test_capture_legality_has_one_name_and_the_same_answers() -> None:
+    """M3: capturable_mask(color) and capturable_at(cell) agree across engines and with the bare geometry."""
+    for pure_state, native_state, _ in mid_game_pairs(10, 13):
+        for color in pure_state.settings.colors:
+            board = pure_state.boards[color]
+            mask = geometry.capturable_mask(board)
+            assert pure_state.capturable_mask(color) == native_state.capturable_mask(color) == mask
+            assert _native.capturable_mask(board) == mask
+        for cell in range(81):
+            at = pure_state.capturable_at(cell)
+            assert native_state.capturable_at(cell) == at
+            color = pure_state.color_at(cell)
+            assert at == (color >= 0 and geometry.capturable_at(pure_state.boards[color], cell))
+
+
+def test_masks_and_their_old_names_agree() -> None:
+    """MoveSet.targets_mask/open_mask and their old names targets/open_cells, on both engines."""
+    for pure_state, native_state, _ in mid_game_pairs(6, 11):
+        p, n = pure_state.legal_moves(), native_state.legal_moves()
+        assert p.open_mask == n.open_mask == p.open_cells == n.open_cells
+        for color, tile, cells in p.options:
+            assert p.targets_mask(color, tile) == n.targets_mask(color, tile) == n.targets(color, tile) == cells

@@ -328,7 +328,7 @@ def test_a_moveset_from_junk_options_refuses_or_acts_as_the_pure_one(options: li
 @FUZZ
 @given(st.one_of(st.integers(0, 2**81 - 1), ANY_INT, JUNK, st.booleans()))
 def test_removable_and_count_groups_take_boards_only(board: Any) -> None:
-    for native_fn, pure_fn in ((_native.removable, geometry.removable), (_native.count_groups, geometry.count_groups)):
+    for native_fn, pure_fn in ((_native.capturable_mask, geometry.capturable_mask), (_native.count_groups, geometry.count_groups)):
         got = outcome(native_fn, board)
         one_line(got)
         if type(board) is int and 0 <= board < 2**81:

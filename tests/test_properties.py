@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.rules import PASS, GameSettings, GameState, Move, deal, deal_pile, derived_random
-from arena.rules.geometry import count_groups, removable
+from arena.rules.geometry import capturable_mask, count_groups
 from arena.rules.tiles import COLORS, N_TILES
 from arena.rules.view import SeatView
 
@@ -82,8 +82,8 @@ def check_turn(state: GameState, ledger: Ledger, finished_before: set[int], rng:
     assert union == state.occupied
     # The capture memo, kept up to date by push, agrees with a fresh computation whenever it is current.
     for color in settings.colors:
-        if state._free_of[color] == state.boards[color]:
-            assert state._free[color] == removable(state.boards[color])
+        if state._capturable_of[color] == state.boards[color]:
+            assert state._capturable[color] == capturable_mask(state.boards[color])
     # Group counts equal a plain breadth-first count.
     for color in settings.colors:
         assert count_groups(state.boards[color]) == bfs_groups(state.boards[color])

@@ -608,7 +608,7 @@ def test_M3_reject_a_capture_that_splits_a_group():
         for tile in state.racks[color]:
             for cell in range(81):
                 occupant = state.color_at(cell)
-                if FITS[tile] >> cell & 1 and occupant not in (-1, color) and not state.can_capture(cell):
+                if FITS[tile] >> cell & 1 and occupant not in (-1, color) and not state.capturable_at(cell):
                     return color, tile, cell, occupant
         return None
 

@@ -288,7 +288,7 @@ def test_every_view_field_is_in_the_guide_with_its_type() -> None:
 
 def _type_text(hint: object) -> str:
     text = getattr(hint, "__name__", None) if isinstance(hint, type) else None
-    return text or str(hint).replace("arena.rules.state.", "").replace("arena.rules.view.", "")
+    return text or str(hint).replace("arena.rules.state.", "").replace("arena.rules.moves.", "").replace("arena.rules.base.", "").replace("arena.rules.view.", "")
 
 
 def test_every_public_property_and_method_of_the_view_is_in_the_guide() -> None:
@@ -315,3 +315,20 @@ def test_every_public_helper_has_a_docstring_and_is_in_the_guide() -> None:
         if not name.startswith("_") and callable(member):
             assert member.__doc__ and f"c.{name}(" in GUIDE, name
     assert "BOARD" in GUIDE
+
+
+def test_masks_and_cells_are_two_levels_of_the_same_facts() -> None:
+    """A name ending in _mask is the bitboard, the same name without it the Cells; boards is board_masks."""
+    settings = GameSettings.for_players(2)
+    state = GameState(settings, deal(3, settings))
+    for _ in range(30):
+        state.push(state.legal_moves()[0])
+    view = SeatView.of(state, state.to_move)
+    assert view.boards is view.board_masks and view.board_masks == tuple(state.boards)
+    for name in ("occupied", "empty", "own"):
+        assert type(getattr(view, name + "_mask")) is int and getattr(view, name).mask == getattr(view, name + "_mask")
+    for color in settings.colors:
+        assert view.capturable(color).mask == view.capturable_mask(color)
+        assert view.cells_of(color).mask == view.board_masks[color]
+    for color, tile, cells in view.legal.options:
+        assert view.legal.targets_mask(color, tile) == view.legal.targets(color, tile) == cells

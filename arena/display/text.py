@@ -39,7 +39,8 @@ _RESET = "\x1b[0m"
 class _Game(Protocol):
     """What the renderer needs: a GameState or a SeatView."""
 
-    settings: GameSettings
+    @property
+    def settings(self) -> GameSettings: ...
 
     @property
     def history(self) -> Sequence[tuple[Move, int]]: ...

@@ -549,7 +549,7 @@ class Referee:
             # only then (and after every move when on_move may change the state).
             history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
             legal_moves = state.legal_moves
-            push = state.push
+            push = state.push_unchecked  # every move pushed below is one of legal (legal_in), or PASS when it is empty
             timeout = ("timeout", guard.timeout_message)
             captures_seen = tuple(map(tuple, state.captures))
             move: Move | None

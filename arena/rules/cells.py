@@ -27,11 +27,11 @@ from arena.rules.geometry import (
     REGIONS,
     ROW_MASKS,
     ROWS,
+    capturable_mask,
     cell_index,
     count_groups,
     flood,
     iter_cells,
-    removable,
     spread,
 )
 from arena.rules.geometry import region_of as _region_of
@@ -63,7 +63,7 @@ def _mask(other: object) -> int:
 class Cells:
     """An immutable set of cells, held as an 81-bit mask (bit ``i`` for cell ``i``).
 
-    ``Cells(mask)`` takes a bitboard such as ``view.boards[color]``;
+    ``Cells(mask)`` takes a bitboard such as ``view.board_masks[color]``;
     ``Cells(["A1", "E5"])`` or ``Cells([0, 40])`` takes cells by name or
     index.  Iteration goes in increasing index (reading order, ``A1`` first);
     ``len``, ``in`` (an index or a name), ``|``, ``&``, ``-``, ``^``, ``~``
@@ -198,7 +198,7 @@ class Cells:
         For one color's tiles, the tiles an opponent may capture, given a tile
         that fits the cell (M1); a seat never captures its own colors (M2).
         """
-        return Cells(removable(self.mask))
+        return Cells(capturable_mask(self.mask))
 
 
 #: All 81 cells.
@@ -211,7 +211,7 @@ def neighbours(cell: CellLike) -> Cells:
 
 
 def groups(cells: Cells | int) -> tuple[Cells, ...]:
-    """The groups of ``cells`` (a Cells or a bitboard such as ``view.boards[color]``), ordered by first cell.
+    """The groups of ``cells`` (a Cells or a bitboard such as ``view.board_masks[color]``), ordered by first cell.
 
     A group is a set of cells joined side to side (B3); a lone cell is a group.
     """

@@ -24,7 +24,7 @@ import hashlib
 import operator
 import random
 
-from arena.rules.state import GameSettings
+from arena.rules.base import GameSettings
 from arena.rules.tiles import COLORS, N_TILES
 
 

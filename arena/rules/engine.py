@@ -10,9 +10,9 @@ without a C compiler installs and plays everything, only slower.  Set
 :data:`ENGINE` is ``"native"`` or ``"pure"``; :data:`WHY` says why the pure
 engine is in use ("" with the native one).  :data:`GameState` is the engine's
 game state: with the native engine a C type under the shared
-:class:`~arena.rules.state.BaseGameState`, whose attributes are read-only
-tuples (set a position up with :meth:`GameState.restore`; the pure state's
-lists may be edited by hand).
+:class:`~arena.rules.base.BaseGameState`, whose contract both engines keep
+(checked :meth:`~GameState.push` and trusted ``push_unchecked``, read-only
+attributes, positions set up with :meth:`GameState.restore`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.rules import state as _pure
-from arena.rules.state import PASS, BaseGameState, GameSettings, Move, tiles_played
+from arena.rules.base import BaseGameState, GameSettings, tiles_played
+from arena.rules.moves import PASS, Move
 from arena.rules.tiles import COLORS
 
 ENGINE = "pure"

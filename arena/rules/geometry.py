@@ -108,7 +108,7 @@ def _stays_joined(board: int, bit: int) -> bool:
     return not touching & ~flood(touching & -touching, board ^ bit)
 
 
-def removable(board: int) -> int:
+def capturable_mask(board: int) -> int:
     """The tiles of ``board`` that can leave it without splitting their group (M3).
 
     Only the :func:`cut_candidates` need a flood fill of their group without them.
@@ -123,8 +123,8 @@ def removable(board: int) -> int:
     return free
 
 
-def removable_at(board: int, cell: int) -> bool:
-    """``removable(board)`` for the one tile on ``cell`` (M3), without judging the others."""
+def capturable_at(board: int, cell: int) -> bool:
+    """``capturable_mask(board)`` for the one tile on ``cell`` (M3), without judging the others."""
     bit = 1 << cell
     return not cut_candidates(board) & bit or _stays_joined(board, bit)
 

@@ -19,9 +19,10 @@ same in one call on either engine; the native engine plays it in C.
 
 from __future__ import annotations
 
+from arena.rules.base import TILES_PLAYED, BaseGameState
 from arena.rules.geometry import FULL, spread
+from arena.rules.moves import PASS, Move, MoveSet
 from arena.rules.rng import SplitMix64
-from arena.rules.state import PASS, TILES_PLAYED, GameState, Move, MoveSet
 from arena.rules.tiles import FITS, WILD
 
 POLICIES = ("random", "greedy")
@@ -44,7 +45,7 @@ def random_move(moves: MoveSet, rng: SplitMix64) -> Move:
     raise AssertionError("unreachable: index < count")
 
 
-def greedy_move(state: GameState, rng: SplitMix64) -> Move:
+def greedy_move(state: BaseGameState, rng: SplitMix64) -> Move:
     """The move of the ``greedy`` playout policy for the seat to move (:data:`PASS` when nothing is legal)."""
     boards = state.boards
     racks = state.racks
@@ -94,13 +95,13 @@ def greedy_move(state: GameState, rng: SplitMix64) -> Move:
                     near.append((color, tile, cells))
     if near:
         start = rng.below(len(near))
-        can_capture = state.can_capture  # M3, from the state's memo
+        capturable_at = state.capturable_at  # M3, from the state's memo
         for i in range(len(near)):
             color, tile, cells = near[(start + i) % len(near)]
             while cells:
                 low = cells & -cells
                 cell = low.bit_length() - 1
-                if can_capture(cell):
+                if capturable_at(cell):
                     return _new_move(Move, (color, tile, cell))
                 cells ^= low
     free = []
@@ -115,18 +116,15 @@ def greedy_move(state: GameState, rng: SplitMix64) -> Move:
     return random_move(state.legal_moves(), rng)
 
 
-def play_out(state: GameState, rng: SplitMix64, policy: str = "random") -> None:
+def play_out(state: BaseGameState, rng: SplitMix64, policy: str = "random") -> None:
     """Play ``state`` itself to the end of the game with ``policy``."""
     greedy = _policy(policy)
     while not state.over:
-        move = greedy_move(state, rng) if greedy else random_move(state.legal_moves(), rng)
-        if move.color < 0:
-            state.push_pass()
-        else:
-            state.push(move)
+        # Both policies draw legal moves only (or PASS when nothing is legal): no need to check them again.
+        state.push_unchecked(greedy_move(state, rng) if greedy else random_move(state.legal_moves(), rng))
 
 
-def playout(state: GameState, rng: SplitMix64, policy: str = "random") -> tuple[tuple[int, int, int], ...]:
+def playout(state: BaseGameState, rng: SplitMix64, policy: str = "random") -> tuple[tuple[int, int, int], ...]:
     """Play a copy of ``state`` to the end with ``policy``; each seat's (groups, captured_total, blockers_penalty).
 
     The pure engine's :meth:`GameState.playout`; the native engine's is the same in C.

@@ -11,10 +11,11 @@ import random
 from operator import sub
 from typing import NamedTuple
 
+from arena.rules.base import EVERY_TILE, TILES_PLAYED, GameSettings
 from arena.rules.cells import Cells, groups
 from arena.rules.engine import GameState
-from arena.rules.geometry import FULL, N_CELLS, removable
-from arena.rules.state import EVERY_TILE, TILES_PLAYED, GameSettings, Move, MoveSet
+from arena.rules.geometry import FULL, N_CELLS, capturable_mask
+from arena.rules.moves import Move, MoveSet
 from arena.rules.tiles import COLORS, N_TILES, color_index
 
 _tuple_new = tuple.__new__
@@ -25,6 +26,11 @@ class SeatView(NamedTuple):
 
     An immutable tuple of copies, built by :meth:`of` for every turn; picklable.
     Per-color tuples are indexed by color (0-4); colors not in play hold 0.
+
+    Two levels of the same facts, as python-chess has ``pieces_mask()`` and
+    ``pieces()``: a name ending in ``_mask`` is a raw 81-bit int (a bitboard,
+    for fast inner loops); the others are :class:`~arena.rules.cells.Cells`.
+    ``boards`` is the old name of ``board_masks``.
     """
 
     settings: GameSettings
@@ -34,8 +40,8 @@ class SeatView(NamedTuple):
     to_move: int
     #: Whether the game has ended (E2, E3).
     over: bool
-    #: One bitboard per color.
-    boards: tuple[int, ...]
+    #: One bitboard per color: ``board_masks[color]`` (``cells_of(color)`` is the same as a Cells).
+    board_masks: tuple[int, ...]
     #: The seat's own rack(s): ``{color: tiles}``, oldest tile first.
     racks: dict[int, tuple[int, ...]]
     #: How many tiles each color has taken from its pile so far (its first five included).
@@ -63,7 +69,7 @@ class SeatView(NamedTuple):
         """
         if state.to_move == seat and not state.over:
             legal = state.legal_moves() if legal is None else legal
-            legal = MoveSet._of(legal.options, len(legal), legal.open_cells)
+            legal = MoveSet._of(legal.options, len(legal), legal.open_mask)
         else:
             legal = MoveSet._of((), 0)
         return turn_view(state, seat, legal, state.settings if settings is None else settings,
@@ -99,7 +105,7 @@ class SeatView(NamedTuple):
 
     def color_at(self, cell: int) -> int:
         """The color of the tile on ``cell``, or -1 if it is empty."""
-        for color, board in enumerate(self.boards):
+        for color, board in enumerate(self.board_masks):
             if board >> cell & 1:
                 return color
         return -1
@@ -118,39 +124,60 @@ class SeatView(NamedTuple):
         """E1: whether ``color`` has played its 24 tiles."""
         return len(self.played_tiles[color]) >= TILES_PLAYED
 
-    # -- the boards as sets of cells (arena.rules.cells) ------------------------------------------
+    # -- the boards: bitboards (``_mask``) and sets of cells (arena.rules.cells) ---------------------
+
+    @property
+    def boards(self) -> tuple[int, ...]:
+        """The old name of :attr:`board_masks` (bitboards, not Cells), kept for existing bots."""
+        return self.board_masks
+
+    @property
+    def occupied_mask(self) -> int:
+        """Every cell that holds a tile, of any color, as a bitboard."""
+        mask = 0
+        for board in self.board_masks:
+            mask |= board
+        return mask
 
     @property
     def occupied(self) -> Cells:
         """Every cell that holds a tile, of any color."""
-        mask = 0
-        for board in self.boards:
-            mask |= board
-        return Cells(mask)
+        return Cells(self.occupied_mask)
+
+    @property
+    def empty_mask(self) -> int:
+        """Every cell that holds no tile, as a bitboard."""
+        return FULL ^ self.occupied_mask
 
     @property
     def empty(self) -> Cells:
         """Every cell that holds no tile."""
-        mask = FULL
-        for board in self.boards:
-            mask &= ~board
-        return Cells(mask)
+        return Cells(self.empty_mask)
+
+    @property
+    def own_mask(self) -> int:
+        """The cells holding the seat's own tiles (both its colors with two players), as a bitboard."""
+        mask = 0
+        for color in self.settings.seat_colors[self.seat]:
+            mask |= self.board_masks[color]
+        return mask
 
     @property
     def own(self) -> Cells:
         """The cells holding the seat's own tiles (both its colors with two players)."""
-        mask = 0
-        for color in self.settings.seat_colors[self.seat]:
-            mask |= self.boards[color]
-        return Cells(mask)
+        return Cells(self.own_mask)
 
     def cells_of(self, color: int | str) -> Cells:
-        """The cells holding ``color``'s tiles (a color 0-4 or its name): ``Cells(view.boards[color])``."""
-        return Cells(self.boards[_color(color)])
+        """The cells holding ``color``'s tiles (a color 0-4 or its name): ``Cells(view.board_masks[color])``."""
+        return Cells(self.board_masks[_color(color)])
 
     def groups_of(self, color: int | str) -> tuple[Cells, ...]:
         """The groups of ``color`` on the board (B3), ordered by first cell; their number is its score (C1)."""
-        return groups(self.boards[_color(color)])
+        return groups(self.board_masks[_color(color)])
+
+    def capturable_mask(self, color: int | str) -> int:
+        """:meth:`capturable` as a bitboard."""
+        return capturable_mask(self.board_masks[_color(color)])
 
     def capturable(self, color: int | str) -> Cells:
         """The tiles of ``color`` whose capture would not split its group (M3).
@@ -158,7 +185,7 @@ class SeatView(NamedTuple):
         Another seat may take one with a rack tile that fits the cell (M1);
         ``view.legal`` holds the captures the seat can make now.
         """
-        return Cells(removable(self.boards[_color(color)]))
+        return Cells(self.capturable_mask(color))
 
     def board_cells(self) -> list[int]:
         """The color on each of the 81 cells (-1 for empty)."""
@@ -193,7 +220,7 @@ class SeatView(NamedTuple):
             drawn[color] = len(played) + len(rack)
             racks[color] = rack
         return GameState.restore(
-            self.settings, deals, drawn, racks, self.boards, self.captures,
+            self.settings, deals, drawn, racks, self.board_masks, self.captures,
             self.to_move, self.passes, self.history, self.over,
         )
 
@@ -212,7 +239,7 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
     settings.  :meth:`SeatView.of` is the general way in.
     """
     if type(legal) is not MoveSet:
-        legal = MoveSet._of(legal.options, len(legal), legal.open_cells)
+        legal = MoveSet._of(legal.options, len(legal), legal.open_mask)
     racks = state.racks
     # The seat's colors by the state's own settings: ``settings`` may be a copy the seat's bot has changed.
     colors = state.settings.seat_colors[seat]

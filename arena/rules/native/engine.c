@@ -80,18 +80,18 @@ static int stays_joined(u128 board, u128 b) {
     return !(touching & ~flood(touching & (~touching + 1), board ^ b));
 }
 
-u128 removable(u128 board) {
+u128 capturable_mask(u128 board) {
     u128 split = cut_candidates(board);
-    u128 free = board ^ split;
+    u128 mask = board ^ split;
     while (split) {
         u128 b = split & (~split + 1);
         split ^= b;
-        if (stays_joined(board, b)) free |= b;
+        if (stays_joined(board, b)) mask |= b;
     }
-    return free;
+    return mask;
 }
 
-int removable_at(u128 board, int cell) {
+int capturable_at(u128 board, int cell) {
     u128 b = bit(cell);
     return !(cut_candidates(board) & b) || stays_joined(board, b);
 }
@@ -111,7 +111,7 @@ int count_groups(u128 board) {
 void core_start(const Rules *r, Core *s, const uint8_t deals[N_COLORS][N_TILES]) {
     memset(s, 0, sizeof *s);
     for (int c = 0; c < N_COLORS; c++) {
-        s->free_of[c] = NO_BOARD;
+        s->capturable_of[c] = NO_BOARD;
         if (r->seat_of[c] < 0) continue;
         memcpy(s->deals[c], deals[c], N_TILES);
         memcpy(s->rack[c], deals[c], RACK_SIZE);
@@ -120,12 +120,12 @@ void core_start(const Rules *r, Core *s, const uint8_t deals[N_COLORS][N_TILES])
     }
 }
 
-u128 core_removable(Core *s, int color) {
-    if (s->free_of[color] != s->boards[color]) {
-        s->free[color] = removable(s->boards[color]);
-        s->free_of[color] = s->boards[color];
+u128 core_capturable(Core *s, int color) {
+    if (s->capturable_of[color] != s->boards[color]) {
+        s->capturable[color] = capturable_mask(s->boards[color]);
+        s->capturable_of[color] = s->boards[color];
     }
-    return s->free[color];
+    return s->capturable[color];
 }
 
 int core_color_at(const Rules *r, const Core *s, int cell) {
@@ -149,7 +149,7 @@ void core_legal(const Rules *r, Core *s, Moves *m) {
     if (s->over) return;
     int seat = s->to_move;
     u128 targets = FULL ^ s->occupied;
-    for (int i = 0; i < r->n_rivals[seat]; i++) targets |= core_removable(s, r->rivals[seat][i]);
+    for (int i = 0; i < r->n_rivals[seat]; i++) targets |= core_capturable(s, r->rivals[seat][i]);
     for (int i = 0; i < r->n_own[seat]; i++) {
         int color = r->seat_colors[seat][i];
         if (s->played[color] >= TILES_PLAYED) continue;
@@ -179,7 +179,7 @@ int core_illegal(const Rules *r, Core *s, int color, int tile, int cell) {
     int occupant = core_color_at(r, s, cell);
     if (occupant < 0) return 0;
     if (r->seat_of[occupant] == seat) return 1;
-    return !(core_removable(s, occupant) >> cell & 1);
+    return !(core_capturable(s, occupant) >> cell & 1);
 }
 
 static void next_seat(const Rules *r, Core *s) {
@@ -206,27 +206,27 @@ int core_push(const Rules *r, Core *s, int color, int tile, int cell) {
         s->boards[victim] = board ^ b;
         s->captures[s->to_move][victim]++;
         /* A lone tile leaves the capture memo right as it is, less itself. */
-        if (s->free_of[victim] == board && !(NEIGHBOURS[cell] & board)) {
-            s->free[victim] &= ~b;
-            s->free_of[victim] = board ^ b;
+        if (s->capturable_of[victim] == board && !(NEIGHBOURS[cell] & board)) {
+            s->capturable[victim] &= ~b;
+            s->capturable_of[victim] = board ^ b;
         }
     } else {
         s->occupied |= b;
     }
     u128 board = s->boards[color];
     s->boards[color] = board | b;
-    if (s->free_of[color] == board) {
+    if (s->capturable_of[color] == board) {
         /* The new tile joins at most one tile of its color: the memo stays right (state.py). */
         u128 touching = NEIGHBOURS[cell] & board;
         if (!touching) {
-            s->free[color] |= b;
-            s->free_of[color] = board | b;
+            s->capturable[color] |= b;
+            s->capturable_of[color] = board | b;
         } else if (!(touching & (touching - 1))) {
             if (NEIGHBOURS[highest_cell(touching)] & board)
-                s->free[color] = (s->free[color] | b) & ~touching;
+                s->capturable[color] = (s->capturable[color] | b) & ~touching;
             else
-                s->free[color] |= b;
-            s->free_of[color] = board | b;
+                s->capturable[color] |= b;
+            s->capturable_of[color] = board | b;
         }
     }
     uint8_t *rack = s->rack[color];
@@ -359,7 +359,7 @@ int policy_greedy(const Rules *r, Core *s, uint64_t *rng) {
             while (cells) {
                 int cell = lowest_cell(cells);
                 int victim = core_color_at(r, s, cell);
-                if (core_removable(s, victim) >> cell & 1) return CODE(o->color, o->tile, cell);
+                if (core_capturable(s, victim) >> cell & 1) return CODE(o->color, o->tile, cell);
                 cells &= cells - 1;
             }
         }

@@ -34,9 +34,9 @@ typedef struct {
 typedef struct {
     u128 boards[N_COLORS];
     u128 occupied;
-    /* M3 memo: free[c] = removable(free_of[c]); NO_BOARD when not judged yet. */
-    u128 free_of[N_COLORS];
-    u128 free[N_COLORS];
+    /* M3 memo: capturable[c] = capturable_mask(capturable_of[c]); NO_BOARD when not judged yet. */
+    u128 capturable_of[N_COLORS];
+    u128 capturable[N_COLORS];
     uint8_t deals[N_COLORS][N_TILES];
     uint8_t played_tiles[N_COLORS][N_TILES];
     uint8_t drawn[N_COLORS];
@@ -102,12 +102,12 @@ static inline int highest_cell(u128 x) {
 int nth_cell(u128 x, int index);
 
 u128 spread(u128 board);
-u128 removable(u128 board);
-int removable_at(u128 board, int cell);
+u128 capturable_mask(u128 board);
+int capturable_at(u128 board, int cell);
 int count_groups(u128 board);
 
 void core_start(const Rules *r, Core *s, const uint8_t deals[N_COLORS][N_TILES]);
-u128 core_removable(Core *s, int color);
+u128 core_capturable(Core *s, int color);
 int core_color_at(const Rules *r, const Core *s, int cell);
 int core_seat_active(const Rules *r, const Core *s, int seat);
 void core_legal(const Rules *r, Core *s, Moves *m);

@@ -25,10 +25,10 @@ static PyObject *bind(PyObject *mod, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *py_removable(PyObject *mod, PyObject *arg) {
+static PyObject *py_capturable_mask(PyObject *mod, PyObject *arg) {
     u128 b;
     if (to_board(arg, &b, "a board") < 0) return NULL;
-    return from_u128(removable(b));
+    return from_u128(capturable_mask(b));
 }
 
 static PyObject *py_count_groups(PyObject *mod, PyObject *arg) {
@@ -56,7 +56,7 @@ static PyObject *py_splitmix(PyObject *mod, PyObject *args) {
 
 static PyMethodDef module_methods[] = {
     {"bind", bind, METH_VARARGS, NULL},
-    {"removable", py_removable, METH_O, "M3: the tiles of a board that can leave it without a split."},
+    {"capturable_mask", py_capturable_mask, METH_O, "M3: the tiles of a board that can leave it without a split."},
     {"count_groups", py_count_groups, METH_O, "The groups of a board."},
     {"below", py_splitmix, METH_VARARGS, "below(state, n, count): count draws below n from a SplitMix64 state."},
     {NULL}};

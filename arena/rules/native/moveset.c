@@ -160,7 +160,7 @@ static PyObject *moveset_choice(MoveSetObject *self, PyObject *rng) {
 static PyObject *moveset_targets(MoveSetObject *self, PyObject *const *args, Py_ssize_t nargs) {
     long color, tile;
     if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "targets(color, tile)");
+        PyErr_SetString(PyExc_TypeError, "targets_mask(color, tile)");
         return NULL;
     }
     if (to_small(args[0], -1000, 1000, &color, "color") < 0 || to_small(args[1], -1000, 1000, &tile, "tile") < 0)
@@ -236,14 +236,17 @@ static PyObject *moveset_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static PyMethodDef moveset_methods[] = {
     {"choice", (PyCFunction)moveset_choice, METH_O, "A legal move drawn uniformly with rng; PASS when there is none."},
-    {"targets", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL, "The legal cells of a tile of a color."},
+    {"targets_mask", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL,
+     "The legal cells of a tile of a color (a bitboard)."},
+    {"targets", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL, "The old name of targets_mask."},
     {"copy", (PyCFunction)moveset_copy, METH_NOARGS, "A MoveSet of its own over the same moves."},
     {"__reduce__", (PyCFunction)moveset_reduce, METH_NOARGS, NULL},
     {NULL}};
 
 static PyGetSetDef moveset_getset[] = {
     {"options", (getter)moveset_options, NULL, "(color, tile, cells) for every rack tile with a legal cell.", NULL},
-    {"open_cells", (getter)moveset_open_cells, NULL, "The cells open to the seat, or None.", NULL},
+    {"open_mask", (getter)moveset_open_cells, NULL, "The cells open to the seat (a bitboard), or None.", NULL},
+    {"open_cells", (getter)moveset_open_cells, NULL, "The old name of open_mask.", NULL},
     {NULL}};
 
 static PySequenceMethods moveset_as_sequence = {

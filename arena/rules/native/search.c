@@ -46,7 +46,7 @@ int search_start(Search *t, const int *moves, int n_moves) {
     int me = t->base.to_move;
     for (int i = 0; i < n_moves; i++)
         if (new_node(t, 0, moves[i], me) < 0) return -1;
-    for (int i = 0; i < t->rules.n_colors; i++) core_removable(&t->base, t->rules.colors[i]);
+    for (int i = 0; i < t->rules.n_colors; i++) core_capturable(&t->base, t->rules.colors[i]);
     return 0;
 }
 

@@ -187,12 +187,23 @@ static PyObject *refuse(StateObject *self, PyObject *move) {
     return NULL;
 }
 
-static PyObject *state_push_pass(StateObject *self, PyObject *unused) {
-    Moves m;
-    core_legal(&self->rules, &self->core, &m);
-    if (self->core.over || m.count) return refuse(self, PassMove);
-    if (append_history(self, PassMove, -1) < 0) return NULL;
+/* M6: a pass, checked (M4: nothing is legal) or trusted. */
+static int pass_move(StateObject *self, int checked) {
+    if (checked) {
+        Moves m;
+        core_legal(&self->rules, &self->core, &m);
+        if (self->core.over || m.count) {
+            refuse(self, PassMove);
+            return -1;
+        }
+    }
+    if (append_history(self, PassMove, -1) < 0) return -1;
     core_pass(&self->rules, &self->core);
+    return 0;
+}
+
+static PyObject *state_push_pass(StateObject *self, PyObject *unused) {
+    if (pass_move(self, 1) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -204,7 +215,14 @@ static int move_field(PyObject *x, long *out) {
     return overflow ? -1 : 0;
 }
 
-static PyObject *state_push(StateObject *self, PyObject *move) {
+/* Whether a trusted move can be played without harm to the core: a color in play with the tile on its rack
+ * (so the rack and the tiles played stay in bounds).  Legality is the caller's word. */
+static int playable(const Rules *r, const Core *s, long color, long tile) {
+    return r->seat_of[color] >= 0 && memchr(s->rack[color], (int)tile, s->rack_len[color]) != NULL;
+}
+
+/* push (checked) and push_unchecked (the caller vouches that the move is legal). */
+static PyObject *push_move(StateObject *self, PyObject *move, int checked) {
     if (!PyTuple_Check(move)) {
         PyErr_Format(PyExc_TypeError, "a move is a Move (color, tile, cell), not %.100s", Py_TYPE(move)->tp_name);
         return NULL;
@@ -225,13 +243,10 @@ static PyObject *state_push(StateObject *self, PyObject *move) {
     for (int i = 1; ok && !pass && i < 3; i++) ok = move_field(PyTuple_GET_ITEM(fields, i), &v[i]) == 0;
     Py_DECREF(fields);
     if (!ok) return refuse(self, move);
-    if (pass) {
-        if (state_push_pass(self, NULL) == NULL) return NULL;
-        Py_DECREF(Py_None);
-        return PyLong_FromLong(-1);
-    }
-    if (v[1] < 0 || v[1] >= N_TILES || v[2] < 0 || v[2] >= N_CELLS ||
-        core_illegal(&self->rules, &self->core, (int)v[0], (int)v[1], (int)v[2]))
+    if (pass) return pass_move(self, checked) < 0 ? NULL : PyLong_FromLong(-1);
+    if (v[0] >= N_COLORS || v[1] < 0 || v[1] >= N_TILES || v[2] < 0 || v[2] >= N_CELLS ||
+        (checked ? core_illegal(&self->rules, &self->core, (int)v[0], (int)v[1], (int)v[2])
+                 : !playable(&self->rules, &self->core, v[0], v[1])))
         return refuse(self, move);
     PyObject *kept = move;
     if ((PyObject *)Py_TYPE(move) != MoveType) {
@@ -247,10 +262,14 @@ static PyObject *state_push(StateObject *self, PyObject *move) {
     return PyLong_FromLong(victim);
 }
 
-static PyObject *state_removable(StateObject *self, PyObject *arg) {
+static PyObject *state_push(StateObject *self, PyObject *move) { return push_move(self, move, 1); }
+
+static PyObject *state_push_unchecked(StateObject *self, PyObject *move) { return push_move(self, move, 0); }
+
+static PyObject *state_capturable_mask(StateObject *self, PyObject *arg) {
     long color;
     if (to_small(arg, 0, N_COLORS - 1, &color, "a color") < 0) return NULL;
-    return from_u128(core_removable(&self->core, (int)color));
+    return from_u128(core_capturable(&self->core, (int)color));
 }
 
 static PyObject *state_color_at(StateObject *self, PyObject *arg) {
@@ -259,15 +278,15 @@ static PyObject *state_color_at(StateObject *self, PyObject *arg) {
     return PyLong_FromLong(core_color_at(&self->rules, &self->core, (int)cell));
 }
 
-static PyObject *state_can_capture(StateObject *self, PyObject *arg) {
+static PyObject *state_capturable_at(StateObject *self, PyObject *arg) {
     long cell;
     if (to_small(arg, 0, N_CELLS - 1, &cell, "a cell") < 0) return NULL;
     int color = core_color_at(&self->rules, &self->core, (int)cell);
     if (color < 0) Py_RETURN_FALSE;
     const Core *s = &self->core;
-    int free = s->free_of[color] == s->boards[color] ? (int)(s->free[color] >> cell & 1)
-                                                      : removable_at(s->boards[color], (int)cell);
-    return PyBool_FromLong(free);
+    int yes = s->capturable_of[color] == s->boards[color] ? (int)(s->capturable[color] >> cell & 1)
+                                                     : capturable_at(s->boards[color], (int)cell);
+    return PyBool_FromLong(yes);
 }
 
 static PyObject *ints_tuple(const int *v, int n) {
@@ -346,7 +365,7 @@ static PyObject *state_set(StateObject *self, PyObject *args) {
     for (int c = 0; ok && c < N_COLORS; c++) {
         int in_play = r->seat_of[c] >= 0;
         s.boards[c] = 0;
-        s.free_of[c] = NO_BOARD;
+        s.capturable_of[c] = NO_BOARD;
         if (c < PySequence_Fast_GET_SIZE(bd) && to_board(PySequence_Fast_GET_ITEM(bd, c), &s.boards[c], "a board") < 0) {
             ok = 0;
             break;
@@ -439,10 +458,10 @@ static PyObject *get_racks(StateObject *self, void *c_) {
 static PyObject *get_played_tiles(StateObject *self, void *c_) {
     TUPLE_BY_COLOR(tiles_tuple(self->core.played_tiles[c], self->core.played[c]))
 }
-static PyObject *get_free_of(StateObject *self, void *c_) {
-    TUPLE_BY_COLOR(self->core.free_of[c] == NO_BOARD ? PyLong_FromLong(-1) : from_u128(self->core.free_of[c]))
+static PyObject *get_capturable_of(StateObject *self, void *c_) {
+    TUPLE_BY_COLOR(self->core.capturable_of[c] == NO_BOARD ? PyLong_FromLong(-1) : from_u128(self->core.capturable_of[c]))
 }
-static PyObject *get_free(StateObject *self, void *c_) { TUPLE_BY_COLOR(from_u128(self->core.free[c])) }
+static PyObject *get_capturable(StateObject *self, void *c_) { TUPLE_BY_COLOR(from_u128(self->core.capturable[c])) }
 
 static PyObject *get_captures(StateObject *self, void *c_) {
     int n = self->rules.players;
@@ -483,18 +502,20 @@ static PyGetSetDef state_getset[] = {
     {"passes", (getter)get_passes, NULL, "Passes in a row since the last placement (M6).", NULL},
     {"history", (getter)get_history, NULL, "Every turn so far: the move and the color it captured.", NULL},
     {"over", (getter)get_over, NULL, "Whether the game has ended.", NULL},
-    {"_free_of", (getter)get_free_of, NULL, NULL, NULL},
-    {"_free", (getter)get_free, NULL, NULL, NULL},
+    {"_capturable_of", (getter)get_capturable_of, NULL, NULL, NULL},
+    {"_capturable", (getter)get_capturable, NULL, NULL, NULL},
     {NULL}};
 
 static PyMethodDef state_methods[] = {
     {"legal_moves", (PyCFunction)state_legal_moves, METH_NOARGS, "Every legal move of the seat to move."},
     {"push", (PyCFunction)state_push, METH_O, "Play a legal move (IllegalMove otherwise); the color captured."},
+    {"push_unchecked", (PyCFunction)state_push_unchecked, METH_O,
+     "Play a move the caller vouches is legal, without the legality check; the color captured."},
     {"push_pass", (PyCFunction)state_push_pass, METH_NOARGS, "M6: pass (IllegalMove when a move is legal)."},
     {"copy", (PyCFunction)state_copy, METH_NOARGS, "An independent copy."},
     {"color_at", (PyCFunction)state_color_at, METH_O, "The color on a cell, or -1."},
-    {"can_capture", (PyCFunction)state_can_capture, METH_O, "M3: whether the tile on a cell may be captured."},
-    {"_removable", (PyCFunction)state_removable, METH_O, NULL},
+    {"capturable_at", (PyCFunction)state_capturable_at, METH_O, "M3: whether the tile on a cell may be captured."},
+    {"capturable_mask", (PyCFunction)state_capturable_mask, METH_O, "M3: the tiles of a color that may be captured (a bitboard)."},
     {"_keys", (PyCFunction)state_keys, METH_NOARGS, NULL},
     {"_set", (PyCFunction)state_set, METH_VARARGS, NULL},
     {"playout", (PyCFunction)(void (*)(void))state_playout, METH_VARARGS | METH_KEYWORDS,
