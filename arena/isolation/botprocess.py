@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TextIO
 
-from arena.bots import EXEC_PREFIX
 from arena.isolation import protocol, sandbox
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
+from arena.plugins.specs import EXEC_PREFIX
 
 # Bytes asked of the pipe at a time: a turn's answer fits many times over, and asking for
 # MAX_LINE would make (and zero) a 1 MiB buffer on every read.
@@ -94,7 +94,7 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
 
     A ``file.py:Name`` is named by its absolute path and starts in the file's folder; a
     ``module:Name`` starts in the current folder, where its host finds the module after
-    everything installed, as the referee does (:mod:`arena.bots`); an entry point starts in its
+    everything installed, as the referee does (:mod:`arena.plugins.loading`); an entry point starts in its
     private home.
     """
     where, colon, attr = ref.rpartition(":")
