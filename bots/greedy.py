@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from arena.bots import Bot
-from arena.rules import BOARD, PASS, TILE_NAMES, WILD, Cells, Move, fits, neighbours
-from arena.rules.view import SeatView
+from arena.api import BOARD, TILE_NAMES, WILD, Bot, Cells, Move, SeatView, fits, neighbours
 
 from ._eval import components, penalty_raisers, spread
 
@@ -39,8 +37,6 @@ class GreedyBot(Bot):
     """
 
     def choose(self, view: SeatView) -> Move:
-        if not view.legal:
-            return PASS
         costs = move_costs(view)
         low = min(cost for cost, _ in costs)
         best = [move for cost, move in costs if cost < low + 1e-9]
