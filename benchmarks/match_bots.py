@@ -17,24 +17,22 @@ from typing import Any, ClassVar
 
 from arena_bots.greedy import move_costs
 
-from arena.bots import Bot, OptionRange
-from arena.rules import PASS, Move
-from arena.rules.view import SeatView
+from arena.api import Bot, Move, Option, SeatView
 
 
 class MixedBot(Bot):
     """Greedy's move with probability p, else a random legal move; salt changes its choices, not its strength."""
 
-    options: ClassVar[dict[str, Any]] = {"p": 0.5, "salt": 0}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {"p": OptionRange(min=0.0, max=1.0), "salt": OptionRange(min=0)}
+    options: ClassVar[dict[str, Option]] = {
+        "p": Option(0.5, min=0.0, max=1.0, doc="how often it plays greedy's move"),
+        "salt": Option(0, min=0, doc="changes its choices, not its strength"),
+    }
 
-    def __init__(self, seat: int, settings: Any, options: dict[str, Any], rng: random.Random) -> None:
-        super().__init__(seat, settings, options, rng)
+    def __init__(self, seat: int, settings: Any, config: dict[str, Any], rng: random.Random) -> None:
+        super().__init__(seat, settings, config, rng)
         self.own = random.Random(f"{self.config['salt']}:{rng.getrandbits(64)}")
 
     def choose(self, view: SeatView) -> Move:
-        if not view.legal:
-            return PASS
         if self.own.random() >= self.config["p"]:
             return view.legal.choice(self.own)
         costs = move_costs(view)

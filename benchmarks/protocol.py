@@ -34,10 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.bots import load_bot
 from arena.isolation import protocol, sandbox
 from arena.isolation.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
+from arena.plugins import load_bot
 from arena.rules import GameSettings
 
 ROOT = Path(__file__).resolve().parent.parent

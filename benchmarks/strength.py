@@ -36,9 +36,9 @@ import time
 from collections import defaultdict
 from multiprocessing import Pool
 
-from arena.bots import BotError, parse_bot_spec
 from arena.play.prepared import prepare_bot
 from arena.play.referee import play_game
+from arena.plugins import BotError, parse_bot_spec
 from arena.stats.intervals import win_share_interval
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from arena_bots._eval import components, penalty_raisers, spread
+from arena.api import BOARD, TILE_NAMES, WILD, Bot, Cells, Move, SeatView, fits, neighbours
 
-from arena.bots import Bot
-from arena.rules import BOARD, PASS, TILE_NAMES, WILD, Cells, Move, fits, neighbours
-from arena.rules.view import SeatView
+from ._eval import components, penalty_raisers, spread
 
 # The masks of the public helpers, looked up once: the cost loops below run for every legal move.
 #: The cells each tile fits (M1), by tile.
@@ -39,8 +37,6 @@ class GreedyBot(Bot):
     """
 
     def choose(self, view: SeatView) -> Move:
-        if not view.legal:
-            return PASS
         costs = move_costs(view)
         low = min(cost for cost, _ in costs)
         best = [move for cost, move in costs if cost < low + 1e-9]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from arena_bots._eval import bridges, components, spread
-from arena_bots.greedy import FIT, move_costs
+from arena.api import Bot, Move, Option, SeatView
+from arena.rules import TILES_PLAYED
 
-from arena.bots import Bot, OptionRange
-from arena.rules import PASS, TILES_PLAYED, Move
-from arena.rules.view import SeatView
+from ._eval import bridges, components, spread
+from .greedy import FIT, move_costs
 
 #: Credit for each pair of groups that an unplayed tile can still join through a free cell.
 MERGE = 0.35
@@ -43,12 +42,11 @@ class LookaheadBot(Bot):
     the bot's own generator.
     """
 
-    options: ClassVar[dict[str, Any]] = {"width": 16}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {"width": OptionRange(min=0)}
+    options: ClassVar[dict[str, Option]] = {
+        "width": Option(16, min=0, doc="how many of greedy's cheapest moves are looked at again, 0 for all"),
+    }
 
     def choose(self, view: SeatView) -> Move:
-        if not view.legal:
-            return PASS
         scored = ranked_moves(view, self.config["width"])
         low = scored[0][0]
         best = [move for cost, move in scored if cost < low + 1e-9]

@@ -7,14 +7,12 @@ import time
 from random import Random
 from typing import Any, ClassVar
 
-from arena_bots.lookahead import ranked_moves
-
-from arena.bots import Bot, OptionRange
-from arena.rules import PASS, GameState, Move, SplitMix64
+from arena.api import PASS, Bot, GameState, Move, Option, SeatView, SplitMix64
 from arena.rules.engine import ENGINE, WHY, NativeSearch
 from arena.rules.playout import greedy_move, play_out
 from arena.rules.state import GameState as PureGameState
-from arena.rules.view import SeatView
+
+from .lookahead import ranked_moves
 
 #: How many of the greedy bot's cheapest moves the lookahead bot ranks for the root.
 LOOKAHEAD_WIDTH = 16
@@ -87,25 +85,16 @@ class MctsBot(Bot):
     moves with either engine.
     """
 
-    options: ClassVar[dict[str, Any]] = {
-        "iterations": 600,
-        "seconds": 0.0,
-        "exploration": 0.7,
-        "candidates": 6,
-        "widening": 1.0,
-        "widen_root": 2000,
-        "playout": "greedy",
-        "engine": "auto",
-    }
-    option_ranges: ClassVar[dict[str, OptionRange]] = {
-        "iterations": OptionRange(min=0),
-        "seconds": OptionRange(min=0),
-        "exploration": OptionRange(min=0),
-        "candidates": OptionRange(min=0),
-        "widening": OptionRange(min=0),
-        "widen_root": OptionRange(min=0),
-        "playout": OptionRange(choices=("greedy", "random")),
-        "engine": OptionRange(choices=("auto", "native", "pure")),
+    options: ClassVar[dict[str, Option]] = {
+        "iterations": Option(600, min=0, doc="iterations per move, 0 for no iteration budget"),
+        "seconds": Option(0.0, min=0, doc="seconds per move, 0 for no time budget"),
+        "exploration": Option(0.7, min=0, doc="the exploration constant of UCB1"),
+        "candidates": Option(6, min=0, doc="root moves, the cheapest by the lookahead bot's cost; 0 for every legal move"),
+        "widening": Option(1.0, min=0, doc="below the root, children per square root of a node's visits"),
+        "widen_root": Option(2000, min=0, doc="iterations before the root widens, 0 for never"),
+        "playout": Option("greedy", choices=("greedy", "random"), doc="how a playout picks its moves"),
+        "engine": Option("auto", choices=("auto", "native", "pure"), doc="where the search runs: in C, in Python, "
+                                                                         "or in C when it is built"),
     }
 
     @classmethod
@@ -131,9 +120,6 @@ class MctsBot(Bot):
         seconds = self.config["seconds"]
         deadline = time.perf_counter() + seconds if seconds > 0 else math.inf
         self.last_iterations = 0
-        legal = view.legal
-        if not legal:
-            return PASS
         width = self.config["candidates"]
         if width > 0:
             # As many moves as the root may widen to within the budget; a time budget may take up to MAX_ROOT.

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from arena.bots import Bot
-from arena.rules import Move
-from arena.rules.view import SeatView
+from arena.api import Bot, Move, SeatView
 
 
 class RandomBot(Bot):

@@ -4,16 +4,17 @@
     arena play examples/example_bot.py:ExampleBot:captures=false greedy
 """
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from arena.bots import Bot
-from arena.rules import Move, SeatView, neighbours
+from arena.bots import Bot, Move, Option, SeatView, neighbours
 
 
 class ExampleBot(Bot):
     """Plays a tile touching its own color when it can, otherwise any legal move."""
 
-    options: ClassVar[dict[str, Any]] = {"captures": True}  # may it play onto an opponent's tile?
+    options: ClassVar[dict[str, Option]] = {
+        "captures": Option(True, doc="may it play onto an opponent's tile?"),
+    }
 
     def choose(self, view: SeatView) -> Move:
         empty = view.empty

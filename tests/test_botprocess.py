@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.bots import BotError
 from arena.cli import main
 from arena.isolation import protocol, sandbox
 from arena.isolation.botprocess import (
@@ -35,6 +34,7 @@ from arena.isolation.botprocess import (
 )
 from arena.play import referee as referee_module
 from arena.play.referee import Referee, log_name, play_game
+from arena.plugins import BotError
 from arena.rules import engine as native
 from arena.tournament.plan.config import parse_config
 from arena.tournament.plan.schedule import schedule
@@ -317,7 +317,7 @@ def test_a_hello_at_the_limits_is_taken(tmp_path):
 def test_a_python_bot_declaring_more_than_the_limits_is_refused_in_process_and_as_a_program(tmp_path):
     bot = tmp_path / "flood.py"
     bot.write_text(textwrap.dedent("""
-        from arena.bots import Bot
+        from arena.api import Bot
 
         class FloodBot(Bot):
             options = {f"o{i}": i for i in range(65)}
@@ -368,7 +368,7 @@ def test_a_bots_last_words_reach_the_fault_escaped(tmp_path):
 def test_an_in_process_bots_exception_reaches_the_record_escaped(tmp_path):
     bot = tmp_path / "loud.py"
     bot.write_text(textwrap.dedent("""
-        from arena.bots import Bot
+        from arena.api import Bot
 
         class LoudBot(Bot):
             def choose(self, view):
@@ -443,7 +443,7 @@ def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch)
 REPORTER = """
     import os, sys
     import arena
-    from arena.bots import Bot
+    from arena.api import Bot
     from arena.rules import engine as native
 
     class ReporterBot(Bot):

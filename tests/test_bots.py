@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import arena.bots
-from arena.bots import (
+import arena.plugins.loading
+from arena.api import Bot, format_option
+from arena.plugins import (
     GROUP,
-    Bot,
     BotError,
     BotSpec,
     bot_options,
     description,
     discover,
-    format_option,
     load_bot,
     make_bot_spec,
     parse_bot_spec,
@@ -40,7 +39,7 @@ def fake_plugins(monkeypatch):
     def install(pairs: dict[str, str] | list[tuple[str, str]]) -> None:
         items = list(pairs.items()) if isinstance(pairs, dict) else list(pairs)
         eps = [EntryPoint(name, value, GROUP) for name, value in items]
-        monkeypatch.setattr(arena.bots, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
+        monkeypatch.setattr(arena.plugins.loading, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
 
     return install
 
@@ -262,7 +261,8 @@ def test_discover_reports_every_broken_plugin_and_keeps_the_others(fake_plugins)
     ])
     found, failures = discover()
     assert list(found) == ["options", "random"]  # a name registered twice plays neither
-    assert found["options"].options == {"depth": 3, "budget": 0.5, "greedy": True, "style": "calm"}
+    assert {key: option.default for key, option in found["options"].options.items()} == {
+        "depth": 3, "budget": 0.5, "greedy": True, "style": "calm"}
     assert found["options"].description == "Takes one option of every type."
     assert found["options"].source == "bad_bots:OptionsBot"
     reasons = {(f.name, f.source): f.reason for f in failures}

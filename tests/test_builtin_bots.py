@@ -7,8 +7,8 @@ from arena_bots.greedy import GreedyBot, move_costs
 from arena_bots.lookahead import LookaheadBot
 from arena_bots.mcts import MAX_ROOT, MctsBot, PySearch, reward, root_width, seat_state, widest_root
 
-from arena.bots import load_bot, parse_bot_spec
 from arena.play.referee import play_game
+from arena.plugins import load_bot, parse_bot_spec
 from arena.rules import PASS, GameSettings, GameState, Move, SplitMix64, cell_index, deal, derived_random, tile_index
 from arena.rules.engine import ENGINE, NativeSearch
 from arena.rules.playout import play_out
@@ -74,17 +74,6 @@ def test_mcts_seats_against_each_other_are_deterministic() -> None:
     a = play([SEARCH, SEARCH], 21).record["moves"]
     b = play([SEARCH, SEARCH], 21).record["moves"]
     assert a == b
-
-
-@pytest.mark.parametrize("cls", [GreedyBot, LookaheadBot, MctsBot])
-def test_bot_passes_when_nothing_is_legal(cls) -> None:
-    settings = GameSettings.for_players(3)
-    state = GameState(settings, deal(1, settings))
-    # Seat 1 is not to move: its view offers no legal move (M6).
-    view = SeatView.of(state, 1)
-    assert not view.legal
-    bot = cls(1, settings, {}, derived_random("t", 1))
-    assert bot.choose(view) == PASS
 
 
 @pytest.mark.parametrize("cls", [GreedyBot, LookaheadBot, MctsBot])

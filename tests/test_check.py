@@ -13,9 +13,9 @@ import pytest
 import bots._eval
 import bots.mcts
 from arena import records
-from arena.bots import make_bot_spec, parse_bot_spec
 from arena.display import text as render
 from arena.play.referee import play_game
+from arena.plugins import make_bot_spec, parse_bot_spec
 from arena.rules import PASS, GameSettings, GameState, IllegalMove, Move, SeatView, deal, geometry, winners
 from arena.rules.geometry import cell_index
 from arena.rules.state import MoveSet, legal_in

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-import arena.bots
+import arena.plugins.loading
 from arena.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -15,8 +15,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def fake_plugins(monkeypatch, pairs: list[tuple[str, str]]) -> None:
     monkeypatch.syspath_prepend(str(FIXTURES))
-    eps = [EntryPoint(name, value, arena.bots.GROUP) for name, value in pairs]
-    monkeypatch.setattr(arena.bots, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
+    eps = [EntryPoint(name, value, arena.plugins.GROUP) for name, value in pairs]
+    monkeypatch.setattr(arena.plugins.loading, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
 
 
 def test_lists_installed_bots():
@@ -42,7 +42,8 @@ def test_lists_bots_with_options_and_broken_plugins_with_reasons(monkeypatch):
     assert "           from bad_bots:LastMoveBot" in out
     assert "           options: none" in out
     assert "  options  Takes one option of every type." in out
-    assert "           options: depth=3, budget=0.5, greedy=true, style=calm" in out
+    assert ("           options:\n             depth=3\n             budget=0.5\n             greedy=true\n"
+            "             style=calm\n") in out
     assert "Plug-ins that failed to load (2):" in out
     failed = out.split("Plug-ins that failed to load")[1]
     assert "  broken   broken_import:Bot" in failed

@@ -219,7 +219,7 @@ def test_isolation_none_from_the_command_line(small, tmp_path):
 
 
 FAULTY = '''
-from arena.bots import Bot
+from arena.api import Bot
 
 
 class Broken(Bot):

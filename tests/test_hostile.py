@@ -37,9 +37,9 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.bots import BotError, BotSpec, make_bot_spec
 from arena.isolation import botprocess, sandbox
 from arena.play.referee import Referee, play_game
+from arena.plugins import BotError, BotSpec, make_bot_spec
 from arena.rules import GameSettings
 from arena.tournament.folder.identity import check_bots
 from arena.tournament.plan.config import ConfigError, load_config

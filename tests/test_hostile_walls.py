@@ -57,7 +57,7 @@ from test_hostile import (
 
 import arena
 from arena import records
-from arena.bots import BotError
+from arena.plugins import BotError
 from arena.records import replayer
 from arena.rules import GameState
 from arena.rules import engine as native

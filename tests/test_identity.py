@@ -19,15 +19,15 @@ from arena.tournament.run.runner import RunError, run_tournament
 ROOT = Path(__file__).resolve().parent.parent
 
 FILE_BOT = '''
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from arena.bots import Bot
+from arena.api import Bot, Option
 
 
 class FileBot(Bot):
     """Plays the first legal move."""
 
-    options: ClassVar[dict[str, Any]] = {"depth": 1}
+    options: ClassVar[dict[str, Option]] = {"depth": Option(1)}
 
     def choose(self, view):
         return next(iter(view.legal))
@@ -84,9 +84,9 @@ def records(out: Path) -> list[dict]:
 
 def as_a_new_process() -> None:
     """Forget the bot classes this process loaded, as the next ``arena run`` would not have them."""
-    import arena.bots
+    import arena.plugins.loading
 
-    arena.bots._loaded.clear()
+    arena.plugins.loading._loaded.clear()
     for name in [n for n in sys.modules if n.startswith("arena_bot_file_")]:
         del sys.modules[name]
 
@@ -146,7 +146,7 @@ def test_resume_with_changed_code_is_refused_naming_the_entrant(tmp_path, isolat
     out = tmp_path / "out"
     run(path, text, out)
     before = (out / "records.jsonl").read_bytes()
-    (tmp_path / "file_bot.py").write_text(FILE_BOT.replace('"depth": 1', '"depth": 2'))
+    (tmp_path / "file_bot.py").write_text(FILE_BOT.replace('"depth": Option(1)', '"depth": Option(2)'))
     as_a_new_process()
     with pytest.raises(RunError) as caught:
         run(path, text, out, resume=True)

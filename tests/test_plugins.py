@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-import arena.bots
-from arena.bots import BotError, discover, load_bot, parse_bot_spec, split_bot_spec
+import arena.plugins.loading
+from arena.plugins import BotError, discover, load_bot, parse_bot_spec, split_bot_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,13 +54,13 @@ def make_distribution(site: Path, name: str, version: str, bots: dict[str, str],
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     lines = "".join(f"{key} = {value}\n" for key, value in bots.items())
-    (info / "entry_points.txt").write_text(f"[{arena.bots.GROUP}]\n{lines}")
+    (info / "entry_points.txt").write_text(f"[{arena.plugins.GROUP}]\n{lines}")
     if module:
         (site / f"{name.replace('-', '_')}.py").write_text(module)
 
 
 PLUGIN = '''
-from arena.bots import Bot
+from arena.api import Bot
 
 
 class MyBot(Bot):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena import records
+from arena.api import Option
 from arena.isolation import protocol
 from arena.isolation.protocol import (
     MAX_LINE,
@@ -202,7 +203,48 @@ def test_bad_handshakes_are_refused(hello, problem):
 def test_a_good_handshake():
     declared = read_hello({"type": "hello", "protocol": protocol.PROTOCOL, "name": "x",
                            "description": "one\nline", "options": {"depth": 2, "fast": True}})
-    assert declared == ("x", "one line", {"depth": 2, "fast": True})
+    assert declared == ("x", "one line", {"depth": Option(2), "fast": Option(True)})
+    assert declared.defaults() == {"depth": 2, "fast": True}
+
+
+def test_a_handshake_with_option_info():
+    """``option_info`` (optional, each of its keys too) gives an option's range and doc."""
+    declared = read_hello({"type": "hello", "protocol": protocol.PROTOCOL, "options": {"depth": 2, "style": "calm",
+                           "rate": 0.5, "fast": True}, "option_info": {
+                               "depth": {"min": 1, "max": 5, "doc": "moves\nahead \x1b[2J"},
+                               "style": {"choices": ["calm", "wild"]}, "rate": {"min": 0}, "fast": {}}})
+    assert declared.options == {"depth": Option(2, min=1, max=5, doc="moves ahead \\x1b[2J"),
+                                "style": Option("calm", choices=("calm", "wild")), "rate": Option(0.5, min=0),
+                                "fast": Option(True)}
+    assert declared.defaults() == {"depth": 2, "style": "calm", "rate": 0.5, "fast": True}
+
+
+@pytest.mark.parametrize("info, problem", [
+    ([], "option_info is an object of name: {min, max, choices, doc}"),
+    ({"depth": 1}, "option_info is an object of name: {min, max, choices, doc}"),
+    ({"width": {"min": 1}}, "option_info names \"width\", which is not one of its options"),
+    ({"depth": {"step": 1}}, "option \"depth\": option_info holds only min, max, choices, doc, not \"step\""),
+    ({"depth": {"min": 3}}, "option \"depth\": the default 2 is outside its range \\(at least 3\\)"),
+    ({"depth": {"min": "1"}}, "option \"depth\": min must be a finite number"),
+    ({"depth": {"choices": 2}}, "option \"depth\": its choices are an array, not 2"),
+    ({"depth": {"choices": [2, "x"]}}, "option \"depth\": a choice of a int option must be a int"),
+    ({"depth": {"doc": "d" * 201}}, "option \"depth\": its doc is 201 characters long, more than 200"),
+])
+def test_bad_option_info_is_refused(info, problem):
+    with pytest.raises(ProtocolError, match=problem):
+        read_hello({"type": "hello", "protocol": protocol.PROTOCOL, "options": {"depth": 2}, "option_info": info})
+
+
+def test_the_hello_of_declared_options():
+    """What the bot host sends: defaults in ``options`` as ever; ranges and docs in ``option_info``, left
+    out when no option has any (the hello of such a bot is what it was)."""
+    assert protocol.hello_options({"depth": Option(2), "fast": Option(True)}) == {"options": {"depth": 2, "fast": True}}
+    declared = {"depth": Option(2, min=1, max=5, doc="moves ahead"), "style": Option("calm", choices=("calm", "wild")),
+                "fast": Option(True)}
+    members = protocol.hello_options(declared)
+    assert members == {"options": {"depth": 2, "style": "calm", "fast": True}, "option_info": {
+        "depth": {"min": 1, "max": 5, "doc": "moves ahead"}, "style": {"choices": ["calm", "wild"]}}}
+    assert read_hello({"type": "hello", "protocol": protocol.PROTOCOL, **members}).options == declared
 
 
 def test_a_handshake_at_the_limits_and_its_text_made_safe():

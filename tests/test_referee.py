@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.bots import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
 from arena.play.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
+from arena.plugins import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
 from arena.rules import GameSettings, GameState, deal, derived_random, tile_index
 from arena.rules import engine as native
 from arena.rules.state import BaseGameState

@@ -25,13 +25,13 @@ from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 BOTS = '''
 import time
 
-from arena.bots import Bot
+from arena.api import Bot, Option
 
 
 class SlowBot(Bot):
     """Plays like random, a few milliseconds per move (so that a run can be stopped half way)."""
 
-    options = {"delay": 0.004}
+    options = {"delay": Option(0.004)}
 
     def choose(self, view):
         time.sleep(self.config["delay"])

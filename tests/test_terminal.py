@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import arena.bots
+import arena.plugins.loading
 from arena.cli import main
 from arena.display import terminal
 from arena.display.terminal import Column, fit_table, printable
@@ -105,7 +105,7 @@ def test_play_colors_follow_color_options_and_NO_COLOR():
 # -- names and messages from bots --------------------------------------------------
 
 EVIL_BOT = '''
-from arena.bots import Bot
+from arena.api import Bot
 
 
 class EvilBot(Bot):
@@ -134,10 +134,10 @@ def test_bots_listing_escapes_plugin_names_and_descriptions(tmp_path, monkeypatc
     (tmp_path / "evil_plugin.py").write_text(EVIL_BOT)
     monkeypatch.syspath_prepend(str(tmp_path))
     eps = [
-        EntryPoint("evil\x1b[8m", "evil_plugin:EvilBot", arena.bots.GROUP),
-        EntryPoint("broken\r", "evil_plugin:Missing\x1b[2J", arena.bots.GROUP),
+        EntryPoint("evil\x1b[8m", "evil_plugin:EvilBot", arena.plugins.GROUP),
+        EntryPoint("broken\r", "evil_plugin:Missing\x1b[2J", arena.plugins.GROUP),
     ]
-    monkeypatch.setattr(arena.bots, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
+    monkeypatch.setattr(arena.plugins.loading, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
     result = CliRunner().invoke(main, ["bots"])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "\r" not in result.output

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from arena.display.terminal import printable
 
+if TYPE_CHECKING:
+    from arena.api.options import Option
+
 
 def _probe(specs: tuple[str, ...]) -> None:
     """Start each bot as a program, shake hands, and show what it declares."""
-    from arena.bots import BotError, format_option
     from arena.isolation.protocol import PROTOCOL
     from arena.play.referee import Referee
+    from arena.plugins import BotError
 
     referee = Referee(isolation="process")
     try:
@@ -25,10 +30,20 @@ def _probe(specs: tuple[str, ...]) -> None:
             click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
             click.echo(f"  runs as:  {printable(bot.program.text)}")
             click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
-            options = ", ".join(f"{key}={format_option(value)}" for key, value in bot.options.items())
-            click.echo(f"  options:  {printable(options or 'none')}")
+            declared = bot.declared.options
+            _echo_options("  ", {key: (value, declared.get(key)) for key, value in bot.options.items()})
     finally:
         referee.close()
+
+
+def _echo_options(pad: str, options: dict[str, tuple[Any, Option | None]]) -> None:
+    """Each option on a line of its own: ``name=value (its range): its doc``."""
+    from arena.api.options import format_option
+
+    click.echo(f"{pad}options:" + ("" if options else " none"))
+    for key, (value, option) in options.items():
+        shown = option.show(value) if option is not None else format_option(value)
+        click.echo(f"{pad}  {printable(f'{key}={shown}')}")
 
 
 @click.command("bots")
@@ -44,7 +59,7 @@ def command(probes: tuple[str, ...]) -> None:
     the others.  With --probe, start the given bots instead and show what
     they say of themselves in the protocol's handshake.
     """
-    from arena.bots import GROUP, discover, format_option
+    from arena.plugins import GROUP, discover
 
     if probes:
         _probe(probes)
@@ -59,12 +74,7 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {printable(info.name):<{width}}  {printable(info.description or '(no description)')}")
             pad = " " * (width + 4)
             click.echo(f"{pad}from {printable(info.source)}")
-            ranges = info.cls.option_ranges
-            options = ", ".join(
-                f"{key}={format_option(value)}" + (f" ({ranges[key]})" if key in ranges else "")
-                for key, value in info.options.items()
-            )
-            click.echo(f"{pad}options: {printable(options or 'none')}")
+            _echo_options(pad, {key: (option.default, option) for key, option in info.options.items()})
     else:
         click.echo(f"No bots found in the entry-point group {GROUP}.")
     if failures:

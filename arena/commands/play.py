@@ -120,8 +120,8 @@ def _open_transcript(path: Path) -> TextIO:
 def _seat_log(seat: int, text: str) -> str:
     """The name of a seat's log in ``arena play``: the seat and the bot's short name (``seat0-mcts``,
     ``seat1-rustbot``), without its options or folders."""
-    from arena.bots import BotError, split_bot_spec
     from arena.play.referee import log_name
+    from arena.plugins.specs import BotError, split_bot_spec
 
     try:
         ref = split_bot_spec(text)[0]
@@ -199,9 +199,9 @@ def command(
       arena play human mcts random
     """
     from arena import records
-    from arena.bots import BotError, split_bot_spec
     from arena.display import text as render
     from arena.play.referee import Referee
+    from arena.plugins.specs import BotError, split_bot_spec
 
     if not 2 <= len(bots) <= 5:
         raise click.UsageError(f"Uptown is played by 2 to 5 bots, not {len(bots)}")

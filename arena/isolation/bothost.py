@@ -30,21 +30,12 @@ import sys
 import traceback
 from typing import Any
 
-from arena.bots import (
-    _DOTTED,
-    Bot,
-    BotError,
-    _attribute,
-    _check_class,
-    _import_module,
-    check_options,
-    describe_failure,
-    description,
-    load_bot,
-    show_value,
-    split_bot_spec,
-)
+from arena.api import Bot
+from arena.api.options import declared_options, defaults
 from arena.isolation import protocol
+from arena.plugins import BotError, check_given, describe_failure, description, load_bot, show_value, split_bot_spec
+from arena.plugins.loading import _attribute, _check_class, _import_module
+from arena.plugins.specs import _DOTTED
 from arena.rules import Move, SeatResult
 
 #: The environment variable with the options a bot is given, for its host to check before its handshake.
@@ -65,7 +56,7 @@ class _Host:
                 raise BotError(ref, "give the bot without options: they come with each game")
             cls = _load_class(split_ref)
             if given:
-                check_options(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
+                check_given(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
             self.cls = cls
         except BotError as exc:
             # The reason alone: the referee names the bot as its user wrote it.
@@ -93,7 +84,8 @@ class _Host:
         name = self.ref if len(self.ref) <= protocol.MAX_DECLARED else os.path.basename(self.ref)
         self.send({
             "type": "hello", "protocol": protocol.PROTOCOL, "name": name[:protocol.MAX_DECLARED],
-            "description": description(self.cls)[:protocol.MAX_DECLARED], "options": dict(self.cls.options),
+            "description": description(self.cls)[:protocol.MAX_DECLARED],
+            **protocol.hello_options(declared_options(self.cls)),
         })
 
     def game(self, message: dict[str, Any]) -> None:
@@ -102,7 +94,8 @@ class _Host:
         self.bot, self.failed = None, None
         assert self.cls is not None
         try:
-            bot = self.cls(start.seat, start.settings, {**self.cls.options, **start.options}, random.Random(start.seed))
+            bot = self.cls(start.seat, start.settings, {**defaults(declared_options(self.cls)), **start.options},
+                           random.Random(start.seed))
         except BaseException as exc:  # noqa: BLE001 - a bot may fail in any way
             self.failed = _fault(exc, "while starting: ")
             return

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TextIO
 
-from arena.bots import EXEC_PREFIX
+import arena
 from arena.isolation import protocol, sandbox
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
+from arena.plugins.specs import EXEC_PREFIX
 
 # Bytes asked of the pipe at a time: a turn's answer fits many times over, and asking for
 # MAX_LINE would make (and zero) a 1 MiB buffer on every read.
@@ -76,7 +77,7 @@ class Program:
 
 
 #: The folder that holds the referee's own ``arena`` package: the bot host imports it from there.
-ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(arena.__file__)))
 
 
 def host_command(ref: str) -> tuple[str, ...]:
@@ -94,7 +95,7 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
 
     A ``file.py:Name`` is named by its absolute path and starts in the file's folder; a
     ``module:Name`` starts in the current folder, where its host finds the module after
-    everything installed, as the referee does (:mod:`arena.bots`); an entry point starts in its
+    everything installed, as the referee does (:mod:`arena.plugins.loading`); an entry point starts in its
     private home.
     """
     where, colon, attr = ref.rpartition(":")

@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from arena.bots import MAX_DECLARED, MAX_OPTIONS
+from arena.api.options import MAX_DECLARED, MAX_OPTIONS, Option, defaults
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
 from arena.rules.tiles import COLORS, TILE_NAMES
@@ -39,7 +39,6 @@ _encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", 
 _COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
 _TILE_INDEX = {name: i for i, name in enumerate(TILE_NAMES)}
 _CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
-_OPTION_TYPES = (bool, int, float, str)
 
 
 class ProtocolError(ValueError):
@@ -55,8 +54,32 @@ class Declared(NamedTuple):
 
     name: str
     description: str
-    #: Every option it accepts, with its default.
-    options: dict[str, Any]
+    #: Every option it accepts: its default, and the range and doc its ``option_info`` gives.
+    options: dict[str, Option]
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option's default."""
+        return defaults(self.options)
+
+
+#: The keys of an option's entry in a hello's ``option_info``, each optional.
+OPTION_INFO_KEYS = ("min", "max", "choices", "doc")
+
+
+def hello_options(declared: Mapping[str, Option]) -> dict[str, Any]:
+    """The ``options`` and ``option_info`` members of a ``hello`` declaring ``declared``; an option of no
+    range and no doc has no ``option_info`` entry, and the member is left out when none has one."""
+    members: dict[str, Any] = {"options": defaults(declared)}
+    info = {}
+    for key, option in declared.items():
+        entry = {k: getattr(option, k) for k in OPTION_INFO_KEYS if getattr(option, k) not in (None, "")}
+        if "choices" in entry:
+            entry["choices"] = list(entry["choices"])
+        if entry:
+            info[key] = entry
+    if info:
+        members["option_info"] = info
+    return members
 
 
 def bot_seed(seed: int, seat: int) -> str:
@@ -249,19 +272,38 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
         raise ProtocolError("a hello's options are an object of name: default")
     if len(options) > MAX_OPTIONS:
         raise ProtocolError(f"a hello declares {len(options)} options, more than {MAX_OPTIONS}")
+    info = obj.get("option_info", {})
+    if not isinstance(info, dict) or not all(isinstance(entry, dict) for entry in info.values()):
+        raise ProtocolError("a hello's option_info is an object of name: {min, max, choices, doc}")
+    for key in info:
+        if key not in options:
+            raise ProtocolError(f"option_info names {_show(key)}, which is not one of its options")
+    declared: dict[str, Option] = {}
     for key, default in options.items():
         if len(key) > MAX_DECLARED:
             raise ProtocolError(f"an option's name is {len(key)} characters long, more than {MAX_DECLARED}: "
                                 f"{_show(key)}")
-        if type(default) not in _OPTION_TYPES or (isinstance(default, float) and not math.isfinite(default)):
+        if type(default) not in (bool, int, float, str) or (isinstance(default, float) and not math.isfinite(default)):
             raise ProtocolError(f"option {_show(key)}: a default is a number, true/false or a string, "
                                 f"not {_show(default)}")
-        if isinstance(default, str) and "," in default:
-            raise ProtocolError(f"option {_show(key)}: a default may not contain ','")
-        if len(_encode(default)) > MAX_DECLARED:
-            raise ProtocolError(f"option {_show(key)}: its default is {len(_encode(default))} characters long as "
-                                f"JSON, more than {MAX_DECLARED}")
-    return Declared(bot_text(name, 80), bot_text(description, MAX_DECLARED), dict(options))
+        entry = info.get(key, {})
+        unknown = sorted(set(entry) - set(OPTION_INFO_KEYS))
+        if unknown:
+            raise ProtocolError(f"option {_show(key)}: option_info holds only {', '.join(OPTION_INFO_KEYS)}, "
+                                f"not {_show(unknown[0])}")
+        choices = entry.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            raise ProtocolError(f"option {_show(key)}: its choices are an array, not {_show(choices)}")
+        doc = entry.get("doc", "")
+        if isinstance(doc, str) and len(doc) <= MAX_DECLARED:
+            doc = bot_text(doc, MAX_DECLARED)  # shown on a terminal: escape sequences escaped
+        try:
+            declared[key] = Option(default, min=entry.get("min"), max=entry.get("max"),
+                                   choices=None if choices is None else tuple(choices), doc=doc)
+        except ValueError as exc:
+            raise ProtocolError(f"option {_show(key)}: {bot_text(str(exc))}") from None
+    return Declared(bot_text(name, 80), bot_text(description, MAX_DECLARED), declared)
+
 
 
 def read_answer(obj: Mapping[str, Any]) -> Move | tuple[str, str]:

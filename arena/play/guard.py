@@ -21,7 +21,7 @@ from collections.abc import Callable
 from time import perf_counter
 from typing import Any, ClassVar
 
-from arena.bots import describe_failure
+from arena.plugins.failures import describe_failure
 
 # After a timeout, raise again this often while the bot keeps running.
 _RETRY = 0.05

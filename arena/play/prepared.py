@@ -8,9 +8,11 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from arena import records
-from arena.bots import Bot, BotError, BotSpec, bot_options, format_option, load_bot, parse_bot_spec, resolve_ref
+from arena.api import Bot
+from arena.api.options import format_option
 from arena.isolation import protocol
 from arena.isolation.botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
+from arena.plugins import BotError, BotSpec, bot_options, load_bot, parse_bot_spec, resolve_ref
 
 
 class PreparedBot(NamedTuple):

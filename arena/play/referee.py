@@ -69,7 +69,6 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, Self, TextIO
 
-from arena.bots import BotError, BotSpec, check_declared, show_value, split_bot_spec
 from arena.isolation import protocol
 from arena.isolation.botprocess import (
     EXEC_PREFIX,
@@ -86,6 +85,7 @@ from arena.play.outcome import GameOutcome
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.seats import InProcessSeat, ProgramSeat
+from arena.plugins import BotError, BotSpec, convert_given, show_value, split_bot_spec
 from arena.rules import COLORS, PASS, GameSettings, GameState, IllegalMove, Move, MoveSet, deal, derived_random
 from arena.rules.geometry import N_CELLS
 from arena.rules.state import legal_in
@@ -348,14 +348,14 @@ class Referee:
                 index, ref, given, name, process = waiting[0]
                 try:
                     declared = process.handshake(self.time_limit)
-                    checked = check_declared(declared.options, ref, given)
+                    checked = convert_given(declared.options, ref, given)
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, ref, exc) from None
                 waiting.pop(0)
                 self.walls[process.program] = process.walls
                 self._idle.setdefault(process.program, []).append(process)
                 spec = BotSpec(ref, checked)
-                options = {**declared.options, **checked}
+                options = {**declared.defaults(), **checked}
                 text = str(spec)
                 prepared[index] = PreparedBot(spec, None, options, text, entry_tail(text, options), process.program,
                                               name, declared)
@@ -422,7 +422,7 @@ class Referee:
         assert player.program is not None
         declared = process.handshake(self.time_limit)
         self.walls[player.program] = process.walls
-        if {**declared.options, **player.spec.options} != player.options:
+        if {**declared.defaults(), **player.spec.given} != player.options:
             process.stop()
             raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
 

@@ -11,7 +11,7 @@ import functools
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, cast
 
-from arena.bots import Bot
+from arena.api import Bot
 from arena.isolation import protocol
 from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.isolation.protocol import ProtocolError, TurnWriter

@@ -171,7 +171,7 @@ def _toml_string(text: str) -> str:
 
 def _short_spec(spec: str) -> str:
     """A spec without the folders and file of a ``path/file.py:Name`` or ``module:Name`` ref (``Name:p=0.5``)."""
-    from arena.bots import EXEC_PREFIX, BotError, split_bot_spec
+    from arena.plugins.specs import EXEC_PREFIX, BotError, split_bot_spec
 
     if spec.startswith(EXEC_PREFIX):
         return spec

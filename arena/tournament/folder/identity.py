@@ -29,7 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.bots import EXEC_PREFIX, BotError, entry_point_of, format_option
+from arena.api.options import format_option
+from arena.plugins import EXEC_PREFIX, BotError, entry_point_of
 from arena.tournament.folder.files import IDENTITY_FILE
 from arena.tournament.plan.config import Entrant, TournamentConfig, _fail
 
@@ -80,7 +81,7 @@ def _program_identity(words: list[str] | tuple[str, ...], cwd: str | None) -> di
 
 
 def bot_identity(entrant: Entrant) -> dict[str, Any]:
-    """The identity of ``entrant``'s bot (see the module docstring); :class:`~arena.bots.BotError` for
+    """The identity of ``entrant``'s bot (see the module docstring); :class:`~arena.plugins.specs.BotError` for
     a name that is not registered or registered twice."""
     if entrant.command is not None:
         return _program_identity(entrant.command, entrant.folder())

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena.api.options import format_option
 from arena.play import ranges as limits
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.referee import ISOLATIONS
@@ -90,7 +91,7 @@ class Entrant:
         """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
         if self.command is None:
             return self.spec
-        from arena.bots import BotSpec
+        from arena.plugins.specs import BotSpec
 
         return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
 
@@ -100,7 +101,7 @@ class Entrant:
 
     def bot_file_ref(self) -> tuple[str, str]:
         """``(ref as written, ref as loaded)``: the same but for a relative ``file.py:Name``, read from ``base``."""
-        from arena.bots import EXEC_PREFIX, split_bot_spec
+        from arena.plugins.specs import EXEC_PREFIX, split_bot_spec
 
         ref = split_bot_spec(self.spec)[0] if self.command is None else self.spec
         where, colon, attr = ref.rpartition(":")
@@ -113,9 +114,9 @@ class Entrant:
         """The :class:`~arena.isolation.botprocess.Program` of an entrant whose spec or command names one, or that is
         a Python bot played as a program under ``isolation`` although the referee would find it
         elsewhere by its ref (a relative file); else None."""
-        from arena.bots import EXEC_PREFIX
         from arena.isolation.botprocess import Program, exec_program, python_program
         from arena.isolation.sandbox import Limits
+        from arena.plugins.specs import EXEC_PREFIX
 
         walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
         if self.command is not None:
@@ -124,8 +125,8 @@ class Entrant:
         if ref.startswith(EXEC_PREFIX):
             return replace(exec_program(ref, limits=walls), cwd=self.folder())
         if self.memory_mb is not None or (loaded != ref and isolation != "none"):
-            from arena.bots import resolve_ref, split_bot_spec
             from arena.play.prepared import with_given
+            from arena.plugins import resolve_ref, split_bot_spec
 
             return with_given(python_program(resolve_ref(loaded), walls), split_bot_spec(self.spec)[1])
         return None
@@ -134,18 +135,18 @@ class Entrant:
         """``(bot, name, program)`` for :meth:`~arena.play.referee.Referee.prepare_all` under ``isolation``.
 
         A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
-        the spec as written in its record.  Raises :class:`~arena.bots.BotError` for a bot that
+        the spec as written in its record.  Raises :class:`~arena.plugins.specs.BotError` for a bot that
         cannot be loaded.
         """
         program = self.program(isolation)
         ref, loaded = self.bot_file_ref()
         if program is not None or isolation != "none" or loaded == ref:
             return self.bot(), self.name, program
-        from arena.bots import BotSpec, parse_bot_spec
         from arena.play.prepared import entry_tail, prepare_bot
+        from arena.plugins import BotSpec, parse_bot_spec
 
         prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
-        text = str(BotSpec(ref, prepared.spec.options))
+        text = str(BotSpec(ref, prepared.spec.given))
         return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
             self.name, None
 
@@ -183,20 +184,11 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _option_text(value: Any) -> str:
-    """An option value as the bot-spec syntax writes it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
-
-
 def spec_text(bot: str, options: dict[str, Any]) -> str:
     """The one-string form ``REF:key=value,...`` of a bot and its options."""
     if not options:
         return bot
-    return bot + ":" + ",".join(f"{key}={_option_text(value)}" for key, value in options.items())
+    return bot + ":" + ",".join(f"{key}={format_option(value)}" for key, value in options.items())
 
 
 def _fail(source: str, key: str, reason: str) -> ConfigError:
