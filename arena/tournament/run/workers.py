@@ -371,7 +371,7 @@ class Workers:
         The first two games per worker go one by one, to time them; then chunks
         of :data:`~.chunks.LOCAL_CHUNKS`' size, at most ``max_chunk`` games.  ``games`` may run dry
         and fill again (a match hands out games only a few deals ahead of the
-        deals it has counted, :mod:`.match`): it is asked again whenever a worker
+        deals it has counted, :mod:`arena.tournament.match.feed`): it is asked again whenever a worker
         is free, and play ends when it is dry and no worker holds a game.  Raises
         :class:`WorkerError` when a game cannot be played, or workers keep ending
         before they play.
