@@ -20,7 +20,7 @@ from arena.play import ranges as limits
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.stats.sprt import SprtParameters
 from arena.tournament.folder.files import MATCH_FILE
-from arena.tournament.plan.config import ConfigError, TournamentConfig, _default_name, parse_config
+from arena.tournament.plan.config import ConfigError, TournamentConfig, _default_name, default_seating, parse_config
 from arena.tournament.plan.seating import seatings
 
 #: ``--max-games`` when not given.
@@ -158,7 +158,7 @@ class MatchPlan:
     @property
     def seating(self) -> str:
         """The seating design of a deal: both seats with two players, ``balanced`` with more."""
-        return "rotate" if self.players == 2 else "balanced"
+        return default_seating(self.players)
 
     @property
     def games_per_deal(self) -> int:

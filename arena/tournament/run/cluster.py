@@ -54,7 +54,7 @@ from arena.tournament.folder.files import LOG_FORMAT, RunError
 from arena.tournament.plan.schedule import Game
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, WorkerError, decode_answer, encode_answer
-from arena.tournament.run.workers import close_worker, init_worker, play_chunk
+from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
 
 log = logging.getLogger("arena.tournament")
 
@@ -242,8 +242,7 @@ def _pin_thread() -> None:
 
     name = distributed.get_worker().name
     if isinstance(name, int) and hasattr(os, "sched_setaffinity"):
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[name % len(cpus)]})
+        pin_to_cpu(name)
 
 
 # The watchdog: a small process of the worker's own that ends the worker when one game has run past

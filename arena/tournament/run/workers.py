@@ -196,6 +196,16 @@ def play_order(games: list[Game]) -> list[int]:
     return [index for _, index in sorted(keyed)]
 
 
+def pin_to_cpu(index: int) -> None:
+    """Keep this process (or task thread) and the bot programs it starts to the ``index``-th CPU it may use.
+
+    A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
+    between them, and on one core it costs about half of what it costs across two.
+    """
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+
+
 def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
     """A worker's life: play each chunk the parent sends, answer it, until told to stop or orphaned."""
     # Ctrl-C is the parent's to handle: it stops the workers and keeps what is stored.
@@ -209,10 +219,7 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
     parent = os.getppid()
     settings = init_args[0]
     if settings.get("pin"):
-        # A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
-        # between them, and on one core it costs about half of what it costs across two.
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
+        pin_to_cpu(slot)
     init_worker(*init_args)
     try:
         _serve_chunks(conn, slot, playing, parent)
