@@ -10,7 +10,7 @@ times, and reads the games/s the run prints (the play only: the time to
 start the local cluster is not in it).  Then it times empty Dask tasks on a
 ``LocalCluster`` of two worker processes (the round trip the parent pays per
 task) and prints the scheduler's overhead per game: that cost divided by the
-games a task holds (``arena.tournament.run.cluster.task_size``).
+games a task holds (``arena.tournament.run.chunks.DASK_CHUNKS``).
 This is a measurement, not a test.
 """
 
@@ -78,7 +78,9 @@ def main() -> None:
     parser.add_argument("--random-deals", type=int, default=100, help="deals of the random tournament (x12 games)")
     parser.add_argument("--quickstart-deals", type=int, default=4, help="deals of the quickstart (x12 games)")
     args = parser.parse_args()
-    from arena.tournament.run.cluster import task_size
+    from arena.tournament.run.chunks import DASK_CHUNKS
+
+    task_size = DASK_CHUNKS.size
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -23,7 +23,7 @@ ties), not from played games, so the truth is known:
 Each run is seeded from ``--seed``; the figures are the same on every machine.
 
 ``--real N`` adds SPRTs on **played games** (``arena match``'s own
-:func:`~arena.tournament.match.run_match`, isolation ``none``, ``--workers``
+:func:`~arena.tournament.match.feed.run_match`, isolation ``none``, ``--workers``
 workers): ``N`` matches of two equally strong bots — ``MixedBot`` of
 ``benchmarks/match_bots.py`` with ``p=0`` (random moves) and two salts, so
 they do not replay each other's games — and ``--real-diff`` matches of
@@ -153,7 +153,8 @@ def coverage(tournaments: int, seed: int, deals: int, long: int, resamples: int)
 
 
 def real(runs: int, diff_runs: int, seed: int, workers: int, long_games: int, max_games: int) -> None:
-    from arena.tournament.match import MatchPlan, run_match
+    from arena.tournament.match.feed import run_match
+    from arena.tournament.match.plan import MatchPlan
 
     bot = f"{Path(__file__).resolve().with_name('match_bots.py')}:MixedBot"
     equal = (f"{bot}:p=0,salt=1", f"{bot}:p=0,salt=2")

@@ -132,13 +132,8 @@ def test_a_file_bot_reaches_the_workers(tmp_path, scheduler):
 def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path):
     from arena.tournament.plan.config import load_config
     from arena.tournament.plan.schedule import schedule
-    from arena.tournament.run.cluster import (
-        _HELD,
-        decode_task_answer,
-        play_task,
-        settings_key,
-        ship_bot_files,
-    )
+    from arena.tournament.run.cluster import _HELD, play_task, settings_key, ship_bot_files
+    from arena.tournament.run.codec import decode_answer
     from arena.tournament.run.workers import close_worker, worker_settings
 
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
@@ -147,14 +142,13 @@ def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_pat
     settings = ship_bot_files(worker_settings(config))
     (tmp_path / "mine.py").unlink()  # this "worker" has no such file: it is written from the settings
     try:
-        answer, _logs = decode_task_answer(play_task(settings_key(settings), settings, list(schedule(config)),
-                                                     False, 600.0))
+        answer = decode_answer(play_task(settings_key(settings), settings, list(schedule(config)), False, 600.0))
     finally:
         close_worker()
         _HELD["key"] = None
         _HELD.pop("watchdog").close()
-    assert not isinstance(answer, str), answer
-    assert len(answer[0].splitlines()) == 2
+    assert answer.played is not None, answer.error
+    assert len(answer.played.records.splitlines()) == 2
 
 
 def _wait_for_rows(path: Path, rows: int, process: subprocess.Popen, timeout: float = 120) -> None:
@@ -321,9 +315,10 @@ def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
 
 
 def test_tasks_hold_a_tenth_of_a_second_of_play_at_least_when_there_are_games_enough():
-    from arena.tournament.run.cluster import MAX_TASK, task_size
+    from arena.tournament.run.chunks import DASK_CHUNKS
 
-    assert task_size(100_000, 2, 0.001) == MAX_TASK
+    task_size = DASK_CHUNKS.size
+    assert task_size(100_000, 2, 0.001) == DASK_CHUNKS.most == 256
     assert task_size(100_000, 2, 0.01) == 50  # half a second of play
     assert task_size(100_000, 2, 1.0) == 1
     assert task_size(80, 2, 0.001) == 10  # at least four tasks per worker

@@ -20,18 +20,12 @@ import pytest
 from arena.report.tables import load_games
 from arena.rules.state import SeatResult
 from arena.stats.sprt import Pentanomial, SprtParameters, sprt
+from arena.tournament.folder.files import MATCH_FILE
 from arena.tournament.folder.rows import game_rows_text
 from arena.tournament.folder.verify import without_timing
-from arena.tournament.match import (
-    MATCH_FILE,
-    MatchError,
-    MatchFeed,
-    MatchPlan,
-    MatchTally,
-    entrant_names,
-    parse_sprt,
-    run_match,
-)
+from arena.tournament.match.feed import MatchFeed, run_match
+from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
+from arena.tournament.match.tally import MatchTally
 from arena.tournament.plan.config import load_config
 from arena.tournament.plan.schedule import schedule
 

@@ -29,7 +29,7 @@ from arena.report.plots import (
 from arena.report.tables import Tables, build_tables, load_games
 from arena.stats.ratings import ranked_games, ratings
 from arena.tournament.folder.store import read_tournament
-from arena.tournament.match import FORMAT as MATCH_FORMAT
+from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
 TINY = """
 name = "pics"
@@ -55,7 +55,7 @@ bot = "random"
 EMPTY = SimpleNamespace(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame())
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-#: The keys of a match's match.json that llr_plot reads (arena/tournament/match.py writes them), and one it does not.
+#: The keys of a match's match.json that llr_plot reads (arena/tournament/match/folder.py writes them), and one it does not.
 MATCH = {
     "format": MATCH_FORMAT,
     "history": {"games": [2, 4, 6, 8, 10, 12], "llr": [0.0, 0.35, -0.2, 0.9, 1.6, 3.1]},

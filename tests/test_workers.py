@@ -10,12 +10,11 @@ import pytest
 
 from arena.tournament.plan.config import parse_config
 from arena.tournament.plan.schedule import count_games, schedule
+from arena.tournament.run.chunks import LOCAL_CHUNKS
 from arena.tournament.run.workers import (
     _BOUND_MARGIN,
-    MAX_CHUNK,
     WorkerError,
     Workers,
-    chunk_size,
     game_bound,
     worker_settings,
 )
@@ -74,7 +73,8 @@ def test_workers_that_end_before_they_play_stop_the_games(isolation):
 
 
 def test_chunks_follow_the_time_a_game_takes():
-    assert chunk_size(100_000, 2, 0.001) == MAX_CHUNK  # random bots: big chunks save traffic
+    chunk_size = LOCAL_CHUNKS.size
+    assert chunk_size(100_000, 2, 0.001) == LOCAL_CHUNKS.most == 64  # random bots: big chunks save traffic
     assert chunk_size(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
     assert chunk_size(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
     assert chunk_size(160, 2, 0.001) == 10  # at least eight chunks per worker
@@ -85,3 +85,16 @@ def test_the_longest_a_game_may_take_follows_the_bot_calls_it_can_make():
     assert game_bound(2, 1.0) == 4 * 24 + 4 + _BOUND_MARGIN  # two colors a seat
     assert game_bound(5, 0.5) == (5 * 24 + 10) * 0.5 + _BOUND_MARGIN
     assert game_bound(3, float("inf")) == float("inf")
+
+
+def test_an_answer_comes_back_as_it_was_sent_and_anything_else_is_refused():
+    from arena.tournament.run.codec import Answer, Played, decode_answer, encode_answer
+
+    fault = {"game_id": "t-0001-0", "seat": 1, "entrant": "rnd", "move": 3, "kind": "timeout", "message": "slow"}
+    answer = Answer(7, Played(b'{"a":1}\n', "rnd,é\n".encode(), 0.5, [fault]), log=["a line"])
+    assert decode_answer(encode_answer(answer)) == answer
+    assert decode_answer(encode_answer(Answer(3, error="no game"))) == Answer(3, error="no game")
+    data = encode_answer(answer)
+    for bad in (data[:-1], data + b"x", b"\x80" + data, "text", data.replace(b'"seat": 1', b'"seat": "1"')):
+        with pytest.raises(WorkerError, match="a worker answered with data that is not an answer to a chunk"):
+            decode_answer(bad)

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from arena.play.ranges import DEFAULT_TIME_LIMIT
-from arena.tournament.match import DEFAULT_MAX_GAMES
+from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 
 
 @click.command(name="match")
@@ -57,18 +57,12 @@ def command(
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
     """
+    from arena.report.match import summary_lines
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock
-    from arena.tournament.match import (
-        MatchError,
-        MatchPlan,
-        parse_sprt,
-        random_seed,
-        run_match,
-        settle_folder,
-        stored_seed,
-        summary_lines,
-    )
+    from arena.tournament.match.feed import run_match
+    from arena.tournament.match.folder import settle_folder, stored_seed
+    from arena.tournament.match.plan import MatchError, MatchPlan, parse_sprt, random_seed
     from arena.tournament.plan.config import ConfigError
     from arena.tournament.run.runner import Interrupted, RunError
 

@@ -73,7 +73,8 @@ def command(
     scoring = scoring or config.scoring
     tables = build_tables(games, scoring, config.seed, config.names)
     progress = (int(games["game_id"].nunique()), count_games(config))
-    from arena.tournament.match import read_match, summary_lines
+    from arena.report.match import summary_lines
+    from arena.tournament.match.folder import read_match
 
     try:
         match = read_match(path)

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from arena.rules.state import SCORINGS
-from arena.tournament.folder.files import PLOT_FILES
+from arena.tournament.folder.files import LLR_PLOT, PLOT_FILES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -482,7 +482,7 @@ def _match_fields(match: Any) -> tuple[np.ndarray, float, float, str, dict[str, 
 def llr_plot(match: dict[str, Any], path: Path) -> None:
     """``llr.png``: a match's sequential test, its log-likelihood ratio over the games counted, with its bounds.
 
-    ``match`` is the object of the match's ``match.json`` (:mod:`arena.tournament.match`); these keys
+    ``match`` is the object of the match's ``match.json`` (:mod:`arena.tournament.match.folder`); these keys
     are read, any other is ignored: ``history`` (``{"games": [...], "llr": [...]}``, one entry per deal
     counted, in counting order), ``lower`` and ``upper`` (the SPRT bounds), ``verdict``,
     ``parameters.sprt`` (``elo0``, ``elo1``, ``alpha``, ``beta``, ``model``) and ``bots`` (names, A first).
@@ -549,8 +549,8 @@ def write_plots(folder: Path, tables: Any, match: dict[str, Any] | None = None) 
         if draw(tables, folder / name):
             written.append(folder / name)
     if match is not None:
-        llr_plot(match, folder / "llr.png")
-        written.append(folder / "llr.png")
+        llr_plot(match, folder / LLR_PLOT)
+        written.append(folder / LLR_PLOT)
     return written
 
 

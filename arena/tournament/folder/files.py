@@ -34,8 +34,12 @@ TABLES: dict[str, str] = {
     "order": "order",
 }
 TABLE_FILES = tuple(f"{attribute}.csv" for attribute in TABLES.values())
+#: The file of a match's results folder that holds its test and verdict (:mod:`arena.tournament.match.folder`).
+MATCH_FILE = "match.json"
+#: The picture of a match's sequential test (:func:`arena.report.plots.llr_plot`).
+LLR_PLOT = "llr.png"
 #: Every picture :func:`arena.report.plots.write_plots` may write, in the order it writes them.
-PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", "llr.png")
+PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", LLR_PLOT)
 #: The HTML report (:mod:`arena.report.html`) and the folder of the replay pages it links.
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"

@@ -518,7 +518,7 @@ def prepare_folder(
 def drop_games(out: Path, game_ids: Collection[str]) -> None:
     """Remove the games ``game_ids`` from ``games.csv`` and the records file, both rewritten atomically.
 
-    For a match cut to the deals its test counted (:mod:`.match`): the games of later deals that
+    For a match cut to the deals its test counted (:mod:`arena.tournament.match.feed`): the games of later deals that
     finished early leave the folder, so it holds what the test counted.
     """
     drop = set(game_ids)

@@ -30,7 +30,7 @@ import os
 import re
 import shlex
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -203,6 +203,13 @@ def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
         raise _fail(source, key, str(exc)) from None
 
 
+def _choice(source: str, key: str, value: Any, choices: Collection[str]) -> str:
+    """``value`` when it is one of ``choices``, else a ConfigError naming ``key`` and the choices."""
+    if value not in choices:
+        raise _fail(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
+    return str(value)
+
+
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
     """The keys of an entrant that say how its program starts: command, cwd, env, memory_mb."""
     found: dict[str, Any] = {}
@@ -309,23 +316,15 @@ def parse_config(
         raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
     deals = _checked(source, "deals", limits.deals, data["deals"])
     seed = _checked(source, "seed", limits.master_seed, data["seed"])
-    scoring = data.get("scoring", "uptown")
-    if scoring not in SCORINGS:
-        raise _fail(source, "scoring", f"must be one of {', '.join(SCORINGS)}, not {limits.shown(scoring)}")
-    penalty = data.get("penalty", "color")
-    if penalty not in PENALTIES:
-        raise _fail(source, "penalty", f"must be one of {', '.join(PENALTIES)}, not {limits.shown(penalty)}")
+    scoring = _choice(source, "scoring", data.get("scoring", "uptown"), SCORINGS)
+    penalty = _choice(source, "penalty", data.get("penalty", "color"), PENALTIES)
     time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
     seating = _seating(source, data, players)
-    tournament_format = data.get("format", "round-robin")
-    if tournament_format not in TOURNAMENT_FORMATS:
-        raise _fail(source, "format", f"must be one of {', '.join(TOURNAMENT_FORMATS)}, not {limits.shown(tournament_format)}")
+    tournament_format = _choice(source, "format", data.get("format", "round-robin"), TOURNAMENT_FORMATS)
     max_tables = data.get("max_tables")
     if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
         raise _fail(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
-    isolation = data.get("isolation", "process")
-    if isolation not in ISOLATIONS:
-        raise _fail(source, "isolation", f"must be one of {', '.join(ISOLATIONS)}, not {limits.shown(isolation)}")
+    isolation = _choice(source, "isolation", data.get("isolation", "process"), ISOLATIONS)
 
     tables = data["entrants"]
     if not isinstance(tables, list):
@@ -361,8 +360,8 @@ def default_seating(players: int) -> str:
 def _seating(source: str, data: dict[str, Any], players: int) -> str:
     """The ``seating`` key, or the old ``rotate`` key it replaces (true: rotate, false: fixed), or the default."""
     seating = data.get("seating")
-    if seating is not None and seating not in DESIGNS:
-        raise _fail(source, "seating", f"must be one of {', '.join(DESIGNS)}, not {limits.shown(seating)}")
+    if seating is not None:
+        _choice(source, "seating", seating, DESIGNS)
     if "rotate" in data:
         rotate = data["rotate"]
         if not isinstance(rotate, bool):

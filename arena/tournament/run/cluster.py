@@ -6,10 +6,12 @@ that every worker runs the same arena version, and then hands out chunks of
 games as Dask tasks.  A task (:func:`play_task`) plays its games with the same
 code the local worker processes use (:func:`~.workers.play_chunk`): the
 worker's bots and referees are prepared once per Dask worker process and
-kept for every task of the same run.  It returns plain bytes — a JSON line,
-then the record lines and the ``games.csv`` rows — and the log lines the
-games wrote; the parent alone writes the results and ``arena.log``, so a run
-on a cluster stores the same files as one with ``--workers 1``.
+kept for every task of the same run.  It returns the same answer as a local
+worker (:mod:`.codec`: plain bytes — a JSON line, then the record lines and
+the ``games.csv`` rows) with the log lines the games wrote; the parent alone
+writes the results and ``arena.log``, so a run on a cluster stores the same
+files as one with ``--workers 1``.  Tasks are sized by the local workers' rule
+with numbers of their own (:data:`~.chunks.DASK_CHUNKS`).
 
 Faults:
 
@@ -33,8 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import itertools
-import json
 import logging
 import mmap
 import os
@@ -52,18 +52,14 @@ from typing import Any
 
 from arena.tournament.folder.files import LOG_FORMAT, RunError
 from arena.tournament.plan.schedule import Game
-from arena.tournament.run.workers import WorkerError, _is_fault, close_worker, init_worker, play_chunk
+from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
+from arena.tournament.run.codec import Answer, WorkerError, decode_answer, encode_answer
+from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
 
 log = logging.getLogger("arena.tournament")
 
 #: How long to wait for a scheduler to answer, and for its first worker (seconds).
 CONNECT_TIMEOUT = 5.0
-#: Work a task should hold (seconds): Dask's guidance is tasks of at least ~100 ms, and a task
-#: costs the parent and the scheduler about a millisecond or two (see benchmarks/cluster.py).
-TASK_SECONDS = 0.5
-MAX_TASK = 256
-#: Tasks per worker thread at least, so that all stay busy until near the end.
-TASKS_PER_WORKER = 4
 #: Times a local cluster's scheduler plays a task again after the worker running it died (a scheduler
 #: of one's own has its own ``distributed.scheduler.allowed-failures``, 3 by default).
 ALLOWED_FAILURES = 2
@@ -246,8 +242,7 @@ def _pin_thread() -> None:
 
     name = distributed.get_worker().name
     if isinstance(name, int) and hasattr(os, "sched_setaffinity"):
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[name % len(cpus)]})
+        pin_to_cpu(name)
 
 
 # The watchdog: a small process of the worker's own that ends the worker when one game has run past
@@ -314,7 +309,8 @@ class _Capture(logging.Handler):
 
 
 def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bool, bound: float) -> bytes:
-    """A Dask task: play ``games`` on this worker; :func:`encode_task_answer` of what they gave.
+    """A Dask task: play ``games`` on this worker; the :class:`~.codec.Answer` (chunk 0), with the log
+    lines the games wrote, as bytes.
 
     ``bound`` is the longest one game may take (seconds): past it the worker process ends, and the
     parent plays the task's games again with every bot in a process of its own.
@@ -339,57 +335,18 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
                     raise WorkerError(f"Dask worker {_worker_address()} cannot load a bot: {_one_line(exc)} "
                                       f"(install the bot there, at the same version)") from None
                 _HELD["key"] = key
-            answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str = play_chunk(games, isolate,
-                                                                                         watchdog.started)
+            answer = Answer(0, play_chunk(games, isolate, watchdog.started))
         except WorkerError as exc:
-            answer = str(exc)
+            answer = Answer(0, error=str(exc))
         finally:
             watchdog.idle()
             logger.removeHandler(capture)
             logger.setLevel(saved[0])
             logger.propagate = saved[1]
-        return encode_task_answer(answer, capture.lines)
-
-
-def encode_task_answer(answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str, logs: list[str]) -> bytes:
-    """A task's answer as bytes: one JSON line (sizes, faults, log lines), the record lines, the rows."""
-    if isinstance(answer, str):
-        return json.dumps({"error": answer, "log": logs}).encode() + b"\n"
-    lines, rows, seconds, faults = answer
-    head = {"lines": len(lines), "rows": len(rows), "seconds": seconds, "faults": faults, "log": logs}
-    return b"".join((json.dumps(head).encode(), b"\n", lines, rows))
-
-
-def decode_task_answer(data: Any) -> tuple[tuple[bytes, str, float, list[dict[str, Any]]] | str, list[str]]:
-    """What :func:`encode_task_answer` wrote, checked; :class:`WorkerError` for anything else."""
-    try:
-        if not isinstance(data, bytes):
-            raise TypeError("not bytes")
-        head_text, _, body = data.partition(b"\n")
-        head = json.loads(head_text)
-        logs = head["log"]
-        if not isinstance(logs, list) or not all(isinstance(line, str) for line in logs):
-            raise ValueError("log")
-        if "error" in head:
-            return str(head["error"]), logs
-        n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
-        if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
-                or n_lines + n_rows != len(body) or not isinstance(faults, list)
-                or not all(_is_fault(f) for f in faults)):
-            raise ValueError("sizes")
-        return (body[:n_lines], body[n_lines:].decode("utf-8"), seconds, list(faults)), logs
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise WorkerError("a Dask worker answered with data that is not an answer to a task") from None
+        return encode_answer(dataclasses.replace(answer, log=capture.lines))
 
 
 # -- the parent side -----------------------------------------------------------
-
-
-def task_size(games: int, threads: int, seconds_per_game: float, max_task: int = MAX_TASK) -> int:
-    """Games per task: about :data:`TASK_SECONDS` of play, and at least :data:`TASKS_PER_WORKER` tasks
-    per worker thread."""
-    by_time = int(TASK_SECONDS / seconds_per_game) if seconds_per_game > 0 else max_task
-    return max(1, min(max_task, by_time, games // (threads * TASKS_PER_WORKER)))
 
 
 @dataclasses.dataclass
@@ -440,27 +397,24 @@ class DaskWorkers:
                 handle.write("".join(line + "\n" for line in lines))
 
     def play(self, games: Iterator[Game], remaining: int,
-             max_chunk: int = MAX_TASK) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+             max_chunk: int = DASK_CHUNKS.most) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
         """Play ``games``: ``(how many, record lines, rows, faults)`` per task, as tasks end (see the module docstring).
 
-        The first task per worker thread holds one game, to time them; then tasks of :func:`task_size`.
+        The first task per worker thread holds one game, to time them; then tasks of
+        :data:`~.chunks.DASK_CHUNKS`' size, at most ``max_chunk`` games.
         """
         import distributed
 
         threads = self.cluster.threads()
         queue = distributed.as_completed()
-        timed: list[float] = []
-        size = 1
-        given = 0
+        sizes = ChunkSizes(DASK_CHUNKS, threads, threads, remaining, max_chunk)
         ahead = 2 * threads
 
         def top_up() -> None:
-            nonlocal given
             while sum(1 for t in self.pending.values() if not t.isolate) < ahead:
-                chunk = list(itertools.islice(games, 1 if given < threads else size))
+                chunk = sizes.take(games)
                 if not chunk:
                     return
-                given += len(chunk)
                 self._submit(queue, _Task(chunk))
 
         top_up()
@@ -483,23 +437,21 @@ class DaskWorkers:
                 continue
             except Exception as exc:
                 raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
-            answer, lines = decode_task_answer(data)
-            self._write_log(lines)
-            if isinstance(answer, str):
-                raise WorkerError(answer)
+            answer = decode_answer(data, "a Dask worker", "task")
+            self._write_log(answer.log)
+            if answer.played is None:
+                raise WorkerError(str(answer.error))
             ids = {game.game_id for game in task.games}
             if ids <= self.stored:
                 continue  # answered twice: stored once
             if ids & self.stored:
                 raise WorkerError("a Dask task answered for games stored already")
             self.stored |= ids
-            records, rows, seconds, faults = answer
-            if len(timed) < threads and not task.isolate:
-                timed.append(seconds / len(task.games))
-                if len(timed) == threads:
-                    size = task_size(remaining - given, threads, sum(timed) / len(timed), min(max_chunk, MAX_TASK))
-            yield len(task.games), records, rows, faults
+            records, rows, seconds, faults = answer.played
+            if not task.isolate:
+                sizes.timed(seconds, len(task.games))
+            yield len(task.games), records, rows.decode("utf-8"), faults
             top_up()
 
 
-__all__ = ["Cluster", "DaskWorkers", "parse_cluster", "play_task", "task_size"]
+__all__ = ["Cluster", "DaskWorkers", "parse_cluster", "play_task"]

@@ -21,7 +21,7 @@ and the tables are written from it (:func:`~arena.report.tables.write_folder_tab
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
 
-A run given a :class:`Feed` (``arena match``, :mod:`.match`) hands out the
+A run given a :class:`Feed` (``arena match``, :mod:`arena.tournament.match`) hands out the
 games the feed gives, in its order, and stops when the feed has counted
 enough; everything else — workers, sandbox, records, the resume check, the
 folder lock, the fault summary — is the same.
@@ -83,7 +83,7 @@ class RunSummary:
 
 
 class Feed(Protocol):
-    """What a run plays and when it stops, instead of the whole schedule (a match: :class:`~.match.MatchFeed`)."""
+    """What a run plays and when it stops, instead of the whole schedule (a match: :class:`~arena.tournament.match.feed.MatchFeed`)."""
 
     #: The most games one chunk sent to a worker may hold.
     max_chunk: int

@@ -10,10 +10,10 @@ after deal (:func:`play_order`) and answered in the chunk's order.  With
 isolation ``none`` the bots run inside the worker.
 
 The parent hands each worker chunks of games of the schedule over a pipe of
-its own, two at a time (one played, one waiting), and gets back one message
-per chunk: its record lines and ``games.csv`` rows, as bytes behind a JSON
-line (:func:`encode_answer`) — never a pickle, since a worker may have run
-bot code.
+its own, two at a time (one played, one waiting), sized by :mod:`.chunks`,
+and gets back one message per chunk: its record lines and ``games.csv`` rows,
+as bytes behind a JSON line (:mod:`.codec`) — never a pickle, since a worker
+may have run bot code.
 
 A worker whose process ends while it plays — an in-process bot called
 ``os._exit``, closed the worker's pipe, the interpreter crashed, the system
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import collections
 import itertools
-import json
 import logging
 import math
 import multiprocessing.connection
@@ -49,23 +48,17 @@ from arena.tournament.folder.files import HELD_LOCKS, LOG_FORMAT
 from arena.tournament.folder.rows import game_rows_text
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game
+from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
+from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer, fault_entry
 
 log = logging.getLogger("arena.tournament")
 
-#: Work a chunk of games sent to a worker at once should take (seconds): big enough to save
-#: inter-process traffic on fast games, small enough to keep the progress bar moving on slow ones.
-CHUNK_SECONDS = 0.25
-MAX_CHUNK = 64
 #: The exit status of a worker whose pipe to the parent a bot closed or replaced.
 EXIT_PIPE_LOST = 3
 #: Workers that end in a row before they play anything: then something other than a bot is wrong.
 MAX_FAILED_STARTS = 3
 # How often an idle worker looks whether its parent is still there (seconds).
 _PARENT_CHECK = 1.0
-
-
-class WorkerError(RuntimeError):
-    """The games cannot be played: the message is one line."""
 
 
 # -- the worker side -----------------------------------------------------------
@@ -166,24 +159,8 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 
-#: The keys of a fault as a worker hands it to the parent, and their types.
-FAULT_KEYS = {"game_id": str, "seat": int, "entrant": str, "move": int, "kind": str, "message": str}
-
-
-def fault_entry(game_id: str, entrant: str, fault: dict[str, Any]) -> dict[str, Any]:
-    """One fault of a game as the parent counts it: the record's entry with the game and the entrant."""
-    return {"game_id": game_id, "seat": fault["seat"], "entrant": entrant, "move": fault["move"],
-            "kind": fault["kind"], "message": fault["message"]}
-
-
-def _is_fault(value: Any) -> bool:
-    return (isinstance(value, dict) and set(value) == set(FAULT_KEYS)
-            and all(type(value[key]) is kind for key, kind in FAULT_KEYS.items()))
-
-
-def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
-               check: Any = None) -> tuple[bytes, bytes, float, list[dict[str, Any]]]:
-    """Play games under one referee: ``(their record lines, their rows, seconds it took, their faults)``.
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check: Any = None) -> Played:
+    """Play games under one referee: their record lines, their rows, the seconds it took, their faults.
 
     ``mark(index)`` is called before each game starts, ``check()`` after each.  The faults travel
     with the games, for the parent's fault summary; the referee has logged each, once, as it happened.
@@ -198,8 +175,8 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None,
             if check is not None:
                 check()
     done = [game for game in played if game is not None]
-    return (b"".join(line for line, _, _ in done), "".join(text for _, text, _ in done).encode("utf-8"),
-            time.perf_counter() - started, [fault for _, _, found in done for fault in found])
+    return Played(b"".join(line for line, _, _ in done), "".join(text for _, text, _ in done).encode("utf-8"),
+                  time.perf_counter() - started, [fault for _, _, found in done for fault in found])
 
 
 def play_order(games: list[Game]) -> list[int]:
@@ -219,37 +196,14 @@ def play_order(games: list[Game]) -> list[int]:
     return [index for _, index in sorted(keyed)]
 
 
-def encode_answer(chunk_id: int, answer: tuple[bytes, bytes, float, list[dict[str, Any]]] | str) -> bytes:
-    """A worker's answer to a chunk as bytes: one JSON line, then the record lines and the rows.
+def pin_to_cpu(index: int) -> None:
+    """Keep this process (or task thread) and the bot programs it starts to the ``index``-th CPU it may use.
 
-    Never a pickle: with in-process bots a worker runs bot code, and the parent must not load
-    anything such a process made but checked plain data (:func:`decode_answer`).
+    A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
+    between them, and on one core it costs about half of what it costs across two.
     """
-    if isinstance(answer, str):
-        return json.dumps({"chunk": chunk_id, "error": answer}).encode() + b"\n"
-    lines, rows, seconds, faults = answer
-    head = {"chunk": chunk_id, "lines": len(lines), "rows": len(rows), "seconds": seconds, "faults": faults}
-    return b"".join((json.dumps(head).encode(), b"\n", lines, rows))
-
-
-def decode_answer(data: bytes) -> tuple[int, tuple[bytes, str, float, list[dict[str, Any]]] | str]:
-    """The answer :func:`encode_answer` wrote; :class:`WorkerError` for anything else."""
-    head_text, _, body = data.partition(b"\n")
-    try:
-        head = json.loads(head_text)
-        chunk_id = head["chunk"]
-        if type(chunk_id) is not int:
-            raise ValueError("chunk")
-        if "error" in head:
-            return chunk_id, str(head["error"])
-        n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
-        if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
-                or n_lines + n_rows != len(body) or not isinstance(faults, list)
-                or not all(_is_fault(f) for f in faults)):
-            raise ValueError("sizes")
-        return chunk_id, (body[:n_lines], body[n_lines:].decode("utf-8"), seconds, list(faults))
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise WorkerError("a worker answered with data that is not an answer to a chunk") from None
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[index % len(cpus)]})
 
 
 def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
@@ -265,10 +219,7 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
     parent = os.getppid()
     settings = init_args[0]
     if settings.get("pin"):
-        # A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
-        # between them, and on one core it costs about half of what it costs across two.
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[slot % len(cpus)]})
+        pin_to_cpu(slot)
     init_worker(*init_args)
     try:
         _serve_chunks(conn, slot, playing, parent)
@@ -308,9 +259,9 @@ def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
             playing[3 * slot] = chunk_id
 
         try:
-            answer = encode_answer(chunk_id, play_chunk(games, isolate, mark, check_pipe))
+            answer = encode_answer(Answer(chunk_id, play_chunk(games, isolate, mark, check_pipe)))
         except WorkerError as exc:
-            answer = encode_answer(chunk_id, str(exc))
+            answer = encode_answer(Answer(chunk_id, error=str(exc)))
         playing[3 * slot] = -1.0
         try:
             conn.send_bytes(answer)
@@ -339,13 +290,6 @@ class _Worker:
     answered: int = 0
     #: Started for one game played in isolation, after which it ends.
     one_shot: bool = False
-
-
-def chunk_size(games: int, workers: int, seconds_per_game: float) -> int:
-    """Games per chunk: about :data:`CHUNK_SECONDS` of play, and at least eight chunks per worker
-    (so that all of them stay busy until near the end)."""
-    by_time = int(CHUNK_SECONDS / seconds_per_game) if seconds_per_game > 0 else MAX_CHUNK
-    return max(1, min(MAX_CHUNK, by_time, games // (workers * 8)))
 
 
 def game_bound(players: int, time_limit: float) -> float:
@@ -428,30 +372,25 @@ class Workers:
         _PARENT_ENDS.remove(worker.conn)
 
     def play(self, games: Iterator[Game], remaining: int,
-             max_chunk: int = MAX_CHUNK) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+             max_chunk: int = LOCAL_CHUNKS.most) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
         """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` per chunk, as chunks end.
 
         The first two games per worker go one by one, to time them; then chunks
-        of :func:`chunk_size`, at most ``max_chunk`` games.  ``games`` may run dry
+        of :data:`~.chunks.LOCAL_CHUNKS`' size, at most ``max_chunk`` games.  ``games`` may run dry
         and fill again (a match hands out games only a few deals ahead of the
-        deals it has counted, :mod:`.match`): it is asked again whenever a worker
+        deals it has counted, :mod:`arena.tournament.match.feed`): it is asked again whenever a worker
         is free, and play ends when it is dry and no worker holds a game.  Raises
         :class:`WorkerError` when a game cannot be played, or workers keep ending
         before they play.
         """
         handed_back: collections.deque[_Chunk] = collections.deque()
         to_isolate: collections.deque[_Chunk] = collections.deque()
-        probe = 2 * self.count
-        timed: list[float] = []
-        size = 1
-        given = 0
+        sizes = ChunkSizes(LOCAL_CHUNKS, self.count, 2 * self.count, remaining, max_chunk)
 
         def next_chunk() -> _Chunk | None:
-            nonlocal given
             if handed_back:
                 return handed_back.popleft()
-            chunk = list(itertools.islice(games, 1 if given < probe else size))
-            given += len(chunk)
+            chunk = sizes.take(games)
             return _Chunk(next(self._ids), chunk) if chunk else None
 
         while True:
@@ -475,21 +414,18 @@ class Workers:
                 if worker.conn in ready or ended:
                     try:
                         while worker.in_flight and worker.conn.poll():
-                            chunk_id, answer = decode_answer(worker.conn.recv_bytes())
+                            answer = decode_answer(worker.conn.recv_bytes())
                             chunk = worker.in_flight.popleft()
-                            if chunk.id != chunk_id:
+                            if chunk.id != answer.chunk:
                                 raise WorkerError("a worker answered its chunks out of order")
-                            if isinstance(answer, str):
-                                raise WorkerError(answer)
-                            lines, rows, seconds, faults = answer
+                            if answer.played is None:
+                                raise WorkerError(str(answer.error))
+                            lines, rows, seconds, faults = answer.played
                             worker.answered += 1
                             self._failed_starts = 0
-                            if len(timed) < probe and not chunk.isolate:
-                                timed.append(seconds / len(chunk.games))
-                                if len(timed) == probe:
-                                    size = min(max_chunk, chunk_size(remaining - given, self.count,
-                                                                     sum(timed) / len(timed)))
-                            yield len(chunk.games), lines, rows, faults
+                            if not chunk.isolate:
+                                sizes.timed(seconds, len(chunk.games))
+                            yield len(chunk.games), lines, rows.decode("utf-8"), faults
                     except (EOFError, OSError):
                         ended = True
                 if worker.one_shot and not worker.in_flight:

@@ -1,0 +1,127 @@
+"""A match's file in its results folder, ``match.json``, and a results folder that holds a match.
+
+``match.json``
+--------------
+Written when the match starts (``state`` ``"running"``) and when it ends
+(``"done"``): the bots, players, seating, games a deal, seed, scoring,
+``parameters`` (``games``, ``sprt``, ``max_games``: what ``--resume`` must
+repeat), ``test`` (``"pentanomial"``, ``"field"`` or None for a fixed count),
+``deals`` and ``games`` counted, ``llr``, ``lower``, ``upper``, ``verdict``
+(``"H0"``, ``"H1"``, ``"inconclusive"``, None for a fixed count or a match
+still running), ``pentanomial`` (``LL``, ``LD``, ``DD+WL``, ``WD``, ``WW``;
+two players), ``score`` (A's mean score), ``elo`` (the estimate with its 95%
+interval, logistic and normalized, and the likelihood of superiority), and
+``history``: ``{"games": [...], "llr": [...]}``, the LLR after every deal
+counted, for the LLR plot.  Numbers that are not finite are written as null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.folder.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
+from arena.tournament.match.plan import MatchPlan
+from arena.tournament.match.tally import MatchTally
+from arena.tournament.plan.config import ConfigError, parse_config
+
+FORMAT = "arena-match/1"
+PAIR_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def match_dict(plan: MatchPlan, tally: MatchTally, state: str) -> dict[str, Any]:
+    """What ``match.json`` holds (see the module docstring) for ``plan`` counted as far as ``tally``."""
+    elo = tally.elo()
+    lower = upper = None
+    if plan.sprt is not None:
+        lower, upper = plan.sprt.lower, plan.sprt.upper
+    return {
+        "format": FORMAT,
+        "name": plan.name,
+        "state": state,
+        "bots": [{"name": n, "spec": s} for n, s in zip(plan.names, plan.specs)],
+        "players": plan.players,
+        "seating": plan.seating,
+        "games_per_deal": plan.games_per_deal,
+        "seed": plan.seed,
+        "scoring": plan.scoring,
+        "parameters": plan.parameters(),
+        "test": plan.test,
+        "deals": tally.deals,
+        "games": tally.games,
+        "llr": None if tally.status is None else _finite(tally.status.llr),
+        "lower": lower,
+        "upper": upper,
+        "verdict": tally.verdict,
+        "pentanomial": dict(zip(PAIR_LABELS, tally.counts)) if plan.players == 2 else None,
+        "score": _finite(tally.score()),
+        "elo": {key: _finite(value) for key, value in elo._asdict().items()},
+        "history": {"games": [g for g, _ in tally.history], "llr": [_finite(x) for x in
+                                                                       (llr for _, llr in tally.history)]},
+    }
+
+
+def write_match(out: Path, match: dict[str, Any]) -> None:
+    """Write ``match.json`` into the results folder ``out`` (atomically)."""
+    text = json.dumps(match, indent=1) + "\n"
+    write_atomically(out / MATCH_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def read_match(folder: Path) -> dict[str, Any] | None:
+    """The ``match.json`` of a results folder, None when it has none; :class:`RunError` (one line) when
+    it is there but is not a match's (damaged, or another format)."""
+    path = folder / MATCH_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise RunError(f"{path}: not a match's results ({FORMAT})")
+    return data
+
+
+def stored_seed(out: Path) -> int | None:
+    """The master seed of the match stored in ``out`` (for ``--resume`` without ``--seed``), None if there is none."""
+    try:
+        text = (out / TOURNAMENT_FILE).read_text(encoding="utf-8")
+        return parse_config(text, str(out / TOURNAMENT_FILE), default_name=out.name).seed
+    except (OSError, UnicodeDecodeError, ConfigError):
+        return None
+
+
+def settle_folder(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) -> None:
+    """Before the run: a folder holding this match cut to the deals it counted is set back to the cap.
+
+    Refuses (:class:`RunError`), unless ``overwrite``, a folder whose ``match.json`` gives other
+    parameters, and this match cut to its deals without ``resume``; the rest is
+    :func:`~.store.prepare_folder`'s to judge.
+    """
+    path = out / TOURNAMENT_FILE
+    if overwrite or not path.exists():
+        return
+    stored = read_match(out)
+    if stored is not None and stored.get("parameters") != plan.parameters():
+        # a sequential test's error rates hold for parameters fixed before its first game
+        raise RunError(f"{out} holds a match with other parameters ({MATCH_FILE}: {stored.get('parameters')}); "
+                       f"choose another folder with --out, or start again with --overwrite")
+    try:
+        previous = parse_config(path.read_text(encoding="utf-8"), str(path), default_name=plan.name)
+    except (OSError, UnicodeDecodeError, ConfigError):
+        return  # prepare_folder refuses it in one line
+    config = plan.config()
+    if previous == config or replace(previous, deals=config.deals) != config:
+        return  # the same cap, or another tournament: prepare_folder decides
+    if not resume:
+        raise RunError(f"{out} already holds this match's games; add --resume to go on with them, "
+                       f"or --overwrite to start again")
+    text = plan.config_text()
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -1,0 +1,103 @@
+"""What a worker sends back for a chunk of games, as bytes: written once here for the local workers and Dask.
+
+An answer is one JSON line — the chunk's id, then either an ``error`` (one
+line) or the sizes of what follows (``lines``, ``rows``), the ``seconds`` the
+chunk took and its ``faults``; and the ``log`` lines the games wrote where the
+worker cannot append them to ``arena.log`` itself (a Dask worker) — followed
+by the chunk's record lines and its ``games.csv`` rows::
+
+    {"chunk": 7, "lines": 1834, "rows": 412, "seconds": 0.21, "faults": [], "log": []}\\n
+    <record lines><rows>
+
+Never a pickle: a worker may have run bot code (isolation ``none``), and the
+parent loads nothing such a process made but checked plain data
+(:func:`decode_answer`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+#: The keys of a fault as a worker hands it to the parent, and their types.
+FAULT_KEYS = {"game_id": str, "seat": int, "entrant": str, "move": int, "kind": str, "message": str}
+
+
+class WorkerError(RuntimeError):
+    """The games cannot be played: the message is one line."""
+
+
+def fault_entry(game_id: str, entrant: str, fault: dict[str, Any]) -> dict[str, Any]:
+    """One fault of a game as the parent counts it: the record's entry with the game and the entrant."""
+    return {"game_id": game_id, "seat": fault["seat"], "entrant": entrant, "move": fault["move"],
+            "kind": fault["kind"], "message": fault["message"]}
+
+
+def _is_fault(value: Any) -> bool:
+    return (isinstance(value, dict) and set(value) == set(FAULT_KEYS)
+            and all(type(value[key]) is kind for key, kind in FAULT_KEYS.items()))
+
+
+class Played(NamedTuple):
+    """A chunk's games as a worker played them, in the chunk's order, as they go into the results files."""
+
+    #: Their record lines (``uptown-game/1``, each with its newline).
+    records: bytes
+    #: Their ``games.csv`` rows (UTF-8).
+    rows: bytes
+    #: How long the chunk took (seconds), to size the chunks that follow.
+    seconds: float
+    #: Their faults (:func:`fault_entry`), for the parent's fault summary.
+    faults: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A worker's answer to chunk ``chunk``: the games it played, or the one-line ``error`` that stopped them."""
+
+    chunk: int
+    played: Played | None = None
+    error: str | None = None
+    #: The log lines of the chunk's games, for a parent that writes them (a Dask worker's).
+    log: list[str] = field(default_factory=list)
+
+
+def encode_answer(answer: Answer) -> bytes:
+    """``answer`` as bytes: one JSON line, then the record lines and the rows (see the module docstring)."""
+    head: dict[str, Any] = {"chunk": answer.chunk}
+    played = answer.played
+    if played is None:
+        head["error"] = answer.error or "the worker gave no reason"
+        body = b""
+    else:
+        head.update(lines=len(played.records), rows=len(played.rows), seconds=played.seconds, faults=played.faults)
+        body = played.records + played.rows
+    head["log"] = answer.log
+    return b"".join((json.dumps(head).encode(), b"\n", body))
+
+
+def decode_answer(data: Any, who: str = "a worker", unit: str = "chunk") -> Answer:
+    """The :class:`Answer` :func:`encode_answer` wrote, checked; :class:`WorkerError` (saying ``who`` answered
+    what is not an answer to a ``unit``) for anything else."""
+    try:
+        if not isinstance(data, bytes):
+            raise TypeError("not bytes")
+        head_text, _, body = data.partition(b"\n")
+        head = json.loads(head_text)
+        chunk_id, logs = head["chunk"], head["log"]
+        if type(chunk_id) is not int:
+            raise ValueError("chunk")
+        if not isinstance(logs, list) or not all(isinstance(line, str) for line in logs):
+            raise ValueError("log")
+        if "error" in head:
+            return Answer(chunk_id, error=str(head["error"]), log=logs)
+        n_lines, n_rows, seconds, faults = head["lines"], head["rows"], float(head["seconds"]), head["faults"]
+        if (type(n_lines) is not int or type(n_rows) is not int or n_lines < 0 or n_rows < 0
+                or n_lines + n_rows != len(body) or not isinstance(faults, list)
+                or not all(_is_fault(f) for f in faults)):
+            raise ValueError("sizes")
+        body[n_lines:].decode("utf-8")  # rows the parent cannot write as text are no answer
+        return Answer(chunk_id, Played(body[:n_lines], body[n_lines:], seconds, list(faults)), log=logs)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise WorkerError(f"{who} answered with data that is not an answer to a {unit}") from None
