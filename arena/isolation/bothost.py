@@ -44,6 +44,7 @@ from arena.bots import (
     show_value,
     split_bot_spec,
 )
+from arena.faults import Fault, FaultKind
 from arena.isolation import protocol
 from arena.rules import Move, SeatResult
 
@@ -71,7 +72,7 @@ class _Host:
             # The reason alone: the referee names the bot as its user wrote it.
             self.problem = exc.reason
         self.bot: Bot | None = None
-        self.failed: tuple[str, str] | None = None
+        self.failed: Fault | None = None
         self.reader: protocol.ViewReader | None = None
 
     def write(self, data: bytes) -> None:
@@ -107,13 +108,13 @@ class _Host:
             self.failed = _fault(exc, "while starting: ")
             return
         if not isinstance(bot, Bot):
-            self.failed = ("invalid", f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
+            self.failed = Fault(FaultKind.INVALID, f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
         else:
             self.bot = bot
 
     def turn(self, message: dict[str, Any]) -> None:
         if self.bot is None or self.reader is None:
-            kind, text = self.failed or ("exception", "a turn came before its game")
+            kind, text = self.failed or Fault(FaultKind.EXCEPTION, "a turn came before its game")
             self.send({"type": "error", "kind": kind, "message": text})
             return
         view = self.reader.view(message)
@@ -128,7 +129,7 @@ class _Host:
                 0 <= value.color < 5 and 0 <= value.tile < 28 and 0 <= value.cell < 81)):
             self.send_move(str(value))
         else:
-            self.send({"type": "error", "kind": "invalid", "message": f"returned {show_value(value)}, not a Move"})
+            self.send({"type": "error", "kind": FaultKind.INVALID, "message": f"returned {show_value(value)}, not a Move"})
             self.bot = None
 
     def over(self, message: dict[str, Any]) -> None:
@@ -156,17 +157,17 @@ def _load_class(ref: str) -> type[Bot]:
     return load_bot(ref)
 
 
-def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
+def _fault(exc: BaseException, prefix: str = "") -> Fault:
     if isinstance(exc, SystemExit):
-        return "exit", f"{prefix}called sys.exit({exc.code!r})"
+        return Fault(FaultKind.EXIT, f"{prefix}called sys.exit({exc.code!r})")
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupt", prefix + "raised KeyboardInterrupt"
+        return Fault(FaultKind.INTERRUPT, prefix + "raised KeyboardInterrupt")
     # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
     try:
         traceback.print_exception(exc, file=sys.stderr)
     except (OSError, ValueError):  # the bot may have closed its standard error
         pass
-    return "exception", prefix + describe_failure(exc)
+    return Fault(FaultKind.EXCEPTION, prefix + describe_failure(exc))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,15 +22,12 @@ from time import perf_counter
 from typing import Any, ClassVar
 
 from arena.bots import describe_failure
+from arena.faults import Fault, FaultKind
 
 # After a timeout, raise again this often while the bot keeps running.
 _RETRY = 0.05
 # setitimer(0) disarms the timer: never arm it for less than this.
 _MIN_ARM = 0.001
-
-#: A fault: its kind and its one-line message.
-Fault = tuple[str, str]
-
 
 class BotTimeout(BaseException):
     """Raised inside a bot's code when its time is up.
@@ -78,6 +75,8 @@ class Guard:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.timeout_message = f"no move within the time limit of {limit:g} s"
+        #: The fault of a call that ran past the limit.
+        self.timeout = Fault(FaultKind.TIMEOUT, self.timeout_message)
         #: When the running bot call started (``perf_counter``); 0.0 while no bot runs.
         self.started = 0.0
         #: Set when a real Ctrl-C arrived, so the KeyboardInterrupt is not taken for a bot's.
@@ -155,14 +154,14 @@ class Guard:
                 self._settle()
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
-                    return None, elapsed, ("timeout", self.timeout_message)
+                    return None, elapsed, self.timeout
                 return value, elapsed, None
             except BaseException as exc:
                 self._settle()
                 return None, perf_counter() - start, self._fault(exc, err)
         except BotTimeout:  # the alarm landed in the handler above
             self._settle()
-            return None, perf_counter() - start, ("timeout", self.timeout_message)
+            return None, perf_counter() - start, self.timeout
         finally:
             sys.stdout, sys.stderr = saved, saved_err
 
@@ -173,19 +172,19 @@ class Guard:
     def _fault(self, exc: BaseException, err: Any = None) -> Fault:
         """The fault an exception from a bot is; its traceback goes to ``err`` (the bot's log) when given."""
         if isinstance(exc, BotTimeout):
-            return "timeout", self.timeout_message
+            return self.timeout
         if isinstance(exc, KeyboardInterrupt):
             if self.user_interrupt or not self.tells_interrupts:
                 raise exc
-            return "interrupt", "raised KeyboardInterrupt"
+            return Fault(FaultKind.INTERRUPT, "raised KeyboardInterrupt")
         if isinstance(exc, SystemExit):
-            return "exit", f"called sys.exit({exc.code!r})"
+            return Fault(FaultKind.EXIT, f"called sys.exit({exc.code!r})")
         if err is not None:
             try:
                 traceback.print_exception(exc, file=err)
             except (OSError, ValueError):  # the bot may have closed its log
                 pass
-        return "exception", describe_failure(exc)
+        return Fault(FaultKind.EXCEPTION, describe_failure(exc))
 
 
 class ThreadGuard(Guard):

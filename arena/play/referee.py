@@ -70,6 +70,7 @@ from time import perf_counter
 from typing import Any, Self, TextIO
 
 from arena.bots import BotError, BotSpec, check_declared, show_value, split_bot_spec
+from arena.faults import Fault, FaultKind
 from arena.isolation import protocol
 from arena.isolation.botprocess import (
     EXEC_PREFIX,
@@ -80,7 +81,7 @@ from arena.isolation.botprocess import (
     stop_all,
 )
 from arena.isolation.protocol import TurnWriter
-from arena.play.guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
+from arena.play.guard import SINK, BotTimeout, Guard, ThreadGuard, Tripwire
 from arena.play.human import HUMAN, HumanSeat, Terminal
 from arena.play.outcome import GameOutcome
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
@@ -176,15 +177,15 @@ def _wrong_move(value: Any, state: GameState) -> Fault:
     """The fault of a bot that answered ``value``, which is not one of the legal moves of ``state``:
     the rule it breaks, from :meth:`GameState.check` (no code of the bot runs there)."""
     if type(value) is not Move:
-        return "invalid", f"returned {show_value(value)}, not a Move"
+        return Fault(FaultKind.INVALID, f"returned {show_value(value)}, not a Move")
     shown = _show_move(value)
     try:
         state.check(value)
     except IllegalMove as exc:
-        return "illegal", f"returned {shown}, not a legal move: {exc}"
+        return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move: {exc}")
     # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
     # the bot is faulted all the same rather than the game stopped.
-    return "illegal", f"returned {shown}, not a legal move"
+    return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move")
 
 
 def _current_cpu() -> int | None:
@@ -494,7 +495,7 @@ class Referee:
         seconds = [0.0] * n
         faults: list[dict[str, Any]] = []
 
-        def fault(seat: int, index: int, kind: str, message: str) -> None:
+        def fault(seat: int, index: int, kind: FaultKind, message: str) -> None:
             # Whatever of the bot's own words the message holds reaches records and logs escaped.
             message = protocol.bot_text(message, MAX_FAULT)
             faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
@@ -550,7 +551,7 @@ class Referee:
             history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
             legal_moves = state.legal_moves
             push = state.push
-            timeout = ("timeout", guard.timeout_message)
+            timeout = guard.timeout
             captures_seen = tuple(map(tuple, state.captures))
             move: Move | None
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from arena.bots import Bot
+from arena.faults import Fault, FaultKind
 from arena.isolation import protocol
 from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.isolation.protocol import ProtocolError, TurnWriter
-from arena.play.guard import Fault, Guard
+from arena.play.guard import Guard
 from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
 from arena.rules.view import SeatView
 
@@ -44,7 +45,7 @@ class InProcessSeat:
         make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
         bot, elapsed, fault = self.guard.call(make, rng, self.err)
         if fault is None and not isinstance(bot, Bot):
-            fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
+            fault = Fault(FaultKind.INVALID, f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
         return elapsed, fault
 
@@ -83,7 +84,7 @@ class ProgramSeat:
         self.writer = writer
         self.label = label
         self.limit = referee.time_limit
-        self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
+        self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         self._first: bytes = b""
         self._problem = ""
@@ -113,7 +114,7 @@ class ProgramSeat:
 
     def start(self) -> tuple[float, Fault | None]:
         if self.process is None:
-            return self._seconds, ("crash", self._problem or "no process to play")
+            return self._seconds, Fault(FaultKind.CRASH, self._problem or "no process to play")
         self.process.note(f"{self.label}, seat {self.seat}")
         self.process.label = f"seat {self.seat}"
         # Sent with the first turn, so that a new game costs no round trip of its own.
@@ -138,12 +139,12 @@ class ProgramSeat:
         except Late:
             return None, perf_counter() - start, self.timeout
         except Ended:
-            return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
+            return None, perf_counter() - start, Fault(FaultKind.CRASH, f"the bot's process ended: {process.ended_text()}")
         except ProtocolError as exc:
-            return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
+            return None, perf_counter() - start, Fault(FaultKind.PROTOCOL, f"{exc}{process.log_hint()}")
         elapsed = perf_counter() - start
-        if type(answer) is tuple:  # not a Move (a tuple too): an error message, (kind, message)
-            return None, elapsed, cast(Fault, answer)
+        if type(answer) is Fault:  # not a Move (a tuple too): an error message
+            return None, elapsed, answer
         return answer, elapsed, None
 
     def listens(self) -> bool:
@@ -156,9 +157,9 @@ class ProgramSeat:
                 process.tell(protocol.over_line(result))
             except Late:
                 process.kill()  # a fresh process plays its next game
-                return 0.0, ("timeout", f"did not take the over message within {QUIT_SECONDS:g} s: killed")
+                return 0.0, Fault(FaultKind.TIMEOUT, f"did not take the over message within {QUIT_SECONDS:g} s: killed")
             except Ended:
-                return 0.0, ("crash", f"the bot's process ended: {process.ended_text()}")
+                return 0.0, Fault(FaultKind.CRASH, f"the bot's process ended: {process.ended_text()}")
         return 0.0, None
 
     def close(self, healthy: bool = True) -> None:
