@@ -1,4 +1,4 @@
-"""The faults of bots: the kinds there are and the one shape a fault has.
+"""The faults of bots: the kinds there are, the one shape a fault has, and an exception made a fault.
 
 A bot *faults* when it fails in a way the referee contains (see
 :mod:`arena.play.referee`): the fault goes into the game record's ``faults``
@@ -20,8 +20,10 @@ process, pays for nothing more than ``enum``.
 
 from __future__ import annotations
 
+import os
+import traceback
 from enum import StrEnum
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 
 class FaultKind(StrEnum):
@@ -62,3 +64,34 @@ class Fault(NamedTuple):
 
     kind: FaultKind
     message: str
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a fault: the exception and where in the bot it was raised."""
+    text = " ".join(str(exc).split())
+    if len(text) > 200:
+        text = text[:197] + "..."
+    where = ""
+    tb = exc.__traceback__
+    if tb is not None:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = f" (at {os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name})"
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
+def fault_of(exc: BaseException, prefix: str = "", log: TextIO | None = None) -> Fault:
+    """The fault a bot's exception is: ``exit`` for ``SystemExit``, ``interrupt`` for
+    ``KeyboardInterrupt``, else ``exception``, its message after ``prefix``.  The traceback of an
+    exception goes to ``log`` (the bot's log) when given."""
+    if isinstance(exc, SystemExit):
+        return Fault(FaultKind.EXIT, f"{prefix}called sys.exit({exc.code!r})")
+    if isinstance(exc, KeyboardInterrupt):
+        return Fault(FaultKind.INTERRUPT, prefix + "raised KeyboardInterrupt")
+    if log is not None:
+        try:
+            traceback.print_exception(exc, file=log)
+        except (OSError, ValueError):  # the bot may have closed its log
+            pass
+    return Fault(FaultKind.EXCEPTION, prefix + describe_failure(exc))

@@ -27,7 +27,6 @@ import os
 import random
 import signal
 import sys
-import traceback
 from typing import Any
 
 from arena.bots import (
@@ -38,13 +37,12 @@ from arena.bots import (
     _check_class,
     _import_module,
     check_options,
-    describe_failure,
     description,
     load_bot,
     show_value,
     split_bot_spec,
 )
-from arena.faults import Fault, FaultKind
+from arena.faults import Fault, FaultKind, describe_failure, fault_of
 from arena.isolation import protocol
 from arena.rules import Move, SeatResult
 
@@ -105,7 +103,7 @@ class _Host:
         try:
             bot = self.cls(start.seat, start.settings, {**self.cls.options, **start.options}, random.Random(start.seed))
         except BaseException as exc:  # noqa: BLE001 - a bot may fail in any way
-            self.failed = _fault(exc, "while starting: ")
+            self.failed = fault_of(exc, "while starting: ", sys.stderr)
             return
         if not isinstance(bot, Bot):
             self.failed = Fault(FaultKind.INVALID, f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
@@ -121,7 +119,8 @@ class _Host:
         try:
             value = self.bot.choose(view)
         except BaseException as exc:  # noqa: BLE001
-            kind, text = _fault(exc)
+            # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
+            kind, text = fault_of(exc, log=sys.stderr)
             self.send({"type": "error", "kind": kind, "message": text})
             self.bot = None
             return
@@ -155,19 +154,6 @@ def _load_class(ref: str) -> type[Bot]:
         except BotError:
             pass
     return load_bot(ref)
-
-
-def _fault(exc: BaseException, prefix: str = "") -> Fault:
-    if isinstance(exc, SystemExit):
-        return Fault(FaultKind.EXIT, f"{prefix}called sys.exit({exc.code!r})")
-    if isinstance(exc, KeyboardInterrupt):
-        return Fault(FaultKind.INTERRUPT, prefix + "raised KeyboardInterrupt")
-    # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
-    try:
-        traceback.print_exception(exc, file=sys.stderr)
-    except (OSError, ValueError):  # the bot may have closed its standard error
-        pass
-    return Fault(FaultKind.EXCEPTION, prefix + describe_failure(exc))
 
 
 def main(argv: list[str] | None = None) -> int:

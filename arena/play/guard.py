@@ -16,13 +16,11 @@ import ctypes
 import math
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from time import perf_counter
 from typing import Any, ClassVar
 
-from arena.bots import describe_failure
-from arena.faults import Fault, FaultKind
+from arena.faults import Fault, FaultKind, fault_of
 
 # After a timeout, raise again this often while the bot keeps running.
 _RETRY = 0.05
@@ -173,18 +171,9 @@ class Guard:
         """The fault an exception from a bot is; its traceback goes to ``err`` (the bot's log) when given."""
         if isinstance(exc, BotTimeout):
             return self.timeout
-        if isinstance(exc, KeyboardInterrupt):
-            if self.user_interrupt or not self.tells_interrupts:
-                raise exc
-            return Fault(FaultKind.INTERRUPT, "raised KeyboardInterrupt")
-        if isinstance(exc, SystemExit):
-            return Fault(FaultKind.EXIT, f"called sys.exit({exc.code!r})")
-        if err is not None:
-            try:
-                traceback.print_exception(exc, file=err)
-            except (OSError, ValueError):  # the bot may have closed its log
-                pass
-        return Fault(FaultKind.EXCEPTION, describe_failure(exc))
+        if isinstance(exc, KeyboardInterrupt) and (self.user_interrupt or not self.tells_interrupts):
+            raise exc
+        return fault_of(exc, log=err)
 
 
 class ThreadGuard(Guard):
