@@ -57,11 +57,8 @@ from __future__ import annotations
 
 import copy
 import functools
-import hashlib
 import logging
 import os
-import re
-import shlex
 import signal
 import sys
 import threading
@@ -72,18 +69,14 @@ from typing import Any, Self, TextIO
 from arena.bots import BotError, BotSpec, check_declared, show_value, split_bot_spec
 from arena.faults import Fault, FaultKind
 from arena.isolation import protocol
-from arena.isolation.botprocess import (
-    EXEC_PREFIX,
-    RETIRE_GAMES,
-    BotProcess,
-    BotProcessError,
-    Program,
-    stop_all,
-)
+from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
 from arena.isolation.protocol import TurnWriter
 from arena.play.guard import SINK, BotTimeout, Guard, ThreadGuard, Tripwire
 from arena.play.human import HUMAN, HumanSeat, Terminal
+from arena.play.logs import BotLogs
+from arena.play.logs import log_name as log_name  # where it was first: arena play names its logs with it
 from arena.play.outcome import GameOutcome
+from arena.play.pool import BotPool
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.seats import InProcessSeat, ProgramSeat
@@ -103,9 +96,6 @@ FALLBACK_STREAM = "uptown-fallback/1"
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
-#: Idle processes a referee keeps per program, for games of deals the others have played (a
-#: tournament plays each deal once per seating: about one process per seating is enough).
-IDLE_PER_PROGRAM = 6
 #: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.isolation.protocol.MAX_SHOWN`).
 MAX_FAULT = 1000
 # -- one game ----------------------------------------------------------------------
@@ -137,34 +127,6 @@ def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
             _deals.clear()
         found = _deals[key] = {color: tuple(tiles) for color, tiles in deal(seed, settings).items()}
     return dict(found)
-
-
-def log_name(name: str, folder: bool = True) -> str:
-    """What a bot's log is called (without ``.log``), after the bot as its user knows it, never after
-    the folders it lies in: an entrant's name or a bot's name as it is;
-    ``exec_FOLDER_FILE`` for an ``exec:`` program (its program file, the first argument that names a
-    file, else its command; ``folder=False``: ``FILE`` alone); ``FILE_Class`` for a ``file.py:Class``
-    bot.  Safe on every file system, at most 120 characters."""
-    short = name
-    if name.startswith(EXEC_PREFIX):
-        try:
-            words = shlex.split(name[len(EXEC_PREFIX):])
-        except ValueError:
-            words = []
-        if words:
-            found = os.path.normpath(next((w for w in words[1:] if not w.startswith("-") and os.path.isfile(w)),
-                                          words[0]))
-            where = os.path.basename(os.path.dirname(found))
-            short = "exec_" + (f"{where}_" if where else "") + os.path.basename(found) if folder else \
-                os.path.basename(found)
-    else:
-        where, colon, attr = name.rpartition(":")
-        if colon and where.endswith(".py"):
-            short = f"{os.path.basename(where)}_{attr}"
-    clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", short).lstrip(".") or "bot"
-    if len(clean) > 120:  # a long name: cut, and told apart by a hash of the whole
-        clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-    return clean
 
 
 @functools.lru_cache(maxsize=64)
@@ -215,7 +177,7 @@ class Referee:
     default) or ``"none"`` (Python bots in this process: for trusted code, see
     the module docstring; programs still run as processes).  Bot processes
     are kept between games (a few per bot: one never plays two games of a
-    deal, see :meth:`_borrow`) and stopped by :meth:`close`; their standard
+    deal, see :class:`~arena.play.pool.BotPool`) and stopped by :meth:`close`; their standard
     error is appended to ``logs/NAME.log`` (:func:`log_name`) when ``logs``
     names a folder; ``hide`` are paths the bots must not see (the results
     being written, a transcript).
@@ -238,19 +200,17 @@ class Referee:
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
         self._guard: Guard | None = None
         self._inline = False
-        # Idle bot processes by program, ready for their next game.
-        self._idle: dict[Program, list[BotProcess]] = {}
-        #: The walls each bot process got, by program (the last started).
-        self.walls: dict[Program, str] = {}
         self._isolated: Referee | None = None
         #: Where every protocol line is copied (see :attr:`~arena.isolation.botprocess.BotProcess.transcript`).
         self.transcript = transcript
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
-        self._streams: dict[str, TextIO] = {}
-        # The name of each bot's log, by the bot's name or ref.
-        self._log_names: dict[str, str] = {}
+        self._logs = BotLogs(self.logs)
+        #: Its bot processes, kept between games.
+        self.pool = BotPool(self.time_limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
+        #: The walls each bot process got, by program (the last started).
+        self.walls: dict[Program, str] = self.pool.walls
         #: Where the seat ``human`` reads and draws the game (default: standard input and output).
         self.terminal = terminal
 
@@ -284,23 +244,10 @@ class Referee:
                 Tripwire.guard = None
             guard.__exit__(*exc)
 
-    def _stderr_of(self, player: PreparedBot) -> TextIO | None:
-        """The log an in-process bot's standard error goes to (opened once), or None without logs."""
-        path = self._log_path(player.name or player.spec.ref)
-        if path is None:
-            return None
-        stream = self._streams.get(path)
-        if stream is None:
-            stream = self._streams[path] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
-        return stream
-
     def close(self) -> None:
         """Stop every bot process this referee keeps, and close the logs of its in-process bots."""
-        for stream in self._streams.values():
-            stream.close()
-        self._streams.clear()
-        stop_all([process for processes in self._idle.values() for process in processes])
-        self._idle.clear()
+        self._logs.close()
+        self.pool.close()
         if self._isolated is not None:
             self._isolated.close()
 
@@ -338,9 +285,7 @@ class Referee:
                     if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
                         prepared.append(prepare_bot(bot)._replace(name=name or ref))
                         continue
-                    process = BotProcess(program_of(ref, program, given), log=self._log_path(name or ref), hide=self.hide,
-                                         transcript=self.transcript, cpu=self.cpu)
-                    process.launch()
+                    process = self.pool.launch(program_of(ref, program, given), name or ref)
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, bot, exc) from None
                 waiting.append((index, ref, given, name or ref, process))
@@ -353,8 +298,7 @@ class Referee:
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, ref, exc) from None
                 waiting.pop(0)
-                self.walls[process.program] = process.walls
-                self._idle.setdefault(process.program, []).append(process)
+                self.pool.keep(process)
                 spec = BotSpec(ref, checked)
                 options = {**declared.options, **checked}
                 text = str(spec)
@@ -376,70 +320,6 @@ class Referee:
             assert self._guard is not None
             self._guard._saved.append((lambda: isolated.__exit__(None, None, None),))
         return isolated
-
-    def _log_path(self, name: str) -> str | None:
-        """The log of the bot ``name`` (an entrant's name, else its ref): a short name of its own
-        (:func:`log_name`), told apart by a hash of ``name`` only from another bot's of the same."""
-        if self.logs is None:
-            return None
-        clean = self._log_names.get(name)
-        if clean is None:
-            clean = log_name(name)
-            if clean in self._log_names.values():
-                clean = f"{clean}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-            self._log_names[name] = clean
-        return os.path.join(self.logs, clean + ".log")
-
-    def _borrow(self, player: PreparedBot, seed: int) -> BotProcess:
-        """A process of the player's program for a game of the deal ``seed``: an idle one that never
-        played that deal, else a new one, launched but not yet past its handshake (:meth:`_handshake`).
-        Raises BotProcessError.
-
-        No process plays two games of one deal: a bot may learn within a game, never across the
-        games of a deal (the duplicate format deals the same piles again).
-        """
-        assert player.program is not None
-        idle = self._idle.get(player.program, [])
-        for index in range(len(idle) - 1, -1, -1):  # the last given back first
-            process = idle[index]
-            if not process.alive:
-                # It ended between games (after its game_over, say): another plays the next.
-                del idle[index]
-                log.warning("a process of %s ended between games (%s): starting another", player.text,
-                            process.ended_text())
-                process.kill()
-            elif seed not in process.deals:
-                del idle[index]
-                process.deals.add(seed)
-                return process
-        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
-                             transcript=self.transcript, cpu=self.cpu)
-        process.launch()
-        process.deals.add(seed)
-        return process
-
-    def _handshake(self, player: PreparedBot, process: BotProcess) -> None:
-        """The handshake of a process :meth:`_borrow` launched, and its options checked (BotProcessError)."""
-        assert player.program is not None
-        declared = process.handshake(self.time_limit)
-        self.walls[player.program] = process.walls
-        if {**declared.options, **player.spec.options} != player.options:
-            process.stop()
-            raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
-
-    def _give_back(self, player: PreparedBot, process: BotProcess, healthy: bool) -> None:
-        if not (healthy and process.alive and player.program is not None):
-            process.kill()  # after a fault: another process plays its next game
-            return
-        if len(process.deals) >= RETIRE_GAMES:
-            process.stop()  # the deals it remembers stay few
-            return
-        idle = self._idle.setdefault(player.program, [])
-        idle.append(process)
-        if len(idle) > IDLE_PER_PROGRAM:
-            # The one that has played the most deals: the one least likely to be of use for the next.
-            most = max(range(len(idle)), key=lambda index: len(idle[index].deals))
-            idle.pop(most).stop()
 
     def play(
         self,
@@ -502,7 +382,7 @@ class Referee:
             faulted[seat] = True
             asks[seat] = chooses[seat] = None
             fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
-            bot_log = self._log_path(players[seat].name or players[seat].spec.ref)
+            bot_log = self._logs.path(players[seat].name or players[seat].spec.ref)
             log.info("%s: seat %d (%s) fault at move %d: %s: %s%s", label, seat, names[seat], index, kind, message,
                      f" (the bot's log, with any traceback: {bot_log})" if bot_log else "")
             seats[seat].close(False)
@@ -530,12 +410,12 @@ class Referee:
                     seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, names))
                 elif player.program is not None:
                     assert writer is not None
-                    seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
+                    seats.append(ProgramSeat(self.pool, player, seat, settings, seed, writer, label, time_limit))
                 else:
                     assert player.cls is not None  # prepared in process: it has its class
                     # A copy of its own: a bot that changes its settings changes nothing outside.
                     seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
-                                               self._stderr_of(player)))
+                                               self._logs.stream(player.name or player.spec.ref)))
             # Every seat's process for this game, the new ones started side by side before the first turn.
             programs = [s for s in seats if isinstance(s, ProgramSeat)]
             for program_seat in programs:

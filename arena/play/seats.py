@@ -21,8 +21,8 @@ from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_ra
 from arena.rules.view import SeatView
 
 if TYPE_CHECKING:
+    from arena.play.pool import BotPool
     from arena.play.prepared import PreparedBot
-    from arena.play.referee import Referee
 
 
 class InProcessSeat:
@@ -68,22 +68,22 @@ class InProcessSeat:
 class ProgramSeat:
     """A bot program (a process of its own, :mod:`arena.isolation.botprocess`) playing one seat of one game.
 
-    The process comes from the referee's pool (one that never played this
-    game's deal, or a fresh one: :meth:`reserve`, before the game's first
-    turn) and goes back to it after the game, unless it faulted: then it is
-    killed, and another plays its next game.
+    The process comes from the referee's pool (:class:`~arena.play.pool.BotPool`: one that never
+    played this game's deal, or a fresh one: :meth:`reserve`, before the game's first turn) and goes
+    back to it after the game, unless it faulted: then it is killed, and another plays its next game.
+    ``limit`` is the time limit of a turn.
     """
 
-    def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
-                 seed: int, writer: TurnWriter, label: str) -> None:
-        self.referee = referee
+    def __init__(self, pool: BotPool, player: PreparedBot, seat: int, settings: GameSettings,
+                 seed: int, writer: TurnWriter, label: str, limit: float) -> None:
+        self.pool = pool
         self.player = player
         self.seat = seat
         self.settings = settings
         self.seed = seed
         self.writer = writer
         self.label = label
-        self.limit = referee.time_limit
+        self.limit = limit
         self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         self._first: bytes = b""
@@ -91,11 +91,11 @@ class ProgramSeat:
         self._seconds = 0.0
 
     def reserve(self) -> None:
-        """Take a process for this game from the referee; a fresh one is only launched here (its
+        """Take a process for this game from the pool; a fresh one is only launched here (its
         handshake is :meth:`ready`'s), so that every seat's new process starts at once."""
         started = perf_counter()
         try:
-            self.process = self.referee._borrow(self.player, self.seed)
+            self.process = self.pool.borrow(self.player, self.seed)
         except BotProcessError as exc:
             self._problem = str(exc)
         self._seconds += perf_counter() - started
@@ -107,7 +107,7 @@ class ProgramSeat:
             return
         started = perf_counter()
         try:
-            self.referee._handshake(self.player, process)
+            self.pool.handshake(self.player, process)
         except BotProcessError as exc:
             self.process, self._problem = None, str(exc)
         self._seconds += perf_counter() - started
@@ -165,4 +165,4 @@ class ProgramSeat:
     def close(self, healthy: bool = True) -> None:
         process, self.process = self.process, None
         if process is not None:
-            self.referee._give_back(self.player, process, healthy)
+            self.pool.give_back(self.player, process, healthy)
