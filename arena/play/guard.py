@@ -72,6 +72,8 @@ class Guard:
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
+        # Whether a call settles under a lock (ThreadGuard); an attribute of the instance, the quickest read.
+        self._threaded = False
         self.timeout_message = f"no move within the time limit of {limit:g} s"
         #: The fault of a call that ran past the limit.
         self.timeout = Fault(FaultKind.TIMEOUT, self.timeout_message)
@@ -138,18 +140,27 @@ class Guard:
     def call(self, fn: Callable[[Any], Any], arg: Any, err: Any = None) -> tuple[Any, float, Fault | None]:
         """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault).
 
+        The one timed call into a bot in this process: the game's loop makes every move of an
+        in-process bot with it, the in-process seat makes the bot and tells it the result.
+        ``sys.stdout`` is the sink from the call on, set again before every call in case a bot
+        changed it, and left so between the calls of a game: the game puts it back when it ends
+        (and around ``on_move``), for two stores a call are a good part of a move's cost.
         ``err``, when given, stands in for ``sys.stderr`` during the call (the bot's log).
         """
-        saved, saved_err = sys.stdout, sys.stderr
-        sys.stdout = SINK
+        if sys.stdout is not SINK:
+            sys.stdout = SINK
         if err is not None:
+            saved_err = sys.stderr
             sys.stderr = err
         start = perf_counter()
         try:
             try:
                 self.started = start
                 value = fn(arg)
-                self._settle()
+                if self._threaded:
+                    self._settle()
+                else:  # _settle written out: the call is every in-process move's
+                    self.started = 0.0
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
                     return None, elapsed, self.timeout
@@ -161,7 +172,8 @@ class Guard:
             self._settle()
             return None, perf_counter() - start, self.timeout
         finally:
-            sys.stdout, sys.stderr = saved, saved_err
+            if err is not None:
+                sys.stderr = saved_err
 
     def _settle(self) -> None:
         """The call has returned: a late alarm must no longer fire into the referee."""
@@ -186,6 +198,7 @@ class ThreadGuard(Guard):
 
     def __init__(self, limit: float) -> None:
         super().__init__(limit)
+        self._threaded = True
         self.tells_interrupts = True  # Ctrl-C only ever reaches the main thread
         self._lock = threading.Lock()
         self._stop = threading.Event()

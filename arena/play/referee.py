@@ -55,61 +55,37 @@ with no time limit; resigning is its fault of kind ``resign``.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 import os
 import signal
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from time import perf_counter
 from typing import Any, Self, TextIO
 
-from arena.bots import BotError, BotSpec, check_declared, show_value, split_bot_spec
-from arena.faults import Fault, FaultKind
+from arena.bots import BotError, BotSpec, check_declared, split_bot_spec
 from arena.isolation import protocol
 from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
-from arena.isolation.protocol import TurnWriter
-from arena.play.guard import SINK, BotTimeout, Guard, ThreadGuard, Tripwire
-from arena.play.human import HUMAN, HumanSeat, Terminal
+from arena.play.game import Game
+from arena.play.guard import Guard, ThreadGuard, Tripwire
+from arena.play.human import HUMAN, Terminal
 from arena.play.logs import BotLogs
 from arena.play.logs import log_name as log_name  # where it was first: arena play names its logs with it
 from arena.play.outcome import GameOutcome
 from arena.play.pool import BotPool
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from arena.play.ranges import DEFAULT_TIME_LIMIT
-from arena.play.seats import InProcessSeat, ProgramSeat
-from arena.rules import COLORS, PASS, GameSettings, GameState, IllegalMove, Move, MoveSet, deal, derived_random
-from arena.rules.geometry import N_CELLS
-from arena.rules.state import legal_in
-from arena.rules.tiles import N_TILES
-from arena.rules.view import turn_view
+from arena.rules import GameSettings, GameState, Move, deal
 
 log = logging.getLogger("arena.play.referee")
 
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
 BOT_STREAM = protocol.SEED_STREAM
-#: The stream of the random fallback that plays for a faulted seat.
-FALLBACK_STREAM = "uptown-fallback/1"
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
-#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.isolation.protocol.MAX_SHOWN`).
-MAX_FAULT = 1000
 # -- one game ----------------------------------------------------------------------
-
-
-def _show_move(move: Move) -> str:
-    """A bot's move as text: ``red:ring@B2`` or ``pass`` when it is one, else its fields as they are."""
-    color, tile, cell = move
-    if type(color) is int and type(tile) is int and type(cell) is int:
-        if color < 0:
-            return "pass"
-        if color < len(COLORS) and 0 <= tile < N_TILES and 0 <= cell < N_CELLS:
-            return str(move)
-    return f"Move({show_value(color)}, {show_value(tile)}, {show_value(cell)})"
 
 
 # A tournament plays each deal once per seat rotation, one after the other: a deal is
@@ -133,21 +109,6 @@ def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
 def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     """The standard settings, made once: they are frozen, and checking them costs more than a move."""
     return GameSettings.for_players(players, scoring, penalty)
-
-
-def _wrong_move(value: Any, state: GameState) -> Fault:
-    """The fault of a bot that answered ``value``, which is not one of the legal moves of ``state``:
-    the rule it breaks, from :meth:`GameState.check` (no code of the bot runs there)."""
-    if type(value) is not Move:
-        return Fault(FaultKind.INVALID, f"returned {show_value(value)}, not a Move")
-    shown = _show_move(value)
-    try:
-        state.check(value)
-    except IllegalMove as exc:
-        return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move: {exc}")
-    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
-    # the bot is faulted all the same rather than the game stopped.
-    return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move")
 
 
 def _current_cpu() -> int | None:
@@ -199,7 +160,6 @@ class Referee:
         self.logs = None if logs is None else os.fspath(logs)
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
         self._guard: Guard | None = None
-        self._inline = False
         self._isolated: Referee | None = None
         #: Where every protocol line is copied (see :attr:`~arena.isolation.botprocess.BotProcess.transcript`).
         self.transcript = transcript
@@ -221,9 +181,6 @@ class Referee:
         guard = Guard(self.time_limit) if in_main else ThreadGuard(self.time_limit)
         guard.__enter__()
         self._guard = guard
-        # In the main thread, with bots in this process, the guard's call is written out in
-        # the game loop: a function call and a tuple per move are a good part of its cost.
-        self._inline = in_main
         if self.isolation == "none":
             Tripwire.install()
             Tripwire.guard = guard
@@ -346,6 +303,30 @@ class Referee:
         guard = self._guard
         if guard is None:
             raise RuntimeError("a Referee plays games inside its with block")
+        settings, players, names = self._game_of(bots, seed, scoring, penalty, names, extra)
+        state = GameState(settings, _deal(seed, settings))
+        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
+        game = Game(state, players, names, seed, label, guard=guard, pool=self.pool, logs=self._logs,
+                    terminal=self.terminal, time_limit=self.time_limit)
+        Tripwire.tripped = ""
+        result = game.play(on_move)
+        if Tripwire.tripped:
+            event, Tripwire.tripped = Tripwire.tripped, ""
+            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
+                        "process of its own", event, seed)
+            return self._isolated_referee().play(
+                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                on_move=on_move,
+            )
+        return GameOutcome(
+            state, result, game.faults, game.seconds, game.faulted_seats(), names, seed, players,
+            self.time_limit, extra,
+        )
+
+    def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
+                 names: Sequence[str] | None, extra: Mapping[str, Any] | None,
+                 ) -> tuple[GameSettings, list[PreparedBot], list[str]]:
+        """A game's settings, prepared players and names, checked (ValueError, BotError: see :meth:`play`)."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"a seed is an integer, not {seed!r}")
         settings = _settings(len(bots), scoring, penalty)
@@ -356,170 +337,7 @@ class Referee:
         clash = set(extra or ()) & set(RECORD_KEYS)
         if clash:
             raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
-
-        state = GameState(settings, _deal(seed, settings))
-        time_limit = self.time_limit
-        inline = self._inline
-        writer = TurnWriter(state) if any(p.program is not None for p in players) else None
-        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
-        n = len(players)
-        seats: list[Any] = []
-        # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
-        # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
-        # until the seat's bot is made at its first turn, and again once it has faulted.
-        asks: list[Any] = [None] * n
-        chooses: list[Any] = [None] * n
-        started = [False] * n
-        faulted = [False] * n
-        fallback: list[Any] = [None] * n
-        seconds = [0.0] * n
-        faults: list[dict[str, Any]] = []
-
-        def fault(seat: int, index: int, kind: FaultKind, message: str) -> None:
-            # Whatever of the bot's own words the message holds reaches records and logs escaped.
-            message = protocol.bot_text(message, MAX_FAULT)
-            faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
-            faulted[seat] = True
-            asks[seat] = chooses[seat] = None
-            fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
-            bot_log = self._logs.path(players[seat].name or players[seat].spec.ref)
-            log.info("%s: seat %d (%s) fault at move %d: %s: %s%s", label, seat, names[seat], index, kind, message,
-                     f" (the bot's log, with any traceback: {bot_log})" if bot_log else "")
-            seats[seat].close(False)
-
-        def make(seat: int, index: int) -> None:
-            """Make the seat's bot at its first turn (and fault the seat when that fails)."""
-            started[seat] = True
-            elapsed, problem = seats[seat].start()
-            seconds[seat] += elapsed
-            if problem is not None:
-                fault(seat, index, problem[0], "while starting: " + problem[1])
-                return
-            if inline and players[seat].program is None and players[seat].spec.ref != HUMAN:
-                chooses[seat] = seats[seat].bot.choose
-            else:
-                asks[seat] = seats[seat].ask
-
-        # sys.stdout is the sink from a bot's first call to the end of the game (put back
-        # around on_move), and set again before every call in case a bot changed it.
-        # sys.stderr is the bot's log during each of its calls, when there are logs.
-        stdout, stderr = sys.stdout, sys.stderr
-        try:
-            for seat, player in enumerate(players):
-                if player.spec.ref == HUMAN and player.program is None:
-                    seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, names))
-                elif player.program is not None:
-                    assert writer is not None
-                    seats.append(ProgramSeat(self.pool, player, seat, settings, seed, writer, label, time_limit))
-                else:
-                    assert player.cls is not None  # prepared in process: it has its class
-                    # A copy of its own: a bot that changes its settings changes nothing outside.
-                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
-                                               self._logs.stream(player.name or player.spec.ref)))
-            # Every seat's process for this game, the new ones started side by side before the first turn.
-            programs = [s for s in seats if isinstance(s, ProgramSeat)]
-            for program_seat in programs:
-                program_seat.reserve()
-            for program_seat in programs:
-                program_seat.ready()
-            seat_settings = [getattr(s, "settings", settings) for s in seats]
-            errs = [getattr(s, "err", None) for s in seats]
-            Tripwire.tripped = ""
-
-            # The captures change only with a capture, so the views' copy of them is made again
-            # only then (and after every move when on_move may change the state).
-            history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
-            legal_moves = state.legal_moves
-            push = state.push
-            timeout = guard.timeout
-            captures_seen = tuple(map(tuple, state.captures))
-            move: Move | None
-
-            while not state.over:
-                seat = state.to_move
-                moves = legal_moves()
-                legal = moves.options  # the referee's own: the bot may change the MoveSet it is given
-                choose = chooses[seat]
-                if not legal:
-                    move = PASS  # M6, without asking the bot
-                elif choose is not None:
-                    # The seat's view, and Guard.call written out.
-                    view = turn_view(state, seat, moves, seat_settings[seat], captures_seen)
-                    if sys.stdout is not SINK:
-                        sys.stdout = SINK
-                    err = errs[seat]
-                    if err is not None:
-                        sys.stderr = err
-                    start = perf_counter()
-                    try:
-                        try:
-                            guard.started = start
-                            value = choose(view)
-                            guard.started = 0.0
-                            elapsed = perf_counter() - start
-                            problem = None if elapsed <= time_limit else timeout
-                        except BaseException as exc:
-                            guard.started = 0.0
-                            elapsed = perf_counter() - start
-                            value, problem = None, guard._fault(exc, err)
-                    except BotTimeout:  # the alarm landed in the handler above
-                        guard.started = 0.0
-                        elapsed = perf_counter() - start
-                        value, problem = None, timeout
-                    if err is not None:
-                        sys.stderr = stderr
-                    seconds[seat] += elapsed
-                    # Checked against the referee's own options, not the MoveSet the bot was given.
-                    move = legal_in(legal, value) if problem is None else None
-                    if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
-                        move = MoveSet(legal).choice(fallback[seat])
-                elif not started[seat]:
-                    make(seat, len(history))
-                    continue  # the same turn again, with the bot made (or the seat faulted)
-                elif faulted[seat]:
-                    move = moves.choice(fallback[seat])
-                else:
-                    # A bot in a process of its own, or a guard in another thread.
-                    value, elapsed, problem = asks[seat](state, moves)
-                    seconds[seat] += elapsed
-                    move = legal_in(legal, value) if problem is None else None
-                    if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
-                        move = MoveSet(legal).choice(fallback[seat])
-                if push(move) >= 0 or on_move is not None:
-                    captures_seen = tuple(map(tuple, state.captures))
-                    if on_move is not None:
-                        sys.stdout = stdout
-                        on_move(state, move)
-                        stdout = sys.stdout
-
-            result = state.result()
-            for seat in range(n):
-                if started[seat] and not faulted[seat] and seats[seat].listens():
-                    # Each bot gets its own copy of the result: one cannot change another's.
-                    elapsed, problem = seats[seat].tell(state.result())
-                    seconds[seat] += elapsed
-                    if problem is not None:
-                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat],
-                                    problem[0], protocol.bot_text(problem[1], MAX_FAULT))
-        finally:
-            sys.stdout, sys.stderr = stdout, stderr
-            for player in seats:
-                player.close()
-
-        if Tripwire.tripped:
-            event, Tripwire.tripped = Tripwire.tripped, ""
-            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
-                        "process of its own", event, seed)
-            return self._isolated_referee().play(
-                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
-                on_move=on_move,
-            )
-        return GameOutcome(
-            state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
-            players, time_limit, extra,
-        )
+        return settings, players, names
 
 
 def play_game(

@@ -1,8 +1,12 @@
 """The seats of one game: an in-process bot under the guard, or a bot program spoken to in the protocol.
 
 Both answer the referee's loop the same way: ``start()`` at the seat's
-first turn, ``ask(state, moves)`` for a move, ``tell(result)`` at the end,
-``close(healthy)``; each returns the seconds it took and a fault or None.
+first turn, ``tell(result)`` at the end, ``close(healthy)``; each returns the
+seconds it took and a fault or None.  For a move, a program seat answers
+``ask(state, moves)``; an in-process seat's ``bot.choose`` is called by the
+game's loop itself (:meth:`arena.play.game.Game.turns`), under the guard's
+one timed call (:meth:`arena.play.guard.Guard.call`), with the view the loop
+keeps up to date.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError
 from arena.isolation.protocol import ProtocolError, TurnWriter
 from arena.play.guard import Guard
 from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
-from arena.rules.view import SeatView
 
 if TYPE_CHECKING:
     from arena.play.pool import BotPool
@@ -48,10 +51,6 @@ class InProcessSeat:
             fault = Fault(FaultKind.INVALID, f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
         return elapsed, fault
-
-    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        view = SeatView.of(state, self.seat, moves, settings=self.settings)
-        return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
         """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
