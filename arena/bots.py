@@ -67,6 +67,7 @@ from arena.api import (
     tile_index,
 )
 from arena.api.options import MAX_DECLARED, MAX_OPTIONS, OPTION_TYPES, format_option
+from arena.faults import describe_failure, show_value
 from arena.plugins import (
     EXEC_PREFIX,
     GROUP,
@@ -77,7 +78,6 @@ from arena.plugins import (
     bot_options,
     check_given,
     clash,
-    describe_failure,
     description,
     discover,
     dist_name,
@@ -86,7 +86,6 @@ from arena.plugins import (
     make_bot_spec,
     parse_bot_spec,
     resolve_ref,
-    show_value,
     split_bot_spec,
 )
 from arena.plugins.loading import entry_points

@@ -32,8 +32,9 @@ from arena.isolation.botprocess import (
     exec_program,
     python_program,
 )
-from arena.play import referee as referee_module
-from arena.play.referee import Referee, log_name, play_game
+from arena.play import pool as pool_module
+from arena.play.logs import log_name
+from arena.play.referee import Referee, play_game
 from arena.plugins import BotError
 from arena.rules import engine as native
 from arena.tournament.plan.config import parse_config
@@ -233,14 +234,14 @@ def test_no_process_plays_two_games_of_one_deal(tmp_path):
 
 
 def test_a_process_is_retired_after_its_games_and_few_are_kept_idle(tmp_path, monkeypatch):
-    monkeypatch.setattr(referee_module, "RETIRE_GAMES", 2)
-    monkeypatch.setattr(referee_module, "IDLE_PER_PROGRAM", 2)
+    monkeypatch.setattr(pool_module, "RETIRE_GAMES", 2)
+    monkeypatch.setattr(pool_module, "IDLE_PER_PROGRAM", 2)
     with Referee(2.0, logs=tmp_path / "logs") as referee:
         try:
             player = referee.prepare(program("diary"))
             for seed in (1, 2, 3, 3, 3, 3):
                 assert referee.play([player, "random"], seed).faults == []
-            kept = referee._idle[player.program]
+            kept = referee.pool.idle[player.program]
             assert len(kept) == 2 and all(len(process.deals) == 1 for process in kept)
         finally:
             referee.close()

@@ -27,13 +27,13 @@ import os
 import random
 import signal
 import sys
-import traceback
 from typing import Any
 
 from arena.api import Bot
 from arena.api.options import declared_options, defaults
+from arena.faults import Fault, FaultKind, describe_failure, fault_of, show_value
 from arena.isolation import protocol
-from arena.plugins import BotError, check_given, describe_failure, description, load_bot, show_value, split_bot_spec
+from arena.plugins import BotError, check_given, description, load_bot, split_bot_spec
 from arena.plugins.loading import _attribute, _check_class, _import_module
 from arena.plugins.specs import _DOTTED
 from arena.rules import Move, SeatResult
@@ -62,7 +62,7 @@ class _Host:
             # The reason alone: the referee names the bot as its user wrote it.
             self.problem = exc.reason
         self.bot: Bot | None = None
-        self.failed: tuple[str, str] | None = None
+        self.failed: Fault | None = None
         self.reader: protocol.ViewReader | None = None
 
     def write(self, data: bytes) -> None:
@@ -97,23 +97,24 @@ class _Host:
             bot = self.cls(start.seat, start.settings, {**defaults(declared_options(self.cls)), **start.options},
                            random.Random(start.seed))
         except BaseException as exc:  # noqa: BLE001 - a bot may fail in any way
-            self.failed = _fault(exc, "while starting: ")
+            self.failed = fault_of(exc, "while starting: ", sys.stderr)
             return
         if not isinstance(bot, Bot):
-            self.failed = ("invalid", f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
+            self.failed = Fault(FaultKind.INVALID, f"while starting: making the bot gave {type(bot).__name__}, not a Bot")
         else:
             self.bot = bot
 
     def turn(self, message: dict[str, Any]) -> None:
         if self.bot is None or self.reader is None:
-            kind, text = self.failed or ("exception", "a turn came before its game")
+            kind, text = self.failed or Fault(FaultKind.EXCEPTION, "a turn came before its game")
             self.send({"type": "error", "kind": kind, "message": text})
             return
         view = self.reader.view(message)
         try:
             value = self.bot.choose(view)
         except BaseException as exc:  # noqa: BLE001
-            kind, text = _fault(exc)
+            # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
+            kind, text = fault_of(exc, log=sys.stderr)
             self.send({"type": "error", "kind": kind, "message": text})
             self.bot = None
             return
@@ -121,7 +122,7 @@ class _Host:
                 0 <= value.color < 5 and 0 <= value.tile < 28 and 0 <= value.cell < 81)):
             self.send_move(str(value))
         else:
-            self.send({"type": "error", "kind": "invalid", "message": f"returned {show_value(value)}, not a Move"})
+            self.send({"type": "error", "kind": FaultKind.INVALID, "message": f"returned {show_value(value)}, not a Move"})
             self.bot = None
 
     def over(self, message: dict[str, Any]) -> None:
@@ -147,19 +148,6 @@ def _load_class(ref: str) -> type[Bot]:
         except BotError:
             pass
     return load_bot(ref)
-
-
-def _fault(exc: BaseException, prefix: str = "") -> tuple[str, str]:
-    if isinstance(exc, SystemExit):
-        return "exit", f"{prefix}called sys.exit({exc.code!r})"
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupt", prefix + "raised KeyboardInterrupt"
-    # The whole traceback goes to the bot's log (its standard error); the fault's message is one line.
-    try:
-        traceback.print_exception(exc, file=sys.stderr)
-    except (OSError, ValueError):  # the bot may have closed its standard error
-        pass
-    return "exception", prefix + describe_failure(exc)
 
 
 def main(argv: list[str] | None = None) -> int:

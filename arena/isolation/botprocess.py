@@ -40,8 +40,6 @@ STARTUP_SECONDS = 10.0
 #: How long a program that was told to quit gets before it is killed; also how long it has to take
 #: the ``over`` and ``quit`` lines into its input.
 QUIT_SECONDS = 0.2
-#: Games a process plays before it is replaced (it keeps the seeds of those it played: see ``deals``).
-RETIRE_GAMES = 4096
 
 
 class BotProcessError(RuntimeError):

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena.api.options import MAX_DECLARED, MAX_OPTIONS, Option, defaults
+from arena.faults import Fault, FaultKind
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
 from arena.rules.tiles import COLORS, TILE_NAMES
@@ -29,7 +30,7 @@ FIRST_TURN_LIMITS = 2
 #: The stream the bot's seed is derived from (the same as an in-process bot's generator).
 SEED_STREAM = "uptown-bot/1"
 #: Fault kinds a bot may name in an ``error`` message; any other is an ``exception``.
-ERROR_KINDS = ("exception", "exit", "invalid", "interrupt")
+ERROR_KINDS = (FaultKind.EXCEPTION, FaultKind.EXIT, FaultKind.INVALID, FaultKind.INTERRUPT)
 QUIT_LINE = b'{"type":"quit"}\n'
 #: The longest text of a bot's the referee passes on: an ``error`` message, a refusal, last words.
 MAX_SHOWN = 300
@@ -306,9 +307,9 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
 
 
 
-def read_answer(obj: Mapping[str, Any]) -> Move | tuple[str, str]:
+def read_answer(obj: Mapping[str, Any]) -> Move | Fault:
     """The bot's answer to a ``turn``: a :class:`Move` as written (not yet checked against the legal
-    moves), or ``(kind, message)`` for an ``error``.  :class:`ProtocolError` for anything else."""
+    moves), or the :class:`~arena.faults.Fault` of an ``error``.  :class:`ProtocolError` for anything else."""
     kind = obj.get("type")
     if kind == "move":
         text = obj.get("move")
@@ -322,7 +323,7 @@ def read_answer(obj: Mapping[str, Any]) -> Move | tuple[str, str]:
         message = obj.get("message")
         message = bot_text(message) if isinstance(message, str) else "gave up"
         fault = obj.get("kind")
-        return (fault if fault in ERROR_KINDS else "exception"), message
+        return Fault(FaultKind(fault) if fault in ERROR_KINDS else FaultKind.EXCEPTION, message)
     raise ProtocolError(f"answered a turn with a {_show(kind)} message")
 
 

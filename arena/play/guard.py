@@ -16,21 +16,16 @@ import ctypes
 import math
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from time import perf_counter
 from typing import Any, ClassVar
 
-from arena.plugins.failures import describe_failure
+from arena.faults import Fault, FaultKind, fault_of
 
 # After a timeout, raise again this often while the bot keeps running.
 _RETRY = 0.05
 # setitimer(0) disarms the timer: never arm it for less than this.
 _MIN_ARM = 0.001
-
-#: A fault: its kind and its one-line message.
-Fault = tuple[str, str]
-
 
 class BotTimeout(BaseException):
     """Raised inside a bot's code when its time is up.
@@ -77,7 +72,11 @@ class Guard:
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
+        # Whether a call settles under a lock (ThreadGuard); an attribute of the instance, the quickest read.
+        self._threaded = False
         self.timeout_message = f"no move within the time limit of {limit:g} s"
+        #: The fault of a call that ran past the limit.
+        self.timeout = Fault(FaultKind.TIMEOUT, self.timeout_message)
         #: When the running bot call started (``perf_counter``); 0.0 while no bot runs.
         self.started = 0.0
         #: Set when a real Ctrl-C arrived, so the KeyboardInterrupt is not taken for a bot's.
@@ -141,30 +140,40 @@ class Guard:
     def call(self, fn: Callable[[Any], Any], arg: Any, err: Any = None) -> tuple[Any, float, Fault | None]:
         """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault).
 
+        The one timed call into a bot in this process: the game's loop makes every move of an
+        in-process bot with it, the in-process seat makes the bot and tells it the result.
+        ``sys.stdout`` is the sink from the call on, set again before every call in case a bot
+        changed it, and left so between the calls of a game: the game puts it back when it ends
+        (and around ``on_move``), for two stores a call are a good part of a move's cost.
         ``err``, when given, stands in for ``sys.stderr`` during the call (the bot's log).
         """
-        saved, saved_err = sys.stdout, sys.stderr
-        sys.stdout = SINK
+        if sys.stdout is not SINK:
+            sys.stdout = SINK
         if err is not None:
+            saved_err = sys.stderr
             sys.stderr = err
         start = perf_counter()
         try:
             try:
                 self.started = start
                 value = fn(arg)
-                self._settle()
+                if self._threaded:
+                    self._settle()
+                else:  # _settle written out: the call is every in-process move's
+                    self.started = 0.0
                 elapsed = perf_counter() - start
                 if elapsed > self.limit:
-                    return None, elapsed, ("timeout", self.timeout_message)
+                    return None, elapsed, self.timeout
                 return value, elapsed, None
             except BaseException as exc:
                 self._settle()
                 return None, perf_counter() - start, self._fault(exc, err)
         except BotTimeout:  # the alarm landed in the handler above
             self._settle()
-            return None, perf_counter() - start, ("timeout", self.timeout_message)
+            return None, perf_counter() - start, self.timeout
         finally:
-            sys.stdout, sys.stderr = saved, saved_err
+            if err is not None:
+                sys.stderr = saved_err
 
     def _settle(self) -> None:
         """The call has returned: a late alarm must no longer fire into the referee."""
@@ -173,19 +182,10 @@ class Guard:
     def _fault(self, exc: BaseException, err: Any = None) -> Fault:
         """The fault an exception from a bot is; its traceback goes to ``err`` (the bot's log) when given."""
         if isinstance(exc, BotTimeout):
-            return "timeout", self.timeout_message
-        if isinstance(exc, KeyboardInterrupt):
-            if self.user_interrupt or not self.tells_interrupts:
-                raise exc
-            return "interrupt", "raised KeyboardInterrupt"
-        if isinstance(exc, SystemExit):
-            return "exit", f"called sys.exit({exc.code!r})"
-        if err is not None:
-            try:
-                traceback.print_exception(exc, file=err)
-            except (OSError, ValueError):  # the bot may have closed its log
-                pass
-        return "exception", describe_failure(exc)
+            return self.timeout
+        if isinstance(exc, KeyboardInterrupt) and (self.user_interrupt or not self.tells_interrupts):
+            raise exc
+        return fault_of(exc, log=err)
 
 
 class ThreadGuard(Guard):
@@ -198,6 +198,7 @@ class ThreadGuard(Guard):
 
     def __init__(self, limit: float) -> None:
         super().__init__(limit)
+        self._threaded = True
         self.tells_interrupts = True  # Ctrl-C only ever reaches the main thread
         self._lock = threading.Lock()
         self._stop = threading.Event()

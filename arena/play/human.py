@@ -23,15 +23,13 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from arena.display.text import SYMBOL_ABBREVIATIONS, _paint, describe_move, render_board, tile_text
-from arena.play.guard import Fault
+from arena.faults import Fault, FaultKind
 from arena.rules import COLORS, GameSettings, GameState, IllegalMove, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, cell_index
 from arena.rules.tiles import TILE_NAMES, tile_index
 
 #: The spec of the human's seat, as given to ``arena play`` and written in the record's ``bots``.
 HUMAN = "human"
-#: The fault of a person who resigned (``q`` or the end of the input).
-RESIGN = "resign"
 
 _ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
 _SHORT = {abbr.lower(): name for name, abbr in SYMBOL_ABBREVIATIONS.items()}
@@ -217,7 +215,7 @@ class HumanSeat:
             move = self.human.choose(state, moves)
         except Resign as exc:
             self.human.say(f"seat {self.human.seat} resigns: the rest of its moves are random legal moves")
-            return None, perf_counter() - start, (RESIGN, str(exc))
+            return None, perf_counter() - start, Fault(FaultKind.RESIGN, str(exc))
         return move, perf_counter() - start, None
 
     def listens(self) -> bool:

@@ -55,70 +55,37 @@ with no time limit; resigning is its fault of kind ``resign``.
 """
 from __future__ import annotations
 
-import copy
 import functools
-import hashlib
 import logging
 import os
-import re
-import shlex
 import signal
-import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from time import perf_counter
 from typing import Any, Self, TextIO
 
 from arena.isolation import protocol
-from arena.isolation.botprocess import (
-    EXEC_PREFIX,
-    RETIRE_GAMES,
-    BotProcess,
-    BotProcessError,
-    Program,
-    stop_all,
-)
-from arena.isolation.protocol import TurnWriter
-from arena.play.guard import SINK, BotTimeout, Fault, Guard, ThreadGuard, Tripwire
-from arena.play.human import HUMAN, HumanSeat, Terminal
+from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
+from arena.play.game import Game
+from arena.play.guard import Guard, ThreadGuard, Tripwire
+from arena.play.human import HUMAN, Terminal
+from arena.play.logs import BotLogs
+from arena.play.logs import log_name as log_name  # where it was first: arena play names its logs with it
 from arena.play.outcome import GameOutcome
+from arena.play.pool import BotPool
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from arena.play.ranges import DEFAULT_TIME_LIMIT
-from arena.play.seats import InProcessSeat, ProgramSeat
-from arena.plugins import BotError, BotSpec, convert_given, show_value, split_bot_spec
-from arena.rules import COLORS, PASS, GameSettings, GameState, IllegalMove, Move, MoveSet, deal, derived_random
-from arena.rules.geometry import N_CELLS
-from arena.rules.state import legal_in
-from arena.rules.tiles import N_TILES
-from arena.rules.view import turn_view
+from arena.plugins import BotError, BotSpec, convert_given, split_bot_spec
+from arena.rules import GameSettings, GameState, Move, deal
 
 log = logging.getLogger("arena.play.referee")
 
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
 BOT_STREAM = protocol.SEED_STREAM
-#: The stream of the random fallback that plays for a faulted seat.
-FALLBACK_STREAM = "uptown-fallback/1"
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "faults")
-#: Idle processes a referee keeps per program, for games of deals the others have played (a
-#: tournament plays each deal once per seating: about one process per seating is enough).
-IDLE_PER_PROGRAM = 6
-#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.isolation.protocol.MAX_SHOWN`).
-MAX_FAULT = 1000
 # -- one game ----------------------------------------------------------------------
-
-
-def _show_move(move: Move) -> str:
-    """A bot's move as text: ``red:ring@B2`` or ``pass`` when it is one, else its fields as they are."""
-    color, tile, cell = move
-    if type(color) is int and type(tile) is int and type(cell) is int:
-        if color < 0:
-            return "pass"
-        if color < len(COLORS) and 0 <= tile < N_TILES and 0 <= cell < N_CELLS:
-            return str(move)
-    return f"Move({show_value(color)}, {show_value(tile)}, {show_value(cell)})"
 
 
 # A tournament plays each deal once per seat rotation, one after the other: a deal is
@@ -138,53 +105,10 @@ def _deal(seed: int, settings: GameSettings) -> dict[int, tuple[int, ...]]:
     return dict(found)
 
 
-def log_name(name: str, folder: bool = True) -> str:
-    """What a bot's log is called (without ``.log``), after the bot as its user knows it, never after
-    the folders it lies in: an entrant's name or a bot's name as it is;
-    ``exec_FOLDER_FILE`` for an ``exec:`` program (its program file, the first argument that names a
-    file, else its command; ``folder=False``: ``FILE`` alone); ``FILE_Class`` for a ``file.py:Class``
-    bot.  Safe on every file system, at most 120 characters."""
-    short = name
-    if name.startswith(EXEC_PREFIX):
-        try:
-            words = shlex.split(name[len(EXEC_PREFIX):])
-        except ValueError:
-            words = []
-        if words:
-            found = os.path.normpath(next((w for w in words[1:] if not w.startswith("-") and os.path.isfile(w)),
-                                          words[0]))
-            where = os.path.basename(os.path.dirname(found))
-            short = "exec_" + (f"{where}_" if where else "") + os.path.basename(found) if folder else \
-                os.path.basename(found)
-    else:
-        where, colon, attr = name.rpartition(":")
-        if colon and where.endswith(".py"):
-            short = f"{os.path.basename(where)}_{attr}"
-    clean = re.sub(r"[^A-Za-z0-9._+@#-]+", "_", short).lstrip(".") or "bot"
-    if len(clean) > 120:  # a long name: cut, and told apart by a hash of the whole
-        clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-    return clean
-
-
 @functools.lru_cache(maxsize=64)
 def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     """The standard settings, made once: they are frozen, and checking them costs more than a move."""
     return GameSettings.for_players(players, scoring, penalty)
-
-
-def _wrong_move(value: Any, state: GameState) -> Fault:
-    """The fault of a bot that answered ``value``, which is not one of the legal moves of ``state``:
-    the rule it breaks, from :meth:`GameState.check` (no code of the bot runs there)."""
-    if type(value) is not Move:
-        return "invalid", f"returned {show_value(value)}, not a Move"
-    shown = _show_move(value)
-    try:
-        state.check(value)
-    except IllegalMove as exc:
-        return "illegal", f"returned {shown}, not a legal move: {exc}"
-    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
-    # the bot is faulted all the same rather than the game stopped.
-    return "illegal", f"returned {shown}, not a legal move"
 
 
 def _current_cpu() -> int | None:
@@ -214,7 +138,7 @@ class Referee:
     default) or ``"none"`` (Python bots in this process: for trusted code, see
     the module docstring; programs still run as processes).  Bot processes
     are kept between games (a few per bot: one never plays two games of a
-    deal, see :meth:`_borrow`) and stopped by :meth:`close`; their standard
+    deal, see :class:`~arena.play.pool.BotPool`) and stopped by :meth:`close`; their standard
     error is appended to ``logs/NAME.log`` (:func:`log_name`) when ``logs``
     names a folder; ``hide`` are paths the bots must not see (the results
     being written, a transcript).
@@ -236,20 +160,17 @@ class Referee:
         self.logs = None if logs is None else os.fspath(logs)
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
         self._guard: Guard | None = None
-        self._inline = False
-        # Idle bot processes by program, ready for their next game.
-        self._idle: dict[Program, list[BotProcess]] = {}
-        #: The walls each bot process got, by program (the last started).
-        self.walls: dict[Program, str] = {}
         self._isolated: Referee | None = None
         #: Where every protocol line is copied (see :attr:`~arena.isolation.botprocess.BotProcess.transcript`).
         self.transcript = transcript
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
-        self._streams: dict[str, TextIO] = {}
-        # The name of each bot's log, by the bot's name or ref.
-        self._log_names: dict[str, str] = {}
+        self._logs = BotLogs(self.logs)
+        #: Its bot processes, kept between games.
+        self.pool = BotPool(self.time_limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
+        #: The walls each bot process got, by program (the last started).
+        self.walls: dict[Program, str] = self.pool.walls
         #: Where the seat ``human`` reads and draws the game (default: standard input and output).
         self.terminal = terminal
 
@@ -260,9 +181,6 @@ class Referee:
         guard = Guard(self.time_limit) if in_main else ThreadGuard(self.time_limit)
         guard.__enter__()
         self._guard = guard
-        # In the main thread, with bots in this process, the guard's call is written out in
-        # the game loop: a function call and a tuple per move are a good part of its cost.
-        self._inline = in_main
         if self.isolation == "none":
             Tripwire.install()
             Tripwire.guard = guard
@@ -283,23 +201,10 @@ class Referee:
                 Tripwire.guard = None
             guard.__exit__(*exc)
 
-    def _stderr_of(self, player: PreparedBot) -> TextIO | None:
-        """The log an in-process bot's standard error goes to (opened once), or None without logs."""
-        path = self._log_path(player.name or player.spec.ref)
-        if path is None:
-            return None
-        stream = self._streams.get(path)
-        if stream is None:
-            stream = self._streams[path] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
-        return stream
-
     def close(self) -> None:
         """Stop every bot process this referee keeps, and close the logs of its in-process bots."""
-        for stream in self._streams.values():
-            stream.close()
-        self._streams.clear()
-        stop_all([process for processes in self._idle.values() for process in processes])
-        self._idle.clear()
+        self._logs.close()
+        self.pool.close()
         if self._isolated is not None:
             self._isolated.close()
 
@@ -337,9 +242,7 @@ class Referee:
                     if program is None and self.isolation == "none" and not ref.startswith(EXEC_PREFIX):
                         prepared.append(prepare_bot(bot)._replace(name=name or ref))
                         continue
-                    process = BotProcess(program_of(ref, program, given), log=self._log_path(name or ref), hide=self.hide,
-                                         transcript=self.transcript, cpu=self.cpu)
-                    process.launch()
+                    process = self.pool.launch(program_of(ref, program, given), name or ref)
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, bot, exc) from None
                 waiting.append((index, ref, given, name or ref, process))
@@ -352,8 +255,7 @@ class Referee:
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, ref, exc) from None
                 waiting.pop(0)
-                self.walls[process.program] = process.walls
-                self._idle.setdefault(process.program, []).append(process)
+                self.pool.keep(process)
                 spec = BotSpec(ref, checked)
                 options = {**declared.defaults(), **checked}
                 text = str(spec)
@@ -375,70 +277,6 @@ class Referee:
             assert self._guard is not None
             self._guard._saved.append((lambda: isolated.__exit__(None, None, None),))
         return isolated
-
-    def _log_path(self, name: str) -> str | None:
-        """The log of the bot ``name`` (an entrant's name, else its ref): a short name of its own
-        (:func:`log_name`), told apart by a hash of ``name`` only from another bot's of the same."""
-        if self.logs is None:
-            return None
-        clean = self._log_names.get(name)
-        if clean is None:
-            clean = log_name(name)
-            if clean in self._log_names.values():
-                clean = f"{clean}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
-            self._log_names[name] = clean
-        return os.path.join(self.logs, clean + ".log")
-
-    def _borrow(self, player: PreparedBot, seed: int) -> BotProcess:
-        """A process of the player's program for a game of the deal ``seed``: an idle one that never
-        played that deal, else a new one, launched but not yet past its handshake (:meth:`_handshake`).
-        Raises BotProcessError.
-
-        No process plays two games of one deal: a bot may learn within a game, never across the
-        games of a deal (the duplicate format deals the same piles again).
-        """
-        assert player.program is not None
-        idle = self._idle.get(player.program, [])
-        for index in range(len(idle) - 1, -1, -1):  # the last given back first
-            process = idle[index]
-            if not process.alive:
-                # It ended between games (after its game_over, say): another plays the next.
-                del idle[index]
-                log.warning("a process of %s ended between games (%s): starting another", player.text,
-                            process.ended_text())
-                process.kill()
-            elif seed not in process.deals:
-                del idle[index]
-                process.deals.add(seed)
-                return process
-        process = BotProcess(player.program, log=self._log_path(player.name or player.spec.ref), hide=self.hide,
-                             transcript=self.transcript, cpu=self.cpu)
-        process.launch()
-        process.deals.add(seed)
-        return process
-
-    def _handshake(self, player: PreparedBot, process: BotProcess) -> None:
-        """The handshake of a process :meth:`_borrow` launched, and its options checked (BotProcessError)."""
-        assert player.program is not None
-        declared = process.handshake(self.time_limit)
-        self.walls[player.program] = process.walls
-        if {**declared.defaults(), **player.spec.given} != player.options:
-            process.stop()
-            raise BotProcessError(f"{player.program.text}: declares other options than when it was checked")
-
-    def _give_back(self, player: PreparedBot, process: BotProcess, healthy: bool) -> None:
-        if not (healthy and process.alive and player.program is not None):
-            process.kill()  # after a fault: another process plays its next game
-            return
-        if len(process.deals) >= RETIRE_GAMES:
-            process.stop()  # the deals it remembers stay few
-            return
-        idle = self._idle.setdefault(player.program, [])
-        idle.append(process)
-        if len(idle) > IDLE_PER_PROGRAM:
-            # The one that has played the most deals: the one least likely to be of use for the next.
-            most = max(range(len(idle)), key=lambda index: len(idle[index].deals))
-            idle.pop(most).stop()
 
     def play(
         self,
@@ -465,6 +303,30 @@ class Referee:
         guard = self._guard
         if guard is None:
             raise RuntimeError("a Referee plays games inside its with block")
+        settings, players, names = self._game_of(bots, seed, scoring, penalty, names, extra)
+        state = GameState(settings, _deal(seed, settings))
+        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
+        game = Game(state, players, names, seed, label, guard=guard, pool=self.pool, logs=self._logs,
+                    terminal=self.terminal, time_limit=self.time_limit)
+        Tripwire.tripped = ""
+        result = game.play(on_move)
+        if Tripwire.tripped:
+            event, Tripwire.tripped = Tripwire.tripped, ""
+            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
+                        "process of its own", event, seed)
+            return self._isolated_referee().play(
+                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
+                on_move=on_move,
+            )
+        return GameOutcome(
+            state, result, game.faults, game.seconds, game.faulted_seats(), names, seed, players,
+            self.time_limit, extra,
+        )
+
+    def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
+                 names: Sequence[str] | None, extra: Mapping[str, Any] | None,
+                 ) -> tuple[GameSettings, list[PreparedBot], list[str]]:
+        """A game's settings, prepared players and names, checked (ValueError, BotError: see :meth:`play`)."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"a seed is an integer, not {seed!r}")
         settings = _settings(len(bots), scoring, penalty)
@@ -475,170 +337,7 @@ class Referee:
         clash = set(extra or ()) & set(RECORD_KEYS)
         if clash:
             raise ValueError(f"extra key(s) {', '.join(sorted(clash))} are written by the referee")
-
-        state = GameState(settings, _deal(seed, settings))
-        time_limit = self.time_limit
-        inline = self._inline
-        writer = TurnWriter(state) if any(p.program is not None for p in players) else None
-        label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
-        n = len(players)
-        seats: list[Any] = []
-        # chooses[seat] is the bot's choose, for the written-out call (in process, main thread);
-        # asks[seat] otherwise answers a view with (value, seconds, fault).  Both are None
-        # until the seat's bot is made at its first turn, and again once it has faulted.
-        asks: list[Any] = [None] * n
-        chooses: list[Any] = [None] * n
-        started = [False] * n
-        faulted = [False] * n
-        fallback: list[Any] = [None] * n
-        seconds = [0.0] * n
-        faults: list[dict[str, Any]] = []
-
-        def fault(seat: int, index: int, kind: str, message: str) -> None:
-            # Whatever of the bot's own words the message holds reaches records and logs escaped.
-            message = protocol.bot_text(message, MAX_FAULT)
-            faults.append({"seat": seat, "move": index, "kind": kind, "message": message})
-            faulted[seat] = True
-            asks[seat] = chooses[seat] = None
-            fallback[seat] = derived_random(FALLBACK_STREAM, seed, seat)
-            bot_log = self._log_path(players[seat].name or players[seat].spec.ref)
-            log.info("%s: seat %d (%s) fault at move %d: %s: %s%s", label, seat, names[seat], index, kind, message,
-                     f" (the bot's log, with any traceback: {bot_log})" if bot_log else "")
-            seats[seat].close(False)
-
-        def make(seat: int, index: int) -> None:
-            """Make the seat's bot at its first turn (and fault the seat when that fails)."""
-            started[seat] = True
-            elapsed, problem = seats[seat].start()
-            seconds[seat] += elapsed
-            if problem is not None:
-                fault(seat, index, problem[0], "while starting: " + problem[1])
-                return
-            if inline and players[seat].program is None and players[seat].spec.ref != HUMAN:
-                chooses[seat] = seats[seat].bot.choose
-            else:
-                asks[seat] = seats[seat].ask
-
-        # sys.stdout is the sink from a bot's first call to the end of the game (put back
-        # around on_move), and set again before every call in case a bot changed it.
-        # sys.stderr is the bot's log during each of its calls, when there are logs.
-        stdout, stderr = sys.stdout, sys.stderr
-        try:
-            for seat, player in enumerate(players):
-                if player.spec.ref == HUMAN and player.program is None:
-                    seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, names))
-                elif player.program is not None:
-                    assert writer is not None
-                    seats.append(ProgramSeat(self, player, seat, settings, seed, writer, label))
-                else:
-                    assert player.cls is not None  # prepared in process: it has its class
-                    # A copy of its own: a bot that changes its settings changes nothing outside.
-                    seats.append(InProcessSeat(guard, player.cls, seat, copy.copy(settings), player.options, seed,
-                                               self._stderr_of(player)))
-            # Every seat's process for this game, the new ones started side by side before the first turn.
-            programs = [s for s in seats if isinstance(s, ProgramSeat)]
-            for program_seat in programs:
-                program_seat.reserve()
-            for program_seat in programs:
-                program_seat.ready()
-            seat_settings = [getattr(s, "settings", settings) for s in seats]
-            errs = [getattr(s, "err", None) for s in seats]
-            Tripwire.tripped = ""
-
-            # The captures change only with a capture, so the views' copy of them is made again
-            # only then (and after every move when on_move may change the state).
-            history = state.history  # the live list with either engine; captures are read afresh (a copy natively)
-            legal_moves = state.legal_moves
-            push = state.push_unchecked  # every move pushed below is one of legal (legal_in), or PASS when it is empty
-            timeout = ("timeout", guard.timeout_message)
-            captures_seen = tuple(map(tuple, state.captures))
-            move: Move | None
-
-            while not state.over:
-                seat = state.to_move
-                moves = legal_moves()
-                legal = moves.options  # the referee's own: the bot may change the MoveSet it is given
-                choose = chooses[seat]
-                if not legal:
-                    move = PASS  # M6, without asking the bot
-                elif choose is not None:
-                    # The seat's view, and Guard.call written out.
-                    view = turn_view(state, seat, moves, seat_settings[seat], captures_seen)
-                    if sys.stdout is not SINK:
-                        sys.stdout = SINK
-                    err = errs[seat]
-                    if err is not None:
-                        sys.stderr = err
-                    start = perf_counter()
-                    try:
-                        try:
-                            guard.started = start
-                            value = choose(view)
-                            guard.started = 0.0
-                            elapsed = perf_counter() - start
-                            problem = None if elapsed <= time_limit else timeout
-                        except BaseException as exc:
-                            guard.started = 0.0
-                            elapsed = perf_counter() - start
-                            value, problem = None, guard._fault(exc, err)
-                    except BotTimeout:  # the alarm landed in the handler above
-                        guard.started = 0.0
-                        elapsed = perf_counter() - start
-                        value, problem = None, timeout
-                    if err is not None:
-                        sys.stderr = stderr
-                    seconds[seat] += elapsed
-                    # Checked against the referee's own options, not the MoveSet the bot was given.
-                    move = legal_in(legal, value) if problem is None else None
-                    if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
-                        move = MoveSet(legal).choice(fallback[seat])
-                elif not started[seat]:
-                    make(seat, len(history))
-                    continue  # the same turn again, with the bot made (or the seat faulted)
-                elif faulted[seat]:
-                    move = moves.choice(fallback[seat])
-                else:
-                    # A bot in a process of its own, or a guard in another thread.
-                    value, elapsed, problem = asks[seat](state, moves)
-                    seconds[seat] += elapsed
-                    move = legal_in(legal, value) if problem is None else None
-                    if move is None:
-                        fault(seat, len(history), *(problem or _wrong_move(value, state)))
-                        move = MoveSet(legal).choice(fallback[seat])
-                if push(move) >= 0 or on_move is not None:
-                    captures_seen = tuple(map(tuple, state.captures))
-                    if on_move is not None:
-                        sys.stdout = stdout
-                        on_move(state, move)
-                        stdout = sys.stdout
-
-            result = state.result()
-            for seat in range(n):
-                if started[seat] and not faulted[seat] and seats[seat].listens():
-                    # Each bot gets its own copy of the result: one cannot change another's.
-                    elapsed, problem = seats[seat].tell(state.result())
-                    seconds[seat] += elapsed
-                    if problem is not None:
-                        log.warning("seat %d (%s) failed in game_over (ignored): %s: %s", seat, names[seat],
-                                    problem[0], protocol.bot_text(problem[1], MAX_FAULT))
-        finally:
-            sys.stdout, sys.stderr = stdout, stderr
-            for player in seats:
-                player.close()
-
-        if Tripwire.tripped:
-            event, Tripwire.tripped = Tripwire.tripped, ""
-            log.warning("a bot called %s in process: the game of seed %d is played again with every bot in a "
-                        "process of its own", event, seed)
-            return self._isolated_referee().play(
-                [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
-                on_move=on_move,
-            )
-        return GameOutcome(
-            state, result, faults, seconds, {seat for seat in range(n) if faulted[seat]}, names, seed,
-            players, time_limit, extra,
-        )
+        return settings, players, names
 
 
 def play_game(

@@ -1,27 +1,31 @@
 """The seats of one game: an in-process bot under the guard, or a bot program spoken to in the protocol.
 
 Both answer the referee's loop the same way: ``start()`` at the seat's
-first turn, ``ask(state, moves)`` for a move, ``tell(result)`` at the end,
-``close(healthy)``; each returns the seconds it took and a fault or None.
+first turn, ``tell(result)`` at the end, ``close(healthy)``; each returns the
+seconds it took and a fault or None.  For a move, a program seat answers
+``ask(state, moves)``; an in-process seat's ``bot.choose`` is called by the
+game's loop itself (:meth:`arena.play.game.Game.turns`), under the guard's
+one timed call (:meth:`arena.play.guard.Guard.call`), with the view the loop
+keeps up to date.
 """
 
 from __future__ import annotations
 
 import functools
 from time import perf_counter
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from arena.api import Bot
+from arena.faults import Fault, FaultKind
 from arena.isolation import protocol
 from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.isolation.protocol import ProtocolError, TurnWriter
-from arena.play.guard import Fault, Guard
+from arena.play.guard import Guard
 from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
-from arena.rules.view import SeatView
 
 if TYPE_CHECKING:
+    from arena.play.pool import BotPool
     from arena.play.prepared import PreparedBot
-    from arena.play.referee import Referee
 
 
 class InProcessSeat:
@@ -44,13 +48,9 @@ class InProcessSeat:
         make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
         bot, elapsed, fault = self.guard.call(make, rng, self.err)
         if fault is None and not isinstance(bot, Bot):
-            fault = ("invalid", f"making the bot gave {type(bot).__name__}, not a Bot")
+            fault = Fault(FaultKind.INVALID, f"making the bot gave {type(bot).__name__}, not a Bot")
         self.bot = bot if fault is None else None
         return elapsed, fault
-
-    def ask(self, state: GameState, moves: MoveSet) -> tuple[Any, float, Fault | None]:
-        view = SeatView.of(state, self.seat, moves, settings=self.settings)
-        return self.guard.call(self.bot.choose, view, self.err)  # type: ignore[union-attr]
 
     def listens(self) -> bool:
         """Whether the bot has a game_over of its own (the base one does nothing: skip the call)."""
@@ -67,34 +67,34 @@ class InProcessSeat:
 class ProgramSeat:
     """A bot program (a process of its own, :mod:`arena.isolation.botprocess`) playing one seat of one game.
 
-    The process comes from the referee's pool (one that never played this
-    game's deal, or a fresh one: :meth:`reserve`, before the game's first
-    turn) and goes back to it after the game, unless it faulted: then it is
-    killed, and another plays its next game.
+    The process comes from the referee's pool (:class:`~arena.play.pool.BotPool`: one that never
+    played this game's deal, or a fresh one: :meth:`reserve`, before the game's first turn) and goes
+    back to it after the game, unless it faulted: then it is killed, and another plays its next game.
+    ``limit`` is the time limit of a turn.
     """
 
-    def __init__(self, referee: Referee, player: PreparedBot, seat: int, settings: GameSettings,
-                 seed: int, writer: TurnWriter, label: str) -> None:
-        self.referee = referee
+    def __init__(self, pool: BotPool, player: PreparedBot, seat: int, settings: GameSettings,
+                 seed: int, writer: TurnWriter, label: str, limit: float) -> None:
+        self.pool = pool
         self.player = player
         self.seat = seat
         self.settings = settings
         self.seed = seed
         self.writer = writer
         self.label = label
-        self.limit = referee.time_limit
-        self.timeout = ("timeout", f"no move within the time limit of {self.limit:g} s")
+        self.limit = limit
+        self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         self._first: bytes = b""
         self._problem = ""
         self._seconds = 0.0
 
     def reserve(self) -> None:
-        """Take a process for this game from the referee; a fresh one is only launched here (its
+        """Take a process for this game from the pool; a fresh one is only launched here (its
         handshake is :meth:`ready`'s), so that every seat's new process starts at once."""
         started = perf_counter()
         try:
-            self.process = self.referee._borrow(self.player, self.seed)
+            self.process = self.pool.borrow(self.player, self.seed)
         except BotProcessError as exc:
             self._problem = str(exc)
         self._seconds += perf_counter() - started
@@ -106,14 +106,14 @@ class ProgramSeat:
             return
         started = perf_counter()
         try:
-            self.referee._handshake(self.player, process)
+            self.pool.handshake(self.player, process)
         except BotProcessError as exc:
             self.process, self._problem = None, str(exc)
         self._seconds += perf_counter() - started
 
     def start(self) -> tuple[float, Fault | None]:
         if self.process is None:
-            return self._seconds, ("crash", self._problem or "no process to play")
+            return self._seconds, Fault(FaultKind.CRASH, self._problem or "no process to play")
         self.process.note(f"{self.label}, seat {self.seat}")
         self.process.label = f"seat {self.seat}"
         # Sent with the first turn, so that a new game costs no round trip of its own.
@@ -138,12 +138,12 @@ class ProgramSeat:
         except Late:
             return None, perf_counter() - start, self.timeout
         except Ended:
-            return None, perf_counter() - start, ("crash", f"the bot's process ended: {process.ended_text()}")
+            return None, perf_counter() - start, Fault(FaultKind.CRASH, f"the bot's process ended: {process.ended_text()}")
         except ProtocolError as exc:
-            return None, perf_counter() - start, ("protocol", f"{exc}{process.log_hint()}")
+            return None, perf_counter() - start, Fault(FaultKind.PROTOCOL, f"{exc}{process.log_hint()}")
         elapsed = perf_counter() - start
-        if type(answer) is tuple:  # not a Move (a tuple too): an error message, (kind, message)
-            return None, elapsed, cast(Fault, answer)
+        if type(answer) is Fault:  # not a Move (a tuple too): an error message
+            return None, elapsed, answer
         return answer, elapsed, None
 
     def listens(self) -> bool:
@@ -156,12 +156,12 @@ class ProgramSeat:
                 process.tell(protocol.over_line(result))
             except Late:
                 process.kill()  # a fresh process plays its next game
-                return 0.0, ("timeout", f"did not take the over message within {QUIT_SECONDS:g} s: killed")
+                return 0.0, Fault(FaultKind.TIMEOUT, f"did not take the over message within {QUIT_SECONDS:g} s: killed")
             except Ended:
-                return 0.0, ("crash", f"the bot's process ended: {process.ended_text()}")
+                return 0.0, Fault(FaultKind.CRASH, f"the bot's process ended: {process.ended_text()}")
         return 0.0, None
 
     def close(self, healthy: bool = True) -> None:
         process, self.process = self.process, None
         if process is not None:
-            self.referee._give_back(self.player, process, healthy)
+            self.pool.give_back(self.player, process, healthy)

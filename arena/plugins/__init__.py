@@ -1,13 +1,12 @@
 """Bots as plug-ins: bot specs (:mod:`~arena.plugins.specs`), finding and loading bot classes
 (:mod:`~arena.plugins.loading`), every installed bot (:mod:`~arena.plugins.discovery`) and a bot's
-failure in one line (:mod:`~arena.plugins.failures`).
+failure in one line (:mod:`~arena.faults`).
 
 This package sits above :mod:`arena.api` and below the isolation of bots.  Bot authors import
 from :mod:`arena.bots`, which re-exports what they need of it.
 """
 
 from arena.plugins.discovery import BotInfo, PluginFailure, description, discover
-from arena.plugins.failures import describe_failure, show_value
 from arena.plugins.loading import (
     GROUP,
     bot_options,
@@ -24,6 +23,6 @@ from arena.plugins.specs import EXEC_PREFIX, BotError, BotSpec, convert_given, s
 
 __all__ = [
     "EXEC_PREFIX", "GROUP", "BotError", "BotInfo", "BotSpec", "PluginFailure", "bot_options", "check_given", "clash",
-    "convert_given", "describe_failure", "description", "discover", "dist_name", "entry_point_of", "load_bot",
-    "make_bot_spec", "parse_bot_spec", "resolve_ref", "show_value", "split_bot_spec",
+    "convert_given", "description", "discover", "dist_name", "entry_point_of", "load_bot",
+    "make_bot_spec", "parse_bot_spec", "resolve_ref", "split_bot_spec",
 ]
