@@ -33,77 +33,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.api import (
-    BOARD,
-    CELL_NAMES,
-    COLORS,
-    PASS,
-    REGIONS,
-    TILE_NAMES,
-    WILD,
-    Bot,
-    Cells,
-    GameSettings,
-    GameState,
-    IllegalMove,
-    Move,
-    MoveSet,
-    Option,
-    OptionRange,
-    SeatResult,
-    SeatView,
-    SplitMix64,
-    cell_index,
-    color_index,
-    column,
-    column_of,
-    fits,
-    groups,
-    neighbours,
-    region,
-    region_of,
-    row,
-    row_of,
-    tile_index,
-)
-from arena.api.options import MAX_DECLARED, MAX_OPTIONS, OPTION_TYPES, format_option
+from arena.api import *  # noqa: F403  (the stable surface is arena.api's, name for name)
+from arena.api import Option, OptionRange
+from arena.api import __all__ as _API
+from arena.api.options import MAX_DECLARED, MAX_OPTIONS
 from arena.faults import describe_failure, show_value
-from arena.plugins import (
-    EXEC_PREFIX,
-    GROUP,
-    BotError,
-    BotInfo,
-    BotSpec,
-    PluginFailure,
-    bot_options,
-    check_given,
-    clash,
-    description,
-    discover,
-    dist_name,
-    entry_point_of,
-    load_bot,
-    make_bot_spec,
-    parse_bot_spec,
-    resolve_ref,
-    split_bot_spec,
-)
+from arena.plugins import *  # noqa: F403  (kept here for the code that imports them from this module)
+from arena.plugins import __all__ as _PLUGINS
+from arena.plugins import check_given, convert_given
 from arena.plugins.loading import entry_points
-from arena.plugins.specs import convert_given
 
-__all__ = [
-    # What a bot author needs (arena.api.__all__).
-    "BOARD", "CELL_NAMES", "COLORS", "OPTION_TYPES", "PASS", "REGIONS", "TILE_NAMES", "WILD",
-    "Bot", "Cells", "GameSettings", "GameState", "IllegalMove", "Move", "MoveSet", "Option", "OptionRange",
-    "SeatResult", "SeatView", "SplitMix64",
-    "cell_index", "color_index", "column", "column_of", "fits", "format_option", "groups", "neighbours",
-    "region", "region_of", "row", "row_of", "tile_index",
-    # Specs, loading and discovery, kept here for the code that imports them from this module.
-    "EXEC_PREFIX", "GROUP", "MAX_DECLARED", "MAX_OPTIONS", "BotError", "BotInfo", "BotSpec", "PluginFailure",
-    "bot_options", "check_declared", "check_options", "clash", "describe_failure", "description", "discover",
-    "dist_name", "entry_point_of", "entry_points", "load_bot", "make_bot_spec", "parse_bot_spec", "resolve_ref",
-    "show_value", "split_bot_spec",
-]
+__all__ = [*_API, *_PLUGINS, "MAX_DECLARED", "MAX_OPTIONS", "check_declared", "check_options",
+           "describe_failure", "entry_points", "show_value"]
 
 #: The name :func:`~arena.plugins.loading.check_given` had before.
 check_options = check_given
