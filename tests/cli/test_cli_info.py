@@ -69,6 +69,7 @@ def _arena(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_arena_pure_forces_the_pure_engine_and_says_why() -> None:
     env = {**os.environ, "ARENA_PURE": "1", "ARENA_SANDBOX": "rlimits"}
     done = _arena(env, "info")

@@ -19,6 +19,7 @@ def invoke(*args: str):
     return CliRunner().invoke(main, ["match", *args])
 
 
+@pytest.mark.slow
 def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp_path):
     out = tmp_path / "m"
     result = invoke("greedy", "random", "--sprt", "elo0=0,elo1=200", "--isolation", "none", "-j", "2",
@@ -47,6 +48,7 @@ def invoke_report(out: Path):
     return CliRunner().invoke(main, ["report", str(out)])
 
 
+@pytest.mark.slow
 def test_a_fixed_table_of_three_and_its_report(tmp_path):
     out = tmp_path / "m"
     result = invoke(f"{MIXED}:salt=1", f"{MIXED}:salt=2", f"{MIXED}:salt=3", "--games", "7", "--seed", "4",
@@ -59,6 +61,7 @@ def test_a_fixed_table_of_three_and_its_report(tmp_path):
     assert head in report.output and re.search(r"\bMixedBot-salt-1\s+12\b", report.output)
 
 
+@pytest.mark.slow
 def test_an_interrupted_match_is_resumed_with_the_stored_seed(tmp_path):
     out = tmp_path / "m"
     first = invoke("random", "random", "--games", "4", "--isolation", "none", "-j", "1", "--out", str(out))

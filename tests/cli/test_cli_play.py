@@ -31,6 +31,7 @@ def one_line_error(result, *, status: int | None = None) -> str:
     return errors[0]
 
 
+@pytest.mark.slow
 def test_play_four_random_bots_shows_board_and_result():
     result = run("random", "random", "random", "random", "--seed", "5")
     assert result.exit_code == 0, result.output
@@ -44,6 +45,7 @@ def test_play_four_random_bots_shows_board_and_result():
     assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)  # process isolation, the default
 
 
+@pytest.mark.slow
 def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
     path = tmp_path / "game.json"
     result = run("random", "random", "--record", str(path))
@@ -53,6 +55,7 @@ def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
     assert f"record written to {path}" in result.output
 
 
+@pytest.mark.slow
 def test_record_is_written_and_replays_to_the_shown_result(tmp_path):
     path = tmp_path / "game.json"
     result = run("random", "random", "random", "--seed", "9", "--scoring", "blockers", "--penalty", "opponent",
@@ -68,6 +71,7 @@ def test_record_is_written_and_replays_to_the_shown_result(tmp_path):
     assert len(game.moves) == len(record["moves"])
 
 
+@pytest.mark.slow
 def test_same_seed_same_record(tmp_path):
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     for path in (first, second):
@@ -76,6 +80,7 @@ def test_same_seed_same_record(tmp_path):
     assert first.read_bytes() == second.read_bytes()
 
 
+@pytest.mark.slow
 def test_quiet_prints_only_the_winner_line():
     result = run("random", "random", "--seed", "3", "--quiet")
     assert result.exit_code == 0
@@ -83,6 +88,7 @@ def test_quiet_prints_only_the_winner_line():
     assert re.fullmatch(rf"seed 3: winners? {winners} under uptown scoring\n", result.output)
 
 
+@pytest.mark.slow
 def test_the_example_bot_plays_by_its_file_name(monkeypatch):
     monkeypatch.chdir(ROOT)
     result = run("examples/example_bot.py:ExampleBot", "random", "random", "--seed", "1")
@@ -92,6 +98,7 @@ def test_the_example_bot_plays_by_its_file_name(monkeypatch):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.slow
 def test_bots_with_options_and_faults_in_the_table(tmp_path):
     path = tmp_path / "game.json"
     result = run(f"{BAD}:RaisingBot:after=1", f"{BAD}:LoopingBot:after=2", "random", "--seed", "4",
@@ -122,6 +129,7 @@ def test_a_bot_calling_sys_exit_does_not_end_the_command():
     assert "exit: called sys.exit(3)" in result.output
 
 
+@pytest.mark.slow
 def test_isolated_play(tmp_path):
     logs = tmp_path / "logs"
     result = run(f"{BAD}:HardExitBot:after=1", f"{BAD}:PrintingBot", "--seed", "2", "--isolation", "process",
@@ -188,6 +196,7 @@ def test_play_in_process():
         (["random", "random", "--isolation", "thin"], "'thin' is not one of 'process', 'none'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_without_traceback(args, message):
     line = one_line_error(run(*args))
     assert message in line, line
@@ -205,6 +214,7 @@ def test_record_path_that_is_not_writable(tmp_path, monkeypatch):
     assert f"{tmp_path / 'game.json'} is not writable" in line
 
 
+@pytest.mark.slow
 def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch):
     def refuse(path, record):
         raise PermissionError(13, "Permission denied")
@@ -220,6 +230,7 @@ def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch):
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "protocol"
 
 
+@pytest.mark.slow
 def test_protocol_programs_in_two_languages_play_a_game(tmp_path):
     import shutil
     import sys
@@ -246,6 +257,7 @@ def test_protocol_programs_in_two_languages_play_a_game(tmp_path):
     assert records.load(again) == game
 
 
+@pytest.mark.slow
 def test_probe_shows_what_a_program_declares():
     import shutil
 

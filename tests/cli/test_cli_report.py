@@ -42,6 +42,7 @@ def report(*args: str):
     return CliRunner().invoke(main, ["report", *args])
 
 
+@pytest.mark.slow
 def test_text_report_has_all_three_tables(folder):
     result = report(str(folder))
     assert result.exit_code == 0, result.output
@@ -50,6 +51,7 @@ def test_text_report_has_all_three_tables(folder):
     assert "wins (blockers)" in result.output  # the tournament's own scoring decides by default
 
 
+@pytest.mark.slow
 def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder):
     result = report(str(folder), "--format", "csv")
     assert result.exit_code == 0, result.output
@@ -74,6 +76,7 @@ def test_every_table_the_tables_hold_is_a_choice(folder):
     assert "standings|head-to-head|seats|order" in help_text.replace("\n", "").replace(" ", "")
 
 
+@pytest.mark.slow
 def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
     import arena.tournament.results as results
 
@@ -91,6 +94,7 @@ def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
         assert len(lines) == 1 and "no order table" in lines[0] and str(folder) in lines[0], result.output
 
 
+@pytest.mark.slow
 def test_json_is_one_object_with_every_table_and_what_it_is(folder):
     result = report(str(folder), "--format", "json")
     assert result.exit_code == 0
@@ -111,6 +115,7 @@ def test_json_is_one_object_with_every_table_and_what_it_is(folder):
     assert set(only) == {"title", "scoring", "games", "scheduled_games", "partial", "seats"}
 
 
+@pytest.mark.slow
 def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder):
     text = report(str(folder)).stdout
     assert "Standings" in text and "Head to head" in text and "By seat" in text
@@ -121,6 +126,7 @@ def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder):
     assert markdown.startswith("## Head to head") and "## By seat" not in markdown
 
 
+@pytest.mark.slow
 def test_json_and_scoring_choice(folder):
     uptown = json.loads(report(str(folder), "--format", "json", "--scoring", "uptown").output)
     blockers = json.loads(report(str(folder), "--format", "json").output)
@@ -136,6 +142,7 @@ def test_markdown(folder):
     assert result.output.startswith("## rep - Standings\n\n| # | entrant |")
 
 
+@pytest.mark.slow
 def test_partial_results_are_reported_as_such(folder, tmp_path):
     partial = tmp_path / "partial"
     partial.mkdir()
@@ -174,6 +181,7 @@ def test_errors_are_one_line(tmp_path, setup, message):
     assert len(lines) == 1 and message in lines[0], result.output
 
 
+@pytest.mark.slow
 def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path) -> None:
     """An edited games.csv (an entrant the schedule does not seat there, a garbage line, a word
     where a number belongs) never crashes the report: those games are left out, and it says how many."""

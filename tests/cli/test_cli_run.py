@@ -38,6 +38,7 @@ def invoke(*args: str):
     return CliRunner().invoke(main, ["run", *args])
 
 
+@pytest.mark.slow
 def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = invoke(str(small), "--workers", "2")
@@ -54,6 +55,7 @@ def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, monkeyp
     assert len((out / "records.jsonl").read_text().splitlines()) == 6
 
 
+@pytest.mark.slow
 def test_quiet_prints_only_the_standings(small, tmp_path):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "--quiet", "--workers", "1")
     assert result.exit_code == 0
@@ -61,6 +63,7 @@ def test_quiet_prints_only_the_standings(small, tmp_path):
     assert result.stdout.startswith("small - Standings\n")
 
 
+@pytest.mark.slow
 def test_compress_and_start_method(small, tmp_path):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "-q", "-j", "2", "--compress", "--start-method", "spawn")
     assert result.exit_code == 0, result.output
@@ -68,6 +71,7 @@ def test_compress_and_start_method(small, tmp_path):
     assert not (tmp_path / "o" / "records.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_resume_and_refusals(small, tmp_path):
     out = str(tmp_path / "o")
     assert invoke(str(small), "--out", out, "-q", "-j", "1").exit_code == 0
@@ -101,6 +105,7 @@ def test_resume_and_refusals(small, tmp_path):
         (SMALL.replace('bot = "greedy"', 'bot = "greedy:depth=3"'), "entrants[1].bot: bot 'greedy'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_files_are_one_line_errors_and_start_nothing(tmp_path, monkeypatch, text, message):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "t.toml"
@@ -113,6 +118,7 @@ def test_bad_files_are_one_line_errors_and_start_nothing(tmp_path, monkeypatch, 
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_unwritable_output_folder(small, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -126,6 +132,7 @@ def test_bad_workers_option(small):
     assert result.exit_code == 2 and "--workers" in result.output
 
 
+@pytest.mark.slow
 def test_records_carry_the_game_id_of_games_csv(small, tmp_path):
     out = tmp_path / "o"
     assert invoke(str(small), "--out", str(out), "-q", "-j", "1").exit_code == 0
@@ -150,6 +157,7 @@ def programs_tournament(tmp_path: Path, *entrants: str, extra: str = "") -> Path
     return path
 
 
+@pytest.mark.slow
 def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatch):
     import shutil
     import sys
@@ -196,6 +204,7 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
     ('name = "mem"\ncommand = ["true"]\nmemory_mb = 2', "entrants[1].memory_mb: must be a whole number of MiB"),
     ('name = "cwd"\ncommand = ["true"]\ncwd = "/no/such/folder"', "entrants[1].cwd: /no/such/folder is not a folder"),
 ])
+@pytest.mark.slow
 def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monkeypatch, entrant, message):
     import sys
 
@@ -211,6 +220,7 @@ def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monke
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_isolation_none_from_the_command_line(small, tmp_path):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "--isolation", "none", "--workers", "1")
     assert result.exit_code == 0, result.output
@@ -245,6 +255,7 @@ class Wrong(Bot):
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation):
     (tmp_path / "faulty.py").write_text(FAULTY)
     path = tmp_path / "faulty.toml"
@@ -270,6 +281,7 @@ def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation):
     assert 'raise ValueError("no second move")' in bot_log
 
 
+@pytest.mark.slow
 def test_a_run_without_faults_says_so(small, tmp_path):
     out = tmp_path / "clean"
     result = invoke(str(small), "--out", str(out), "-j", "1")

@@ -84,6 +84,7 @@ def verify(path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_whole_game_typed_in_every_form(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     session = Session("human", "random", "random", "--seed", "12", "--record", str(record))
@@ -135,6 +136,7 @@ def test_a_whole_game_typed_in_every_form(tmp_path: Path) -> None:
     verify(record)
 
 
+@pytest.mark.slow
 def test_q_resigns_and_the_fallback_plays_on(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     session = Session("human", "random", "--seed", "5", "--record", str(record), "--isolation", "process")
@@ -148,6 +150,7 @@ def test_q_resigns_and_the_fallback_plays_on(tmp_path: Path) -> None:
     verify(record)
 
 
+@pytest.mark.slow
 def test_the_end_of_the_input_resigns(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     done = subprocess.run([sys.executable, "-m", "arena", "play", "random", "human", "--seed", "5",
@@ -158,6 +161,7 @@ def test_the_end_of_the_input_resigns(tmp_path: Path) -> None:
     verify(record)
 
 
+@pytest.mark.slow
 def test_a_human_seat_takes_no_options() -> None:
     done = subprocess.run([sys.executable, "-m", "arena", "play", "human:x=1", "random"],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True)

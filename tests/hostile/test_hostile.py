@@ -300,6 +300,7 @@ SPIES = [("GcSpyBot", "gc"), ("FrameSpyBot", "frames"), ("GlobalsSpyBot", "globa
 
 
 @pytest.mark.parametrize("name, kind", SPIES, ids=["gc_get_objects", "frame_walking", "module_globals"])
+@pytest.mark.slow
 def test_spy_finds_no_hidden_tile(tmp_path, name, kind):
     outcomes = [play([hostile(name), "greedy", "random"], seed, tmp_path / "logs") for seed in (31, 32)]
     for outcome in outcomes:
@@ -310,6 +311,7 @@ def test_spy_finds_no_hidden_tile(tmp_path, name, kind):
     assert looked and min(looked) > 100, "the spy hardly looked"
 
 
+@pytest.mark.slow
 def test_gc_spy_sees_what_the_bot_host_froze(tmp_path):
     outcome = play([hostile("GcSpyBot"), "random", "random"], 5, tmp_path / "logs")
     check_game(outcome, 0, None)
@@ -319,6 +321,7 @@ def test_gc_spy_sees_what_the_bot_host_froze(tmp_path):
     check_spy(log, "gc", [outcome.record])
 
 
+@pytest.mark.slow
 def test_frame_walking_spy_reaches_no_frame_of_the_referee(tmp_path):
     outcome = play([hostile("FrameSpyBot"), "random", "greedy"], 8, tmp_path / "logs")
     check_game(outcome, 0, None)
@@ -327,12 +330,14 @@ def test_frame_walking_spy_reaches_no_frame_of_the_referee(tmp_path):
     assert "referee.py" not in chain and "tournament" not in chain
 
 
+@pytest.mark.slow
 def test_module_globals_spy_finds_no_deal_in_arena_referee(tmp_path):
     outcome = play([hostile("GlobalsSpyBot"), "random", "greedy"], 9, tmp_path / "logs")
     check_game(outcome, 0, None)
     assert "arena.referee._deals holds 0 deal(s)" in logs_of(tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_proc_spy_reads_no_other_process(tmp_path):
     # The referee is this process: the spy is told its pid, and its parent's is the one it would try.
     outcome = play([hostile("ProcSpyBot", target=os.getpid()), "greedy", "random"], 12, tmp_path / "logs")
@@ -359,6 +364,7 @@ def file_spy_run(tmp_path_factory) -> Path:
     return run(folder, spy, deals=2, rotate=False)
 
 
+@pytest.mark.slow
 def test_results_file_spy_reads_nothing_of_the_tournament_being_written(file_spy_run):
     out = file_spy_run
     games = check_tournament(out, None)
@@ -370,6 +376,7 @@ def test_results_file_spy_reads_nothing_of_the_tournament_being_written(file_spy
 
 
 @pytest.mark.parametrize("name, kind", SPIES, ids=["gc_get_objects", "frame_walking", "module_globals"])
+@pytest.mark.slow
 def test_none_isolation_spy_does_find_the_piles(capfd, name, kind):
     """Documents the README's warning (isolation ``none`` is for trusted code): in process, the same spies
     read every pile.  So the spies above are not blind: it is the walls that leave them nothing to see."""
@@ -398,6 +405,7 @@ CHANGERS = {
 
 
 @pytest.mark.parametrize("trick", list(CHANGERS))
+@pytest.mark.slow
 def test_changing_the_game_changes_no_other_game(tmp_path, baseline, trick):
     name, options, kinds = CHANGERS[trick]
     entrant = {"name": "hostile", "bot": f"{HOSTILE}:{name}", **({"options": options} if options else {})}
@@ -412,6 +420,7 @@ def test_changing_the_game_changes_no_other_game(tmp_path, baseline, trick):
 
 
 @pytest.mark.parametrize("trick", list(CHANGERS))
+@pytest.mark.slow
 def test_a_referee_plays_the_same_game_after_one_with_the_trick(tmp_path, trick):
     name, options, kinds = CHANGERS[trick]
     clean = ["greedy", "random", "greedy"]
@@ -428,6 +437,7 @@ def test_a_referee_plays_the_same_game_after_one_with_the_trick(tmp_path, trick)
     assert after.record_line() == play_game(clean, 43, time_limit=1.0).record_line()
 
 
+@pytest.mark.slow
 def test_none_isolation_settings_copies_keep_every_game_the_same(tmp_path, baseline):
     out = run(tmp_path, {"name": "hostile", "bot": f"{HOSTILE}:SettingsBot"}, isolation="none")
     check_tournament(out, None)
@@ -435,6 +445,7 @@ def test_none_isolation_settings_copies_keep_every_game_the_same(tmp_path, basel
     same_games_as_the_twin(out, baseline)  # isolation never changes a game
 
 
+@pytest.mark.slow
 def test_none_isolation_settings_copies_keep_the_next_games_the_same():
     clean = ["greedy", "random", "greedy"]
     with Referee(1.0, isolation="none") as referee:
@@ -457,12 +468,14 @@ def test_none_isolation_settings_copies_keep_the_next_games_the_same():
 FORKED = {"protocol", "illegal", "crash", "timeout"}
 
 
+@pytest.mark.slow
 def test_fork(tmp_path):
     outcome = play([hostile("ForkBot"), "greedy", "random"], 3, tmp_path / "logs")
     check_game(outcome, 0, FORKED)
     assert "HOSTILE forked: the child" in logs_of(tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_kill_parent(tmp_path):
     """PID 1 of its namespace has no parent there (getppid() is 0: its own process group).  Under a uid
     of its own the signal reaches nothing but itself, which as PID 1 the kernel spares, and the bot plays
@@ -478,6 +491,7 @@ def test_kill_parent(tmp_path):
 
 
 @jail_only
+@pytest.mark.slow
 def test_kill_init(tmp_path):
     outcome = play([hostile("KillInitBot"), "greedy", "random"], 3, tmp_path / "logs")
     log = logs_of(tmp_path / "logs")
@@ -487,12 +501,14 @@ def test_kill_init(tmp_path):
     os.kill(1, 0)  # and this machine's init is still there
 
 
+@pytest.mark.slow
 def test_closing_all_inherited_descriptors_and_stdin_stdout(tmp_path):
     outcome = play([hostile("CloseFdsBot"), "greedy", "random"], 3, tmp_path / "logs")
     check_game(outcome, 0, {"crash"})
     assert "HOSTILE closed every descriptor" in logs_of(tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_swallowing_the_timeout(tmp_path):
     start = time.perf_counter()
     outcome = play([hostile("StubbornBot"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
@@ -501,6 +517,7 @@ def test_swallowing_the_timeout(tmp_path):
     assert time.perf_counter() - start < 15
 
 
+@pytest.mark.slow
 def test_stopping_the_timer_and_taking_the_signals(tmp_path):
     outcome = play([hostile("TimerBot", then="loop"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
     check_game(outcome, 0, {"timeout"})
@@ -508,12 +525,14 @@ def test_stopping_the_timer_and_taking_the_signals(tmp_path):
     assert "HOSTILE stopped the timers" in logs_of(tmp_path / "logs")
 
 
+@pytest.mark.slow
 def test_blocking_in_c(tmp_path):
     outcome = play([hostile("CSleepBot"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
     check_game(outcome, 0, {"timeout"})
     assert outcome.seconds[0] < 0.5 + 2
 
 
+@pytest.mark.slow
 def test_fork_bomb_within_the_process_limit(tmp_path):
     outcome = play([hostile("ForkBombBot"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
     check_game(outcome, 0, {"timeout"})
@@ -533,6 +552,7 @@ def watch_for(marker: str, seen: list[int]):
 @jail_only
 @pytest.mark.parametrize("then", ["play", "exit"])
 @pytest.mark.parametrize("as_program", [False, True], ids=["bot", "program"])
+@pytest.mark.slow
 def test_children_left_behind_after_setsid_and_a_double_fork(tmp_path, then, as_program):
     """A Python bot (exit code 5) or a protocol program (exit code 6) leaves a detached child behind."""
     marker = f"hostile-orphan-{uuid.uuid4().hex}"
@@ -560,6 +580,7 @@ def memory_run(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("who", ["python_bot", "program"])
+@pytest.mark.slow
 def test_memory_until_the_oom_killer(memory_run, who):
     name = {"python_bot": "hostile", "program": "hostile-program"}[who]
     if WALLS == "jail":
@@ -571,6 +592,7 @@ def test_memory_until_the_oom_killer(memory_run, who):
     assert "HOSTILE holding" in log and "got all" not in log
 
 
+@pytest.mark.slow
 @jail_only
 def test_a_bot_killed_by_the_oom_killer_is_reported_in_its_own_words(memory_run):
     """The fault's last words are the bot's; the jail itself writes nothing (it passes on the SIGKILL)."""
@@ -591,6 +613,7 @@ EVIL = [("move", {"invalid"}), ("ints", {"invalid"}), ("subclass", {"invalid"}),
 @pytest.mark.parametrize("then, kinds", EVIL, ids=[
     "move_holding_an_object_with_reduce", "move_of_int_subclasses", "move_subclass_with_reduce",
     "pickle_written_on_the_protocol"])
+@pytest.mark.slow
 def test_values_that_would_run_code_outside_the_bot(tmp_path, then, kinds):
     evil = tmp_path / "evil-code-ran"
     outcome = play([hostile("EvilValueBot", then=then, path=str(evil)), "greedy", "random"], 3, tmp_path / "logs")
@@ -603,6 +626,7 @@ def test_values_that_would_run_code_outside_the_bot(tmp_path, then, kinds):
 
 
 @pytest.mark.parametrize("mode", ["line", "endless"])
+@pytest.mark.slow
 def test_program_oversized_line(tmp_path, mode):
     outcome = play([program("oversized", mode), "greedy", "random"], 3, tmp_path / "logs")
     check_game(outcome, 0, {"protocol"}, "longer than 1048576 bytes")
@@ -617,6 +641,7 @@ GARBAGE = {
 
 
 @pytest.mark.parametrize("mode", list(GARBAGE))
+@pytest.mark.slow
 def test_program_garbage_line(tmp_path, mode):
     outcome = play([program("garbage", mode), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
     fault = check_game(outcome, 0, GARBAGE[mode])
@@ -624,6 +649,7 @@ def test_program_garbage_line(tmp_path, mode):
 
 
 @pytest.mark.parametrize("mode, kinds", [("together", {"protocol"}), ("later", {"protocol", "illegal"})])
+@pytest.mark.slow
 def test_program_second_answer(tmp_path, mode, kinds):
     outcome = play([program("second_answer", mode), "greedy", "random"], 3, tmp_path / "logs")
     check_game(outcome, 0, kinds)
@@ -647,6 +673,7 @@ def test_program_never_answering_hello(tmp_path, monkeypatch):
         play([program("silent", "exit"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
 
 
+@pytest.mark.slow
 def test_program_exiting_mid_game_with_last_words_on_stderr(tmp_path):
     words = f"farewell-{uuid.uuid4().hex[:8]}"
     outcome = play([program("exit_mid_game", words), "greedy", "random"], 3, tmp_path / "logs")
@@ -655,6 +682,7 @@ def test_program_exiting_mid_game_with_last_words_on_stderr(tmp_path):
     assert fault["move"] == 6  # its third turn
 
 
+@pytest.mark.slow
 def test_program_fork_bomb(tmp_path):
     outcome = play([program("fork_bomb"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
     check_game(outcome, 0, {"timeout"})
@@ -662,6 +690,7 @@ def test_program_fork_bomb(tmp_path):
 
 
 @pytest.mark.parametrize("then", ["stall", "play"])
+@pytest.mark.slow
 def test_program_ignoring_sigterm_and_quit(tmp_path, then):
     start = time.perf_counter()
     outcome = play([program("ignore_sigterm", then), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
@@ -677,6 +706,7 @@ def test_program_ignoring_sigterm_and_quit(tmp_path, then):
 # == isolation none: what it promises ==============================================================
 
 
+@pytest.mark.slow
 def test_none_isolation_fork_is_played_again_isolated(tmp_path, baseline):
     out = run(tmp_path, {"name": "hostile", "bot": f"{HOSTILE}:ForkBot"}, isolation="none", in_subprocess=True)
     games = check_tournament(out, FORKED)
@@ -686,6 +716,7 @@ def test_none_isolation_fork_is_played_again_isolated(tmp_path, baseline):
     assert log.count("a bot called os.fork in process") == again
 
 
+@pytest.mark.slow
 def test_none_isolation_kill_parent_is_played_again_isolated(tmp_path, baseline):
     out = run(tmp_path, {"name": "hostile", "bot": f"{HOSTILE}:KillParentBot"}, isolation="none",
               in_subprocess=True)
@@ -698,6 +729,7 @@ def test_none_isolation_kill_parent_is_played_again_isolated(tmp_path, baseline)
     assert (out / "arena.log").read_text().count("a bot called os.kill in process") == again
 
 
+@pytest.mark.slow
 def test_none_isolation_closing_the_workers_descriptors_is_played_again_isolated(tmp_path, baseline):
     out = run(tmp_path, {"name": "hostile", "bot": f"{HOSTILE}:CloseFdsBot"}, isolation="none",
               in_subprocess=True)
@@ -709,6 +741,7 @@ def test_none_isolation_closing_the_workers_descriptors_is_played_again_isolated
 # == the weaker walls ================================================================================
 
 
+@pytest.mark.slow
 def test_kill_parent_under_the_rlimits_walls_stops_the_run_in_one_line_and_keeps_what_is_stored(tmp_path):
     """``ARENA_SANDBOX=rlimits`` (no namespaces to be had): a bot runs as the referee's user and can signal
     it, as the README says.  Its worker dies, and so does the one that plays its game again isolated; the

@@ -151,6 +151,7 @@ UNDRAINED = {"program": lambda: program("undrained"), "bot": lambda: f"{HOSTILE}
 
 
 @pytest.mark.parametrize("who", list(UNDRAINED))
+@pytest.mark.slow
 def test_a_bot_that_never_drains_its_input_is_faulted_timeout(tmp_path, who):
     """It shrinks its stdin pipe to 4096 bytes and only peeks at it with tee(2) (answering the turns it sees
     there): the pipe fills, and the referee's write of the next turn must time out, not block for ever."""
@@ -230,6 +231,7 @@ def right_predictions(log: str, name: str, games: dict[str, dict]) -> tuple[int,
     return made, right
 
 
+@pytest.mark.slow
 def test_a_bot_that_writes_down_the_piles_never_sees_a_deal_twice(tmp_path, twins):
     """In the duplicate format every deal is played once per seating.  A memoriser (a class attribute and
     a file in its HOME; the program also /tmp, /dev/shm, /var/tmp) that saw a deal recognises it from the
@@ -376,6 +378,7 @@ def snoop_logs(out: Path) -> dict[str, str]:
     return logs
 
 
+@pytest.mark.slow
 def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_path, twins):
     """Its file is mode 0700 (only root may read it): it must still run, under a uid of its own, and read
     neither /root, /etc/shadow, nor the results of this run or an earlier one (with its master seed)."""
@@ -397,6 +400,7 @@ def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_pa
         assert not found, f"{name} read what only root may:\n" + "\n".join(found)
 
 
+@pytest.mark.slow
 def test_a_bot_sees_no_other_entrant_no_results_and_no_machine(tmp_path, twins):
     """From a folder of its own, each snoop tries another entrant's program (the other snoop's file, and a
     program in a folder beside its own), /work, /home, /tmp, /root, the tournament file, the results being
@@ -443,6 +447,7 @@ HOGS = {"program": lambda marker: program("cpu_hog", marker),
 
 @jail_only
 @pytest.mark.parametrize("who", list(HOGS))
+@pytest.mark.slow
 def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
     """The hog leaves 30 spinning children (each after setsid) behind its first answer.  While ``mcts``
     (a time-limited search, timed by the wall clock) thinks, the hog's processes gain no CPU time, and
@@ -480,6 +485,7 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
 # == 7. the transcript ==============================================================================
 
 
+@pytest.mark.slow
 def test_the_transcript_is_out_of_every_bots_view(tmp_path):
     """``arena play --transcript FILE`` writes every line to and from the bots, racks included: the bots
     (told the path, and looking in their working folder) cannot read it, and it is mode 0600."""
@@ -525,6 +531,7 @@ def test_a_hello_with_37000_options_is_a_protocol_fault_naming_the_limit(tmp_pat
 CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
+@pytest.mark.slow
 def test_escape_sequences_in_an_error_never_reach_the_log_raw(tmp_path, twins):
     settings = {"deals": 1, "rotate": False}
     offenders = [{"name": "hostile", "bot": f"{HOSTILE}:EscapeBot"},
@@ -549,6 +556,7 @@ TRIED = {"program": ["unshare(CLONE_NEWUSER)", "keyctl", "add_key", "ptrace(PTRA
 
 
 @pytest.mark.parametrize("who", list(SYSCALLS))
+@pytest.mark.slow
 def test_namespaces_keys_ptrace_and_mounts_are_refused_and_the_bot_plays_on(tmp_path, who):
     outcome = play([SYSCALLS[who](), "greedy", "random"], 3, tmp_path / "logs")
     check_game(outcome, 0, None)
@@ -565,6 +573,7 @@ def test_namespaces_keys_ptrace_and_mounts_are_refused_and_the_bot_plays_on(tmp_
 
 
 @pytest.mark.parametrize("command", ["play", "run"])
+@pytest.mark.slow
 def test_a_folder_called_arena_in_the_working_folder_is_never_imported(tmp_path, command, twins):
     """The user's working folder holds an ``arena`` package that shouts and raises: the bot host must not
     import it, and must use the arena (and so the rules engine) that the referee uses."""
@@ -600,6 +609,7 @@ FLOODERS = {"program": lambda: program("stderr_flood", "300"), "bot": lambda: ho
 
 
 @pytest.mark.parametrize("who", list(FLOODERS))
+@pytest.mark.slow
 def test_a_bot_writing_far_past_its_stderr_cap_plays_on(tmp_path, who):
     """300 MiB on standard error in its first turn: it is neither blocked nor faulted, the rest past the
     cap is dropped, and its log says so in one line."""

@@ -100,6 +100,7 @@ def test_mountinfo_names_only_the_fresh_root_and_nothing_hidden(tmp_path, level)
 
 @needs_system_python
 @pytest.mark.parametrize("level", NAMESPACED)
+@pytest.mark.slow
 def test_the_machine_s_files_are_absent_but_the_program_s_own(tmp_path, level):
     mine, other = tmp_path / "mine", tmp_path / "other"
     for folder in (mine, other):
@@ -318,6 +319,7 @@ def _spinner(marker: str, own_session: bool) -> str:
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
+@pytest.mark.slow
 def test_freeze_stops_every_process_of_a_bot_and_thaw_lets_it_run(level):
     """Its CPU time, read from outside, does not grow while it is frozen.  With the cgroup freezer that
     holds for a child in a session of its own; stopping the process group (the other levels) catches only
@@ -348,6 +350,7 @@ def test_freeze_stops_every_process_of_a_bot_and_thaw_lets_it_run(level):
 
 
 @pytest.mark.parametrize("level", NAMESPACED)
+@pytest.mark.slow
 def test_kill_of_a_frozen_bot_leaves_no_process_and_no_cgroup(level):
     marker = f"arena-test-frozen-kill-{os.getpid()}-{level}"
     box = start([SYSTEM_PYTHON, "-c", _spinner(marker, own_session=True)], level=level)
@@ -369,6 +372,7 @@ def test_kill_of_a_frozen_bot_leaves_no_process_and_no_cgroup(level):
 
 
 @pytest.mark.parametrize("level", NAMESPACED)
+@pytest.mark.slow
 def test_a_frozen_bot_dies_with_a_referee_killed_outright(level):
     marker = f"arena-test-orphaned-{os.getpid()}-{level}"
     referee = subprocess.Popen(
@@ -487,6 +491,7 @@ def _runtime(name: str, tmp_path: Path) -> list[str] | None:
 
 @needs_jail
 @pytest.mark.parametrize("name", ["node", "c", "java", "rust"])
+@pytest.mark.slow
 def test_other_runtimes_start_in_the_fresh_root(tmp_path, name):
     command = _runtime(name, tmp_path)
     if command is None:

@@ -175,6 +175,7 @@ def test_as_root_without_namespaces_a_program_others_may_not_read_is_refused_in_
 
 
 @pytest.mark.parametrize("level", ["jail", "rlimits"])
+@pytest.mark.slow
 def test_kill_ends_everything_it_started_and_removes_its_folder(level):
     if level == "jail" and not JAIL:
         pytest.skip("the jail needs root and Linux namespaces, which this machine refuses")

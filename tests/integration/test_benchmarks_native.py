@@ -75,6 +75,7 @@ def test_mcts_speed_side_by_side_same_move(capsys: pytest.CaptureFixture[str]) -
     assert re.fullmatch(r"[0-9]+ playouts/s", out.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_strength_counts_iterations_of_a_search_bot() -> None:
     strength = script("strength")
     game = strength.play((["mcts:iterations=7,engine=pure", "greedy"], 1, "uptown", 60.0))
@@ -83,6 +84,7 @@ def test_strength_counts_iterations_of_a_search_bot() -> None:
     assert game["iterations"][1] == (0, 0)
 
 
+@pytest.mark.slow
 def test_strength_pair_of_full_specs_and_its_table(capsys: pytest.CaptureFixture[str]) -> None:
     strength = script("strength")
     strength.main(["--deals", "1", "--four", "", "--workers", "1",

@@ -69,6 +69,7 @@ HELLO = 'os.write(1, b\'{"type":"hello","protocol":"uptown-bot/1","name":"x","op
 
 
 @pytest.mark.parametrize("mode", ["first", "second"])
+@pytest.mark.slow
 def test_a_bot_that_stops_draining_its_input_is_faulted_timeout_and_the_game_goes_on(tmp_path, mode):
     """It shrinks its pipe and reads its turns with tee(2) from its first turn (or its second game) on:
     the referee's next write would wait for ever; it is late like an answer that does not come.  (The
@@ -92,6 +93,7 @@ def test_a_bot_that_stops_draining_its_input_is_faulted_timeout_and_the_game_goe
     assert "stopped draining its input" in log
 
 
+@pytest.mark.slow
 def test_a_write_the_program_does_not_take_is_late_at_its_deadline(tmp_path):
     ref = inline(tmp_path, "deaf", f"""
         import fcntl, os, sys, time
@@ -119,6 +121,7 @@ def test_a_write_the_program_does_not_take_is_late_at_its_deadline(tmp_path):
         assert not process.alive
 
 
+@pytest.mark.slow
 def test_a_bot_that_does_not_take_its_over_message_is_killed_and_replaced(tmp_path, monkeypatch, caplog):
     """The game is over, so no fault: its process is killed, and a fresh one plays the next game.  (That such a
     write is late within QUIT_SECONDS is the test above; here every over message is late.)"""
@@ -156,6 +159,7 @@ def cpu_ticks(pid: int) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_a_bot_runs_only_during_its_turns(tmp_path):
     """A program that spins a thread from its start on: from its answer to its next turn it gets no CPU."""
     ref = inline(tmp_path, "spinner", f"""
@@ -200,6 +204,7 @@ def diary(log: Path) -> dict[str, list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_process_plays_two_games_of_one_deal(tmp_path):
     seeds = [7, 7, 8, 7, 8, 9, 9, 7]
     with Referee(2.0, logs=tmp_path / "logs") as referee:
@@ -218,6 +223,7 @@ def test_no_process_plays_two_games_of_one_deal(tmp_path):
     assert len(processes) == 2 * seeds.count(7)  # a seat's deal 7 needs a process of its own each time
 
 
+@pytest.mark.slow
 def test_a_process_is_retired_after_its_games_and_few_are_kept_idle(tmp_path, monkeypatch):
     monkeypatch.setattr(referee_module, "RETIRE_GAMES", 2)
     monkeypatch.setattr(referee_module, "IDLE_PER_PROGRAM", 2)
@@ -246,6 +252,7 @@ def config_of(tmp_path: Path, deals: int):
     )
 
 
+@pytest.mark.slow
 def test_a_chunk_is_played_deal_after_deal_and_answered_in_its_own_order(tmp_path):
     config = config_of(tmp_path, deals=5)
     games = list(schedule(config))  # deal by deal: each deal's three seatings side by side
@@ -293,6 +300,7 @@ def test_a_hello_declaring_more_than_the_limits_is_refused_at_the_handshake(tmp_
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_hello_at_the_limits_is_taken(tmp_path):
     outcome = play_game([program("diary", "options:62", "name:200", "describe:200", "key:200", "value:198"),
                          "random"], 1, logs=tmp_path / "logs")
@@ -300,6 +308,7 @@ def test_a_hello_at_the_limits_is_taken(tmp_path):
     assert len(outcome.record["bots"][0]["options"]) == 64
 
 
+@pytest.mark.slow
 def test_a_python_bot_declaring_more_than_the_limits_is_refused_in_process_and_as_a_program(tmp_path):
     bot = tmp_path / "flood.py"
     bot.write_text(textwrap.dedent("""
@@ -330,6 +339,7 @@ def test_a_python_bot_declaring_more_than_the_limits_is_refused_in_process_and_a
 ESCAPES = "\\x1b[31mred\\x1b]0;title\\x07 \\u202eevil\\x00"
 
 
+@pytest.mark.slow
 def test_a_bots_error_message_reaches_the_record_and_the_log_escaped(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="arena.referee")
     outcome = play_game([program("diary", f"error:{ESCAPES}{'x' * 400}"), "random"], 1, logs=tmp_path / "logs")
@@ -342,6 +352,7 @@ def test_a_bots_error_message_reaches_the_record_and_the_log_escaped(tmp_path, c
     assert "\\x1b[31mred" in logged and "\x1b" not in logged and "\u202e" not in logged
 
 
+@pytest.mark.slow
 def test_a_bots_last_words_reach_the_fault_escaped(tmp_path):
     outcome = play_game([program("diary", f"words:bye {ESCAPES}"), "random"], 1, logs=tmp_path / "logs")
     (fault,) = outcome.faults
@@ -351,6 +362,7 @@ def test_a_bots_last_words_reach_the_fault_escaped(tmp_path):
     assert "\x1b" not in fault["message"] and "\x00" not in fault["message"]
 
 
+@pytest.mark.slow
 def test_an_in_process_bots_exception_reaches_the_record_escaped(tmp_path):
     bot = tmp_path / "loud.py"
     bot.write_text(textwrap.dedent("""
@@ -443,6 +455,7 @@ REPORTER = """
 """
 
 
+@pytest.mark.slow
 def test_no_folder_of_the_users_can_stand_in_for_the_arena_of_the_bot_host(tmp_path, monkeypatch):
     """A folder ``arena`` whose import fails, in the folder arena runs in, beside the bot's file and on an
     entrant's PYTHONPATH: the bot plays all the same, on the referee's own arena and engine."""
@@ -467,6 +480,7 @@ def test_no_folder_of_the_users_can_stand_in_for_the_arena_of_the_bot_host(tmp_p
         assert report.endswith(f"cwd={tmp_path / 'bots'}")
 
 
+@pytest.mark.slow
 def test_a_relative_bot_file_is_given_to_its_host_by_its_absolute_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "reporter.py").write_text(textwrap.dedent(REPORTER))
@@ -479,6 +493,7 @@ def test_a_relative_bot_file_is_given_to_its_host_by_its_absolute_path(tmp_path,
 
 
 @pytest.mark.parametrize("ref", ["reporter_module:ReporterBot", "reporter_package.core:ReporterBot"])
+@pytest.mark.slow
 def test_a_module_bot_of_the_working_folder_is_shown_its_module_and_nothing_else(tmp_path, monkeypatch, ref):
     """A ``module:Class`` not installed is imported from the working folder: its host is shown that module
     (or package), and not the folder's other files."""
@@ -505,6 +520,7 @@ def test_a_module_bot_of_the_working_folder_is_shown_its_module_and_nothing_else
 # == logs named after the bot ===========================================================================
 
 
+@pytest.mark.slow
 def test_a_log_is_named_after_the_bot_never_after_its_path(tmp_path):
     deep = tmp_path / ("a folder with spaces " * 6) / "bots"
     deep.mkdir(parents=True)
@@ -522,6 +538,7 @@ def test_a_log_is_named_after_the_bot_never_after_its_path(tmp_path):
         "exec_bots_diary.py.log", "exec_programs_diary.py.log", "random.log"]
 
 
+@pytest.mark.slow
 def test_two_bots_of_one_short_name_get_two_logs(tmp_path):
     a, b = tmp_path / "a" / "bots", tmp_path / "b" / "bots"
     for folder in (a, b):

@@ -10,6 +10,8 @@ import pytest
 from arena import records
 from arena.html import replay_page
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -20,6 +20,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 
+pytestmark = pytest.mark.cluster
+
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -92,6 +94,7 @@ def scheduler(tmp_path_factory):
             process.wait()
 
 
+@pytest.mark.slow
 def test_a_local_cluster_stores_what_one_worker_stores(tmp_path):
     file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
@@ -100,6 +103,7 @@ def test_a_local_cluster_stores_what_one_worker_stores(tmp_path):
     assert "on the Dask cluster tcp://127.0.0.1:" in (tmp_path / "dask" / "arena.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_local_cluster_runs_the_bots_in_the_sandbox(tmp_path):
     file = tournament(tmp_path, ["random", "greedy"], deals=2, isolation="process")
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
@@ -107,6 +111,7 @@ def test_a_local_cluster_runs_the_bots_in_the_sandbox(tmp_path):
     assert results(tmp_path / "dask") == local_results(file, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_scheduler_and_workers_started_by_hand_store_what_one_worker_stores(tmp_path, scheduler):
     file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
@@ -114,6 +119,7 @@ def test_a_scheduler_and_workers_started_by_hand_store_what_one_worker_stores(tm
     assert results(tmp_path / "dask") == local_results(file, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_sandbox_works_on_workers_started_by_hand(tmp_path, scheduler):
     file = tournament(tmp_path, ["random", "greedy"], deals=1, isolation="process")
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
@@ -121,6 +127,7 @@ def test_the_sandbox_works_on_workers_started_by_hand(tmp_path, scheduler):
     assert results(tmp_path / "dask") == local_results(file, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_file_bot_reaches_the_workers(tmp_path, scheduler):
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
     file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=2)
@@ -161,6 +168,7 @@ def _wait_for_rows(path: Path, rows: int, process: subprocess.Popen, timeout: fl
     raise AssertionError("no games stored")
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, scheduler):
     file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
@@ -179,6 +187,7 @@ def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, s
     assert results(out) == local_results(file, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path):
     file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
@@ -200,6 +209,7 @@ def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path):
     assert len(starts) == 2 and starts[1][1] != "0" and int(starts[1][1]) + int(starts[1][2]) == 144
 
 
+@pytest.mark.slow
 def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
     file = tournament(tmp_path, ["random", f"{FIXTURES / 'bad_bots.py'}:HardExitBot"], deals=1)
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
@@ -213,6 +223,7 @@ def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
     assert log.count("(e1) fault at move") == 2 and "Dask Worker process" in log
 
 
+@pytest.mark.slow
 def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
     from arena.tournament.cluster import Cluster, DaskWorkers
     from arena.tournament.config import parse_config
@@ -234,6 +245,7 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
     assert all([f["kind"] for f in r["faults"]] == ["timeout"] for r in records)
 
 
+@pytest.mark.slow
 def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
     from arena.tournament.cluster import Cluster, DaskWorkers
     from arena.tournament.config import parse_config
@@ -256,6 +268,7 @@ def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
     assert message.startswith("Dask worker tcp://127.0.0.1:") and "cannot load a bot" in message
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
     file = tournament(tmp_path, ["random", "greedy"])
     address = f"tcp://127.0.0.1:{free_port()}"
@@ -294,6 +307,7 @@ def test_cluster_and_workers_together_are_refused(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_other_arena_versions_on_the_workers_are_refused(tmp_path, monkeypatch):
     from arena.tournament import cluster
 

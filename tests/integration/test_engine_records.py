@@ -63,6 +63,7 @@ def arena(args: list[str], pure: bool, cwd) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("players", "scoring"), [(4, "uptown"), (2, "blockers")])
+@pytest.mark.slow
 def test_a_tournament_writes_the_same_records_with_either_engine(tmp_path, players: int, scoring: str) -> None:
     (tmp_path / "t.toml").write_text(TOURNAMENT.format(players=players, scoring=scoring))
     records = []
@@ -73,6 +74,7 @@ def test_a_tournament_writes_the_same_records_with_either_engine(tmp_path, playe
     assert records[0] and records[0] == records[1]
 
 
+@pytest.mark.slow
 def test_arena_play_records_the_same_bytes_with_either_engine(tmp_path) -> None:
     texts = []
     for pure in (False, True):
@@ -82,6 +84,7 @@ def test_arena_play_records_the_same_bytes_with_either_engine(tmp_path) -> None:
     assert texts[0] == texts[1]
 
 
+@pytest.mark.slow
 def test_faulted_seats_and_a_mutating_bot_play_on_the_same_with_either_engine(tmp_path) -> None:
     # The referee's random fallback for a faulted seat, and a bot that edits the MoveSet it is handed:
     # what each engine does with them is in the record, so the records must agree.

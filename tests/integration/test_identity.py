@@ -94,6 +94,7 @@ def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 def test_every_record_names_who_played(tmp_path):
     path, text = tournament(tmp_path)
     run(path, text, tmp_path / "out")
@@ -126,6 +127,7 @@ def test_a_program_entrant_is_its_command_and_the_files_it_names(tmp_path):
         "program_bot.py": sha(tmp_path / "program_bot.py")}  # a program found through PATH is not hashed
 
 
+@pytest.mark.slow
 def test_records_are_the_same_bytes_with_either_isolation_and_any_workers(tmp_path):
     outs = []
     for index, (isolation, workers) in enumerate([("none", 1), ("process", 2)]):
@@ -140,6 +142,7 @@ def test_records_are_the_same_bytes_with_either_isolation_and_any_workers(tmp_pa
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_resume_with_changed_code_is_refused_naming_the_entrant(tmp_path, isolation):
     path, text = tournament(tmp_path, isolation)
     out = tmp_path / "out"
@@ -157,6 +160,7 @@ def test_resume_with_changed_code_is_refused_naming_the_entrant(tmp_path, isolat
     assert (out / "records.jsonl").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_resume_with_a_changed_program_is_refused(tmp_path):
     path, text = tournament(tmp_path, "process", program=True)
     out = tmp_path / "out"
@@ -167,6 +171,7 @@ def test_resume_with_a_changed_program_is_refused(tmp_path):
         run(path, text, out, resume=True)
 
 
+@pytest.mark.slow
 def test_resume_with_the_same_bots_goes_on(tmp_path):
     path, text = tournament(tmp_path)
     out = tmp_path / "out"
@@ -175,6 +180,7 @@ def test_resume_with_the_same_bots_goes_on(tmp_path):
     assert summary.changed == [] and summary.played == 0
 
 
+@pytest.mark.slow
 def test_allow_changed_bots_goes_on_and_says_so(tmp_path):
     path, text = tournament(tmp_path)
     out = tmp_path / "out"

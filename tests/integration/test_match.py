@@ -185,6 +185,7 @@ def test_a_tournament_file_names_its_seating_design():
 # -- real matches ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
     out = tmp_path / "m"
     result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out, workers=2)
@@ -202,11 +203,13 @@ def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
     assert record_ids(out) == sorted({line.split(",")[0] for line in games_rows(out)[1:]})
 
 
+@pytest.mark.slow
 def test_random_against_greedy_accepts_h0(tmp_path):
     result = run_match(plan("random", "greedy", sprt=parse_sprt("elo0=0,elo1=200", 2)), tmp_path / "m", workers=1)
     assert result.match["verdict"] == "H0" and result.match["pentanomial"]["LL"] == result.match["deals"]
 
 
+@pytest.mark.slow
 def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
     """Two copies of one bot replay each other's game from the other seat: every pair is one win, one loss."""
     result = run_match(plan("random", "random", games=9), tmp_path / "m", workers=2)
@@ -217,6 +220,7 @@ def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
     assert load_config(tmp_path / "m" / "tournament.toml").deals == 5
 
 
+@pytest.mark.slow
 def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
     p = plan(f"{MIXED}:salt=1", f"{MIXED}:salt=2", sprt=parse_sprt("elo0=0,elo1=20", 2), max_games=7)
     match = run_match(p, tmp_path / "m", workers=2).match
@@ -227,6 +231,7 @@ def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
 EQUAL = (f"{MIXED}:p=0.3,salt=1", f"{MIXED}:p=0.3,salt=2")
 
 
+@pytest.mark.slow
 def test_the_verdict_and_the_games_do_not_depend_on_the_workers(tmp_path):
     params = parse_sprt("elo0=0,elo1=60", 2)
     results = {}
@@ -243,6 +248,7 @@ def test_the_verdict_and_the_games_do_not_depend_on_the_workers(tmp_path):
     assert len(load_games(tmp_path / "w2" / "games.csv", 2)) == 2 * two["games"]
 
 
+@pytest.mark.slow
 def test_the_field_test_of_three_players(tmp_path):
     out = tmp_path / "m"
     match = run_match(plan("greedy", "random", "random", sprt=parse_sprt("elo0=0,elo1=100", 3)), out,
@@ -255,12 +261,14 @@ def test_the_field_test_of_three_players(tmp_path):
     assert games["deal"].max() == match["deals"] - 1
 
 
+@pytest.mark.slow
 def test_a_fixed_table_of_equal_bots(tmp_path):
     match = run_match(plan(*EQUAL, f"{MIXED}:p=0.3,salt=3", games=12), tmp_path / "m", workers=2).match
     assert match["games"] == 12 and match["deals"] == 2 and match["verdict"] is None
     assert 0.0 < match["score"] < 1.0
 
 
+@pytest.mark.slow
 def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finished(tmp_path):
     params = parse_sprt("elo0=0,elo1=60", 2)
     whole = run_match(plan(*EQUAL, sprt=params, seed=11), tmp_path / "whole", workers=2).match
@@ -284,6 +292,7 @@ def _start(args: list[str]) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
     args = [*EQUAL, "--sprt", "elo0=0,elo1=40", "--seed", "3", "--isolation", "none", "--quiet"]
     whole = tmp_path / "whole"
@@ -316,6 +325,7 @@ def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
     assert record_ids(out) == record_ids(whole)
 
 
+@pytest.mark.slow
 def test_a_match_draws_its_tables_and_the_llr_of_its_test(tmp_path):
     """The pictures of arena run, and for a sequential test llr.png from the very match.json written."""
     from arena.plots import llr_plot

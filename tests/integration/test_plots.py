@@ -114,6 +114,7 @@ def text_chunks(path: Path) -> list[bytes]:
     return keys
 
 
+@pytest.mark.slow
 def test_arena_run_writes_the_plots(folder):
     for name in ("win_share.png", "head_to_head.png", "seats.png"):
         assert_picture(folder / name)
@@ -121,12 +122,14 @@ def test_arena_run_writes_the_plots(folder):
 
 
 @pytest.mark.parametrize("name", ["win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png"])
+@pytest.mark.slow
 def test_each_plot_is_a_picture_of_the_tables(tables, tmp_path, name):
     written = write_plots(tmp_path, tables)
     assert tmp_path / name in written
     assert_picture(tmp_path / name)
 
 
+@pytest.mark.slow
 def test_the_plots_are_the_same_bytes_twice_whatever_the_user_s_matplotlibrc(tables, tmp_path):
     first = write_plots(tmp_path / "a", tables, MATCH)
     with mpl.rc_context({"font.size": 20, "axes.facecolor": "black", "figure.dpi": 300, "lines.linewidth": 5}):
@@ -138,6 +141,7 @@ def test_the_plots_are_the_same_bytes_twice_whatever_the_user_s_matplotlibrc(tab
         assert text_chunks(a) == [], f"{a.name} carries metadata that changes between versions or runs"
 
 
+@pytest.mark.slow
 def test_a_rating_plot_only_with_a_rating_interval(tables, tmp_path):
     without = tables.standings
     while (found := _rating_columns(without)) is not None:  # every rating interval the standings have
@@ -148,6 +152,7 @@ def test_a_rating_plot_only_with_a_rating_interval(tables, tmp_path):
     assert tmp_path / "rating.png" in write_plots(tmp_path, replace(tables, standings=elo))
 
 
+@pytest.mark.slow
 def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_path):
     renamed, intervals = {}, []
     for s in ("uptown", "blockers"):
@@ -166,6 +171,7 @@ def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_p
     assert (tmp_path / "bare" / picture).read_bytes() != (tmp_path / "as-is" / picture).read_bytes()
 
 
+@pytest.mark.slow
 def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
     config, _ = read_tournament(folder)
     built = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
@@ -175,6 +181,7 @@ def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
     assert {"win_share.png", "head_to_head.png", "seats.png"} <= set(names)
 
 
+@pytest.mark.slow
 def test_seats_per_entrant_when_the_seat_table_has_entrants(folder, tables, tmp_path):
     config, _ = read_tournament(folder)
     games = load_games(folder / "games.csv", config.players)
@@ -187,6 +194,7 @@ def test_seats_per_entrant_when_the_seat_table_has_entrants(folder, tables, tmp_
     assert (tmp_path / "entrants" / "seats.png").read_bytes() != (tmp_path / "overall" / "seats.png").read_bytes()
 
 
+@pytest.mark.slow
 def test_llr_plot_from_a_hand_made_match(tmp_path):
     llr_plot(MATCH, tmp_path / "llr.png")
     assert_picture(tmp_path / "llr.png")
@@ -217,6 +225,7 @@ def test_a_bad_match_is_one_line(tmp_path, change, message):
         llr_plot(missing, tmp_path / "llr.png")
 
 
+@pytest.mark.slow
 def test_report_plots(folder, tmp_path):
     result = run_cli("report", str(folder), "--plots")
     assert result.exit_code == 0, result.output
@@ -255,6 +264,7 @@ def test_report_plots_of_a_folder_with_no_games(folder, tmp_path):
         write_plots(tmp_path / "none", EMPTY)
 
 
+@pytest.mark.slow
 def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
@@ -272,6 +282,7 @@ def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path):
     one_line_error(run_cli("report", str(bad_match), "--plots"), "match.json")
 
 
+@pytest.mark.slow
 def test_a_failing_plot_costs_the_run_nothing_but_one_line(tmp_path):
     (tmp_path / "pics.toml").write_text(TINY.replace("deals = 2", "deals = 1"))
     out = tmp_path / "out"
@@ -294,12 +305,14 @@ def test_try_write_plots_never_raises(tmp_path):
     assert problem in (tmp_path / "arena.log").read_text()
 
 
+@pytest.mark.slow
 def test_the_arena_starts_without_matplotlib():
     code = "import sys, arena.cli, arena.plots; from arena.commands import report, run; " \
            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow
 def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path):
     """``--overwrite`` starts again: a picture the new run does not draw (here a match's llr.png) is gone."""
     (tmp_path / "pics.toml").write_text(TINY)

@@ -29,6 +29,7 @@ def test_the_builtin_bots_live_in_a_package_that_cannot_collide():
     assert GreedyBot.__module__ == "arena_bots.greedy"
 
 
+@pytest.mark.slow
 def test_a_users_folder_called_bots_breaks_no_builtin_bot(tmp_path):
     """A folder ``bots/`` (a package of the user's) first on the import path and as the current folder."""
     user = tmp_path / "project"
@@ -121,6 +122,7 @@ def test_arena_bots_reports_the_clash_and_plays_neither_silently(site):
     assert "uptown-arena:greedy" in failure.reason and "mypkg:greedy" in failure.reason
 
 
+@pytest.mark.slow
 def test_arena_play_with_a_clashing_name_is_one_line_and_dist_name_plays(site):
     make_distribution(site, "mypkg", "1.0", {"greedy": "mypkg:MyBot"}, PLUGIN)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}

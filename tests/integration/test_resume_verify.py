@@ -87,6 +87,7 @@ def record_lines(out: Path) -> list[str]:
     return (out / "records.jsonl").read_text().splitlines(keepends=True)
 
 
+@pytest.mark.slow
 def test_a_record_edited_into_an_illegal_move_is_dropped_and_played_again_M1(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = record_lines(out)
@@ -105,6 +106,7 @@ def test_a_record_edited_into_an_illegal_move_is_dropped_and_played_again_M1(tou
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_a_record_whose_result_was_edited_is_dropped(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = record_lines(out)
@@ -116,6 +118,7 @@ def test_a_record_whose_result_was_edited_is_dropped(tournament, whole, tmp_path
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_a_row_whose_groups_was_changed_is_dropped_and_played_again(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = (out / "games.csv").read_text().splitlines(keepends=True)
@@ -133,6 +136,7 @@ def test_a_row_whose_groups_was_changed_is_dropped_and_played_again(tournament, 
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_a_changed_won_or_faulted_column_is_caught_too(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = (out / "games.csv").read_text().splitlines(keepends=True)
@@ -145,6 +149,7 @@ def test_a_changed_won_or_faulted_column_is_caught_too(tournament, whole, tmp_pa
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_a_garbage_row_in_the_middle_of_games_csv_does_not_stop_a_resume(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = (out / "games.csv").read_text().splitlines(keepends=True)
@@ -164,6 +169,7 @@ def test_a_garbage_row_in_the_middle_of_games_csv_does_not_stop_a_resume(tournam
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_garbage_and_a_foreign_game_in_the_records_are_removed(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = record_lines(out)
@@ -175,6 +181,7 @@ def test_garbage_and_a_foreign_game_in_the_records_are_removed(tournament, whole
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_two_records_swapped_between_games_are_both_dropped(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = record_lines(out)
@@ -189,6 +196,7 @@ def test_two_records_swapped_between_games_are_both_dropped(tournament, whole, t
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_a_record_with_a_consistent_but_foreign_deal_is_dropped(tournament, whole, tmp_path):
     out = played(tournament, tmp_path)
     lines = record_lines(out)
@@ -208,6 +216,7 @@ def test_a_record_with_a_consistent_but_foreign_deal_is_dropped(tournament, whol
     assert_same_results(out, whole)
 
 
+@pytest.mark.slow
 def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path):
     out = tmp_path / "cli"
     runner = CliRunner()
@@ -234,6 +243,7 @@ def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path):
     assert (out / "arena.log").read_text().count("(E2)") == 3
 
 
+@pytest.mark.slow
 def test_an_untouched_folder_keeps_every_game(tournament, whole):
     config = load_config(tournament)
     before = (whole / "records.jsonl").read_bytes(), (whole / "games.csv").read_bytes()

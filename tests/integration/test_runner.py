@@ -115,6 +115,7 @@ def tables_of(out: Path) -> dict[str, str]:
     return {name: (out / name).read_text() for name in ("standings.csv", "head_to_head.csv", "seats.csv")}
 
 
+@pytest.mark.slow
 def test_every_game_is_stored_once_with_its_rows(tmp_path):
     path = write_tournament(tmp_path, players=3, deals=2)
     out = tmp_path / "out"
@@ -139,6 +140,7 @@ def test_every_game_is_stored_once_with_its_rows(tmp_path):
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
+@pytest.mark.slow
 def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{start_method} is not available here")
@@ -152,6 +154,7 @@ def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
+@pytest.mark.slow
 def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, start_method):
     """Isolation never changes a game: the same records and rows in process and with every bot a program,
     also with a fault (a Python bot's exception reads the same from its own process)."""
@@ -171,6 +174,7 @@ def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, s
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
+@pytest.mark.slow
 def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_method):
     path = write_tournament(tmp_path, players=3, deals=1, third=f"{bots_file}:BrokenBot")
     out = tmp_path / "out"
@@ -195,6 +199,7 @@ def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_metho
         assert json.loads(line)["faults"][0]["kind"] == "exception"
 
 
+@pytest.mark.slow
 def test_compressed_records(tmp_path):
     path = write_tournament(tmp_path, players=2, deals=2)
     run(path, tmp_path / "plain", workers=1)
@@ -206,6 +211,7 @@ def test_compressed_records(tmp_path):
 # -- resume ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
     path = write_tournament(tmp_path, players=2, deals=3)
     run(path, tmp_path / "whole", workers=1)
@@ -235,6 +241,7 @@ def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
     assert tables_of(out) == tables_of(tmp_path / "whole")
 
 
+@pytest.mark.slow
 def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
     path = write_tournament(tmp_path, players=2, deals=2)
     out = tmp_path / "out"
@@ -253,6 +260,7 @@ def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
     assert rows[0] == games[0] and len(rows) == 1 + 2 * len(recovered.done)
 
 
+@pytest.mark.slow
 def test_resume_with_a_cut_gzip_member(tmp_path):
     path = write_tournament(tmp_path, players=2, deals=3)
     run(path, tmp_path / "whole", workers=1)
@@ -287,6 +295,7 @@ def _wait_for_games(out: Path, rows: int, proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.parametrize(("how", "workers"), [("kill", 1), ("kill", 2), ("ctrl-c", 1), ("ctrl-c", 2)])
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, workers):
     path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
     config = load_config(path)
@@ -317,6 +326,7 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, wo
     assert tables_of(out) == tables_of(tmp_path / "whole")
 
 
+@pytest.mark.slow
 def test_a_second_run_into_a_folder_being_written_is_refused_naming_the_first(tmp_path, bots_file):
     """Two runs never write one folder: the second is refused in one line naming the first's pid, and
     the tables can be read meanwhile; the lock goes with the first run, also when it is killed."""
@@ -358,6 +368,7 @@ def _children(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.slow
 def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
     path = write_tournament(tmp_path, players=3, deals=20, third=f"{bots_file}:SlowBot")
     out = tmp_path / "out"
@@ -379,6 +390,7 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
             pass
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
     path = write_tournament(tmp_path, players=2, deals=3)
     config = load_config(path)
@@ -401,6 +413,7 @@ def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monke
     assert len(records_by_id(tmp_path / "out")) == seen["games"] >= 4
 
 
+@pytest.mark.slow
 def test_resume_of_a_finished_run_plays_nothing(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -419,6 +432,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_refuses_a_folder_holding_another_tournament(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -432,6 +446,7 @@ def test_refuses_a_folder_holding_another_tournament(tmp_path):
     assert snapshot(out) == before
 
 
+@pytest.mark.slow
 def test_refuses_to_start_again_over_results(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -449,6 +464,7 @@ def test_refuses_to_start_again_over_results(tmp_path):
     run_tournament(load_config(relaid), relaid.read_text(), out, workers=1, resume=True)
 
 
+@pytest.mark.slow
 def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -462,6 +478,7 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
         assert len(records_by_id(out)) == count_games(config)
 
 
+@pytest.mark.slow
 def test_overwrite_starts_again(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -493,6 +510,7 @@ def test_unwritable_folder(tmp_path):
         run_tournament(load_config(path), path.read_text(), blocker, workers=1)
 
 
+@pytest.mark.slow
 def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"
@@ -513,6 +531,7 @@ def crash_faults(out: Path) -> dict[str, list[dict]]:
 
 
 @pytest.mark.parametrize("start_method, isolation", [("fork", "none"), ("spawn", "none"), ("fork", "process")])
+@pytest.mark.slow
 def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(tmp_path, start_method, isolation):
     """In process its worker ends, and the game is played again isolated; in a process of its own only it ends."""
     from arena import records
@@ -544,6 +563,7 @@ def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(t
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeypatch, isolation):
     """In process the worker is stopped at the game's bound; in a process of its own, the bot at its limit."""
     from arena.tournament import workers
@@ -568,6 +588,7 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeyp
     assert (stopped in log) == (isolation == "none")
 
 
+@pytest.mark.slow
 def test_rows_from_the_result_are_the_rows_from_the_record():
     from oracles import game_rows
 
@@ -591,6 +612,7 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
             ) == expected
 
 
+@pytest.mark.slow
 def test_run_tournament_writes_the_tables_itself(tmp_path):
     path = write_tournament(tmp_path)
     out = tmp_path / "out"

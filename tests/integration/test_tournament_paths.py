@@ -49,6 +49,7 @@ def record_lines(out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_paths_are_read_from_the_tournament_file_s_folder(tmp_path, monkeypatch, isolation):
     path = tournament(tmp_path / "t", isolation)
     elsewhere = tmp_path / "elsewhere"
@@ -90,6 +91,7 @@ def test_a_missing_relative_cwd_is_refused_before_anything_starts(tmp_path, monk
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_resume_from_another_folder_gives_the_same_records(tmp_path, monkeypatch, isolation):
     path = tournament(tmp_path / "t", isolation)
     first, second = tmp_path / "a", tmp_path / "b"
@@ -114,6 +116,7 @@ def test_resume_from_another_folder_gives_the_same_records(tmp_path, monkeypatch
     assert "from-file" in report.output
 
 
+@pytest.mark.slow
 def test_the_stored_copy_is_the_file_as_written(tmp_path, monkeypatch):
     path = tournament(tmp_path / "t", "none")
     monkeypatch.chdir(tmp_path)

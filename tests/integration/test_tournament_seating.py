@@ -252,6 +252,7 @@ def balanced_run(tmp_path_factory) -> tuple[Path, Path]:
     return path, folder / "whole"
 
 
+@pytest.mark.slow
 def test_a_balanced_run_writes_order_csv_and_balanced_seats(balanced_run):
     _, out = balanced_run
     assert len(records(out)) == 12
@@ -268,6 +269,7 @@ def test_a_balanced_run_writes_order_csv_and_balanced_seats(balanced_run):
     assert set(per_seat) == {3} and len(per_seat) == 16  # each entrant 3 times in each seat
 
 
+@pytest.mark.slow
 def test_a_cut_balanced_run_resumes_to_the_same_results(balanced_run, tmp_path):
     path, whole = balanced_run
     out = tmp_path / "cut"
@@ -280,6 +282,7 @@ def test_a_cut_balanced_run_resumes_to_the_same_results(balanced_run, tmp_path):
         assert (out / name).read_text() == (whole / name).read_text(), name
 
 
+@pytest.mark.slow
 def test_resume_after_a_change_of_seating_keeps_only_games_of_the_new_schedule(balanced_run, tmp_path):
     # A folder played with rotations whose file then names no seating (4 players: balanced by
     # default): the ids of the balanced games are two digits wide, so no stored game is kept.
@@ -297,6 +300,7 @@ def test_resume_after_a_change_of_seating_keeps_only_games_of_the_new_schedule(b
     assert records(out) == records(whole)
 
 
+@pytest.mark.slow
 def test_resume_checks_each_record_is_the_game_the_schedule_seats(tmp_path):
     # 3 players, rotations, then all permutations: the ids r0-r2 stay, but only r0 seats the
     # entrants as `all` does; r1 and r2 are replayed, checked against the schedule and dropped.

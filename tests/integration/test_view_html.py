@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena import records
@@ -131,6 +132,7 @@ bot = "greedy"
 """
 
 
+@pytest.mark.slow
 def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
     import arena.html_report
 
@@ -166,6 +168,7 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
     assert usage.exit_code == 2 and usage.output.strip().splitlines()[-1].endswith("give --html too")
 
 
+@pytest.mark.slow
 def test_overwrite_removes_the_old_report_and_its_replays(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TOURNAMENT)

@@ -50,6 +50,7 @@ def play_all(config, workers: int, settings=None) -> dict[str, dict]:
     return found
 
 
+@pytest.mark.slow
 def test_every_game_comes_back_once_whatever_the_workers():
     config = config_of("random")
     one, two = play_all(config, 1), play_all(config, 2)
@@ -57,6 +58,7 @@ def test_every_game_comes_back_once_whatever_the_workers():
     assert sorted(g.game_id for g in schedule(config)) == sorted(one)
 
 
+@pytest.mark.slow
 def test_a_game_whose_bot_ends_the_worker_comes_back_once_played_in_isolation():
     config = config_of(f"{BAD}:HardExitBot", isolation="none")
     found = play_all(config, 1)
@@ -66,6 +68,7 @@ def test_a_game_whose_bot_ends_the_worker_comes_back_once_played_in_isolation():
 
 
 @pytest.mark.parametrize("isolation", ["process", "none"])
+@pytest.mark.slow
 def test_workers_that_end_before_they_play_stop_the_games(isolation):
     # A bot that cannot be prepared in a worker (it was checked in the parent: something else is wrong).
     config = config_of("no.such.module:Bot", isolation=isolation)

@@ -91,6 +91,7 @@ def one_line_error(result) -> str:
     return lines[-1]
 
 
+@pytest.mark.slow
 def test_a_full_disk_during_the_resume_rewrite(tournament, disk):
     out = disk / "out"
     runner = CliRunner()
@@ -114,6 +115,7 @@ def test_a_full_disk_during_the_resume_rewrite(tournament, disk):
     assert (out / "records.jsonl").read_text() == whole
 
 
+@pytest.mark.slow
 def test_a_read_only_folder_when_the_tables_are_written(tournament, disk):
     out = disk / "out"
     config = load_config(tournament)
@@ -130,6 +132,7 @@ def test_a_read_only_folder_when_the_tables_are_written(tournament, disk):
     assert one_line_error(result).startswith(f"Error: {out}: cannot write there")
 
 
+@pytest.mark.slow
 def test_a_folder_named_standings_csv(tournament, tmp_path):
     out = tmp_path / "out"
     runner = CliRunner()

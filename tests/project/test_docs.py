@@ -145,6 +145,7 @@ def test_a_faulted_seat_s_fault_entry_is_described(tmp_path: Path) -> None:
     assert {"seat", "move", "kind", "message"} <= described_keys("Faults")
 
 
+@pytest.mark.slow
 def test_every_key_of_a_tournament_record_is_described(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_text(

@@ -9,6 +9,8 @@ import tarfile
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -31,6 +33,7 @@ def test_the_c_sources_are_built_and_the_stub_is_package_data() -> None:
     assert (ROOT / "arena" / "rules" / "_native.pyi").is_file()
 
 
+@pytest.mark.slow
 def test_the_sdist_holds_what_the_extension_is_built_from(tmp_path) -> None:
     """An sdist built from the tree (setuptools' own backend, no network) has every C source, header and the stub."""
     tree = tmp_path / "tree"

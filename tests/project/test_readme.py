@@ -79,6 +79,7 @@ def test_python_bot_examples_pass_the_linter(where: str, block: str) -> None:
 
 
 @pytest.mark.parametrize("where, block", all_python_bot_examples())
+@pytest.mark.slow
 def test_python_bot_examples_play_a_game(where: str, block: str, tmp_path: Path) -> None:
     path = tmp_path / "example.py"
     path.write_text(block, encoding="utf-8")

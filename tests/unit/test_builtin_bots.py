@@ -55,6 +55,7 @@ def restored(players: int, seed: int, boards: dict[int, list[str]], racks: dict[
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 @pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.slow
 def test_bot_plays_whole_games_legally(bot: str, players: int) -> None:
     # The referee checks every answer; a wrong one would be a fault.
     for seed in (11, 12):
@@ -64,12 +65,14 @@ def test_bot_plays_whole_games_legally(bot: str, players: int) -> None:
 
 
 @pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.slow
 def test_bot_is_deterministic_for_a_seed(bot: str) -> None:
     first = play([bot, "greedy", "random"], 5).record
     second = play([bot, "greedy", "random"], 5).record
     assert first["moves"] == second["moves"]
 
 
+@pytest.mark.slow
 def test_mcts_seats_against_each_other_are_deterministic() -> None:
     a = play([SEARCH, SEARCH], 21).record["moves"]
     b = play([SEARCH, SEARCH], 21).record["moves"]
@@ -139,6 +142,7 @@ def test_greedy_costs_cover_every_legal_move() -> None:
     assert [m for _, m in costs] == list(view.legal)
 
 
+@pytest.mark.slow
 def test_greedy_beats_random() -> None:
     # Over 200 measured games greedy lost none; 9 of 10 leaves room for a rare loss.
     wins = 0.0
@@ -243,6 +247,7 @@ def test_reward_follows_the_scoring() -> None:
         assert rewards[0] == pytest.approx(rewards[1])
 
 
+@pytest.mark.slow
 def test_options_reach_the_bots_through_specs() -> None:
     outcome = play(["mcts:iterations=3,candidates=4,playout=random", "lookahead:width=2"], 31)
     assert [b["options"]["playout"] if "playout" in b["options"] else b["options"]["width"]
@@ -284,6 +289,7 @@ native_only = pytest.mark.skipif(ENGINE != "native", reason="the native engine i
 @native_only
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 @pytest.mark.parametrize("playout", ["greedy", "random"])
+@pytest.mark.slow
 def test_the_native_search_is_the_python_search_draw_for_draw(players: int, playout: str) -> None:
     # Same seed, same iterations: the same visits and the same summed rewards, to the last bit.
     for seed in (1, 2):
@@ -306,6 +312,7 @@ def test_the_native_search_is_the_python_search_draw_for_draw(players: int, play
 
 @native_only
 @pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.slow
 def test_mcts_plays_the_same_game_with_either_engine(players: int) -> None:
     specs = ["mcts:iterations=25,engine={}", "greedy", "mcts:iterations=25,candidates=3,engine={}", "random",
              "lookahead"][:players]

@@ -132,6 +132,7 @@ def test_B3_neighbours_are_the_side_neighbours() -> None:
     assert neighbours("A1").names() == ("A2", "B1")
 
 
+@pytest.mark.slow
 def test_B3_groups_of_a_board_are_its_flood_fills() -> None:
     for board in BOARDS:
         found = groups(board)
@@ -194,6 +195,7 @@ def test_M1_fits_are_the_cells_a_tile_may_go() -> None:
 
 # -- the view's helpers -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_view_s_cells_are_its_boards_over_many_games() -> None:
     for seed in range(40):
         players = 2 + seed % 4

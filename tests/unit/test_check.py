@@ -130,6 +130,7 @@ def test_E2_E3_check_refuses_every_move_once_the_game_is_over() -> None:
     assert passed.ended_by == "E3" and broken(passed, PASS).rule == "E3"
 
 
+@pytest.mark.slow
 def test_check_agrees_with_legal_moves_on_crowded_positions() -> None:
     """Every move of every color, tile and cell: check passes exactly on the legal moves (M1-M3, T2, E1)."""
     rng = random.Random(19)

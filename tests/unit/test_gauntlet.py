@@ -111,6 +111,7 @@ def test_twelve_entrants_at_four_players_capped_to_a_balanced_choice():
 
 
 @pytest.mark.parametrize("n, k", [(5, 3), (6, 3), (6, 4), (7, 3), (7, 4), (8, 4), (6, 2), (7, 5), (8, 3)])
+@pytest.mark.slow
 def test_entrant_counts_stay_within_one_for_every_cap(n, k):
     names = [f"e{i}" for i in range(n)]
     every = tables(n, k)
@@ -121,6 +122,7 @@ def test_entrant_counts_stay_within_one_for_every_cap(n, k):
 
 
 @pytest.mark.parametrize("challengers, pool, k", [(1, 5, 4), (2, 5, 4), (3, 6, 3), (2, 8, 4), (4, 4, 2), (2, 6, 5)])
+@pytest.mark.slow
 def test_capped_gauntlets_balance_challengers_and_pool_each(challengers, pool, k):
     chal, rest = list(range(challengers)), list(range(challengers, challengers + pool))
     config = parse_config(gauntlet(chal, rest, k), "g")
@@ -231,6 +233,7 @@ def records(out: Path) -> dict[str, str]:
     return {json.loads(line)["game_id"]: line for line in (out / "records.jsonl").read_text().splitlines()}
 
 
+@pytest.mark.slow
 def test_a_gauntlet_runs_and_resumes_to_the_same_results(tmp_path):
     path = tmp_path / "gauntlet.toml"
     path.write_text(GAUNTLET)

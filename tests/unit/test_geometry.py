@@ -155,6 +155,7 @@ def test_spread_and_flood() -> None:
 
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(dense_boards)
+@pytest.mark.slow
 def test_count_groups_equals_breadth_first_count(board: int) -> None:
     assert count_groups(board) == len(rc_groups(rc_cells(board)))
 
@@ -183,12 +184,14 @@ def test_removable_hand_checked() -> None:
 
 @settings(max_examples=400, derandomize=True, deadline=None)
 @given(dense_boards)
+@pytest.mark.slow
 def test_removable_equals_the_definition(board: int) -> None:
     cells = rc_cells(board)
     expected = {cell for cell in cells if rc_removable(cells, cell)}
     assert rc_cells(removable(board)) == expected
 
 
+@pytest.mark.slow
 def test_removable_on_random_boards_of_every_density() -> None:
     rng = random.Random(81)
     for trial in range(300):

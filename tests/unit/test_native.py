@@ -180,6 +180,7 @@ def test_perft_counts_agree_with_the_file_and_one_ply_deeper(entry: dict[str, An
 # -- 2,000 seeded games -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_thousand_games_play_alike_turn_by_turn() -> None:
     """Every position of 2,000 games of 2-5 players, both scorings: the same legal moves (M1-M4, E1),
     the same draws, captures, passes and end (E2, E3), the same result rows (C1-C4)."""
@@ -199,6 +200,7 @@ def test_two_thousand_games_play_alike_turn_by_turn() -> None:
     assert ended == 2000 and captured > 20000  # capture-heavy games capture thousands of tiles
 
 
+@pytest.mark.slow
 def test_crowded_positions_with_passes_end_alike() -> None:
     """Full boards of one-row lines (tests/unit/test_properties.py): passes and the end by passes (M6, E3)."""
     rng = random.Random(61)
@@ -215,6 +217,7 @@ def test_crowded_positions_with_passes_end_alike() -> None:
     assert ends == {"E2", "E3"} and passes > 50
 
 
+@pytest.mark.slow
 def test_moveset_iteration_indexing_membership_and_targets_agree() -> None:
     """At positions of seeded games: list(moves), moves[i], ``in``, targets(), copy() and check()."""
     rng = random.Random(5)
@@ -276,6 +279,7 @@ def crowded_state(rng: random.Random) -> Any:
                           rng.randrange(players), 0, [])
 
 
+@pytest.mark.slow
 def test_native_push_refuses_exactly_what_legal_moves_leaves_out() -> None:
     """Every color, tile and cell on crowded boards: the native push plays a move iff it is legal,
     and refuses the rest with the reference engine's IllegalMove (T2, E1, M1-M3)."""
@@ -408,6 +412,7 @@ def test_a_native_state_pickles_and_deep_copies_as_it_is() -> None:
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.slow
 def test_playouts_give_the_same_result_and_leave_the_generator_alike(policy: str) -> None:
     checked = 0
     for pure_state, native_state, k in mid_game_pairs(40, 13):
@@ -433,6 +438,7 @@ def test_a_playout_from_a_finished_game_draws_nothing() -> None:
 # -- geometry ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_removable_and_count_groups_agree_with_the_geometry_module() -> None:
     rng = random.Random(3)
     boards = [0, geometry.FULL, 1, 1 << 80, sum(1 << (9 * r) for r in range(9))]

@@ -143,6 +143,7 @@ def moves_from(legal: list[Move]) -> st.SearchStrategy[Any]:
 
 @FUZZ
 @given(data=st.data())
+@pytest.mark.slow
 def test_a_pushed_value_plays_as_the_pure_engine_checks_it_or_is_refused_alike(data: st.DataObject) -> None:
     index = data.draw(st.integers(0, len(POSITIONS) - 1), label="position")
     pure_state, native_state = (s.copy() for s in POSITIONS[index])
@@ -213,6 +214,7 @@ def bad_deals(draw: st.DrawFn) -> tuple[GameSettings, dict[Any, Any]]:
 
 @FUZZ
 @given(bad_deals())
+@pytest.mark.slow
 def test_a_bad_deal_gets_the_pure_engines_one_line_error(case: tuple[GameSettings, dict[Any, Any]]) -> None:
     settings_, deals = case
     expected = outcome(lambda: Pure(settings_, deals).deals)
@@ -233,6 +235,7 @@ PART = st.sampled_from(["drawn", "racks", "boards", "captures", "to_move", "pass
 
 @FUZZ
 @given(data=st.data())
+@pytest.mark.slow
 def test_restore_with_parts_out_of_range_refuses_or_plays_on_without_a_crash(data: st.DataObject) -> None:
     pure_state, state = data.draw(st.sampled_from(POSITIONS))
     settings_ = state.settings
@@ -302,6 +305,7 @@ OPTION = st.one_of(
 
 @FUZZ
 @given(st.lists(OPTION, max_size=12), st.one_of(st.none(), ANY_INT, JUNK), st.integers(0, 2**32))
+@pytest.mark.slow
 def test_a_moveset_from_junk_options_refuses_or_acts_as_the_pure_one(options: list[Any], open_cells: Any,
                                                                      seed: int) -> None:
     got = outcome(_native.MoveSet, options, open_cells)
@@ -326,6 +330,7 @@ def test_a_moveset_from_junk_options_refuses_or_acts_as_the_pure_one(options: li
 
 @FUZZ
 @given(st.one_of(st.integers(0, 2**81 - 1), ANY_INT, JUNK, st.booleans()))
+@pytest.mark.slow
 def test_removable_and_count_groups_take_boards_only(board: Any) -> None:
     for native_fn, pure_fn in ((_native.removable, geometry.removable), (_native.count_groups, geometry.count_groups)):
         got = outcome(native_fn, board)
@@ -340,6 +345,7 @@ def test_removable_and_count_groups_take_boards_only(board: Any) -> None:
 
 @FUZZ
 @given(st.one_of(ANY_INT, JUNK), st.one_of(ANY_INT, JUNK), st.one_of(st.integers(-5, 50), JUNK))
+@pytest.mark.slow
 def test_the_generator_functions_refuse_junk(state: Any, n: Any, count: Any) -> None:
     got = outcome(_native.below, state, n, count)
     one_line(got)
@@ -358,6 +364,7 @@ class FakeRng:
 
 @FUZZ
 @given(st.one_of(ANY_INT, JUNK), st.one_of(st.sampled_from(["random", "greedy"]), JUNK))
+@pytest.mark.slow
 def test_a_playout_refuses_a_generator_or_policy_it_cannot_use(state: Any, policy: Any) -> None:
     native_state = POSITIONS[5][1]
     got = outcome(native_state.playout, FakeRng(state), policy)

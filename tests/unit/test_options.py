@@ -80,6 +80,7 @@ def test_ranges_and_the_check_hook_of_a_bot(ranged):
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
+@pytest.mark.slow
 def test_the_referee_refuses_bad_options_before_any_game(ranged, isolation):
     with Referee(5.0, isolation=isolation) as referee:
         try:

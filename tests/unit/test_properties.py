@@ -144,6 +144,7 @@ def play_checked(players: int, seed: int) -> GameState:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.slow
 def test_invariants_hold_every_turn_of_many_games(players: int) -> None:
     turns = captures = 0
     for seed in range(GAMES_PER_PLAYER_COUNT):
@@ -156,6 +157,7 @@ def test_invariants_hold_every_turn_of_many_games(players: int) -> None:
 
 @settings(max_examples=25, derandomize=True, deadline=None)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**63))
+@pytest.mark.slow
 def test_invariants_hold_for_any_seed(players: int, seed: int) -> None:
     play_checked(players, seed)
 
@@ -184,6 +186,7 @@ def striped_position(rng: random.Random) -> GameState:
     return GameState.restore(settings, deals, drawn, racks, boards, captures, 0, 0, [])
 
 
+@pytest.mark.slow
 def test_passes_and_the_end_by_passes_on_crowded_boards() -> None:
     rng = random.Random(6)
     passes = ends_by_passes = 0

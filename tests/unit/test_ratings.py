@@ -68,6 +68,7 @@ def _games(deals: int = 15, seed: int = 1) -> list[RankedGame]:
                              np.random.default_rng(seed), seat_luck=0.5, tie_width=0.5)
 
 
+@pytest.mark.slow
 def test_ratings_are_deterministic_given_a_seed_and_ignore_the_input_order():
     games = _games()
     one = ratings(games, resamples=100, seed=5)

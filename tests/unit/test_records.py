@@ -745,6 +745,7 @@ def _paths(value: Any, path: tuple = ()) -> list[tuple]:
 
 
 @pytest.mark.parametrize("name", ["2p-seed2.json", "5p-passes.json"])
+@pytest.mark.slow
 def test_malformed_records_give_record_errors_never_tracebacks(name):
     """Fuzz: replace values anywhere in a record with values of the wrong type."""
     rng = random.Random(2024)

@@ -306,6 +306,7 @@ def test_a_real_ctrl_c_still_stops_the_game():
     assert signal.getsignal(signal.SIGINT) is sigint
 
 
+@pytest.mark.slow
 def test_a_bot_that_sends_a_signal_in_process_has_its_game_played_again_isolated(caplog):
     sigint = signal.getsignal(signal.SIGINT)
     with caplog.at_level(logging.WARNING, logger="arena.referee"):
@@ -375,6 +376,7 @@ ISOLATED = [
 
 
 @pytest.mark.parametrize("name, kind, message", ISOLATED)
+@pytest.mark.slow
 def test_isolated_bots_are_contained_even_when_blocking_in_c_or_ending_their_process(name, kind, message):
     outcome = play_game([RANDOM, bad(name, after=2)], 5, time_limit=0.3, isolation="process")
     (fault,) = outcome.faults
@@ -385,17 +387,20 @@ def test_isolated_bots_are_contained_even_when_blocking_in_c_or_ending_their_pro
     replayed(outcome)
 
 
+@pytest.mark.slow
 def test_process_isolation_is_the_default():
     outcome = play_game([RANDOM, bad("HardExitBot", after=2)], 5, time_limit=2)
     assert [(f["seat"], f["kind"]) for f in outcome.faults] == [(1, "crash")]
 
 
+@pytest.mark.slow
 def test_isolated_games_equal_in_process_games():
     specs = [RANDOM, parse_bot_spec(f"{ROOT / 'examples' / 'example_bot.py'}:ExampleBot"), bad("ListeningBot")]
     isolated = play_game(specs, 8, isolation="process").record
     assert records.dumps(isolated) == records.dumps(play_game(specs, 8, isolation="none").record)
 
 
+@pytest.mark.slow
 def test_isolated_bot_writing_to_file_descriptor_1_does_not_reach_it(capfd):
     outcome = play_game([bad("FdPrintingBot"), bad("PrintingBot")], 2, isolation="process")
     assert outcome.faults == []
@@ -403,6 +408,7 @@ def test_isolated_bot_writing_to_file_descriptor_1_does_not_reach_it(capfd):
     assert "BOT" not in out and "FD 1" not in out
 
 
+@pytest.mark.slow
 def test_isolated_bot_that_cannot_be_made():
     outcome = play_game([bad("BadInitBot"), RANDOM], 2, isolation="process")
     (fault,) = outcome.faults

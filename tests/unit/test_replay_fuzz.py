@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -122,6 +123,7 @@ ARGS = st.sampled_from([[], ["--verify"], ["--step"], ["--step", "--from", "1", 
 
 @FUZZ
 @given(record=edited_records(), args=ARGS)
+@pytest.mark.slow
 def test_edited_records(tmp_path_factory, record, args):
     path = tmp_path_factory.mktemp("fuzz") / "game.json"
     path.write_text(json.dumps(record))  # ensure_ascii: any lone surrogate is written as an escape
@@ -130,6 +132,7 @@ def test_edited_records(tmp_path_factory, record, args):
 
 @FUZZ
 @given(data=damaged_bytes(), args=ARGS)
+@pytest.mark.slow
 def test_damaged_files(tmp_path_factory, data, args):
     path = tmp_path_factory.mktemp("fuzz") / "game.json"
     path.write_bytes(data)
@@ -138,6 +141,7 @@ def test_damaged_files(tmp_path_factory, data, args):
 
 @FUZZ
 @given(data=st.data(), args=ARGS)
+@pytest.mark.slow
 def test_damaged_gzip_records(tmp_path_factory, data, args):
     path = tmp_path_factory.mktemp("fuzz") / "game.json.gz"
     path.write_bytes(gzip_damaged(data.draw, data.draw(damaged_bytes())))
@@ -146,6 +150,7 @@ def test_damaged_gzip_records(tmp_path_factory, data, args):
 
 @FUZZ
 @given(data=st.data(), compress=st.booleans(), args=ARGS)
+@pytest.mark.slow
 def test_damaged_results_folders(tmp_path_factory, data, compress, args):
     """A records file of several lines, some edited or cut, one game picked with --game."""
     lines = []

@@ -112,6 +112,7 @@ def test_standings_order_follows_the_deciding_scoring():
     assert list(standings(games, "blockers", 1)["entrant"]) == ["a", "b"]
 
 
+@pytest.mark.slow
 def test_intervals_resample_deals_and_are_seeded_by_the_master_seed():
     spec = [(d, ["a", "b"], [3, 5] if d % 3 else [5, 3], [0, 0], set()) for d in range(30)]
     games = make_games(spec)
@@ -150,6 +151,7 @@ def test_head_to_head_counts_a_filled_table_once_per_game():
     assert row["games"] == 1
 
 
+@pytest.mark.slow
 def test_ratings_order_and_independence_of_row_order():
     spec = [(d, ["a", "b", "c"], [1, 2, 3] if d % 4 else [2, 1, 3], [0, 0, 0], set()) for d in range(20)]
     games = make_games(spec)

@@ -71,6 +71,7 @@ def test_no_smaller_balanced_design_exists(players):
                 assert not (is_seat_balanced(combo) and is_follow_balanced(combo))
 
 
+@pytest.mark.slow
 def test_balanced_4_is_the_first_search_result_that_keeps_filled_tables():
     found = list(balanced_designs(4))
     assert len(found) == 48

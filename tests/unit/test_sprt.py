@@ -174,6 +174,7 @@ def test_run_sprt_stops_at_the_first_verdict():
     assert status.verdict == "continue" and counts.pairs == 10
 
 
+@pytest.mark.slow
 def test_sprt_error_rates_by_simulation():
     """Few hundred seeded SPRTs on sampled pairs: equal bots rarely pass, a clearly better one usually does."""
     params = SprtParameters(0, 40, 0.05, 0.05, "normalized")
@@ -192,6 +193,7 @@ def test_sprt_error_rates_by_simulation():
     assert strong >= 45
 
 
+@pytest.mark.slow
 def test_field_sprt_error_rates_by_simulation():
     params = SprtParameters(0, 40, 0.05, 0.05, "logistic")
     runs = 200

@@ -56,6 +56,7 @@ def printed_standings(text: str) -> list[tuple[str, int]]:
     return rows
 
 
+@pytest.mark.slow
 def test_the_order_follows_the_rating_where_the_win_share_disagrees():
     games = disputed()
     table = standings(games, "uptown", 5, ["a", "b", "c"])
@@ -71,6 +72,7 @@ def test_the_order_follows_the_rating_where_the_win_share_disagrees():
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.slow
 def test_no_printed_rating_is_above_one_placed_higher(seed):
     """Random tournaments, both scorings: places follow the rating, ties by the deciding win share."""
     rng = np.random.default_rng(seed)
@@ -95,6 +97,7 @@ def test_no_printed_rating_is_above_one_placed_higher(seed):
         assert [r for _, r in printed] == sorted((r for _, r in printed), reverse=True)
 
 
+@pytest.mark.slow
 def test_ratings_have_intervals_seeded_from_the_master_seed():
     games = disputed(20)
     one = standings(games, "uptown", 11, ["a", "b", "c"])

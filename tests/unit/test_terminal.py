@@ -200,6 +200,7 @@ def wide(tmp_path_factory) -> tuple[Path, str]:
     return out, result.stdout
 
 
+@pytest.mark.slow
 def test_run_standings_fit_80_columns(wide):
     _, stdout = wide
     lines = stdout.splitlines()

@@ -169,6 +169,7 @@ def test_missing_file(tmp_path):
         load_config(tmp_path)
 
 
+@pytest.mark.slow
 def test_unknown_bot_and_bad_option_are_caught_before_anything_runs():
     config = parse_config(MINIMAL.replace('"greedy"', '"no-such-bot"'), "m.toml")
     with pytest.raises(ConfigError) as info:
@@ -180,6 +181,7 @@ def test_unknown_bot_and_bad_option_are_caught_before_anything_runs():
 
 
 @pytest.mark.parametrize("name", ["quickstart", "baselines"])
+@pytest.mark.slow
 def test_shipped_tournaments_are_valid(name):
     path = ROOT / "tournaments" / f"{name}.toml"
     config = load_config(path)
