@@ -9,6 +9,9 @@ attack it), ``project/`` (the README, the docs, the packaging and the types).  E
 
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -61,3 +64,27 @@ def results_dir(tmp_path: Path) -> Path:
     """A results folder of this test's own (never the checkout's ``results/``, which other
     workers and other runs share); not created, as ``arena run --out`` finds it."""
     return tmp_path / "results"
+
+
+@pytest.fixture(scope="session")
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+    """``shared_folder(name, make)``: a folder that ``make(folder)`` fills once for the whole run, in whichever
+    pytest-xdist worker asks first; the other workers wait for it and get the same folder.  For an expensive
+    run that several tests only read (a test that writes copies it first)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+
+    def get(name: str, make: Callable[[Path], None]) -> Path:
+        folder = root / f"shared-{name}"
+        with open(root / f"shared-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if make() fails
+            done = root / f"shared-{name}.done"
+            if not done.exists():
+                shutil.rmtree(folder, ignore_errors=True)  # what a make() that failed left
+                folder.mkdir()
+                make(folder)
+                done.touch()
+        return folder
+
+    return get

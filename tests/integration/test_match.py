@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -231,21 +232,31 @@ def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
 EQUAL = (f"{MIXED}:p=0.3,salt=1", f"{MIXED}:p=0.3,salt=2")
 
 
+@pytest.fixture(scope="module")
+def equal_matches(shared_folder) -> dict[int, tuple[Path, dict]]:
+    """One match of two equal bots (seed 11), played with 1 worker and with 2: {workers: (folder, match.json)}.
+    Read only: a test that writes to one works on a copy."""
+
+    def play(base: Path) -> None:
+        params = parse_sprt("elo0=0,elo1=60", 2)
+        for workers in (1, 2):
+            run_match(plan(*EQUAL, sprt=params, seed=11), base / f"w{workers}", workers=workers)
+
+    base = shared_folder("equal-matches", play)
+    return {workers: (base / f"w{workers}", json.loads((base / f"w{workers}" / MATCH_FILE).read_text()))
+            for workers in (1, 2)}
+
+
 @pytest.mark.slow
-def test_the_verdict_and_the_games_do_not_depend_on_the_workers(tmp_path):
-    params = parse_sprt("elo0=0,elo1=60", 2)
-    results = {}
-    for workers in (1, 2):
-        out = tmp_path / f"w{workers}"
-        results[workers] = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=workers).match
-    one, two = results[1], results[2]
+def test_the_verdict_and_the_games_do_not_depend_on_the_workers(equal_matches):
+    (w1, one), (w2, two) = equal_matches[1], equal_matches[2]
     assert one["verdict"] in ("H0", "H1") and one["deals"] > 10
-    finished = [json.loads(line)["game_id"] for line in (tmp_path / "w2" / "records.jsonl").read_text().splitlines()]
+    finished = [json.loads(line)["game_id"] for line in (w2 / "records.jsonl").read_text().splitlines()]
     assert finished != sorted(finished)  # with two workers games finished out of deal order
     assert {k: v for k, v in one.items()} == {k: v for k, v in two.items()}
-    assert games_rows(tmp_path / "w1") == games_rows(tmp_path / "w2")
-    assert record_ids(tmp_path / "w1") == record_ids(tmp_path / "w2")
-    assert len(load_games(tmp_path / "w2" / "games.csv", 2)) == 2 * two["games"]
+    assert games_rows(w1) == games_rows(w2)
+    assert record_ids(w1) == record_ids(w2)
+    assert len(load_games(w2 / "games.csv", 2)) == 2 * two["games"]
 
 
 @pytest.mark.slow
@@ -269,11 +280,13 @@ def test_a_fixed_table_of_equal_bots(tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finished(tmp_path):
+def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finished(tmp_path, equal_matches):
     params = parse_sprt("elo0=0,elo1=60", 2)
-    whole = run_match(plan(*EQUAL, sprt=params, seed=11), tmp_path / "whole", workers=2).match
+    whole = equal_matches[2][1]  # the match played with 2 workers
     out = tmp_path / "again"
-    first = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=1).match
+    shutil.copytree(equal_matches[1][0], out)  # and a copy of the one played with 1
+    first = json.loads((out / MATCH_FILE).read_text())
+    assert first == equal_matches[1][1]
     # resumed once finished: the same verdict, nothing played
     again = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=2, resume=True)
     assert again.summary.played == 0 and again.match == first == whole
