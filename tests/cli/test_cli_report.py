@@ -20,6 +20,7 @@ players = 2
 deals = 3
 seed = 8
 scoring = "blockers"
+isolation = "none"
 [[entrants]]
 bot = "random"
 [[entrants]]

@@ -25,6 +25,9 @@ deals = 2
 seed = 77
 scoring = "{scoring}"
 time_limit = 60.0
+# The bots in the referee's process, on its engine: what the engines decide is what is compared (a
+# game's record is the same in any isolation; the sandbox would only add its starts to each run).
+isolation = "none"
 
 [[entrants]]
 name = "random"
