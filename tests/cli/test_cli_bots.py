@@ -5,8 +5,6 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
-from click.testing import CliRunner
-
 import arena.bots
 from arena.cli import main
 
@@ -19,22 +17,22 @@ def fake_plugins(monkeypatch, pairs: list[tuple[str, str]]) -> None:
     monkeypatch.setattr(arena.bots, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
 
 
-def test_lists_installed_bots():
-    result = CliRunner().invoke(main, ["bots"])
+def test_lists_installed_bots(cli):
+    result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0, result.output
     assert "  random  " in result.output or "  random" in result.output
     assert "Plays a legal move chosen uniformly at random." in result.output
     assert "from arena_bots.random_bot:RandomBot (uptown-arena " in result.output
 
 
-def test_lists_bots_with_options_and_broken_plugins_with_reasons(monkeypatch):
+def test_lists_bots_with_options_and_broken_plugins_with_reasons(cli, monkeypatch):
     fake_plugins(monkeypatch, [
         ("options", "bad_bots:OptionsBot"),
         ("broken", "broken_import:Bot"),
         ("notabot", "bad_bots:NotABot"),
         ("last", "bad_bots:LastMoveBot"),
     ])
-    result = CliRunner().invoke(main, ["bots"])
+    result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Bots (2, entry-point group arena.bots):" in out
@@ -52,18 +50,18 @@ def test_lists_bots_with_options_and_broken_plugins_with_reasons(monkeypatch):
     assert out.index("  last ") < out.index("  options ")  # sorted by name
 
 
-def test_no_bots_and_only_failures(monkeypatch):
+def test_no_bots_and_only_failures(cli, monkeypatch):
     fake_plugins(monkeypatch, [("broken", "broken_import:Bot")])
-    result = CliRunner().invoke(main, ["bots"])
+    result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0
     assert "No bots found in the entry-point group arena.bots." in result.output
     assert "Plug-ins that failed to load (1):" in result.output
 
 
-def test_a_listed_bot_can_be_played_by_its_name(monkeypatch):
+def test_a_listed_bot_can_be_played_by_its_name(cli, monkeypatch):
     fake_plugins(monkeypatch, [("options", "bad_bots:OptionsBot"), ("broken", "broken_import:Bot")])
     # In process: a bot program would not see the entry points faked here.
-    result = CliRunner().invoke(main, ["play", "options:depth=1", "options", "--seed", "1", "-q",
+    result = cli.invoke(main, ["play", "options:depth=1", "options", "--seed", "1", "-q",
                                        "--isolation", "none"])
     assert result.exit_code == 0, result.output
     assert "under uptown scoring" in result.output

@@ -28,10 +28,8 @@ bot = "random"
 
 
 @pytest.fixture
-def small(tmp_path: Path) -> Path:
-    path = tmp_path / "small.toml"
-    path.write_text(SMALL)
-    return path
+def small(write_tournament) -> Path:
+    return write_tournament(SMALL, "small.toml")
 
 
 def invoke(*args: str):
@@ -39,11 +37,11 @@ def invoke(*args: str):
 
 
 @pytest.mark.slow
-def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, monkeypatch):
+def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results_dir, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = invoke(str(small), "--workers", "2")
     assert result.exit_code == 0, result.output
-    out = tmp_path / "results" / "small"
+    out = results_dir / "small"  # results/ of the working folder: this test's own
     for name in ("tournament.toml", "games.csv", "records.jsonl", "arena.log", "standings.csv",
                  "head_to_head.csv", "seats.csv"):
         assert (out / name).exists(), name
