@@ -1,0 +1,90 @@
+"""What the arena's tests share: the CLI runner, a tournament-file writer, a results folder, and the markers.
+
+The folders say what a test is: ``unit/`` (the rules engine, records, configuration, tables: no
+process of its own), ``cli/`` (the commands through Click's runner), ``integration/`` (real
+tournaments, worker processes, the cluster, the browser), ``hostile/`` (the sandbox and bots that
+attack it), ``project/`` (the README, the docs, the packaging and the types).  Every test under
+``hostile/`` is marked ``hostile``; ``slow``, ``cluster`` and ``browser`` are set in the test files.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+GOLDEN = TESTS / "golden"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    hostile = TESTS / "hostile"
+    for item in items:
+        if item.path.is_relative_to(hostile):
+            item.add_marker(pytest.mark.hostile)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_columns_from_outside() -> Iterator[None]:
+    """The width tables are fitted to is the test's choice: a ``COLUMNS`` of the shell (or the one
+    pytest-xdist gives its workers, 80) would cut every table a test expects whole.  Tests that want
+    a width set it themselves (``CliRunner(env={"COLUMNS": "80"})``, ``monkeypatch.setenv``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("COLUMNS", raising=False)
+        yield
+
+
+@pytest.fixture
+def cli() -> CliRunner:
+    """Click's runner for ``arena`` commands: ``cli.invoke(main, [...])``."""
+    return CliRunner()
+
+
+@pytest.fixture
+def write_tournament(tmp_path: Path) -> Callable[..., Path]:
+    """``write_tournament(text, name="t.toml")``: the tournament file ``text`` in this test's folder."""
+
+    def write(text: str, name: str = "t.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def results_dir(tmp_path: Path) -> Path:
+    """A results folder of this test's own (never the checkout's ``results/``, which other
+    workers and other runs share); not created, as ``arena run --out`` finds it."""
+    return tmp_path / "results"
+
+
+@pytest.fixture(scope="session")
+def shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+    """``shared_folder(name, make)``: a folder that ``make(folder)`` fills once for the whole run, in whichever
+    pytest-xdist worker asks first; the other workers wait for it and get the same folder.  For an expensive
+    run that several tests only read (a test that writes copies it first)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+
+    def get(name: str, make: Callable[[Path], None]) -> Path:
+        folder = root / f"shared-{name}"
+        with open(root / f"shared-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if make() fails
+            done = root / f"shared-{name}.done"
+            if not done.exists():
+                shutil.rmtree(folder, ignore_errors=True)  # what a make() that failed left
+                folder.mkdir()
+                make(folder)
+                done.touch()
+        return folder
+
+    return get

@@ -1,0 +1,338 @@
+"""Tournaments on a Dask cluster (``arena run --cluster``): the same results as local runs, and the faults."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+pytestmark = pytest.mark.cluster
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+BAD = FIXTURES / "bad_bots.py"
+ENV = dict(os.environ)
+
+
+def tournament(tmp_path: Path, bots: list[str], deals: int = 2, isolation: str = "none", name: str = "c") -> Path:
+    text = (f'name = "{name}"\nplayers = 2\ndeals = {deals}\nseed = 7\ntime_limit = 5\nisolation = "{isolation}"\n'
+            + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "{bot}"\n' for i, bot in enumerate(bots)))
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["run", *args, "-q"])
+
+
+def results(folder: Path) -> tuple[list[list[str]], dict[str, str]]:
+    """games.csv without its seconds column, and the records by game id."""
+    with open(folder / "games.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    seconds = rows[0].index("seconds")
+    games = [row[:seconds] + row[seconds + 1:] for row in rows]
+    records: dict[str, str] = {}
+    for line in (folder / "records.jsonl").read_text(encoding="utf-8").splitlines():
+        game_id = json.loads(line)["game_id"]
+        assert game_id not in records, f"{game_id} stored twice"
+        records[game_id] = line
+    return games, records
+
+
+def local_results(file: Path, tmp_path: Path) -> tuple[list[list[str]], dict[str, str]]:
+    out = tmp_path / "local"
+    result = run(str(file), "--workers", "1", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return results(out)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory):
+    """A real ``dask scheduler`` and two ``dask worker`` processes on loopback; stopped at the end."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    folder = tmp_path_factory.mktemp("dask")
+    started = []
+
+    def start(*args: str) -> None:
+        started.append(subprocess.Popen([sys.executable, "-m", *args], cwd=folder, env=ENV,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+
+    start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+    for _ in range(2):
+        start("distributed.cli.dask_worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard")
+    try:
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for process in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@pytest.mark.slow
+def test_a_local_cluster_stores_what_one_worker_stores(tmp_path):
+    file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
+    result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert "on the Dask cluster tcp://127.0.0.1:" in (tmp_path / "dask" / "arena.log").read_text()
+
+
+@pytest.mark.slow
+def test_a_local_cluster_runs_the_bots_in_the_sandbox(tmp_path):
+    file = tournament(tmp_path, ["random", "greedy"], deals=2, isolation="process")
+    result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_scheduler_and_workers_started_by_hand_store_what_one_worker_stores(tmp_path, scheduler):
+    file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
+    result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+
+
+@pytest.mark.slow
+def test_the_sandbox_works_on_workers_started_by_hand(tmp_path, scheduler):
+    file = tournament(tmp_path, ["random", "greedy"], deals=1, isolation="process")
+    result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_file_bot_reaches_the_workers(tmp_path, scheduler):
+    shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
+    file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=2)
+    result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+
+
+def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path):
+    from arena.tournament.plan.config import load_config
+    from arena.tournament.plan.schedule import schedule
+    from arena.tournament.run.cluster import _HELD, play_task, settings_key, ship_bot_files
+    from arena.tournament.run.codec import decode_answer
+    from arena.tournament.run.workers import close_worker, worker_settings
+
+    shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
+    file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=1)
+    config = load_config(file)
+    settings = ship_bot_files(worker_settings(config))
+    (tmp_path / "mine.py").unlink()  # this "worker" has no such file: it is written from the settings
+    try:
+        answer = decode_answer(play_task(settings_key(settings), settings, list(schedule(config)), False, 600.0))
+    finally:
+        close_worker()
+        _HELD["key"] = None
+        _HELD.pop("watchdog").close()
+    assert answer.played is not None, answer.error
+    assert len(answer.played.records.splitlines()) == 2
+
+
+def _wait_for_rows(path: Path, rows: int, process: subprocess.Popen, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before the test could stop it"
+        if path.exists() and len(path.read_text().splitlines()) > rows:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no games stored")
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, scheduler):
+    file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
+    out = tmp_path / "dask"
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", scheduler, "--out",
+                                str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for_rows(out / "games.csv", 4, process)
+        with distributed.Client(scheduler, timeout=10) as client:
+            pid = next(iter(client.run(os.getpid).values()))
+        os.kill(pid, signal.SIGKILL)
+        assert process.wait(300) == 0, process.stderr.read() if process.stderr else ""
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert results(out) == local_results(file, tmp_path)
+
+
+@pytest.mark.slow
+def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path):
+    file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
+    out = tmp_path / "dask"
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", "local:2", "--out",
+                                str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        _wait_for_rows(out / "games.csv", 8, process)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the parent and the local cluster it started
+        process.wait()
+    lines = (out / "records.jsonl").read_bytes().splitlines()  # its last line may be cut short
+    assert 0 < len(lines) < 144
+    result = run(str(file), "--cluster", "local:2", "--out", str(out), "--resume")
+    assert result.exit_code == 0, result.output
+    assert results(out) == local_results(file, tmp_path)
+    # The resume played only the games not stored.
+    starts = re.findall(r"(\d+) games, (\d+) stored, (\d+) to play", (out / "arena.log").read_text())
+    assert len(starts) == 2 and starts[1][1] != "0" and int(starts[1][1]) + int(starts[1][2]) == 144
+
+
+@pytest.mark.slow
+def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
+    file = tournament(tmp_path, ["random", f"{FIXTURES / 'bad_bots.py'}:HardExitBot"], deals=1)
+    result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    games, records = results(tmp_path / "dask")
+    assert (games, records) == local_results(file, tmp_path)
+    assert all(json.loads(r)["faults"][0]["kind"] == "crash" for r in records.values())
+    log = (tmp_path / "dask" / "arena.log").read_text()
+    assert "its Dask worker died while playing it" in log
+    # The workers' own log lines (the referee's, on each fault) come back with the games.
+    assert log.count("(e1) fault at move") == 2 and "Dask Worker process" in log
+
+
+@pytest.mark.slow
+def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
+    from arena.tournament.plan.config import parse_config
+    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.tournament.run.cluster import Cluster, DaskWorkers
+    from arena.tournament.run.workers import worker_settings
+
+    config = parse_config('name = "h"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 1\nisolation = "none"\n'
+                          '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+                          f'[[entrants]]\nname = "stuck"\nbot = "{BAD}:CBlockingBot"\n', "h.toml")
+    cluster = Cluster.connect("local:2")
+    try:
+        # A game may take 3 s here (a run's bound, game_bound(), is minutes): past it the watchdog ends the worker.
+        with DaskWorkers(cluster, (worker_settings(config), None), 3.0) as pool:
+            answers = list(pool.play(schedule(config), count_games(config)))
+    finally:
+        cluster.close()
+    records = [json.loads(line) for _, lines, _, _ in answers for line in lines.splitlines()]
+    assert sorted(r["game_id"] for r in records) == sorted(g.game_id for g in schedule(config))
+    assert all([f["kind"] for f in r["faults"]] == ["timeout"] for r in records)
+
+
+@pytest.mark.slow
+def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
+    from arena.tournament.plan.config import parse_config
+    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.tournament.run.cluster import Cluster, DaskWorkers
+    from arena.tournament.run.workers import WorkerError, worker_settings
+
+    # As if the bot's package were installed where the run starts but not on the workers.
+    config = parse_config('name = "m"\nplayers = 2\ndeals = 1\nseed = 3\nisolation = "none"\n'
+                          '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+                          '[[entrants]]\nname = "gone"\nbot = "not_installed_here.bot:Bot"\n', "m.toml")
+    cluster = Cluster.connect("local:1")
+    try:
+        with pytest.raises(WorkerError) as caught, \
+                DaskWorkers(cluster, (worker_settings(config), None), 60.0) as pool:
+            list(pool.play(schedule(config), count_games(config)))
+    finally:
+        cluster.close()
+    message = str(caught.value)
+    assert "\n" not in message and "not_installed_here" in message
+    assert message.startswith("Dask worker tcp://127.0.0.1:") and "cannot load a bot" in message
+
+
+@pytest.mark.slow
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
+    file = tournament(tmp_path, ["random", "greedy"])
+    address = f"tcp://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    result = run(str(file), "--cluster", address, "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0
+    assert time.monotonic() - started < 30
+    assert address in result.output and "cannot reach the scheduler" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1", "tls://127.0.0.1:1"])
+def test_a_scheduler_address_that_cannot_be_used_is_one_line(tmp_path, address):
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", address, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # a one-line error, no traceback
+    assert result.output.startswith(f"Error: --cluster {address}: cannot reach the scheduler")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ["local:0", "lokal", "http://x", "localhost:8786"])
+def test_a_bad_cluster_value_is_one_line(tmp_path, value):
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", value, "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0
+    assert result.output.startswith("Error: --cluster") and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_cluster_and_workers_together_are_refused(tmp_path):
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", "local:2", "--workers", "2", "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0 and "--cluster and --workers cannot be used together" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_other_arena_versions_on_the_workers_are_refused(tmp_path, monkeypatch):
+    from arena.tournament.run import cluster
+
+    monkeypatch.setattr(cluster, "arena_version", lambda: "0.0.0-other")  # the parent's; the workers' stay
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", "local:1", "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0
+    assert "this is arena 0.0.0-other" in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
+    file = tournament(tmp_path, ["random", "greedy"])
+    result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "out"))
+    assert result.exit_code != 0
+    assert "uptown-arena[dask]" in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_tasks_hold_a_tenth_of_a_second_of_play_at_least_when_there_are_games_enough():
+    from arena.tournament.run.chunks import DASK_CHUNKS
+
+    task_size = DASK_CHUNKS.size
+    assert task_size(100_000, 2, 0.001) == DASK_CHUNKS.most == 256
+    assert task_size(100_000, 2, 0.01) == 50  # half a second of play
+    assert task_size(100_000, 2, 1.0) == 1
+    assert task_size(80, 2, 0.001) == 10  # at least four tasks per worker

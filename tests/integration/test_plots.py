@@ -1,0 +1,332 @@
+"""Plots: each picture drawn from a real tournament's tables, valid, not blank, byte for byte the same twice."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zlib
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from matplotlib.image import imread
+
+from arena.cli import main
+from arena.report.plots import (
+    PlotError,
+    _rating_columns,
+    _win_share_columns,
+    llr_plot,
+    try_write_plots,
+    write_plots,
+)
+from arena.report.tables import Tables, build_tables, load_games
+from arena.stats.ratings import ranked_games, ratings
+from arena.tournament.folder.store import read_tournament
+from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
+
+TINY = """
+name = "pics"
+players = 3
+deals = 2
+seed = 11
+isolation = "none"
+[[entrants]]
+name = "greedy"
+bot = "greedy"
+[[entrants]]
+name = "rnd1"
+bot = "random"
+[[entrants]]
+name = "rnd2"
+bot = "random"
+[[entrants]]
+name = "rnd3"
+bot = "random"
+"""
+
+#: Tables of a folder with no game: every frame empty.
+EMPTY = SimpleNamespace(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame())
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: The keys of a match's match.json that llr_plot reads (arena/tournament/match/folder.py writes them), and one it does not.
+MATCH = {
+    "format": MATCH_FORMAT,
+    "history": {"games": [2, 4, 6, 8, 10, 12], "llr": [0.0, 0.35, -0.2, 0.9, 1.6, 3.1]},
+    "lower": -2.944, "upper": 2.944, "verdict": "H1",
+    "parameters": {"games": None, "sprt": {"elo0": 0, "elo1": 20, "alpha": 0.05, "beta": 0.05, "model": "normalized"}},
+    "bots": [{"name": "greedy", "spec": "greedy"}, {"name": "rnd1", "spec": "random"}], "pentanomial": {"LL": 0},
+}
+
+
+def run_cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A finished run of 4 entrants at 3-player tables, random bots and greedy, in this process."""
+    base = tmp_path_factory.mktemp("plots")
+    (base / "pics.toml").write_text(TINY)
+    out = base / "out"
+    result = run_cli("run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def tables(folder) -> Tables:
+    """The run's tables, with a rating interval made from its games where they have none."""
+    config, _ = read_tournament(folder)
+    games = load_games(folder / "games.csv", config.players)
+    built = build_tables(games, config.scoring, config.seed, config.names)
+    standings = built.standings.copy()
+    if "rating_low" not in standings.columns:
+        fitted = ratings(ranked_games(games, f"t_{config.scoring}_rank"), config.names, resamples=40, seed=1)
+        fitted = fitted.set_index("entrant")
+        for column in ("low", "high"):
+            standings[f"rating_{column}"] = standings["entrant"].map(fitted[f"elo_{column}"])
+        standings["rating"] = standings["entrant"].map(fitted["elo"])
+    return replace(built, standings=standings)
+
+
+def assert_picture(path: Path) -> None:
+    """A PNG by its signature that matplotlib reads back as a picture with more than one colour."""
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE, path
+    image = imread(path)
+    assert image.shape[0] > 100 and image.shape[1] > 100
+    pixels = image.reshape(-1, image.shape[-1])
+    assert len(np.unique(pixels, axis=0)) > 10, f"{path.name} is blank"
+
+
+def text_chunks(path: Path) -> list[bytes]:
+    """The keywords of every tEXt, zTXt and iTXt chunk of a PNG."""
+    data = path.read_bytes()
+    at, keys = 8, []
+    while at < len(data):
+        length = int.from_bytes(data[at:at + 4], "big")
+        kind = data[at + 4:at + 8]
+        body = data[at + 8:at + 8 + length]
+        assert zlib.crc32(kind + body) == int.from_bytes(data[at + 8 + length:at + 12 + length], "big")
+        if kind in (b"tEXt", b"zTXt", b"iTXt"):
+            keys.append(body.split(b"\0", 1)[0])
+        at += 12 + length
+    return keys
+
+
+@pytest.mark.slow
+def test_arena_run_writes_the_plots(folder):
+    for name in ("win_share.png", "head_to_head.png", "seats.png"):
+        assert_picture(folder / name)
+    assert (folder / "standings.csv").exists()
+
+
+@pytest.mark.parametrize("name", ["win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png"])
+@pytest.mark.slow
+def test_each_plot_is_a_picture_of_the_tables(tables, tmp_path, name):
+    written = write_plots(tmp_path, tables)
+    assert tmp_path / name in written
+    assert_picture(tmp_path / name)
+
+
+@pytest.mark.slow
+def test_the_plots_are_the_same_bytes_twice_whatever_the_user_s_matplotlibrc(tables, tmp_path):
+    first = write_plots(tmp_path / "a", tables, MATCH)
+    with mpl.rc_context({"font.size": 20, "axes.facecolor": "black", "figure.dpi": 300, "lines.linewidth": 5}):
+        second = write_plots(tmp_path / "b", tables, MATCH)
+    assert [p.name for p in first] == [p.name for p in second]
+    assert len(first) == 6
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.name
+        assert text_chunks(a) == [], f"{a.name} carries metadata that changes between versions or runs"
+
+
+@pytest.mark.slow
+def test_a_rating_plot_only_with_a_rating_interval(tables, tmp_path):
+    without = tables.standings
+    while (found := _rating_columns(without)) is not None:  # every rating interval the standings have
+        without = without.drop(columns=list(found[1:]))
+    written = write_plots(tmp_path, replace(tables, standings=without))
+    assert tmp_path / "rating.png" not in written and not (tmp_path / "rating.png").exists()
+    elo = tables.standings.rename(columns={"rating": "elo", "rating_low": "elo_low", "rating_high": "elo_high"})
+    assert tmp_path / "rating.png" in write_plots(tmp_path, replace(tables, standings=elo))
+
+
+@pytest.mark.slow
+def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_path):
+    renamed, intervals = {}, []
+    for s in ("uptown", "blockers"):
+        found = _win_share_columns(tables.standings, s)
+        assert found is not None and found[1] is not None, s
+        (share, (low, high)) = found
+        other = (f"{s}_win_share", f"{s}_win_share_low", f"{s}_win_share_high") if share.startswith("win_share") \
+            else (f"win_share_{s}", f"ci_low_{s}", f"ci_high_{s}")
+        renamed |= dict(zip((share, low, high), other))
+        intervals += [low, high]
+    write_plots(tmp_path / "as-is", tables)
+    write_plots(tmp_path / "renamed", replace(tables, standings=tables.standings.rename(columns=renamed)))
+    write_plots(tmp_path / "bare", replace(tables, standings=tables.standings.drop(columns=intervals)))
+    picture = "win_share.png"
+    assert (tmp_path / "renamed" / picture).read_bytes() == (tmp_path / "as-is" / picture).read_bytes()
+    assert (tmp_path / "bare" / picture).read_bytes() != (tmp_path / "as-is" / picture).read_bytes()
+
+
+@pytest.mark.slow
+def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
+    config, _ = read_tournament(folder)
+    built = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
+    assert "order.png" in [p.name for p in write_plots(tmp_path / "with", built)]
+    names = [p.name for p in write_plots(tmp_path, replace(built, order=None))]
+    assert "order.png" not in names and "llr.png" not in names
+    assert {"win_share.png", "head_to_head.png", "seats.png"} <= set(names)
+
+
+@pytest.mark.slow
+def test_seats_per_entrant_when_the_seat_table_has_entrants(folder, tables, tmp_path):
+    config, _ = read_tournament(folder)
+    games = load_games(folder / "games.csv", config.players)
+    per_entrant = games.groupby(["entrant", "seat"]).agg(
+        games=("seat", "size"), win_share_uptown=("t_uptown_won", "mean"), mean_rank_uptown=("t_uptown_rank", "mean"),
+    ).reset_index()
+    write_plots(tmp_path / "overall", tables)
+    write_plots(tmp_path / "entrants", replace(tables, seats=per_entrant))
+    assert_picture(tmp_path / "entrants" / "seats.png")
+    assert (tmp_path / "entrants" / "seats.png").read_bytes() != (tmp_path / "overall" / "seats.png").read_bytes()
+
+
+@pytest.mark.slow
+def test_llr_plot_from_a_hand_made_match(tmp_path):
+    llr_plot(MATCH, tmp_path / "llr.png")
+    assert_picture(tmp_path / "llr.png")
+    llr_plot({**MATCH, "history": {"games": [], "llr": []}, "verdict": "inconclusive"}, tmp_path / "empty.png")
+    assert_picture(tmp_path / "empty.png")
+    # The verdict and the bounds are drawn: another verdict is another picture.
+    llr_plot({**MATCH, "verdict": "H0"}, tmp_path / "h0.png")
+    assert (tmp_path / "h0.png").read_bytes() != (tmp_path / "llr.png").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"upper": None}, "lower and upper must be numbers"),
+        ({"history": {"games": [1, 2], "llr": [0.5]}}, "'history' is not {games: [...], llr: [...]}"),
+        ({"history": 5}, "'history' is not {games: [...], llr: [...]}"),
+        ({"lower": 3.0}, "lower < upper"),
+        ({"parameters": {"games": 10, "sprt": None}}, "not a sequential test"),
+    ],
+)
+def test_a_bad_match_is_one_line(tmp_path, change, message):
+    with pytest.raises(PlotError) as caught:
+        llr_plot({**MATCH, **change}, tmp_path / "llr.png")
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+    assert not (tmp_path / "llr.png").exists()
+    missing = {k: v for k, v in MATCH.items() if k != "verdict"}
+    with pytest.raises(PlotError, match="no key 'verdict'"):
+        llr_plot(missing, tmp_path / "llr.png")
+
+
+@pytest.mark.slow
+def test_report_plots(folder, tmp_path):
+    result = run_cli("report", str(folder), "--plots")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("pics - Standings")  # the tables as before
+    printed = result.stderr.split()
+    assert str(folder / "win_share.png") in printed and str(folder / "seats.png") in printed
+    out = tmp_path / "elsewhere" / "pics"
+    (folder / "match.json").write_text(json.dumps(MATCH))
+    try:
+        result = run_cli("report", str(folder), "--plots-dir", str(out), "--format", "json")
+    finally:
+        (folder / "match.json").unlink()
+    assert result.exit_code == 0, result.output
+    json.loads(result.stdout)  # still only the tables on standard output
+    assert str(out / "llr.png") in result.stderr.split()
+    for name in ("win_share.png", "head_to_head.png", "seats.png", "llr.png"):
+        assert_picture(out / name)
+
+
+def one_line_error(result, *words: str) -> None:
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), result.output
+    assert "Traceback" not in result.output
+
+
+def test_report_plots_of_a_folder_with_no_games(folder, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "tournament.toml").write_text((folder / "tournament.toml").read_text())
+    one_line_error(run_cli("report", str(empty), "--plots"), "no games.csv yet")
+    (empty / "games.csv").write_text((folder / "games.csv").read_text().splitlines(keepends=True)[0])
+    one_line_error(run_cli("report", str(empty), "--plots"), "no complete game yet")
+    assert sorted(p.name for p in empty.iterdir()) == ["games.csv", "tournament.toml"]
+    with pytest.raises(PlotError, match="no standings to plot"):
+        write_plots(tmp_path / "none", EMPTY)
+
+
+@pytest.mark.slow
+def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    one_line_error(run_cli("report", str(folder), "--plots-dir", str(blocker / "plots")), str(blocker))
+    one_line_error(run_cli("report", str(folder), "--plots-dir", str(blocker)), str(blocker), "not a folder")
+    taken = tmp_path / "taken"
+    (taken / "win_share.png").mkdir(parents=True)
+    one_line_error(run_cli("report", str(folder), "--plots-dir", str(taken)), "win_share.png", "cannot write")
+    assert sorted(p.name for p in taken.iterdir()) == ["win_share.png"]  # no temporary file left
+    bad_match = tmp_path / "bad-match"
+    bad_match.mkdir()
+    for name in ("tournament.toml", "games.csv"):
+        (bad_match / name).write_text((folder / name).read_text())
+    (bad_match / "match.json").write_text("{not json")
+    one_line_error(run_cli("report", str(bad_match), "--plots"), "match.json")
+
+
+@pytest.mark.slow
+def test_a_failing_plot_costs_the_run_nothing_but_one_line(tmp_path):
+    (tmp_path / "pics.toml").write_text(TINY.replace("deals = 2", "deals = 1"))
+    out = tmp_path / "out"
+    (out / "head_to_head.png").mkdir(parents=True)  # where a picture should be
+    result = run_cli("run", str(tmp_path / "pics.toml"), "--out", str(out), "-j", "1")
+    assert result.exit_code == 0, result.output
+    problems = [line for line in result.stderr.splitlines() if "plots not written" in line]
+    assert len(problems) == 1 and "head_to_head.png" in problems[0]
+    assert "Traceback" not in result.output
+    assert result.stdout.startswith("pics - Standings")
+    for name in ("games.csv", "standings.csv", "head_to_head.csv", "seats.csv"):
+        assert (out / name).stat().st_size > 0
+    assert problems[0] in (out / "arena.log").read_text()
+
+
+def test_try_write_plots_never_raises(tmp_path):
+    written, problem = try_write_plots(tmp_path, EMPTY,
+                                       log_file=tmp_path / "arena.log")
+    assert written == [] and problem is not None and problem.startswith("plots not written: no standings")
+    assert problem in (tmp_path / "arena.log").read_text()
+
+
+@pytest.mark.slow
+def test_the_arena_starts_without_matplotlib():
+    code = "import sys, arena.cli, arena.report.plots; from arena.commands import report, run; " \
+           "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path):
+    """``--overwrite`` starts again: a picture the new run does not draw (here a match's llr.png) is gone."""
+    (tmp_path / "pics.toml").write_text(TINY)
+    out = tmp_path / "out"
+    args = ("run", str(tmp_path / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
+    assert run_cli(*args).exit_code == 0
+    (out / "llr.png").write_bytes((out / "seats.png").read_bytes())
+    assert run_cli(*args, "--overwrite").exit_code == 0
+    assert not (out / "llr.png").exists()
+    assert_picture(out / "seats.png")

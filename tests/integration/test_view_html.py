@@ -1,0 +1,181 @@
+"""``arena view`` and ``report --html``: the pages' content, escaping, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena import records
+from arena.cli import main
+from arena.display.html import game_data
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def one_error_line(result) -> str:
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+def embedded(page: str) -> dict:
+    match = re.search(r'<script type="application/json" id="game">(.*?)</script>', page, re.S)
+    assert match
+    return json.loads(match.group(1))
+
+
+def test_view_writes_one_self_contained_page(tmp_path):
+    record = tmp_path / "g.json"
+    record.write_text((GOLDEN / "4p-seed4.json").read_text())
+    result = run("view", str(record))
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "g.html").read_text()  # the default: beside the record
+    # Nothing fetched: no URL other than the SVG namespace, no external src/href.
+    assert not re.search(r"(src|href)=\"(?!#|data:)", page)
+    assert re.findall(r"https?://[^'\" ]+", page) == ["http://www.w3.org/2000/svg"]
+    data = embedded(page)
+    game = records.replay(records.load(record))
+    assert len(data["steps"]) == len(game.moves) + 1
+    assert len(data["regions"]) == 81 and set(data["regions"]) == set(data["glyphs"])
+    assert all(len(glyph) == 1 or glyph.startswith("svg:") for glyph in data["glyphs"].values())  # not "Mn"
+    for option in ("first", "back", "play", "forward", "last", "slider"):
+        assert f'id="{option}"' in page
+    assert "<th>blockers rank</th>" in page and "<th>penalty</th>" in page and "<th>faults</th>" in page
+
+
+def test_game_data_follows_the_record_step_by_step():
+    game = records.replay(records.load(GOLDEN / "5p-passes.json"))
+    data = game_data(game)
+    assert all(cell is None for cell in data["steps"][0]["board"])
+    for (index, seat, move, captured, state), step in zip(game.states(), data["steps"][1:]):
+        if not move.is_pass:
+            color, tile = step["board"][move.cell][:2]
+            assert (color, tile) == (records.COLORS[move.color], records.TILE_NAMES[move.tile])
+            assert step["cell"] == records.CELL_NAMES[move.cell]
+        assert [r["tiles"] for r in step["racks"]] == [
+            [records.TILE_NAMES[t] for t in state.racks[c]] for cs in game.settings.seat_colors for c in cs
+        ]
+        assert [r["pile"] for r in step["racks"]] == [
+            len(state.pile(c)) for cs in game.settings.seat_colors for c in cs
+        ]
+        if captured >= 0:  # captures marked on the cell (M3)
+            assert step["board"][move.cell][2] == records.COLORS[captured]
+
+
+def test_hostile_names_are_escaped(tmp_path):
+    record = json.loads((GOLDEN / "4p-seed4.json").read_text())
+    record["players"][0]["name"] = "</script><script>alert(1)</script><b>&"
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / "h.html"
+    assert run("view", str(path), "-o", str(out)).exit_code == 0
+    page = out.read_text()
+    assert "<script>alert(1)" not in page and "<b>&" not in page
+    assert page.count("<script") == 2  # the data and the page's own script
+    assert embedded(page)["names"][0] == "</script><script>alert(1)</script><b>&"
+
+
+def test_a_record_that_fails_verification_writes_nothing(tmp_path):
+    record = json.loads((GOLDEN / "4p-seed4.json").read_text())
+    record["moves"][3]["cell"] = record["moves"][0]["cell"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    line = one_error_line(run("view", str(path)))
+    assert line == one_error_line(run("replay", "--verify", str(path)))
+    assert "move 3" in line
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_an_unknown_game_id_names_the_nearest(tmp_path):
+    folder = tmp_path / "res"
+    folder.mkdir()
+    lines = []
+    for game_id in ("t000-d0001-r02", "t000-d0002-r02", "t000-d0009-r11"):
+        record = json.loads((GOLDEN / "4p-seed4.json").read_text())
+        record["game_id"] = game_id
+        lines.append(records.dumps_line(record) + "\n")
+    (folder / "records.jsonl").write_text("".join(lines))
+    line = one_error_line(run("view", str(folder), "--game", "t000-d0001-r2"))
+    assert line.startswith("Error: no game with id t000-d0001-r2 in ")
+    assert "nearest: t000-d0001-r02" in line
+    out = tmp_path / "o.html"
+    assert run("view", str(folder), "--game", "t000-d0002-r02", "-o", str(out)).exit_code == 0
+    assert "t000-d0002-r02" in out.read_text()
+
+
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
+    line = one_error_line(run("view", str(GOLDEN / "4p-seed4.json"), "-o", str(tmp_path / "no" / "g.html")))
+    assert line.startswith("Error: ") and "no/g.html: cannot write" in line
+
+
+TOURNAMENT = """name = "tiny"
+players = 2
+deals = 2
+seed = 7
+[[entrants]]
+name = "random"
+bot = "random"
+[[entrants]]
+name = "greedy"
+bot = "greedy"
+"""
+
+
+@pytest.mark.slow
+def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
+    import arena.report.html
+
+    monkeypatch.setattr(arena.report.html, "REPLAY_LIMIT", 3)
+    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
+    config = tmp_path / "tiny.toml"
+    config.write_text(TOURNAMENT)
+    out = tmp_path / "res"
+    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
+    ids = [json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(ids) > 3
+    links = re.findall(r'<a href="games/([^"]+)\.html">', page)
+    assert links == ids[:3]  # the first games get a page, linked
+    assert all((out / "games" / f"{i}.html").is_file() for i in links)
+    assert not (out / "games" / f"{ids[3]}.html").exists()
+    assert f"{len(ids) - 3} more games" in page and "arena view" in page
+    assert "<h2>Standings</h2>" in page and "<h2>Seats</h2>" in page and "Head-to-head" in page
+    assert page.count("data:image/png;base64,") == sum(1 for p in out.glob("*.png"))
+    assert "http" not in page.replace("http://www.w3.org", "")
+
+    # report --html rebuilds it, elsewhere with -o; the replays go beside it.
+    other = tmp_path / "elsewhere" / "r.html"
+    other.parent.mkdir()
+    result = run("report", str(out), "--html", "-o", str(other))
+    assert result.exit_code == 0, result.output
+    assert other.is_file() and (other.parent / "games" / f"{ids[0]}.html").is_file()
+    (tmp_path / "a-file").write_text("")
+    line = one_error_line(run("report", str(out), "--html", "-o", str(tmp_path / "a-file" / "r.html")))
+    assert line.startswith("Error: cannot write the HTML report")
+    usage = run("report", str(out), "-o", str(other))
+    assert usage.exit_code == 2 and usage.output.strip().splitlines()[-1].endswith("give --html too")
+
+
+@pytest.mark.slow
+def test_overwrite_removes_the_old_report_and_its_replays(tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(TOURNAMENT)
+    out = tmp_path / "res"
+    assert run("run", str(config), "--out", str(out), "-q", "--workers", "1").exit_code == 0
+    stale = out / "games" / "old-game.html"
+    stale.write_text("from an earlier run")
+    assert run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--overwrite").exit_code == 0
+    assert not stale.exists()  # a replay of the earlier run is not left beside the new report
+    assert (out / "report.html").is_file() and any((out / "games").iterdir())

@@ -1,0 +1,103 @@
+"""The worker processes: games handed out and back, chunk sizes, the time a game may take, workers that end."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.schedule import count_games, schedule
+from arena.tournament.run.chunks import LOCAL_CHUNKS
+from arena.tournament.run.workers import (
+    _BOUND_MARGIN,
+    WorkerError,
+    Workers,
+    game_bound,
+    worker_settings,
+)
+
+BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
+
+
+def config_of(third: str, deals: int = 2, isolation: str = "process"):
+    return parse_config(
+        f'name = "w"\nplayers = 2\ndeals = {deals}\nseed = 4\ntime_limit = 5\nisolation = "{isolation}"\n'
+        '[[entrants]]\nname = "rnd"\nbot = "random"\n'
+        '[[entrants]]\nname = "greedy"\nbot = "greedy"\n'
+        f'[[entrants]]\nname = "other"\nbot = "{third}"\n',
+        "w.toml",
+    )
+
+
+def play_all(config, workers: int, settings=None) -> dict[str, dict]:
+    """Every game of ``config`` played by ``workers`` workers: record by game id (each must come back once)."""
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    found: dict[str, dict] = {}
+    total = count_games(config)
+    with Workers(ctx, workers, (settings or worker_settings(config), None)) as pool:
+        for count, lines, rows, _faults in pool.play(schedule(config), total):
+            records = [json.loads(line) for line in lines.decode().splitlines()]
+            assert len(records) == count == len({r["game_id"] for r in records})
+            assert len(rows.splitlines()) == 2 * count
+            for record in records:
+                assert record["game_id"] not in found, "a game came back twice"
+                found[record["game_id"]] = record
+    assert len(found) == total
+    return found
+
+
+@pytest.mark.slow
+def test_every_game_comes_back_once_whatever_the_workers():
+    config = config_of("random")
+    one, two = play_all(config, 1), play_all(config, 2)
+    assert one == two
+    assert sorted(g.game_id for g in schedule(config)) == sorted(one)
+
+
+@pytest.mark.slow
+def test_a_game_whose_bot_ends_the_worker_comes_back_once_played_in_isolation():
+    config = config_of(f"{BAD}:HardExitBot", isolation="none")
+    found = play_all(config, 1)
+    crashed = {game_id for game_id, record in found.items() if record["faults"]}
+    assert len(crashed) == 8
+    assert all(found[g]["faults"][0]["kind"] == "crash" for g in crashed)
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+@pytest.mark.slow
+def test_workers_that_end_before_they_play_stop_the_games(isolation):
+    # A bot that cannot be prepared in a worker (it was checked in the parent: something else is wrong).
+    config = config_of("no.such.module:Bot", isolation=isolation)
+    with pytest.raises(WorkerError, match="worker processes end before they play a game"):
+        play_all(config, 1)
+
+
+def test_chunks_follow_the_time_a_game_takes():
+    chunk_size = LOCAL_CHUNKS.size
+    assert chunk_size(100_000, 2, 0.001) == LOCAL_CHUNKS.most == 64  # random bots: big chunks save traffic
+    assert chunk_size(100_000, 2, 0.02) == 12  # a quarter of a second per chunk
+    assert chunk_size(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
+    assert chunk_size(160, 2, 0.001) == 10  # at least eight chunks per worker
+    assert chunk_size(3, 2, 0.001) == 1
+
+
+def test_the_longest_a_game_may_take_follows_the_bot_calls_it_can_make():
+    assert game_bound(2, 1.0) == 4 * 24 + 4 + _BOUND_MARGIN  # two colors a seat
+    assert game_bound(5, 0.5) == (5 * 24 + 10) * 0.5 + _BOUND_MARGIN
+    assert game_bound(3, float("inf")) == float("inf")
+
+
+def test_an_answer_comes_back_as_it_was_sent_and_anything_else_is_refused():
+    from arena.tournament.run.codec import Answer, Played, decode_answer, encode_answer
+
+    fault = {"game_id": "t-0001-0", "seat": 1, "entrant": "rnd", "move": 3, "kind": "timeout", "message": "slow"}
+    answer = Answer(7, Played(b'{"a":1}\n', "rnd,é\n".encode(), 0.5, [fault]), log=["a line"])
+    assert decode_answer(encode_answer(answer)) == answer
+    assert decode_answer(encode_answer(Answer(3, error="no game"))) == Answer(3, error="no game")
+    data = encode_answer(answer)
+    for bad in (data[:-1], data + b"x", b"\x80" + data, "text", data.replace(b'"seat": 1', b'"seat": "1"')):
+        with pytest.raises(WorkerError, match="a worker answered with data that is not an answer to a chunk"):
+            decode_answer(bad)

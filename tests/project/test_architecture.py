@@ -1,0 +1,152 @@
+"""The folder tree is the design: packages by layer, no import upward and no import cycle.
+
+Every ``import`` of an arena module is read from the source (also those inside functions and under
+``TYPE_CHECKING``: a cycle hidden in a function is still a cycle).  A module may import its own
+package's modules and any module of a layer below its own; never one above, and no two modules
+may reach each other through imports.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ARENA = Path(__file__).resolve().parents[2] / "arena"
+
+#: The layers, top to bottom.  A module belongs to the first entry that is its name or a package above it;
+#: the names on one line are one layer (they may import each other's layers below, never each other).
+LAYERS: list[tuple[str, ...]] = [
+    ("arena.__main__",),
+    ("arena.cli",),
+    ("arena.commands",),
+    ("arena.tournament.match",),
+    ("arena.tournament.run",),
+    ("arena.report",),
+    ("arena.tournament.folder",),
+    ("arena.stats",),
+    ("arena.tournament.plan",),
+    ("arena.play",),
+    ("arena.isolation",),
+    ("arena.display",),
+    ("arena.records",),
+    ("arena.bots",),
+    ("arena.plugins",),
+    ("arena.api",),
+    ("arena.rules",),
+    ("arena",),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ARENA.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The arena modules ``path`` imports (a name imported from a package counts as that module when it is one)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    modules = all_modules()
+    return {m for m in found if m in modules and m != name}
+
+
+_MODULES: dict[str, Path] = {}
+
+
+def all_modules() -> dict[str, Path]:
+    if not _MODULES:
+        _MODULES.update((module_name(p), p) for p in sorted(ARENA.rglob("*.py")))
+    return _MODULES
+
+
+def layer_of(module: str) -> int:
+    for index, names in enumerate(LAYERS):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return index
+    raise AssertionError(f"{module} belongs to no layer: add its package to LAYERS")
+
+
+def unit_of(module: str) -> str:
+    """The entry of LAYERS a module belongs to."""
+    for names in LAYERS:
+        for n in names:
+            if module == n or module.startswith(n + "."):
+                return n
+    return module
+
+
+def graph() -> dict[str, set[str]]:
+    return {name: imports_of(path) for name, path in all_modules().items()}
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in all_modules():
+        layer_of(name)
+
+
+def test_no_import_goes_upward_or_sideways() -> None:
+    wrong = []
+    for module, targets in graph().items():
+        for target in targets:
+            if module.startswith(target + ".") or target == "arena":
+                continue  # a package's own __init__ (its docstring, a version) is below everything in it
+            same_unit = unit_of(module) == unit_of(target)
+            if not same_unit and layer_of(target) <= layer_of(module):
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, "imports against the layers:\n" + "\n".join(sorted(wrong))
+
+
+def test_no_import_cycle() -> None:
+    edges = graph()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt.startswith(node + ".") or node.startswith(nxt + "."):
+                continue  # a package and its own modules
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, path)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("package", sorted({n for names in LAYERS for n in names if (ARENA.parent / n.replace(".", "/")).is_dir()}))
+def test_every_package_says_what_it_holds(package: str) -> None:
+    init = ARENA.parent / package.replace(".", "/") / "__init__.py"
+    assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{init} has no docstring"
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject.toml lists the packages one by one (the built-in bots' folder is mapped): none may be left out."""
+    import tomllib
+
+    listed = set(tomllib.loads((ARENA.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    folders = {module_name(init.parent / "x.py").rpartition(".")[0] for init in ARENA.rglob("__init__.py")}
+    assert folders <= listed, f"packages missing from pyproject.toml: {sorted(folders - listed)}"

@@ -1,0 +1,209 @@
+"""Pentanomial counts, fastchess's SPRT (bounds, LLR, verdicts), Elo estimates and the field test of 3-5 players."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from arena.stats.simulate import field_scores, pair_scores
+from arena.stats.sprt import (
+    NELO_PER_T,
+    Pentanomial,
+    SprtParameters,
+    field_elo,
+    field_llr,
+    field_score,
+    field_sprt,
+    game_score,
+    llr_logistic,
+    llr_normalized,
+    logistic_score,
+    mle_expected,
+    mle_t_value,
+    pentanomial,
+    pentanomial_elo,
+    run_field_sprt,
+    run_sprt,
+    sprt,
+    verdict,
+)
+
+VALUES = [0.0, 0.25, 0.5, 0.75, 1.0]
+
+
+def test_pentanomial_counts_hand_made_pairs():
+    pairs = [(1, 1), (1, 0), (0.5, 0.5), (0, 0.5), (0.5, 1), (0, 0), (0, 1)]
+    counts = pentanomial(pairs)
+    assert counts == Pentanomial(ll=1, ld=1, dd_wl=3, wd=1, ww=1)
+    assert counts.pairs == 7 and counts.points == 0 + 0.5 + 3 + 1.5 + 2
+    assert Pentanomial().add(1, 0.5) == Pentanomial(wd=1)
+    with pytest.raises(ValueError, match="0, 0.5 or 1"):
+        pentanomial([(2, 0)])
+
+
+def test_game_score_from_ranks_ties_are_half():
+    assert [game_score(1, 2), game_score(1, 1), game_score(2, 1)] == [1.0, 0.5, 0.0]
+
+
+def test_bounds_by_hand():
+    # lower = log(beta / (1 - alpha)), upper = log((1 - beta) / alpha)
+    # alpha = beta = 0.05: log(0.05 / 0.95) = -log(19) = -2.944439, log(0.95 / 0.05) = log(19) = 2.944439
+    p = SprtParameters(0, 5, 0.05, 0.05)
+    assert p.lower == pytest.approx(-2.944439, abs=1e-6) and p.upper == pytest.approx(2.944439, abs=1e-6)
+    # alpha = 0.05, beta = 0.10: log(0.10 / 0.95) = -2.251292, log(0.90 / 0.05) = log(18) = 2.890372
+    p = SprtParameters(0, 5, 0.05, 0.10)
+    assert p.lower == pytest.approx(-2.251292, abs=1e-6) and p.upper == pytest.approx(2.890372, abs=1e-6)
+
+
+def test_verdicts_at_the_bounds():
+    p = SprtParameters(0, 5)
+    assert verdict(p.upper, p) == "H1" and verdict(p.lower, p) == "H0" and verdict(0.0, p) == "continue"
+
+
+COUNTS = [20, 130, 400, 150, 30]  # LL, LD, DD+WL, WD, WW: 730 pairs, no zero count, so no regularisation
+
+
+def test_llr_logistic_against_the_hand_computation():
+    # p_hat = counts / 730 on 0, 1/4, 1/2, 3/4, 1.
+    # mean = (130/4 + 400/2 + 150*3/4 + 30) / 730 = 375 / 730 = 0.5136986
+    # E[a^2] = (130/16 + 400/4 + 150*9/16 + 30) / 730 = 222.5 / 730 = 0.3047945, var = 0.3047945 - 0.5136986^2 = 0.0409082
+    # s0 = L(0) = 0.5, s1 = L(5) = 1 / (1 + 10^(-5/400)) = 1 / 1.971628 = 0.5071950
+    # fishtest's GSPRT approximation (LLR_alt2): N (s1 - s0) (2 mean - s0 - s1) / (2 var)
+    #   = 730 * 0.0071950 * (1.0273973 - 1.0071950) / 0.0818164 = 1.2969
+    # The exact MLE (Proposition 1.1) differs from it by far less than 0.5% at this sample size.
+    assert llr_logistic(COUNTS, 0, 5) == pytest.approx(1.2969, rel=5e-3)
+    s1 = logistic_score(5)
+    assert s1 == pytest.approx(0.5071950, abs=1e-7)
+
+
+def test_llr_normalized_against_the_hand_computation():
+    # sigma per game = sqrt(2 var) = sqrt(0.0818164) = 0.2860357; t = (mean - 1/2) / sigma = 0.0136986 / 0.2860357 = 0.0478912
+    # t0 = 0, t1 = 5 / (800 / ln 10) = 5 / 347.4356 = 0.0143912
+    # fishtest's LLR_normalized_alt: (games / 2) log((1 + (t - t0)^2) / (1 + (t - t1)^2)), games = 2 * 730
+    #   = 730 * log(1.0022936 / 1.0011224) = 730 * 0.0011693 = 0.8536
+    assert NELO_PER_T == pytest.approx(347.4356, abs=1e-4)
+    assert llr_normalized(COUNTS, 0, 5) == pytest.approx(0.8536, rel=5e-3)
+    status = sprt(Pentanomial(*COUNTS), SprtParameters(0, 5))
+    assert status.llr == llr_normalized(COUNTS, 0, 5) and status.verdict == "continue"
+
+
+def test_mle_distributions_meet_their_constraints():
+    probs = [c / sum(COUNTS) for c in COUNTS]
+    p0 = mle_expected(VALUES, probs, 0.6)
+    assert sum(p0) == pytest.approx(1.0) and sum(a * p for a, p in zip(VALUES, p0)) == pytest.approx(0.6)
+    pt = mle_t_value(VALUES, probs, 0.5, 0.1)
+    mu = sum(a * p for a, p in zip(VALUES, pt))
+    sd = math.sqrt(sum(p * (a - mu) ** 2 for a, p in zip(VALUES, pt)))
+    assert sum(pt) == pytest.approx(1.0) and (mu - 0.5) / sd == pytest.approx(0.1)
+    # at the empirical mean the MLE is the empirical distribution itself
+    assert mle_expected(VALUES, probs, 375 / 730) == pytest.approx(probs)
+
+
+def test_llr_mirrors_when_a_and_b_swap():
+    # A's pair scores mirrored (a -> 1 - a) and the hypotheses negated give the same likelihoods
+    assert llr_logistic(COUNTS[::-1], -0, -5) == pytest.approx(llr_logistic(COUNTS, 0, 5))
+    assert llr_normalized(COUNTS[::-1], -0, -5) == pytest.approx(llr_normalized(COUNTS, 0, 5))
+
+
+def test_zero_counts_are_regularised():
+    # nothing seen: every count 0.001, symmetric, the LLR is (almost) 0 and the test goes on
+    assert abs(llr_normalized([0, 0, 0, 0, 0], 0, 5)) < 1e-4
+    assert llr_logistic([0, 0, 0, 0, 40], 0, 5) > 0 > llr_logistic([40, 0, 0, 0, 0], 0, 5)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"elo0": 5, "elo1": 5}, "elo0 must be less than elo1"),
+    ({"elo0": 10, "elo1": 0}, "elo0 must be less than elo1"),
+    ({"alpha": 0.0}, "alpha must be between 0 and 1"),
+    ({"alpha": 1.0}, "alpha must be between 0 and 1"),
+    ({"beta": -0.1}, "beta must be between 0 and 1"),
+    ({"alpha": 0.6, "beta": 0.5}, "alpha \\+ beta must be less than 1"),
+    ({"model": "bayesian"}, "model must be one of normalized, logistic"),
+    ({"elo1": math.inf}, "elo1 must be a finite number"),
+    ({"elo1": 400}, "normalized Elo bounds must lie within"),
+])
+def test_bad_parameters_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SprtParameters(**kwargs)
+
+
+def test_extreme_bounds_that_are_allowed_compute():
+    assert llr_normalized([0, 0, 0, 0, 50], -200, 200) > 0
+    assert llr_logistic([50, 0, 0, 0, 0], 0, 1000) < 0
+    assert SprtParameters(0, 1000, model="logistic").upper > 0
+
+
+def test_pentanomial_elo_by_hand():
+    # counts 10, 20, 40, 20, 10: mean 0.5, var = (10*0.25 + 20*0.0625 + 20*0.0625 + 10*0.25) / 100 = 0.075
+    # half width = 1.959964 * sqrt(0.075 / 100) = 0.0536757; Elo(0.5536757) = -400 log10(1/0.5536757 - 1) = 37.442
+    # nelo(0.5536757) = 0.0536757 / sqrt(2 * 0.075) * 347.4356 = 48.151
+    est = pentanomial_elo([10, 20, 40, 20, 10])
+    assert est.score == 0.5 and est.elo == pytest.approx(0.0) and est.los == pytest.approx(0.5)
+    assert est.high == pytest.approx(37.442, abs=1e-3) and est.low == pytest.approx(-37.442, abs=1e-3)
+    assert est.nelo_high == pytest.approx(48.151, abs=1e-3)
+    assert pentanomial_elo([0, 0, 0, 0, 3]).elo == math.inf
+    assert all(math.isnan(x) for x in pentanomial_elo([0] * 5))
+
+
+def test_field_score_counts_rivals_finished_behind():
+    # game 1: A first of 3, game 2: A tied for second with one rival, behind the other
+    assert field_score([(1, [2, 3]), (2, [2, 1])]) == pytest.approx((1 + 1 + 0.5 + 0) / 4)
+    with pytest.raises(ValueError, match="at least one game"):
+        field_score([])
+
+
+def test_field_llr_on_two_values_is_the_bernoulli_sprt():
+    # only 0s and 1s seen (both ends present, no regularisation): the MLE on {0, 1} with mean s is Bernoulli(s),
+    # so LLR = 60 log(s1 / 0.5) + 40 log((1 - s1) / 0.5), s1 = L(50) = 1 / (1 + 10^(-0.125)) = 0.5714631
+    #   = 60 * 0.1335918 + 40 * (-0.1542313) = 8.015511 - 6.169252 = 1.846259
+    assert field_llr([1.0] * 60 + [0.0] * 40, 0, 50) == pytest.approx(1.846259, abs=1e-5)
+    with pytest.raises(ValueError, match="logistic model only"):
+        field_sprt([0.5], SprtParameters(0, 20))
+    est = field_elo([1.0] * 60 + [0.0] * 40)
+    assert est.score == 0.6 and est.elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))
+
+
+def test_run_sprt_stops_at_the_first_verdict():
+    p = SprtParameters(0, 20, model="logistic")
+    status, counts = run_sprt([(1.0, 1.0)] * 1000, p)
+    assert status.verdict == "H1" and counts.pairs < 1000
+    assert sprt(counts, p).verdict == "H1" and sprt(Pentanomial(ww=counts.ww - 1), p).verdict == "continue"
+    status, counts = run_sprt([(0.5, 0.5)] * 10, p)
+    assert status.verdict == "continue" and counts.pairs == 10
+
+
+@pytest.mark.slow
+def test_sprt_error_rates_by_simulation():
+    """Few hundred seeded SPRTs on sampled pairs: equal bots rarely pass, a clearly better one usually does."""
+    params = SprtParameters(0, 40, 0.05, 0.05, "normalized")
+    runs = 200
+    passed = 0
+    for run in range(runs):
+        pairs = pair_scores(0.0, 4000, np.random.default_rng([7, run]), seat_luck=0.5, tie_width=0.5)
+        status, _ = run_sprt(map(tuple, pairs), params)
+        passed += status.verdict == "H1"
+    rate = passed / runs
+    assert rate <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / runs)
+    strong = 0
+    for run in range(50):
+        pairs = pair_scores(60.0, 4000, np.random.default_rng([8, run]), seat_luck=0.5, tie_width=0.5)
+        strong += run_sprt(map(tuple, pairs), params)[0].verdict == "H1"
+    assert strong >= 45
+
+
+@pytest.mark.slow
+def test_field_sprt_error_rates_by_simulation():
+    params = SprtParameters(0, 40, 0.05, 0.05, "logistic")
+    runs = 200
+    passed = 0
+    for run in range(runs):
+        scores = field_scores([0.0, 0.0, 0.0], 1000, np.random.default_rng([9, run]), seat_luck=0.5, tie_width=0.5)
+        passed += run_field_sprt(scores, params)[0].verdict == "H1"
+    assert passed / runs <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / runs)
+    strong = 0
+    for run in range(50):
+        scores = field_scores([60.0, 0.0, 0.0, 0.0], 1000, np.random.default_rng([10, run]), seat_luck=0.5, tie_width=0.5)
+        strong += run_field_sprt(scores, params)[0].verdict == "H1"
+    assert strong >= 45
