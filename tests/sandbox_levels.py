@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 
 import pytest
-from arena.isolation.sandbox import start
 
 from arena.isolation import sandbox
+from arena.isolation.sandbox import start
 
 JAIL = sandbox.walls() == "jail"
 needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")

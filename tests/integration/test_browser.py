@@ -9,6 +9,7 @@ import pytest
 
 from arena import records
 from arena.display.html import replay_page
+from arena.rules import COLORS, TILE_NAMES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -48,14 +49,14 @@ def check_step(page, game: records.Replay, k: int) -> None:
     expected: list[list[str | None]] = [[None, None] for _ in range(81)]
     for move, _ in (state.history if state else []):
         if not move.is_pass:
-            expected[move.cell] = [records.COLORS[move.color], records.TILE_NAMES[move.tile]]
+            expected[move.cell] = [COLORS[move.color], TILE_NAMES[move.tile]]
     assert cells == expected
     racks = page.eval_on_selector_all(
         "#racks .rack", "rs => rs.map(r => Array.from(r.querySelectorAll('.tile')).map(t => t.dataset.tile))")
     colors = [c for cs in game.settings.seat_colors for c in cs]
     from arena.rules import GameState
     now = state or GameState(game.settings, game.deals)
-    assert racks == [[records.TILE_NAMES[t] for t in now.racks[c]] for c in colors]
+    assert racks == [[TILE_NAMES[t] for t in now.racks[c]] for c in colors]
     piles = page.eval_on_selector_all("#racks .pile", "ps => ps.map(p => +p.dataset.pile)")
     assert piles == [len(now.pile(c)) for c in colors]
     current = page.eval_on_selector_all("#moves li.current", "ls => ls.map(l => +l.dataset.step)")

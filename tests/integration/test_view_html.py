@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from arena import records
 from arena.cli import main
 from arena.display.html import game_data
+from arena.rules import CELL_NAMES, COLORS, TILE_NAMES
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -61,16 +62,16 @@ def test_game_data_follows_the_record_step_by_step():
     for (index, seat, move, captured, state), step in zip(game.states(), data["steps"][1:]):
         if not move.is_pass:
             color, tile = step["board"][move.cell][:2]
-            assert (color, tile) == (records.COLORS[move.color], records.TILE_NAMES[move.tile])
-            assert step["cell"] == records.CELL_NAMES[move.cell]
+            assert (color, tile) == (COLORS[move.color], TILE_NAMES[move.tile])
+            assert step["cell"] == CELL_NAMES[move.cell]
         assert [r["tiles"] for r in step["racks"]] == [
-            [records.TILE_NAMES[t] for t in state.racks[c]] for cs in game.settings.seat_colors for c in cs
+            [TILE_NAMES[t] for t in state.racks[c]] for cs in game.settings.seat_colors for c in cs
         ]
         assert [r["pile"] for r in step["racks"]] == [
             len(state.pile(c)) for cs in game.settings.seat_colors for c in cs
         ]
         if captured >= 0:  # captures marked on the cell (M3)
-            assert step["board"][move.cell][2] == records.COLORS[captured]
+            assert step["board"][move.cell][2] == COLORS[captured]
 
 
 def test_hostile_names_are_escaped(tmp_path):
