@@ -62,7 +62,7 @@ def wrong_move(value: Any, state: GameState) -> Fault:
         state.check(value)
     except IllegalMove as exc:
         return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move: {exc}")
-    # check() passes exactly the legal moves (tests/test_check.py); should the two ever part,
+    # check() passes exactly the legal moves (tests/unit/test_check.py); should the two ever part,
     # the bot is faulted all the same rather than the game stopped.
     return Fault(FaultKind.ILLEGAL, f"returned {shown}, not a legal move")
 

@@ -185,7 +185,7 @@ class BaseGameState:
     rule both apply (:meth:`check`, the queries, the scoring) once, reading
     the state through the attributes below and :meth:`legal_moves`,
     :meth:`color_at` and :meth:`capturable_mask`.  A caller sees the same
-    behaviour from either engine (tests/test_native*.py hold them to it):
+    behaviour from either engine (tests/unit/test_native*.py hold them to it):
 
     * **Two speeds of play.** :meth:`push` checks ``move`` first and raises
       :class:`~arena.rules.moves.IllegalMove` (the rule id :meth:`check`

@@ -2,7 +2,7 @@
 
 Both engines are the same game: the same legal moves in the same order, the
 same errors, the same draws from a generator, so a record is the same bytes
-whichever played it (tests/test_native.py holds them to that).  The pure
+whichever played it (tests/unit/test_native.py holds them to that).  The pure
 engine (:mod:`arena.rules.state`) is the reference and the fallback: a machine
 without a C compiler installs and plays everything, only slower.  Set
 ``ARENA_PURE=1`` to use it although the extension is there.
