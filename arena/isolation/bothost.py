@@ -27,6 +27,7 @@ import os
 import random
 import signal
 import sys
+import warnings
 from typing import Any
 
 from arena.api import Bot
@@ -160,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     out = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    # The bot's log is for its author: show what their code does that is deprecated (Python hides it).
+    warnings.simplefilter("default", DeprecationWarning)
     host = _Host(argv[0], out, os.environ.pop(OPTIONS_VARIABLE, ""))
     # Each turn parses a few thousand small objects: collect less often than Python's default.
     gc.freeze()
