@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena import __version__
 from arena.cli import main
@@ -24,10 +23,16 @@ from arena.rules import engine as native
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), prog_name="arena")
-    assert result.exit_code == 0, result.output
-    return result.output
+@pytest.fixture
+def run(cli):
+    """The output of ``arena`` with these arguments, which must succeed."""
+
+    def invoke(*args: str) -> str:
+        result = cli.invoke(main, list(args), prog_name="arena")
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    return invoke
 
 
 def lines_of(output: str) -> dict[str, str]:
@@ -35,13 +40,13 @@ def lines_of(output: str) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in output.splitlines() if ": " in line)
 
 
-def test_version_names_the_engine_in_use() -> None:
+def test_version_names_the_engine_in_use(run) -> None:
     out = run("--version").splitlines()
     assert out[0] == f"arena, version {importlib.metadata.version('uptown-arena')}"
     assert out[1] == native.engine_line()
 
 
-def test_info_says_version_python_engine_sandbox_and_extras() -> None:
+def test_info_says_version_python_engine_sandbox_and_extras(run) -> None:
     info = lines_of(run("info"))
     assert info["arena"] == __version__ == importlib.metadata.version("uptown-arena")
     assert info["python"].startswith(f"{platform.python_implementation()} {platform.python_version()} ")
@@ -56,7 +61,7 @@ def test_info_says_version_python_engine_sandbox_and_extras() -> None:
         assert expected in info[extra], (extra, info[extra])
 
 
-def test_info_names_the_native_engine_when_it_is_built() -> None:
+def test_info_names_the_native_engine_when_it_is_built(run) -> None:
     if native.ENGINE != "native":
         pytest.skip(f"the C extension is not in use here: {native.WHY}")
     info = lines_of(run("info"))
@@ -88,7 +93,7 @@ def test_arena_pure_0_keeps_the_engine_that_is_built() -> None:
     assert done.stdout.splitlines()[1].startswith("rules engine: " + ("native" if built else "pure Python"))
 
 
-def test_help_lists_info() -> None:
+def test_help_lists_info(run) -> None:
     assert "info" in run("--help")
     assert run("info", "--help").startswith("Usage: arena info")
 

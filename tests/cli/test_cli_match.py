@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 
@@ -15,12 +14,14 @@ ROOT = Path(__file__).resolve().parents[2]
 MIXED = f"{ROOT / 'benchmarks' / 'match_bots.py'}:MixedBot"
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["match", *args])
+@pytest.fixture
+def invoke(cli):
+    """``arena match`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["match", *args])
 
 
 @pytest.mark.slow
-def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp_path):
+def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp_path, invoke, invoke_report):
     out = tmp_path / "m"
     result = invoke("greedy", "random", "--sprt", "elo0=0,elo1=200", "--isolation", "none", "-j", "2",
                     "--out", str(out))
@@ -44,12 +45,14 @@ def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp
     assert "verdict H1" in report.output and "H1 accepted" in report.output
 
 
-def invoke_report(out: Path):
-    return CliRunner().invoke(main, ["report", str(out)])
+@pytest.fixture
+def invoke_report(cli):
+    """``arena report`` of the folder ``out``."""
+    return lambda out: cli.invoke(main, ["report", str(out)])
 
 
 @pytest.mark.slow
-def test_a_fixed_table_of_three_and_its_report(tmp_path):
+def test_a_fixed_table_of_three_and_its_report(tmp_path, invoke, invoke_report):
     out = tmp_path / "m"
     result = invoke(f"{MIXED}:salt=1", f"{MIXED}:salt=2", f"{MIXED}:salt=3", "--games", "7", "--seed", "4",
                     "--isolation", "none", "-j", "1", "--out", str(out), "-q")
@@ -62,7 +65,7 @@ def test_a_fixed_table_of_three_and_its_report(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_interrupted_match_is_resumed_with_the_stored_seed(tmp_path):
+def test_an_interrupted_match_is_resumed_with_the_stored_seed(tmp_path, invoke):
     out = tmp_path / "m"
     first = invoke("random", "random", "--games", "4", "--isolation", "none", "-j", "1", "--out", str(out))
     seed = json.loads((out / "match.json").read_text())["seed"]
@@ -96,7 +99,7 @@ def test_an_interrupted_match_is_resumed_with_the_stored_seed(tmp_path):
     (["greedy", "random", "--sprt", "elo0=0,elo1=20", "--max-games", "30000"], "Error: --max-games: at most 20000"),
     (["greedy", "random", "--games", "2", "--time-limit", "0"], "Error: --time-limit: must be a number of seconds"),
 ])
-def test_bad_input_is_one_line_and_starts_nothing(tmp_path, args, message):
+def test_bad_input_is_one_line_and_starts_nothing(tmp_path, args, message, invoke):
     out = tmp_path / "never"
     result = invoke(*args, "--isolation", "none", "--out", str(out))
     assert result.exit_code == 1, result.output

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena import records
 from arena.cli import main
@@ -15,8 +14,10 @@ ROOT = Path(__file__).parents[2]
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
 
 
-def run(*args: str):
-    return CliRunner().invoke(main, ["play", *args])
+@pytest.fixture
+def run(cli):
+    """``arena play`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["play", *args])
 
 
 def one_line_error(result, *, status: int | None = None) -> str:
@@ -32,7 +33,7 @@ def one_line_error(result, *, status: int | None = None) -> str:
 
 
 @pytest.mark.slow
-def test_play_four_random_bots_shows_board_and_result():
+def test_play_four_random_bots_shows_board_and_result(run):
     result = run("random", "random", "random", "random", "--seed", "5")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -46,7 +47,7 @@ def test_play_four_random_bots_shows_board_and_result():
 
 
 @pytest.mark.slow
-def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
+def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path, run):
     path = tmp_path / "game.json"
     result = run("random", "random", "--record", str(path))
     assert result.exit_code == 0, result.output
@@ -56,7 +57,7 @@ def test_a_seed_is_chosen_and_printed_when_none_is_given(tmp_path):
 
 
 @pytest.mark.slow
-def test_record_is_written_and_replays_to_the_shown_result(tmp_path):
+def test_record_is_written_and_replays_to_the_shown_result(tmp_path, run):
     path = tmp_path / "game.json"
     result = run("random", "random", "random", "--seed", "9", "--scoring", "blockers", "--penalty", "opponent",
                  "--time-limit", "3", "--record", str(path))
@@ -72,7 +73,7 @@ def test_record_is_written_and_replays_to_the_shown_result(tmp_path):
 
 
 @pytest.mark.slow
-def test_same_seed_same_record(tmp_path):
+def test_same_seed_same_record(tmp_path, run):
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     for path in (first, second):
         example = f"{ROOT / 'examples' / 'example_bot.py'}:ExampleBot"
@@ -81,7 +82,7 @@ def test_same_seed_same_record(tmp_path):
 
 
 @pytest.mark.slow
-def test_quiet_prints_only_the_winner_line():
+def test_quiet_prints_only_the_winner_line(run):
     result = run("random", "random", "--seed", "3", "--quiet")
     assert result.exit_code == 0
     winners = r"random \(seat \d\)(, random \(seat \d\))?"
@@ -89,7 +90,7 @@ def test_quiet_prints_only_the_winner_line():
 
 
 @pytest.mark.slow
-def test_the_example_bot_plays_by_its_file_name(monkeypatch):
+def test_the_example_bot_plays_by_its_file_name(monkeypatch, run):
     monkeypatch.chdir(ROOT)
     result = run("examples/example_bot.py:ExampleBot", "random", "random", "--seed", "1")
     assert result.exit_code == 0, result.output
@@ -99,7 +100,7 @@ def test_the_example_bot_plays_by_its_file_name(monkeypatch):
 
 
 @pytest.mark.slow
-def test_bots_with_options_and_faults_in_the_table(tmp_path):
+def test_bots_with_options_and_faults_in_the_table(tmp_path, run):
     path = tmp_path / "game.json"
     result = run(f"{BAD}:RaisingBot:after=1", f"{BAD}:LoopingBot:after=2", "random", "--seed", "4",
                  "--time-limit", "0.3", "--record", str(path))
@@ -116,21 +117,21 @@ def test_bots_with_options_and_faults_in_the_table(tmp_path):
     assert "; faults: seat 0 exception at move 2" in quiet.output
 
 
-def test_a_printing_bot_does_not_corrupt_the_output():
+def test_a_printing_bot_does_not_corrupt_the_output(run):
     result = run(f"{BAD}:PrintingBot", "random", "--seed", "2", "--isolation", "none")
     assert result.exit_code == 0
     assert "BOT" not in result.output
     assert result.output.startswith("seed 2, 2 players")
 
 
-def test_a_bot_calling_sys_exit_does_not_end_the_command():
+def test_a_bot_calling_sys_exit_does_not_end_the_command(run):
     result = run(f"{BAD}:ExitBot:after=0", "random", "--seed", "2", "--isolation", "none")
     assert result.exit_code == 0, result.output
     assert "exit: called sys.exit(3)" in result.output
 
 
 @pytest.mark.slow
-def test_isolated_play(tmp_path):
+def test_isolated_play(tmp_path, run):
     logs = tmp_path / "logs"
     result = run(f"{BAD}:HardExitBot:after=1", f"{BAD}:PrintingBot", "--seed", "2", "--isolation", "process",
                  "--time-limit", "2", "--logs", str(logs))
@@ -150,7 +151,7 @@ def test_isolated_play(tmp_path):
     assert any("PRINTED BY A BOT" in log.read_text() for log in logs.iterdir())
 
 
-def test_play_in_process():
+def test_play_in_process(run):
     result = run(f"{BAD}:PrintingBot", "random", "--seed", "2", "--isolation", "none")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -197,17 +198,17 @@ def test_play_in_process():
     ],
 )
 @pytest.mark.slow
-def test_bad_input_is_one_line_without_traceback(args, message):
+def test_bad_input_is_one_line_without_traceback(args, message, run):
     line = one_line_error(run(*args))
     assert message in line, line
 
 
-def test_record_path_that_is_a_folder(tmp_path):
+def test_record_path_that_is_a_folder(tmp_path, run):
     line = one_line_error(run("random", "random", "--record", str(tmp_path)))
     assert "is a folder, not a file" in line
 
 
-def test_record_path_that_is_not_writable(tmp_path, monkeypatch):
+def test_record_path_that_is_not_writable(tmp_path, monkeypatch, run):
     # Checked with os.access before the game; faked here, since root may write anywhere.
     monkeypatch.setattr("arena.commands.play.os.access", lambda path, mode: False)
     line = one_line_error(run("random", "random", "--record", str(tmp_path / "game.json")))
@@ -215,7 +216,7 @@ def test_record_path_that_is_not_writable(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch):
+def test_record_that_cannot_be_written_after_the_game(tmp_path, monkeypatch, run):
     def refuse(path, record):
         raise PermissionError(13, "Permission denied")
 
@@ -231,7 +232,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "protocol"
 
 
 @pytest.mark.slow
-def test_protocol_programs_in_two_languages_play_a_game(tmp_path):
+def test_protocol_programs_in_two_languages_play_a_game(tmp_path, run):
     import shutil
     import sys
 
@@ -258,13 +259,13 @@ def test_protocol_programs_in_two_languages_play_a_game(tmp_path):
 
 
 @pytest.mark.slow
-def test_probe_shows_what_a_program_declares():
+def test_probe_shows_what_a_program_declares(cli):
     import shutil
 
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the JavaScript example cannot run")
-    result = CliRunner().invoke(main, ["bots", "--probe", f"exec:node {EXAMPLES / 'random_bot.js'}",
-                                       "--probe", "mcts:iterations=7"])
+    result = cli.invoke(main, ["bots", "--probe", f"exec:node {EXAMPLES / 'random_bot.js'}",
+                               "--probe", "mcts:iterations=7"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].endswith(": random-js: Plays a legal move chosen at random (SplitMix64).")
@@ -275,7 +276,7 @@ def test_probe_shows_what_a_program_declares():
     at = lines.index("    iterations=7 (at least 0): iterations per move, 0 for no iteration budget")
     assert [line.split("=")[0].strip() for line in lines[at:at + 8]] == [
         "iterations", "seconds", "exploration", "candidates", "widening", "widen_root", "playout", "engine"]
-    bad = CliRunner().invoke(main, ["bots", "--probe", "exec:true"])
+    bad = cli.invoke(main, ["bots", "--probe", "exec:true"])
     assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
         "Error: bot 'exec:true': true: ended before answering hello: exit code 0"]
 

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from click.testing import CliRunner
+import pytest
 
 from arena.cli import main
 from arena.records import dumps, dumps_line
@@ -15,8 +15,10 @@ from arena.records import dumps, dumps_line
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-def run(*args: str, color: bool = False):
-    return CliRunner().invoke(main, ["replay", *args], color=color)
+@pytest.fixture
+def run(cli):
+    """``arena replay`` with these arguments (``color=True``: as on a terminal)."""
+    return lambda *args, color=False: cli.invoke(main, ["replay", *args], color=color)
 
 
 def one_error_line(result) -> str:
@@ -27,7 +29,7 @@ def one_error_line(result) -> str:
     return lines[-1]
 
 
-def test_replay_shows_final_board_and_result():
+def test_replay_shows_final_board_and_result(run):
     result = run(str(GOLDEN / "4p-seed4.json"))
     assert result.exit_code == 0, result.output
     out = result.output
@@ -37,19 +39,19 @@ def test_replay_shows_final_board_and_result():
     assert "\x1b[" not in out  # not a terminal: plain text
 
 
-def test_replay_colors_follow_color_options_and_NO_COLOR():
+def test_replay_colors_follow_color_options_and_NO_COLOR(cli, run):
     path = str(GOLDEN / "4p-seed4.json")
     result = run(path, "--color")  # not a terminal, but asked for
     assert result.exit_code == 0
     assert "\x1b[1;31m" in result.output
     assert "\x1b[" not in run(path, "--no-color", color=True).output
-    no_color = CliRunner(env={"NO_COLOR": "1"}).invoke(main, ["replay", path, "--step"], color=True)
+    no_color = cli.invoke(main, ["replay", path, "--step"], env={"NO_COLOR": "1"}, color=True)
     assert no_color.exit_code == 0 and "\x1b[" not in no_color.output
-    forced = CliRunner(env={"NO_COLOR": "1"}).invoke(main, ["replay", path, "--color"])
+    forced = cli.invoke(main, ["replay", path, "--color"], env={"NO_COLOR": "1"})
     assert "\x1b[1;31m" in forced.output  # the option wins over the variable
 
 
-def test_replay_step_shows_every_move():
+def test_replay_step_shows_every_move(run):
     record = json.loads((GOLDEN / "5p-passes.json").read_text())
     result = run(str(GOLDEN / "5p-passes.json"), "--step")
     assert result.exit_code == 0, result.output
@@ -61,7 +63,7 @@ def test_replay_step_shows_every_move():
     assert "final board:" in out
 
 
-def test_verify_a_valid_record():
+def test_verify_a_valid_record(run):
     result = run(str(GOLDEN / "2p-seed2.json"), "--verify")
     assert result.exit_code == 0
     record = json.loads((GOLDEN / "2p-seed2.json").read_text())
@@ -71,7 +73,7 @@ def test_verify_a_valid_record():
     )
 
 
-def test_verify_an_invalid_record(tmp_path):
+def test_verify_an_invalid_record(tmp_path, run):
     record = json.loads((GOLDEN / "3p-seed3.json").read_text())
     record["moves"][5]["seat"] = 0
     path = tmp_path / "bad.json"
@@ -83,12 +85,12 @@ def test_verify_an_invalid_record(tmp_path):
     assert shown.exit_code == 1 and "move 5: seat 0 is not to move" in one_error_line(shown)
 
 
-def test_missing_file():
+def test_missing_file(run):
     line = one_error_line(run("no/such/game.json"))
     assert "cannot read no/such/game.json" in line
 
 
-def test_not_json_and_not_an_object(tmp_path):
+def test_not_json_and_not_an_object(tmp_path, run):
     path = tmp_path / "x.json"
     path.write_text("hello")
     result = run(str(path), "--verify")
@@ -100,7 +102,7 @@ def test_not_json_and_not_an_object(tmp_path):
     assert "not JSON" in one_error_line(run(str(path)))
 
 
-def test_verify_and_step_exclude_each_other():
+def test_verify_and_step_exclude_each_other(run):
     result = run(str(GOLDEN / "2p-seed2.json"), "--verify", "--step")
     assert result.exit_code == 2 and "--verify" in one_error_line(result)
 
@@ -121,7 +123,7 @@ def results_folder(tmp_path: Path, compress: bool = False) -> Path:
     return folder
 
 
-def test_replay_one_game_of_a_results_folder(tmp_path):
+def test_replay_one_game_of_a_results_folder(tmp_path, run):
     folder = results_folder(tmp_path)
     result = run(str(folder), "--game", "t1")
     assert result.exit_code == 0, result.output
@@ -132,13 +134,13 @@ def test_replay_one_game_of_a_results_folder(tmp_path):
     assert direct.output == verify.output
 
 
-def test_replay_one_game_of_a_compressed_results_folder(tmp_path):
+def test_replay_one_game_of_a_compressed_results_folder(tmp_path, run):
     folder = results_folder(tmp_path, compress=True)
     result = run(str(folder), "--game", "t0", "--verify")
     assert result.exit_code == 0, result.output
 
 
-def test_results_folder_errors(tmp_path):
+def test_results_folder_errors(tmp_path, run):
     folder = results_folder(tmp_path)
     assert "no game with id t2" in one_error_line(run(str(folder), "--game", "t2"))
     assert "no game with id nope" in one_error_line(run(str(folder), "--game", "nope"))
@@ -152,7 +154,7 @@ def test_results_folder_errors(tmp_path):
     assert "--game" in one_error_line(run(str(single), "--game", "1"))
 
 
-def test_an_invalid_game_in_a_results_folder(tmp_path):
+def test_an_invalid_game_in_a_results_folder(tmp_path, run):
     folder = tmp_path / "r"
     folder.mkdir()
     record = json.loads((GOLDEN / "3p-seed3.json").read_text())
@@ -174,7 +176,7 @@ def corrupt_deflate(data: bytes) -> bytes:
     return bytes(packed)
 
 
-def test_corrupt_deflate_block_is_one_line(tmp_path):
+def test_corrupt_deflate_block_is_one_line(tmp_path, run):
     text = (GOLDEN / "3p-seed3.json").read_bytes()
     single = tmp_path / "game.json.gz"
     single.write_bytes(corrupt_deflate(text))
@@ -187,7 +189,7 @@ def test_corrupt_deflate_block_is_one_line(tmp_path):
     assert line.startswith(f"Error: cannot read {folder / 'records.jsonl.gz'}: ")
 
 
-def test_deeply_nested_line_with_game_is_one_line(tmp_path):
+def test_deeply_nested_line_with_game_is_one_line(tmp_path, run):
     path = tmp_path / "records.jsonl"
     path.write_text('{"game_id": "x", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     line = one_error_line(run(str(path), "--game", "x"))
@@ -202,7 +204,7 @@ def hostile_record(name: str) -> dict:
     return record
 
 
-def test_lone_surrogate_in_a_name_is_shown_escaped(tmp_path):
+def test_lone_surrogate_in_a_name_is_shown_escaped(tmp_path, run):
     path = tmp_path / "sur.json"
     path.write_text(json.dumps(hostile_record("bad\ud800name")))  # ensure_ascii: the file is valid JSON
     for args in ([], ["--step"], ["--verify"]):
@@ -212,7 +214,7 @@ def test_lone_surrogate_in_a_name_is_shown_escaped(tmp_path):
         assert "bad\\ud800name0" in result.output or "bad\\ud800name1" in result.output
 
 
-def test_control_characters_in_names_never_reach_the_terminal(tmp_path):
+def test_control_characters_in_names_never_reach_the_terminal(tmp_path, run):
     name = "evil\x1b[2J\x1b]0;pwned\x07\r\nfake line\u202e"
     path = tmp_path / "esc.json"
     path.write_text(json.dumps(hostile_record(name)))
@@ -226,7 +228,7 @@ def test_control_characters_in_names_never_reach_the_terminal(tmp_path):
         assert "evil\\x1b[2J\\x1b]0;pwned\\x07\\r\\nfake line\\u202e" in out
 
 
-def test_fault_messages_from_the_record_are_escaped(tmp_path):
+def test_fault_messages_from_the_record_are_escaped(tmp_path, run):
     record = json.loads((GOLDEN / "3p-seed3.json").read_text())
     record["faults"] = [{"seat": 1, "move": 3, "kind": "crash\x1b[31m", "message": "boom\x1b[2J\ud800"}]
     path = tmp_path / "f.json"

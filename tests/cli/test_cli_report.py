@@ -34,17 +34,19 @@ def folder(tmp_path_factory) -> Path:
     path = base / "rep.toml"
     path.write_text(SMALL)
     out = base / "out"
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"])
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"])  # module-wide: not `cli`
     assert result.exit_code == 0, result.output
     return out
 
 
-def report(*args: str):
-    return CliRunner().invoke(main, ["report", *args])
+@pytest.fixture
+def report(cli):
+    """``arena report`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["report", *args])
 
 
 @pytest.mark.slow
-def test_text_report_has_all_three_tables(folder):
+def test_text_report_has_all_three_tables(folder, report):
     result = report(str(folder))
     assert result.exit_code == 0, result.output
     assert result.output.startswith("rep - Standings\n")
@@ -53,7 +55,7 @@ def test_text_report_has_all_three_tables(folder):
 
 
 @pytest.mark.slow
-def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder):
+def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder, report):
     result = report(str(folder), "--format", "csv")
     assert result.exit_code == 0, result.output
     standings = pd.read_csv(io.StringIO(result.stdout))
@@ -68,7 +70,7 @@ def test_csv_is_one_table_that_pandas_reads_as_the_run_wrote_it(folder):
         assert one.stdout == (folder / f"{TABLES[name]}.csv").read_text()
 
 
-def test_every_table_the_tables_hold_is_a_choice(folder):
+def test_every_table_the_tables_hold_is_a_choice(folder, report):
     from arena.report.tables import Tables
 
     fields = {f.name for f in dataclasses.fields(Tables)} - {"scoring"}
@@ -78,7 +80,7 @@ def test_every_table_the_tables_hold_is_a_choice(folder):
 
 
 @pytest.mark.slow
-def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
+def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch, report):
     import arena.report.tables as results
 
     built = results.build_tables
@@ -96,7 +98,7 @@ def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch):
 
 
 @pytest.mark.slow
-def test_json_is_one_object_with_every_table_and_what_it_is(folder):
+def test_json_is_one_object_with_every_table_and_what_it_is(folder, report):
     result = report(str(folder), "--format", "json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
@@ -117,7 +119,7 @@ def test_json_is_one_object_with_every_table_and_what_it_is(folder):
 
 
 @pytest.mark.slow
-def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder):
+def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder, report):
     text = report(str(folder)).stdout
     assert "Standings" in text and "Head to head" in text and "By seat" in text
     assert "each pair shared 6 games" in text
@@ -128,7 +130,7 @@ def test_text_and_markdown_give_every_table_or_the_one_asked_for(folder):
 
 
 @pytest.mark.slow
-def test_json_and_scoring_choice(folder):
+def test_json_and_scoring_choice(folder, report):
     uptown = json.loads(report(str(folder), "--format", "json", "--scoring", "uptown").output)
     blockers = json.loads(report(str(folder), "--format", "json").output)
     assert uptown["scoring"] == "uptown" and blockers["scoring"] == "blockers"
@@ -137,14 +139,14 @@ def test_json_and_scoring_choice(folder):
     assert len(uptown["head_to_head"]) == 2 and [s["seat"] for s in uptown["seats"]] == [0, 1]
 
 
-def test_markdown(folder):
+def test_markdown(folder, report):
     result = report(str(folder), "--format", "markdown")
     assert result.exit_code == 0
     assert result.output.startswith("## rep - Standings\n\n| # | entrant |")
 
 
 @pytest.mark.slow
-def test_partial_results_are_reported_as_such(folder, tmp_path):
+def test_partial_results_are_reported_as_such(folder, tmp_path, report):
     partial = tmp_path / "partial"
     partial.mkdir()
     (partial / "tournament.toml").write_text((folder / "tournament.toml").read_text())
@@ -166,7 +168,7 @@ def test_partial_results_are_reported_as_such(folder, tmp_path):
         ("header-only", "no complete game yet"),
     ],
 )
-def test_errors_are_one_line(tmp_path, setup, message):
+def test_errors_are_one_line(tmp_path, setup, message, report):
     folder = tmp_path / "f"
     if setup != "missing":
         folder.mkdir()
@@ -183,17 +185,16 @@ def test_errors_are_one_line(tmp_path, setup, message):
 
 
 @pytest.mark.slow
-def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path) -> None:
+def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path, cli, write_tournament) -> None:
     """An edited games.csv (an entrant the schedule does not seat there, a garbage line, a word
     where a number belongs) never crashes the report: those games are left out, and it says how many."""
-    tournament = tmp_path / "t.toml"
-    tournament.write_text(
+    tournament = write_tournament(
         'name = "edited"\nplayers = 3\ndeals = 2\nseed = 5\nseating = "rotate"\nisolation = "none"\n'
         '[[entrants]]\nbot = "random"\n[[entrants]]\nbot = "greedy"\n[[entrants]]\nname = "r2"\nbot = "random"\n'
     )
     out = tmp_path / "out"
-    assert CliRunner().invoke(main, ["run", str(tournament), "--out", str(out), "--quiet"]).exit_code == 0
-    clean = CliRunner().invoke(main, ["report", str(out), "--format", "csv"])
+    assert cli.invoke(main, ["run", str(tournament), "--out", str(out), "--quiet"]).exit_code == 0
+    clean = cli.invoke(main, ["report", str(out), "--format", "csv"])
     lines = (out / "games.csv").read_text().splitlines(keepends=True)
     first, second = lines[1].split(",")[0], lines[4].split(",")[0]
     assert first != second
@@ -203,7 +204,7 @@ def test_damaged_and_foreign_rows_are_left_out_and_counted(tmp_path: Path) -> No
     lines[4] = ",".join(lines[4])
     lines.insert(3, "garbage,,,\n")
     (out / "games.csv").write_text("".join(lines))
-    result = CliRunner().invoke(main, ["report", str(out), "--format", "csv"])
+    result = cli.invoke(main, ["report", str(out), "--format", "csv"])
     assert result.exit_code == 0, result.output
     assert "3 game(s) left out" in result.stderr
     assert ",4," in result.stdout.splitlines()[2]  # each entrant's games: 6 played, 4 counted

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 
@@ -32,12 +32,14 @@ def small(write_tournament) -> Path:
     return write_tournament(SMALL, "small.toml")
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args])
+@pytest.fixture
+def invoke(cli):
+    """``arena run`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["run", *args])
 
 
 @pytest.mark.slow
-def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results_dir, monkeypatch):
+def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results_dir, monkeypatch, invoke):
     monkeypatch.chdir(tmp_path)
     result = invoke(str(small), "--workers", "2")
     assert result.exit_code == 0, result.output
@@ -54,7 +56,7 @@ def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results
 
 
 @pytest.mark.slow
-def test_quiet_prints_only_the_standings(small, tmp_path):
+def test_quiet_prints_only_the_standings(small, tmp_path, invoke):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "--quiet", "--workers", "1")
     assert result.exit_code == 0
     assert result.stderr == ""
@@ -62,7 +64,7 @@ def test_quiet_prints_only_the_standings(small, tmp_path):
 
 
 @pytest.mark.slow
-def test_compress_and_start_method(small, tmp_path):
+def test_compress_and_start_method(small, tmp_path, invoke):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "-q", "-j", "2", "--compress", "--start-method", "spawn")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "o" / "records.jsonl.gz").exists()
@@ -70,7 +72,7 @@ def test_compress_and_start_method(small, tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_and_refusals(small, tmp_path):
+def test_resume_and_refusals(small, tmp_path, invoke, write_tournament):
     out = str(tmp_path / "o")
     assert invoke(str(small), "--out", out, "-q", "-j", "1").exit_code == 0
     again = invoke(str(small), "--out", out, "-q", "-j", "1")
@@ -81,8 +83,7 @@ def test_resume_and_refusals(small, tmp_path):
     ]
     resumed = invoke(str(small), "--out", out, "-j", "1", "--resume")
     assert resumed.exit_code == 0 and "played 0 games" in resumed.stderr and "6 were stored already" in resumed.stderr
-    other = tmp_path / "other.toml"
-    other.write_text(SMALL.replace("seed = 5", "seed = 6"))
+    other = write_tournament(SMALL.replace("seed = 5", "seed = 6"), "other.toml")
     refused = invoke(str(other), "--out", out, "-q", "--resume")
     assert refused.exit_code == 1
     assert "already holds a different tournament" in refused.output and "differs in seed" in refused.output
@@ -104,11 +105,10 @@ def test_resume_and_refusals(small, tmp_path):
     ],
 )
 @pytest.mark.slow
-def test_bad_files_are_one_line_errors_and_start_nothing(tmp_path, monkeypatch, text, message):
+def test_bad_files_are_one_line_errors_and_start_nothing(tmp_path, monkeypatch, text, message, invoke,
+                                                         write_tournament):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "t.toml"
-    if text is not None:
-        path.write_text(text)
+    path = write_tournament(text) if text is not None else tmp_path / "t.toml"
     result = invoke(str(path))
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
@@ -117,7 +117,7 @@ def test_bad_files_are_one_line_errors_and_start_nothing(tmp_path, monkeypatch, 
 
 
 @pytest.mark.slow
-def test_unwritable_output_folder(small, tmp_path):
+def test_unwritable_output_folder(small, tmp_path, invoke):
     blocker = tmp_path / "file"
     blocker.write_text("")
     result = invoke(str(small), "--out", str(blocker / "sub"))
@@ -125,13 +125,13 @@ def test_unwritable_output_folder(small, tmp_path):
     assert result.output.strip().splitlines()[-1].startswith(f"Error: {blocker / 'sub'}: cannot write there")
 
 
-def test_bad_workers_option(small):
+def test_bad_workers_option(small, invoke):
     result = invoke(str(small), "--workers", "0")
     assert result.exit_code == 2 and "--workers" in result.output
 
 
 @pytest.mark.slow
-def test_records_carry_the_game_id_of_games_csv(small, tmp_path):
+def test_records_carry_the_game_id_of_games_csv(small, tmp_path, invoke):
     out = tmp_path / "o"
     assert invoke(str(small), "--out", str(out), "-q", "-j", "1").exit_code == 0
     ids_csv = {line.split(",")[0] for line in (out / "games.csv").read_text().splitlines()[1:]}
@@ -146,17 +146,15 @@ PROGRAMS = Path(__file__).resolve().parents[1] / "fixtures" / "programs"
 EXAMPLES = ROOT / "examples" / "protocol"
 
 
-def programs_tournament(tmp_path: Path, *entrants: str, extra: str = "") -> Path:
-    path = tmp_path / "programs.toml"
+def programs_tournament(write_tournament: Callable[..., Path], *entrants: str, extra: str = "") -> Path:
     text = 'name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\nseating = "rotate"\n' + extra
     for entrant in entrants:
         text += "[[entrants]]\n" + entrant + "\n"
-    path.write_text(text)
-    return path
+    return write_tournament(text, "programs.toml")
 
 
 @pytest.mark.slow
-def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatch):
+def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatch, invoke, write_tournament):
     import shutil
     import sys
 
@@ -164,7 +162,7 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
         pytest.skip("node is not installed: the JavaScript example cannot run")
     monkeypatch.chdir(ROOT)
     path = programs_tournament(
-        tmp_path,
+        write_tournament,
         f'name = "js"\ncommand = ["node", "{EXAMPLES / "random_bot.js"}"]\noptions = {{ captures = false }}',
         f'name = "py"\ncommand = ["{sys.executable}", "{EXAMPLES / "random_bot.py"}"]',
         'name = "greedy"\nbot = "greedy"',
@@ -203,14 +201,15 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
     ('name = "cwd"\ncommand = ["true"]\ncwd = "/no/such/folder"', "entrants[1].cwd: /no/such/folder is not a folder"),
 ])
 @pytest.mark.slow
-def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monkeypatch, entrant, message):
+def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monkeypatch, entrant, message, invoke,
+                                                                 write_tournament):
     import sys
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("arena.isolation.botprocess.STARTUP_SECONDS", 1.0)
     entrant = entrant.replace("PYTHON", sys.executable).replace("PROGRAMS", str(PROGRAMS))
     entrant = entrant.replace("EXAMPLES", str(EXAMPLES))
-    path = programs_tournament(tmp_path, 'bot = "random"', entrant, 'bot = "greedy"')
+    path = programs_tournament(write_tournament, 'bot = "random"', entrant, 'bot = "greedy"')
     result = invoke(str(path), "--out", str(tmp_path / "out"))
     assert result.exit_code != 0
     assert message in result.output and f"{path}: " in result.output, result.output
@@ -219,7 +218,7 @@ def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monke
 
 
 @pytest.mark.slow
-def test_isolation_none_from_the_command_line(small, tmp_path):
+def test_isolation_none_from_the_command_line(small, tmp_path, invoke):
     result = invoke(str(small), "--out", str(tmp_path / "o"), "--isolation", "none", "--workers", "1")
     assert result.exit_code == 0, result.output
     assert "isolation none: trusted code only" in result.stderr and "bots run in jail" not in result.stderr
@@ -254,11 +253,11 @@ class Wrong(Bot):
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
 @pytest.mark.slow
-def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation):
+def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation, invoke, write_tournament):
     (tmp_path / "faulty.py").write_text(FAULTY)
-    path = tmp_path / "faulty.toml"
-    path.write_text(SMALL.replace('bot = "greedy"', f'bot = "{tmp_path}/faulty.py:Broken"\nname = "broken"')
-                    .replace('name = "random-2"\nbot = "random"', f'name = "wrong"\nbot = "{tmp_path}/faulty.py:Wrong"'))
+    text = (SMALL.replace('bot = "greedy"', f'bot = "{tmp_path}/faulty.py:Broken"\nname = "broken"')
+            .replace('name = "random-2"\nbot = "random"', f'name = "wrong"\nbot = "{tmp_path}/faulty.py:Wrong"'))
+    path = write_tournament(text, "faulty.toml")
     out = tmp_path / "out"
     result = invoke(str(path), "--out", str(out), "-j", "1", "--isolation", isolation)
     assert result.exit_code == 0, result.output
@@ -280,7 +279,7 @@ def test_a_run_ends_with_its_fault_summary_and_the_log(tmp_path, isolation):
 
 
 @pytest.mark.slow
-def test_a_run_without_faults_says_so(small, tmp_path):
+def test_a_run_without_faults_says_so(small, tmp_path, invoke):
     out = tmp_path / "clean"
     result = invoke(str(small), "--out", str(out), "-j", "1")
     assert result.exit_code == 0, result.output

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import COMMANDS, main
 from arena.play.referee import DEFAULT_TIME_LIMIT
@@ -146,18 +145,18 @@ def test_the_time_limit_default_is_the_referee_s():
     assert long_options("play")["--time-limit"].default == DEFAULT_TIME_LIMIT
 
 
-def test_run_help_says_where_games_are_played():
-    text = CliRunner().invoke(main, ["run", "--help"], terminal_width=200, prog_name="arena").output
+def test_run_help_says_where_games_are_played(cli):
+    text = cli.invoke(main, ["run", "--help"], terminal_width=200, prog_name="arena").output
     assert "in this process" not in text
     workers = long_options("run")["--workers"].help
     assert "also with 1" in workers
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_help_works(name):
-    result = CliRunner().invoke(main, [name, "--help"], prog_name="arena")
+def test_every_help_works(name, cli):
+    result = cli.invoke(main, [name, "--help"], prog_name="arena")
     assert result.exit_code == 0 and result.output.startswith(f"Usage: arena {name} ")
-    assert COMMANDS[name][1] in CliRunner().invoke(main, ["--help"], terminal_width=200).output
+    assert COMMANDS[name][1] in cli.invoke(main, ["--help"], terminal_width=200).output
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.isolation import protocol, sandbox
@@ -404,7 +403,7 @@ def test_bot_text_is_one_escaped_bounded_line():
 # == transcripts ========================================================================================
 
 
-def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch):
+def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch, cli):
     """The transcript is written in the folder arena runs in, which the bots start in and see."""
     work = tmp_path / "work"
     work.mkdir()
@@ -432,8 +431,8 @@ def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch)
             elif message["type"] == "quit":
                 break
     """)
-    result = CliRunner().invoke(main, ["play", spy, "random", "--seed", "2", "-q", "--transcript", "talk.txt",
-                                       "--logs", str(tmp_path / "logs")])
+    result = cli.invoke(main, ["play", spy, "random", "--seed", "2", "-q", "--transcript", "talk.txt",
+                               "--logs", str(tmp_path / "logs")])
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(talk.stat().st_mode) == 0o600
     assert '"type":"turn"' in talk.read_text()
@@ -445,7 +444,7 @@ def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch)
         assert {read.split()[1] for read in seen} == {str(len(control.read_text()))}, seen
     link = work / "link.txt"
     link.symlink_to(work / "elsewhere.txt")
-    refused = CliRunner().invoke(main, ["play", "random", "random", "-q", "--transcript", str(link)])
+    refused = cli.invoke(main, ["play", "random", "random", "-q", "--transcript", str(link)])
     assert refused.exit_code == 2 and "is a symbolic link" in refused.output
     assert not (work / "elsewhere.txt").exists()
 

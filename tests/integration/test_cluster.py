@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 
@@ -29,16 +28,22 @@ BAD = FIXTURES / "bad_bots.py"
 ENV = dict(os.environ)
 
 
-def tournament(tmp_path: Path, bots: list[str], deals: int = 2, isolation: str = "none", name: str = "c") -> Path:
-    text = (f'name = "{name}"\nplayers = 2\ndeals = {deals}\nseed = 7\ntime_limit = 5\nisolation = "{isolation}"\n'
-            + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "{bot}"\n' for i, bot in enumerate(bots)))
-    path = tmp_path / f"{name}.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+@pytest.fixture
+def tournament(write_tournament):
+    """``tournament(bots, deals=2, isolation="none", name="c")``: the file of a 2-player tournament of these bots."""
+
+    def write(bots: list[str], deals: int = 2, isolation: str = "none", name: str = "c") -> Path:
+        text = (f'name = "{name}"\nplayers = 2\ndeals = {deals}\nseed = 7\ntime_limit = 5\nisolation = "{isolation}"\n'
+                + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "{bot}"\n' for i, bot in enumerate(bots)))
+        return write_tournament(text, f"{name}.toml")
+
+    return write
 
 
-def run(*args: str):
-    return CliRunner().invoke(main, ["run", *args, "-q"])
+@pytest.fixture
+def run(cli):
+    """``arena run`` with these arguments, quiet."""
+    return lambda *args: cli.invoke(main, ["run", *args, "-q"])
 
 
 def results(folder: Path) -> tuple[list[list[str]], dict[str, str]]:
@@ -55,11 +60,17 @@ def results(folder: Path) -> tuple[list[list[str]], dict[str, str]]:
     return games, records
 
 
-def local_results(file: Path, tmp_path: Path) -> tuple[list[list[str]], dict[str, str]]:
-    out = tmp_path / "local"
-    result = run(str(file), "--workers", "1", "--out", str(out))
-    assert result.exit_code == 0, result.output
-    return results(out)
+@pytest.fixture
+def local_results(run, tmp_path):
+    """``local_results(file)``: what one local worker stores of the tournament ``file``."""
+
+    def play(file: Path) -> tuple[list[list[str]], dict[str, str]]:
+        out = tmp_path / "local"
+        result = run(str(file), "--workers", "1", "--out", str(out))
+        assert result.exit_code == 0, result.output
+        return results(out)
+
+    return play
 
 
 def free_port() -> int:
@@ -95,48 +106,49 @@ def scheduler(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_a_local_cluster_stores_what_one_worker_stores(tmp_path):
-    file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
+def test_a_local_cluster_stores_what_one_worker_stores(tmp_path, tournament, run, local_results):
+    file = tournament(["random", "greedy", "random"], deals=3)
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
-    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert results(tmp_path / "dask") == local_results(file)
     assert "on the Dask cluster tcp://127.0.0.1:" in (tmp_path / "dask" / "arena.log").read_text()
 
 
 @pytest.mark.slow
-def test_a_local_cluster_runs_the_bots_in_the_sandbox(tmp_path):
-    file = tournament(tmp_path, ["random", "greedy"], deals=2, isolation="process")
+def test_a_local_cluster_runs_the_bots_in_the_sandbox(tmp_path, tournament, run, local_results):
+    file = tournament(["random", "greedy"], deals=2, isolation="process")
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
-    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert results(tmp_path / "dask") == local_results(file)
 
 
 @pytest.mark.slow
-def test_a_scheduler_and_workers_started_by_hand_store_what_one_worker_stores(tmp_path, scheduler):
-    file = tournament(tmp_path, ["random", "greedy", "random"], deals=3)
+def test_a_scheduler_and_workers_started_by_hand_store_what_one_worker_stores(tmp_path, scheduler, tournament, run,
+                                                                              local_results):
+    file = tournament(["random", "greedy", "random"], deals=3)
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
-    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert results(tmp_path / "dask") == local_results(file)
 
 
 @pytest.mark.slow
-def test_the_sandbox_works_on_workers_started_by_hand(tmp_path, scheduler):
-    file = tournament(tmp_path, ["random", "greedy"], deals=1, isolation="process")
+def test_the_sandbox_works_on_workers_started_by_hand(tmp_path, scheduler, tournament, run, local_results):
+    file = tournament(["random", "greedy"], deals=1, isolation="process")
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
-    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert results(tmp_path / "dask") == local_results(file)
 
 
 @pytest.mark.slow
-def test_a_file_bot_reaches_the_workers(tmp_path, scheduler):
+def test_a_file_bot_reaches_the_workers(tmp_path, scheduler, tournament, run, local_results):
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
-    file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=2)
+    file = tournament(["random", "mine.py:ExampleBot"], deals=2)
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
-    assert results(tmp_path / "dask") == local_results(file, tmp_path)
+    assert results(tmp_path / "dask") == local_results(file)
 
 
-def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path):
+def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path, tournament):
     from arena.tournament.plan.config import load_config
     from arena.tournament.plan.schedule import schedule
     from arena.tournament.run.cluster import _HELD, play_task, settings_key, ship_bot_files
@@ -144,7 +156,7 @@ def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_pat
     from arena.tournament.run.workers import close_worker, worker_settings
 
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
-    file = tournament(tmp_path, ["random", "mine.py:ExampleBot"], deals=1)
+    file = tournament(["random", "mine.py:ExampleBot"], deals=1)
     config = load_config(file)
     settings = ship_bot_files(worker_settings(config))
     (tmp_path / "mine.py").unlink()  # this "worker" has no such file: it is written from the settings
@@ -169,8 +181,8 @@ def _wait_for_rows(path: Path, rows: int, process: subprocess.Popen, timeout: fl
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, scheduler):
-    file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
+def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, scheduler, tournament, local_results):
+    file = tournament(["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", scheduler, "--out",
                                 str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -184,12 +196,12 @@ def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, s
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert results(out) == local_results(file, tmp_path)
+    assert results(out) == local_results(file)
 
 
 @pytest.mark.slow
-def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path):
-    file = tournament(tmp_path, ["greedy", "greedy", "random", "random"], deals=12)
+def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path, tournament, run, local_results):
+    file = tournament(["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", "local:2", "--out",
                                 str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -203,19 +215,19 @@ def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path):
     assert 0 < len(lines) < 144
     result = run(str(file), "--cluster", "local:2", "--out", str(out), "--resume")
     assert result.exit_code == 0, result.output
-    assert results(out) == local_results(file, tmp_path)
+    assert results(out) == local_results(file)
     # The resume played only the games not stored.
     starts = re.findall(r"(\d+) games, (\d+) stored, (\d+) to play", (out / "arena.log").read_text())
     assert len(starts) == 2 and starts[1][1] != "0" and int(starts[1][1]) + int(starts[1][2]) == 144
 
 
 @pytest.mark.slow
-def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path):
-    file = tournament(tmp_path, ["random", f"{FIXTURES / 'bad_bots.py'}:HardExitBot"], deals=1)
+def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path, tournament, run, local_results):
+    file = tournament(["random", f"{FIXTURES / 'bad_bots.py'}:HardExitBot"], deals=1)
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
     games, records = results(tmp_path / "dask")
-    assert (games, records) == local_results(file, tmp_path)
+    assert (games, records) == local_results(file)
     assert all(json.loads(r)["faults"][0]["kind"] == "crash" for r in records.values())
     log = (tmp_path / "dask" / "arena.log").read_text()
     assert "its Dask worker died while playing it" in log
@@ -269,8 +281,8 @@ def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
 
 
 @pytest.mark.slow
-def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
-    file = tournament(tmp_path, ["random", "greedy"])
+def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path, tournament, run):
+    file = tournament(["random", "greedy"])
     address = f"tcp://127.0.0.1:{free_port()}"
     started = time.monotonic()
     result = run(str(file), "--cluster", address, "--out", str(tmp_path / "out"))
@@ -282,8 +294,8 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1", "tls://127.0.0.1:1"])
-def test_a_scheduler_address_that_cannot_be_used_is_one_line(tmp_path, address):
-    file = tournament(tmp_path, ["random", "greedy"])
+def test_a_scheduler_address_that_cannot_be_used_is_one_line(tmp_path, address, tournament, run):
+    file = tournament(["random", "greedy"])
     result = run(str(file), "--cluster", address, "--out", str(tmp_path / "out"))
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # a one-line error, no traceback
     assert result.output.startswith(f"Error: --cluster {address}: cannot reach the scheduler")
@@ -292,36 +304,36 @@ def test_a_scheduler_address_that_cannot_be_used_is_one_line(tmp_path, address):
 
 
 @pytest.mark.parametrize("value", ["local:0", "lokal", "http://x", "localhost:8786"])
-def test_a_bad_cluster_value_is_one_line(tmp_path, value):
-    file = tournament(tmp_path, ["random", "greedy"])
+def test_a_bad_cluster_value_is_one_line(tmp_path, value, tournament, run):
+    file = tournament(["random", "greedy"])
     result = run(str(file), "--cluster", value, "--out", str(tmp_path / "out"))
     assert result.exit_code != 0
     assert result.output.startswith("Error: --cluster") and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 
-def test_cluster_and_workers_together_are_refused(tmp_path):
-    file = tournament(tmp_path, ["random", "greedy"])
+def test_cluster_and_workers_together_are_refused(tmp_path, tournament, run):
+    file = tournament(["random", "greedy"])
     result = run(str(file), "--cluster", "local:2", "--workers", "2", "--out", str(tmp_path / "out"))
     assert result.exit_code != 0 and "--cluster and --workers cannot be used together" in result.output
     assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
-def test_other_arena_versions_on_the_workers_are_refused(tmp_path, monkeypatch):
+def test_other_arena_versions_on_the_workers_are_refused(tmp_path, monkeypatch, tournament, run):
     from arena.tournament.run import cluster
 
     monkeypatch.setattr(cluster, "arena_version", lambda: "0.0.0-other")  # the parent's; the workers' stay
-    file = tournament(tmp_path, ["random", "greedy"])
+    file = tournament(["random", "greedy"])
     result = run(str(file), "--cluster", "local:1", "--out", str(tmp_path / "out"))
     assert result.exit_code != 0
     assert "this is arena 0.0.0-other" in result.output and len(result.output.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 
-def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
+def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch, tournament, run):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now fails
-    file = tournament(tmp_path, ["random", "greedy"])
+    file = tournament(["random", "greedy"])
     result = run(str(file), "--cluster", "local:2", "--out", str(tmp_path / "out"))
     assert result.exit_code != 0
     assert "uptown-arena[dask]" in result.output and len(result.output.strip().splitlines()) == 1

@@ -67,8 +67,9 @@ def arena(args: list[str], pure: bool, cwd) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(("players", "scoring"), [(4, "uptown"), (2, "blockers")])
 @pytest.mark.slow
-def test_a_tournament_writes_the_same_records_with_either_engine(tmp_path, players: int, scoring: str) -> None:
-    (tmp_path / "t.toml").write_text(TOURNAMENT.format(players=players, scoring=scoring))
+def test_a_tournament_writes_the_same_records_with_either_engine(tmp_path, write_tournament, players: int,
+                                                                 scoring: str) -> None:
+    write_tournament(TOURNAMENT.format(players=players, scoring=scoring), "t.toml")
     records = []
     for pure in (False, True):
         out = tmp_path / ("pure" if pure else "native")

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.tournament.folder.files import IDENTITY_FILE
@@ -182,22 +181,22 @@ def test_resume_with_the_same_bots_goes_on(tmp_path):
 
 
 @pytest.mark.slow
-def test_allow_changed_bots_goes_on_and_says_so(tmp_path):
+def test_allow_changed_bots_goes_on_and_says_so(tmp_path, cli):
     path, text = tournament(tmp_path)
     out = tmp_path / "out"
     run(path, text, out)
     (tmp_path / "file_bot.py").write_text(FILE_BOT + "\n# changed\n")
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--resume", "-q"])
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "-q"])
     assert result.exit_code != 0
     assert result.output.count("\n") == 1 and "entrant 'file'" in result.output
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--resume", "--allow-changed-bots", "-q"])
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "--allow-changed-bots", "-q"])
     assert result.exit_code == 0, result.output
     assert "--allow-changed-bots: entrant 'file' is not the bot that played the stored games" in result.output
     assert "--allow-changed-bots: entrant 'file'" in (out / "arena.log").read_text()
     stored = json.loads((out / IDENTITY_FILE).read_text())["entrants"]
     assert stored["file"]["identity"]["sha256"] == sha(tmp_path / "file_bot.py")
     # acknowledged once: the next resume goes on
-    assert CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--resume", "-q"]).exit_code == 0
+    assert cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "-q"]).exit_code == 0
 
 
 def test_differences_in_words():
@@ -209,11 +208,11 @@ def test_differences_in_words():
     assert differences(before, now) == "its version 1.0 -> 1.1, option x 1 -> 2, option z (none) -> new"
 
 
-def test_arena_play_records_name_the_resolved_class(tmp_path: Path) -> None:
+def test_arena_play_records_name_the_resolved_class(tmp_path: Path, cli) -> None:
     """A record from ``arena play`` says which class, distribution and code played each seat (item 4)."""
     out = tmp_path / "game.json"
-    result = CliRunner().invoke(main, ["play", "random", "greedy", "--seed", "3", "--isolation", "none",
-                                       "--record", str(out), "-q"])
+    result = cli.invoke(main, ["play", "random", "greedy", "--seed", "3", "--isolation", "none",
+                               "--record", str(out), "-q"])
     assert result.exit_code == 0, result.output
     bots = json.loads(out.read_text())["bots"]
     assert [b["identity"]["class"] for b in bots] == ["arena_bots.random_bot:RandomBot", "arena_bots.greedy:GreedyBot"]

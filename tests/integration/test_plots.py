@@ -65,8 +65,10 @@ MATCH = {
 }
 
 
-def run_cli(*args: str):
-    return CliRunner().invoke(main, list(args))
+@pytest.fixture
+def run_cli(cli):
+    """``arena`` with these arguments."""
+    return lambda *args: cli.invoke(main, list(args))
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,8 @@ def folder(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("plots")
     (base / "pics.toml").write_text(TINY)
     out = base / "out"
-    result = run_cli("run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
+    result = CliRunner().invoke(  # module-wide: not `cli`
+        main, ["run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none"])
     assert result.exit_code == 0, result.output
     return out
 
@@ -233,7 +236,7 @@ def test_a_bad_match_is_one_line(tmp_path, change, message):
 
 
 @pytest.mark.slow
-def test_report_plots(folder, tmp_path):
+def test_report_plots(folder, tmp_path, run_cli):
     result = run_cli("report", str(folder), "--plots")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("pics - Standings")  # the tables as before
@@ -259,7 +262,7 @@ def one_line_error(result, *words: str) -> None:
     assert "Traceback" not in result.output
 
 
-def test_report_plots_of_a_folder_with_no_games(folder, tmp_path):
+def test_report_plots_of_a_folder_with_no_games(folder, tmp_path, run_cli):
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "tournament.toml").write_text((folder / "tournament.toml").read_text())
@@ -272,7 +275,7 @@ def test_report_plots_of_a_folder_with_no_games(folder, tmp_path):
 
 
 @pytest.mark.slow
-def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path):
+def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path, run_cli):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     one_line_error(run_cli("report", str(folder), "--plots-dir", str(blocker / "plots")), str(blocker))
@@ -290,11 +293,11 @@ def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_failing_plot_costs_the_run_nothing_but_one_line(tmp_path):
-    (tmp_path / "pics.toml").write_text(TINY.replace("deals = 2", "deals = 1"))
+def test_a_failing_plot_costs_the_run_nothing_but_one_line(tmp_path, run_cli, write_tournament):
+    path = write_tournament(TINY.replace("deals = 2", "deals = 1"), "pics.toml")
     out = tmp_path / "out"
     (out / "head_to_head.png").mkdir(parents=True)  # where a picture should be
-    result = run_cli("run", str(tmp_path / "pics.toml"), "--out", str(out), "-j", "1")
+    result = run_cli("run", str(path), "--out", str(out), "-j", "1")
     assert result.exit_code == 0, result.output
     problems = [line for line in result.stderr.splitlines() if "plots not written" in line]
     assert len(problems) == 1 and "head_to_head.png" in problems[0]
@@ -320,11 +323,11 @@ def test_the_arena_starts_without_matplotlib():
 
 
 @pytest.mark.slow
-def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path):
+def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path, run_cli, write_tournament):
     """``--overwrite`` starts again: a picture the new run does not draw (here a match's llr.png) is gone."""
-    (tmp_path / "pics.toml").write_text(TINY)
+    path = write_tournament(TINY, "pics.toml")
     out = tmp_path / "out"
-    args = ("run", str(tmp_path / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
+    args = ("run", str(path), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
     assert run_cli(*args).exit_code == 0
     (out / "llr.png").write_bytes((out / "seats.png").read_bytes())
     assert run_cli(*args, "--overwrite").exit_code == 0

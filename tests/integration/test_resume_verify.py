@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.tournament.folder.rows import COLUMNS
@@ -36,10 +35,8 @@ bot = "random"
 
 
 @pytest.fixture
-def tournament(tmp_path: Path) -> Path:
-    path = tmp_path / "checked.toml"
-    path.write_text(TOURNAMENT)
-    return path
+def tournament(write_tournament) -> Path:
+    return write_tournament(TOURNAMENT, "checked.toml")
 
 
 @pytest.fixture
@@ -217,10 +214,9 @@ def test_a_record_with_a_consistent_but_foreign_deal_is_dropped(tournament, whol
 
 
 @pytest.mark.slow
-def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path):
+def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path, cli):
     out = tmp_path / "cli"
-    runner = CliRunner()
-    assert runner.invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1"]).exit_code == 0
+    assert cli.invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1"]).exit_code == 0
     lines = record_lines(out)
     for index in (0, 1, 2):
         record = json.loads(lines[index])
@@ -232,7 +228,7 @@ def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path):
     fields[COLUMNS.index("captured_total")] = "99"
     rows[-1] = ",".join(fields)
     (out / "games.csv").write_text("".join(rows))
-    result = runner.invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1", "--resume"])
+    result = cli.invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1", "--resume"])
     assert result.exit_code == 0, result.output
     told = [line for line in result.stderr.splitlines() if line.startswith("resume:")]
     assert told == [

@@ -78,12 +78,17 @@ def bots_file(tmp_path: Path) -> Path:
     return path
 
 
-def write_tournament(tmp_path: Path, name: str = "demo", players: int = 2, deals: int = 2, third: str = "random",
-                     isolation: str = "process") -> Path:
-    path = tmp_path / f"{name}.toml"
-    path.write_text(TOURNAMENT.format(name=name, players=players, deals=deals, third=third)
-                    .replace("time_limit = 5\n", f'time_limit = 5\nisolation = "{isolation}"\n'))
-    return path
+@pytest.fixture
+def tournament(write_tournament):
+    """``tournament(name="demo", players=2, deals=2, third="random", isolation="process")``: its file, NAME.toml."""
+
+    def write(name: str = "demo", players: int = 2, deals: int = 2, third: str = "random",
+              isolation: str = "process") -> Path:
+        return write_tournament(TOURNAMENT.format(name=name, players=players, deals=deals, third=third)
+                                .replace("time_limit = 5\n", f'time_limit = 5\nisolation = "{isolation}"\n'),
+                                f"{name}.toml")
+
+    return write
 
 
 def run(path: Path, out: Path, **kwargs) -> None:
@@ -116,8 +121,8 @@ def tables_of(out: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_every_game_is_stored_once_with_its_rows(tmp_path):
-    path = write_tournament(tmp_path, players=3, deals=2)
+def test_every_game_is_stored_once_with_its_rows(tmp_path, tournament):
+    path = tournament(players=3, deals=2)
     out = tmp_path / "out"
     run(path, out, workers=1)
     config = load_config(path)
@@ -141,10 +146,10 @@ def test_every_game_is_stored_once_with_its_rows(tmp_path):
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 @pytest.mark.slow
-def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
+def test_same_results_for_any_workers_and_start_method(tmp_path, start_method, tournament):
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{start_method} is not available here")
-    path = write_tournament(tmp_path, players=2, deals=3)
+    path = tournament(players=2, deals=3)
     run(path, tmp_path / "one", workers=1)
     run(path, tmp_path / "two", workers=2, start_method=start_method)
     assert games_without_timing(tmp_path / "one") == games_without_timing(tmp_path / "two")
@@ -155,15 +160,14 @@ def test_same_results_for_any_workers_and_start_method(tmp_path, start_method):
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 @pytest.mark.slow
-def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, start_method):
+def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, start_method, tournament,
+                                                         write_tournament):
     """Isolation never changes a game: the same records and rows in process and with every bot a program,
     also with a fault (a Python bot's exception reads the same from its own process)."""
     if start_method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{start_method} is not available here")
-    none = write_tournament(tmp_path, name="none", players=3, deals=2, third=f"{bots_file}:BrokenBot",
-                            isolation="none")
-    process = tmp_path / "process.toml"
-    process.write_text(none.read_text().replace('isolation = "none"', 'isolation = "process"'))
+    none = tournament(name="none", players=3, deals=2, third=f"{bots_file}:BrokenBot", isolation="none")
+    process = write_tournament(none.read_text().replace('isolation = "none"', 'isolation = "process"'), "process.toml")
     run(none, tmp_path / "none", workers=1)
     run(process, tmp_path / "process", workers=2, start_method=start_method)
     assert games_without_timing(tmp_path / "none") == games_without_timing(tmp_path / "process")
@@ -175,8 +179,8 @@ def test_bot_programs_give_the_records_of_in_process_bots(tmp_path, bots_file, s
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 @pytest.mark.slow
-def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_method):
-    path = write_tournament(tmp_path, players=3, deals=1, third=f"{bots_file}:BrokenBot")
+def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_method, tournament):
+    path = tournament(players=3, deals=1, third=f"{bots_file}:BrokenBot")
     out = tmp_path / "out"
     run(path, out, workers=2, start_method=start_method)
     log = (out / "arena.log").read_text()
@@ -200,8 +204,8 @@ def test_worker_log_messages_reach_the_log_file(tmp_path, bots_file, start_metho
 
 
 @pytest.mark.slow
-def test_compressed_records(tmp_path):
-    path = write_tournament(tmp_path, players=2, deals=2)
+def test_compressed_records(tmp_path, tournament):
+    path = tournament(players=2, deals=2)
     run(path, tmp_path / "plain", workers=1)
     run(path, tmp_path / "packed", workers=2, compress=True)
     assert not (tmp_path / "packed" / "records.jsonl").exists()
@@ -212,8 +216,8 @@ def test_compressed_records(tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
-    path = write_tournament(tmp_path, players=2, deals=3)
+def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path, tournament):
+    path = tournament(players=2, deals=3)
     run(path, tmp_path / "whole", workers=1)
 
     out = tmp_path / "cut"
@@ -242,8 +246,8 @@ def test_resume_drops_half_written_lines_and_incomplete_games(tmp_path):
 
 
 @pytest.mark.slow
-def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
-    path = write_tournament(tmp_path, players=2, deals=2)
+def test_recover_keeps_only_games_complete_in_both_files(tmp_path, tournament):
+    path = tournament(players=2, deals=2)
     out = tmp_path / "out"
     run(path, out, workers=1)
     games = (out / "games.csv").read_text().splitlines(keepends=True)
@@ -261,8 +265,8 @@ def test_recover_keeps_only_games_complete_in_both_files(tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_with_a_cut_gzip_member(tmp_path):
-    path = write_tournament(tmp_path, players=2, deals=3)
+def test_resume_with_a_cut_gzip_member(tmp_path, tournament):
+    path = tournament(players=2, deals=3)
     run(path, tmp_path / "whole", workers=1)
     out = tmp_path / "packed"
     run(path, out, workers=1, compress=True)
@@ -296,8 +300,8 @@ def _wait_for_games(out: Path, rows: int, proc: subprocess.Popen) -> None:
 
 @pytest.mark.parametrize(("how", "workers"), [("kill", 1), ("kill", 2), ("ctrl-c", 1), ("ctrl-c", 2)])
 @pytest.mark.slow
-def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, workers):
-    path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
+def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, workers, tournament):
+    path = tournament(players=3, deals=4, third=f"{bots_file}:SlowBot")
     config = load_config(path)
     total = count_games(config)
     run(path, tmp_path / "whole", workers=2)
@@ -327,24 +331,22 @@ def test_interrupted_run_resumes_to_the_same_tables(tmp_path, bots_file, how, wo
 
 
 @pytest.mark.slow
-def test_a_second_run_into_a_folder_being_written_is_refused_naming_the_first(tmp_path, bots_file):
+def test_a_second_run_into_a_folder_being_written_is_refused_naming_the_first(tmp_path, bots_file, cli, tournament):
     """Two runs never write one folder: the second is refused in one line naming the first's pid, and
     the tables can be read meanwhile; the lock goes with the first run, also when it is killed."""
-    from click.testing import CliRunner
-
     from arena.cli import main
 
-    path = write_tournament(tmp_path, players=3, deals=4, third=f"{bots_file}:SlowBot")
+    path = tournament(players=3, deals=4, third=f"{bots_file}:SlowBot")
     out = tmp_path / "busy"
     proc = _start(path, out, 1)
     _wait_for_games(out, 3 * 1, proc)
     for flags in ([], ["--resume"], ["--overwrite"]):
-        second = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--workers", "1", *flags])
+        second = cli.invoke(main, ["run", str(path), "--out", str(out), "--workers", "1", *flags])
         assert second.exit_code == 1
         assert second.output.strip().splitlines() == [
             f"Error: {out} is being written by another run (pid {proc.pid}); wait for it to end, "
             f"or choose another folder with --out"]
-    report = CliRunner().invoke(main, ["report", str(out)])
+    report = cli.invoke(main, ["report", str(out)])
     assert report.exit_code == 0, report.output
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
@@ -369,8 +371,8 @@ def _children(pid: int) -> set[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 @pytest.mark.slow
-def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
-    path = write_tournament(tmp_path, players=3, deals=20, third=f"{bots_file}:SlowBot")
+def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file, tournament):
+    path = tournament(players=3, deals=20, third=f"{bots_file}:SlowBot")
     out = tmp_path / "out"
     proc = _start(path, out, 2)
     try:
@@ -391,8 +393,8 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file):
 
 
 @pytest.mark.slow
-def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monkeypatch):
-    path = write_tournament(tmp_path, players=2, deals=3)
+def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monkeypatch, tournament):
+    path = tournament(players=2, deals=3)
     config = load_config(path)
     from arena.tournament.run.workers import Workers
 
@@ -414,8 +416,8 @@ def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monke
 
 
 @pytest.mark.slow
-def test_resume_of_a_finished_run_plays_nothing(tmp_path):
-    path = write_tournament(tmp_path)
+def test_resume_of_a_finished_run_plays_nothing(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     run(path, out, workers=1)
     before = games_without_timing(out)
@@ -433,12 +435,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_refuses_a_folder_holding_another_tournament(tmp_path):
-    path = write_tournament(tmp_path)
+def test_refuses_a_folder_holding_another_tournament(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     run(path, out, workers=1)
     before = snapshot(out)
-    other = write_tournament(tmp_path, name="demo", deals=5)
+    other = tournament(name="demo", deals=5)
     other_config = load_config(other)
     for resume in (False, True):
         with pytest.raises(RunError, match=r"already holds a different tournament .*differs in deals"):
@@ -447,8 +449,8 @@ def test_refuses_a_folder_holding_another_tournament(tmp_path):
 
 
 @pytest.mark.slow
-def test_refuses_to_start_again_over_results(tmp_path):
-    path = write_tournament(tmp_path)
+def test_refuses_to_start_again_over_results(tmp_path, tournament, write_tournament):
+    path = tournament()
     out = tmp_path / "out"
     run(path, out, workers=1)
     before = snapshot(out)
@@ -459,14 +461,14 @@ def test_refuses_to_start_again_over_results(tmp_path):
         run_tournament(config, path.read_text(), out, workers=1, resume=True, overwrite=True)
     assert snapshot(out) == before
     # a comment or a new layout is the same tournament
-    relaid = tmp_path / "relaid.toml"
-    relaid.write_text("# the same games\n" + path.read_text().replace("deals = 2", "deals   = 2"))
+    relaid = write_tournament("# the same games\n" + path.read_text().replace("deals = 2", "deals   = 2"),
+                              "relaid.toml")
     run_tournament(load_config(relaid), relaid.read_text(), out, workers=1, resume=True)
 
 
 @pytest.mark.slow
-def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
-    path = write_tournament(tmp_path)
+def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     config = load_config(path)
     from arena.tournament.folder.store import prepare_folder
@@ -479,19 +481,19 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path):
 
 
 @pytest.mark.slow
-def test_overwrite_starts_again(tmp_path):
-    path = write_tournament(tmp_path)
+def test_overwrite_starts_again(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     run(path, out, workers=1)
     (out / "notes.txt").write_text("mine")
-    other = write_tournament(tmp_path, name="demo", deals=1)
+    other = tournament(name="demo", deals=1)
     run(other, out, workers=1, overwrite=True)
     assert len(records_by_id(out)) == count_games(load_config(other))
     assert (out / "notes.txt").read_text() == "mine"
 
 
-def test_refuses_results_without_a_tournament_file(tmp_path):
-    path = write_tournament(tmp_path)
+def test_refuses_results_without_a_tournament_file(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     out.mkdir()
     (out / "games.csv").write_text("something\n")
@@ -500,8 +502,8 @@ def test_refuses_results_without_a_tournament_file(tmp_path):
     assert (out / "games.csv").read_text() == "something\n"
 
 
-def test_unwritable_folder(tmp_path):
-    path = write_tournament(tmp_path)
+def test_unwritable_folder(tmp_path, tournament):
+    path = tournament()
     blocker = tmp_path / "file"
     blocker.write_text("")
     with pytest.raises(RunError, match="cannot write there"):
@@ -511,8 +513,8 @@ def test_unwritable_folder(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path):
-    path = write_tournament(tmp_path)
+def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     run(path, out, workers=1)
     (out / "games.csv").write_text("a,b,c\n1,2,3\n")
@@ -532,11 +534,12 @@ def crash_faults(out: Path) -> dict[str, list[dict]]:
 
 @pytest.mark.parametrize("start_method, isolation", [("fork", "none"), ("spawn", "none"), ("fork", "process")])
 @pytest.mark.slow
-def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(tmp_path, start_method, isolation):
+def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(tmp_path, start_method, isolation,
+                                                                                tournament):
     """In process its worker ends, and the game is played again isolated; in a process of its own only it ends."""
     from arena import records
 
-    path = write_tournament(tmp_path, players=2, deals=2, third=f"{BAD}:HardExitBot", isolation=isolation)
+    path = tournament(players=2, deals=2, third=f"{BAD}:HardExitBot", isolation=isolation)
     config = load_config(path)
     run(path, tmp_path / "one", workers=1, start_method=start_method)
     run(path, tmp_path / "two", workers=2, start_method=start_method)
@@ -564,18 +567,17 @@ def test_a_bot_that_ends_its_process_is_faulted_as_a_crash_and_the_run_goes_on(t
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
 @pytest.mark.slow
-def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeypatch, isolation):
+def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeypatch, isolation, write_tournament):
     """In process the worker is stopped at the game's bound; in a process of its own, the bot at its limit."""
     from arena.tournament.run import workers
 
     monkeypatch.setattr(workers, "_BOUND_MARGIN", 0.5)  # the bound: 100 bot calls x 0.05 s + 0.5 s
-    path = tmp_path / "stuck.toml"
     limit = 0.05 if isolation == "none" else 0.5  # a bot process is given time to start on a busy machine
-    path.write_text(
+    path = write_tournament(
         f'name = "stuck"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = {limit}\nrotate = false\n'
         f'isolation = "{isolation}"\n'
         '[[entrants]]\nname = "rnd"\nbot = "random"\n'
-        f'[[entrants]]\nname = "stubborn"\nbot = "{BAD}:StubbornBot"\n'
+        f'[[entrants]]\nname = "stubborn"\nbot = "{BAD}:StubbornBot"\n', "stuck.toml"
     )
     start = time.monotonic()
     run(path, tmp_path / "out", workers=1)
@@ -613,8 +615,8 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
 
 
 @pytest.mark.slow
-def test_run_tournament_writes_the_tables_itself(tmp_path):
-    path = write_tournament(tmp_path)
+def test_run_tournament_writes_the_tables_itself(tmp_path, tournament):
+    path = tournament()
     out = tmp_path / "out"
     config = load_config(path)
     summary = run_tournament(config, path.read_text(), out, workers=1)

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 
@@ -40,8 +39,10 @@ def tournament(folder: Path, isolation: str) -> Path:
     return path
 
 
-def run(*args: str):
-    return CliRunner().invoke(main, ["run", *args])
+@pytest.fixture
+def run(cli):
+    """``arena run`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["run", *args])
 
 
 def record_lines(out: Path) -> list[str]:
@@ -50,7 +51,7 @@ def record_lines(out: Path) -> list[str]:
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
 @pytest.mark.slow
-def test_paths_are_read_from_the_tournament_file_s_folder(tmp_path, monkeypatch, isolation):
+def test_paths_are_read_from_the_tournament_file_s_folder(tmp_path, monkeypatch, isolation, run):
     path = tournament(tmp_path / "t", isolation)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -67,7 +68,7 @@ def test_paths_are_read_from_the_tournament_file_s_folder(tmp_path, monkeypatch,
     assert not any(str(tmp_path) in spec for spec in specs if "example_bot" in spec)
 
 
-def test_a_missing_relative_bot_names_the_folder_it_was_looked_for_in(tmp_path, monkeypatch):
+def test_a_missing_relative_bot_names_the_folder_it_was_looked_for_in(tmp_path, monkeypatch, run):
     path = tournament(tmp_path / "t", "none")
     (tmp_path / "t" / "mine" / "example_bot.py").unlink()
     (tmp_path / "mine").mkdir()
@@ -79,7 +80,7 @@ def test_a_missing_relative_bot_names_the_folder_it_was_looked_for_in(tmp_path, 
     assert str(tmp_path / "t" / "mine" / "example_bot.py") in result.output
 
 
-def test_a_missing_relative_cwd_is_refused_before_anything_starts(tmp_path, monkeypatch):
+def test_a_missing_relative_cwd_is_refused_before_anything_starts(tmp_path, monkeypatch, run):
     path = tournament(tmp_path / "t", "process")
     shutil.rmtree(tmp_path / "t" / "programs")
     (tmp_path / "programs").mkdir()  # a folder of that name in the cwd does not count
@@ -92,7 +93,7 @@ def test_a_missing_relative_cwd_is_refused_before_anything_starts(tmp_path, monk
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
 @pytest.mark.slow
-def test_resume_from_another_folder_gives_the_same_records(tmp_path, monkeypatch, isolation):
+def test_resume_from_another_folder_gives_the_same_records(tmp_path, monkeypatch, isolation, run, cli):
     path = tournament(tmp_path / "t", isolation)
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
@@ -111,13 +112,13 @@ def test_resume_from_another_folder_gives_the_same_records(tmp_path, monkeypatch
     assert record_lines(cut) == record_lines(whole)
     # The report reads the stored copy of the file from yet another folder.
     monkeypatch.chdir(tmp_path)
-    report = CliRunner().invoke(main, ["report", str(cut)])
+    report = cli.invoke(main, ["report", str(cut)])
     assert report.exit_code == 0, report.output
     assert "from-file" in report.output
 
 
 @pytest.mark.slow
-def test_the_stored_copy_is_the_file_as_written(tmp_path, monkeypatch):
+def test_the_stored_copy_is_the_file_as_written(tmp_path, monkeypatch, run):
     path = tournament(tmp_path / "t", "none")
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"

@@ -202,6 +202,7 @@ def test_order_table_with_two_players_and_a_filled_table():
 
 
 def run(*args: str):
+    """``arena run``, quiet, on one worker: it must succeed.  A module-wide runner, as ``balanced_run`` uses it."""
     result = CliRunner().invoke(main, ["run", *args, "-q", "-j", "1"])
     assert result.exit_code == 0, result.output
     return result
@@ -289,17 +290,18 @@ def test_a_cut_balanced_run_resumes_to_the_same_results(balanced_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_resume_after_a_change_of_seating_keeps_only_games_of_the_new_schedule(balanced_run, tmp_path):
+def test_resume_after_a_change_of_seating_keeps_only_games_of_the_new_schedule(balanced_run, tmp_path, cli,
+                                                                                write_tournament):
     # A folder played with rotations whose file then names no seating (4 players: balanced by
     # default): the ids of the balanced games are two digits wide, so no stored game is kept.
     path, whole = balanced_run
-    rotated = tmp_path / "rotated.toml"
-    rotated.write_text(SMALL_BALANCED.replace('isolation = "none"', 'isolation = "none"\nseating = "rotate"'))
+    rotated = write_tournament(SMALL_BALANCED.replace('isolation = "none"', 'isolation = "none"\nseating = "rotate"'),
+                               "rotated.toml")
     out = tmp_path / "old"
     run(str(rotated), "--out", str(out))
     assert len(records(out)) == 4
     (out / "tournament.toml").write_text(path.read_text())
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--resume", "-j", "1"])
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert "removed 20 line(s) that belong to no game of this tournament" in result.output
     assert without_timing(out) == without_timing(whole)
@@ -307,18 +309,17 @@ def test_resume_after_a_change_of_seating_keeps_only_games_of_the_new_schedule(b
 
 
 @pytest.mark.slow
-def test_resume_checks_each_record_is_the_game_the_schedule_seats(tmp_path):
+def test_resume_checks_each_record_is_the_game_the_schedule_seats(tmp_path, cli, write_tournament):
     # 3 players, rotations, then all permutations: the ids r0-r2 stay, but only r0 seats the
     # entrants as `all` does; r1 and r2 are replayed, checked against the schedule and dropped.
     text = SMALL_BALANCED.replace("players = 4", "players = 3").split('[[entrants]]\nname = "r3"')[0]
-    rotated, everything = tmp_path / "rotated.toml", tmp_path / "all.toml"
-    rotated.write_text(text.replace("seed = 12", 'seed = 12\nseating = "rotate"'))
-    everything.write_text(text.replace("seed = 12", 'seed = 12\nseating = "all"'))
+    rotated = write_tournament(text.replace("seed = 12", 'seed = 12\nseating = "rotate"'), "rotated.toml")
+    everything = write_tournament(text.replace("seed = 12", 'seed = 12\nseating = "all"'), "all.toml")
     run(str(everything), "--out", str(tmp_path / "whole"))
     out = tmp_path / "changed"
     run(str(rotated), "--out", str(out))
     (out / "tournament.toml").write_text(everything.read_text())
-    result = CliRunner().invoke(main, ["run", str(everything), "--out", str(out), "--resume", "-j", "1"])
+    result = cli.invoke(main, ["run", str(everything), "--out", str(out), "--resume", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert "dropped 2 game(s) to play again: record not the game the schedule plays" in result.output
     assert without_timing(out) == without_timing(tmp_path / "whole")

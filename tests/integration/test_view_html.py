@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena import records
 from arena.cli import main
@@ -17,8 +16,10 @@ from arena.rules import CELL_NAMES, COLORS, TILE_NAMES
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
+@pytest.fixture
+def run(cli):
+    """``arena`` with these arguments."""
+    return lambda *args: cli.invoke(main, list(args))
 
 
 def one_error_line(result) -> str:
@@ -36,7 +37,7 @@ def embedded(page: str) -> dict:
     return json.loads(match.group(1))
 
 
-def test_view_writes_one_self_contained_page(tmp_path):
+def test_view_writes_one_self_contained_page(tmp_path, run):
     record = tmp_path / "g.json"
     record.write_text((GOLDEN / "4p-seed4.json").read_text())
     result = run("view", str(record))
@@ -74,7 +75,7 @@ def test_game_data_follows_the_record_step_by_step():
             assert step["board"][move.cell][2] == COLORS[captured]
 
 
-def test_hostile_names_are_escaped(tmp_path):
+def test_hostile_names_are_escaped(tmp_path, run):
     record = json.loads((GOLDEN / "4p-seed4.json").read_text())
     record["players"][0]["name"] = "</script><script>alert(1)</script><b>&"
     path = tmp_path / "h.json"
@@ -87,7 +88,7 @@ def test_hostile_names_are_escaped(tmp_path):
     assert embedded(page)["names"][0] == "</script><script>alert(1)</script><b>&"
 
 
-def test_a_record_that_fails_verification_writes_nothing(tmp_path):
+def test_a_record_that_fails_verification_writes_nothing(tmp_path, run):
     record = json.loads((GOLDEN / "4p-seed4.json").read_text())
     record["moves"][3]["cell"] = record["moves"][0]["cell"]
     path = tmp_path / "bad.json"
@@ -98,7 +99,7 @@ def test_a_record_that_fails_verification_writes_nothing(tmp_path):
     assert not (tmp_path / "bad.html").exists()
 
 
-def test_an_unknown_game_id_names_the_nearest(tmp_path):
+def test_an_unknown_game_id_names_the_nearest(tmp_path, run):
     folder = tmp_path / "res"
     folder.mkdir()
     lines = []
@@ -115,7 +116,7 @@ def test_an_unknown_game_id_names_the_nearest(tmp_path):
     assert "t000-d0002-r02" in out.read_text()
 
 
-def test_an_output_that_cannot_be_written_is_one_line(tmp_path):
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run):
     line = one_error_line(run("view", str(GOLDEN / "4p-seed4.json"), "-o", str(tmp_path / "no" / "g.html")))
     assert line.startswith("Error: ") and "no/g.html: cannot write" in line
 
@@ -134,13 +135,12 @@ bot = "greedy"
 
 
 @pytest.mark.slow
-def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
+def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, write_tournament):
     import arena.report.html
 
     monkeypatch.setattr(arena.report.html, "REPLAY_LIMIT", 3)
     monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
-    config = tmp_path / "tiny.toml"
-    config.write_text(TOURNAMENT)
+    config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
     result = run("run", str(config), "--out", str(out), "-q", "--workers", "1")
     assert result.exit_code == 0, result.output
@@ -170,9 +170,8 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_overwrite_removes_the_old_report_and_its_replays(tmp_path):
-    config = tmp_path / "tiny.toml"
-    config.write_text(TOURNAMENT)
+def test_overwrite_removes_the_old_report_and_its_replays(tmp_path, run, write_tournament):
+    config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
     assert run("run", str(config), "--out", str(out), "-q", "--workers", "1").exit_code == 0
     stale = out / "games" / "old-game.html"

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.report.tables import write_folder_tables
@@ -39,10 +38,8 @@ bot = "greedy"
 
 
 @pytest.fixture
-def tournament(tmp_path: Path) -> Path:
-    path = tmp_path / "disk.toml"
-    path.write_text(TOURNAMENT)
-    return path
+def tournament(write_tournament) -> Path:
+    return write_tournament(TOURNAMENT, "disk.toml")
 
 
 def _mount(*args: str) -> None:
@@ -92,11 +89,10 @@ def one_line_error(result) -> str:
 
 
 @pytest.mark.slow
-def test_a_full_disk_during_the_resume_rewrite(tournament, disk):
+def test_a_full_disk_during_the_resume_rewrite(tournament, disk, cli):
     out = disk / "out"
-    runner = CliRunner()
     args = ["run", str(tournament), "--out", str(out), "-j", "1", "-q"]
-    assert runner.invoke(main, args).exit_code == 0
+    assert cli.invoke(main, args).exit_code == 0
     whole = (out / "records.jsonl").read_text()
     # A line of garbage makes the resume rewrite records.jsonl; then the disk is full.
     with open(out / "records.jsonl", "a") as f:
@@ -104,19 +100,19 @@ def test_a_full_disk_during_the_resume_rewrite(tournament, disk):
     filler = fill(disk)
     before = snapshot(out)
 
-    result = runner.invoke(main, [*args, "--resume"])
+    result = cli.invoke(main, [*args, "--resume"])
     line = one_line_error(result)
     assert line == f"Error: {out / 'records.jsonl'}: cannot write: No space left on device (it is left as it was)"
     assert not list(out.glob("*.tmp"))
     assert snapshot(out) == before
 
     filler.unlink()
-    assert runner.invoke(main, [*args, "--resume"]).exit_code == 0
+    assert cli.invoke(main, [*args, "--resume"]).exit_code == 0
     assert (out / "records.jsonl").read_text() == whole
 
 
 @pytest.mark.slow
-def test_a_read_only_folder_when_the_tables_are_written(tournament, disk):
+def test_a_read_only_folder_when_the_tables_are_written(tournament, disk, cli):
     out = disk / "out"
     config = load_config(tournament)
     run_tournament(config, tournament.read_text(), out, workers=1)
@@ -128,20 +124,19 @@ def test_a_read_only_folder_when_the_tables_are_written(tournament, disk):
     assert str(caught.value) == f"{out / 'standings.csv'}: cannot write: Read-only file system (it is left as it was)"
     assert snapshot(out) == before
     # A run into the read-only folder is refused in one line before anything starts.
-    result = CliRunner().invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1", "--resume"])
+    result = cli.invoke(main, ["run", str(tournament), "--out", str(out), "-j", "1", "--resume"])
     assert one_line_error(result).startswith(f"Error: {out}: cannot write there")
 
 
 @pytest.mark.slow
-def test_a_folder_named_standings_csv(tournament, tmp_path):
+def test_a_folder_named_standings_csv(tournament, tmp_path, cli):
     out = tmp_path / "out"
-    runner = CliRunner()
     args = ["run", str(tournament), "--out", str(out), "-j", "1", "-q"]
-    assert runner.invoke(main, args).exit_code == 0
+    assert cli.invoke(main, args).exit_code == 0
     (out / "standings.csv").unlink()
     (out / "standings.csv").mkdir()
     before = snapshot(out)
-    result = runner.invoke(main, [*args, "--resume"])
+    result = cli.invoke(main, [*args, "--resume"])
     assert one_line_error(result) == (f"Error: {out / 'standings.csv'}: cannot write: Is a directory "
                                       f"(it is left as it was)")
     assert not list(out.glob("*.tmp"))

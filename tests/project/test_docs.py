@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.play.referee import play_game
@@ -146,14 +145,13 @@ def test_a_faulted_seat_s_fault_entry_is_described(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_key_of_a_tournament_record_is_described(tmp_path: Path) -> None:
-    config = tmp_path / "t.toml"
-    config.write_text(
+def test_every_key_of_a_tournament_record_is_described(tmp_path: Path, cli, write_tournament) -> None:
+    config = write_tournament(
         'name = "t"\nplayers = 2\ndeals = 1\nseed = 1\ntime_limit = 5\nrotate = false\nisolation = "none"\n'
         '[[entrants]]\nbot = "random"\n[[entrants]]\nname = "random-2"\nbot = "random"\n'
     )
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["run", str(config), "--out", str(out), "-q", "-j", "1"])
+    result = cli.invoke(main, ["run", str(config), "--out", str(out), "-q", "-j", "1"])
     assert result.exit_code == 0, result.output
     lines = (out / "records.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines

@@ -8,7 +8,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.tournament.folder.rows import COLUMNS
@@ -179,11 +178,10 @@ def test_the_documented_tie_break_pins_the_first_choice():
     ('format = "gauntlet"\nchallengers = ["e0"]\npool = ["e1"]', "g.toml: pool: entrant 'e2' is in neither"),
     ("max_tables = 0", "g.toml: max_tables: must be a whole number of at least 1, not 0"),
 ])
-def test_bad_input_is_one_line_and_nothing_starts(tmp_path, extra, message):
-    path = tmp_path / "g.toml"
-    path.write_text(tournament(3, 2, extra))
+def test_bad_input_is_one_line_and_nothing_starts(tmp_path, cli, write_tournament, extra, message):
+    path = write_tournament(tournament(3, 2, extra), "g.toml")
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q"])
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "-q"])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: {path.parent}/{message}"), lines
@@ -217,10 +215,16 @@ bot = "random"
 """
 
 
-def run(*args: str):
-    result = CliRunner().invoke(main, ["run", *args, "-q", "-j", "1"])
-    assert result.exit_code == 0, result.output
-    return result
+@pytest.fixture
+def run(cli):
+    """``arena run`` with these arguments, quiet, on one worker: it must succeed."""
+
+    def invoke(*args: str):
+        result = cli.invoke(main, ["run", *args, "-q", "-j", "1"])
+        assert result.exit_code == 0, result.output
+        return result
+
+    return invoke
 
 
 def without_timing(out: Path) -> list[str]:
@@ -234,9 +238,8 @@ def records(out: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_a_gauntlet_runs_and_resumes_to_the_same_results(tmp_path):
-    path = tmp_path / "gauntlet.toml"
-    path.write_text(GAUNTLET)
+def test_a_gauntlet_runs_and_resumes_to_the_same_results(tmp_path, cli, write_tournament, run):
+    path = write_tournament(GAUNTLET, "gauntlet.toml")
     whole = tmp_path / "whole"
     run(str(path), "--out", str(whole))
     stored = records(whole)
@@ -255,7 +258,7 @@ def test_a_gauntlet_runs_and_resumes_to_the_same_results(tmp_path):
     rows = (out / "games.csv").read_text().splitlines(keepends=True)
     (out / "games.csv").write_text(rows[0] + "".join(r for r in rows[1:] if r.split(",")[0] in kept))
     (out / "records.jsonl").write_text("".join(lines))
-    resumed = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "--resume", "-j", "1"])
+    resumed = cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "-j", "1"])
     assert resumed.exit_code == 0, resumed.output
     assert "played 5 games" in resumed.output and "7 were stored already" in resumed.output
     assert without_timing(out) == without_timing(whole)
@@ -264,7 +267,7 @@ def test_a_gauntlet_runs_and_resumes_to_the_same_results(tmp_path):
         assert (out / name).read_text() == (whole / name).read_text(), name
 
     # a changed pool is another tournament: refused, naming the key
-    other = tmp_path / "other.toml"
-    other.write_text(GAUNTLET.replace('pool = ["r1", "r2", "r3"]\nmax_tables = 2', 'pool = ["r1", "r2", "r3"]'))
-    refused = CliRunner().invoke(main, ["run", str(other), "--out", str(out), "--resume", "-q"])
+    other = write_tournament(GAUNTLET.replace('pool = ["r1", "r2", "r3"]\nmax_tables = 2', 'pool = ["r1", "r2", "r3"]'),
+                             "other.toml")
+    refused = cli.invoke(main, ["run", str(other), "--out", str(out), "--resume", "-q"])
     assert refused.exit_code == 1 and "differs in max_tables" in refused.output

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.play import ranges as limits
@@ -47,8 +46,8 @@ def with_key(line: str) -> str:
 
 
 @pytest.mark.parametrize("value", BAD_TIME_LIMITS)
-def test_bad_time_limit_on_the_command_line_is_one_line(value):
-    result = CliRunner().invoke(main, ["play", "random", "random", "--isolation", "none", "--time-limit", value])
+def test_bad_time_limit_on_the_command_line_is_one_line(value, cli):
+    result = cli.invoke(main, ["play", "random", "random", "--isolation", "none", "--time-limit", value])
     line = one_line_error(result)
     assert "--time-limit" in line
     assert f"at most {limits.MAX_TIME_LIMIT:g}" in line
@@ -63,15 +62,15 @@ def test_bad_time_limit_in_a_tournament_file_is_refused_when_read(value):
     assert f"at most {limits.MAX_TIME_LIMIT:g}" in message
 
 
-def test_the_command_line_and_the_file_share_one_rule():
+def test_the_command_line_and_the_file_share_one_rule(cli):
     """Both say the same reason, word for word: the one :func:`arena.play.ranges.time_limit` gives."""
     with pytest.raises(limits.LimitError) as info:
         limits.time_limit(1e300)
     reason = str(info.value)
-    cli = one_line_error(CliRunner().invoke(main, ["play", "random", "random", "--time-limit", "1e300"]))
+    command_line = one_line_error(cli.invoke(main, ["play", "random", "random", "--time-limit", "1e300"]))
     with pytest.raises(ConfigError) as file_error:
         parse_config(with_key("time_limit = 1e300"), "t.toml")
-    assert cli.endswith(reason) and str(file_error.value).endswith(reason)
+    assert command_line.endswith(reason) and str(file_error.value).endswith(reason)
 
 
 @pytest.mark.parametrize("value", [limits.MAX_TIME_LIMIT, 0.25, 1e-9, 3])
@@ -80,9 +79,9 @@ def test_time_limits_in_range_are_kept(value):
     assert parse_config(with_key(f"time_limit = {value!r}"), "t.toml").time_limit == value
 
 
-def test_the_largest_time_limit_plays(tmp_path):
-    result = CliRunner().invoke(main, ["play", "random", "random", "--seed", "3", "--isolation", "none", "-q",
-                                       "--time-limit", f"{limits.MAX_TIME_LIMIT:g}"])
+def test_the_largest_time_limit_plays(tmp_path, cli):
+    result = cli.invoke(main, ["play", "random", "random", "--seed", "3", "--isolation", "none", "-q",
+                               "--time-limit", f"{limits.MAX_TIME_LIMIT:g}"])
     assert result.exit_code == 0, result.output
 
 
@@ -92,11 +91,10 @@ def test_a_time_limit_that_is_not_a_number(value):
         parse_config(with_key(f"time_limit = {value}"), "t.toml")
 
 
-def test_a_huge_time_limit_in_a_file_stops_the_run_before_any_worker(tmp_path):
+def test_a_huge_time_limit_in_a_file_stops_the_run_before_any_worker(tmp_path, cli, write_tournament):
     """It used to pass validation and then kill every worker ("worker processes end before they play a game")."""
-    path = tmp_path / "t.toml"
-    path.write_text(with_key("time_limit = 1e300"))
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "-q"])
+    path = write_tournament(with_key("time_limit = 1e300"))
+    result = cli.invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "-q"])
     line = one_line_error(result)
     assert line.startswith(f"Error: {path}: time_limit: ")
     assert "worker" not in line
@@ -150,16 +148,15 @@ def test_the_largest_deals_is_accepted():
 
 
 @pytest.mark.parametrize("value", ["9" * 4400, "1e300", "nan"])
-def test_seed_on_the_command_line(value):
-    line = one_line_error(CliRunner().invoke(main, ["play", "random", "random", "--seed", value]))
+def test_seed_on_the_command_line(value, cli):
+    line = one_line_error(cli.invoke(main, ["play", "random", "random", "--seed", value]))
     assert "--seed" in line and len(line) < 300
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "nan", "1e300"])
-def test_workers_on_the_command_line(tmp_path, value):
-    path = tmp_path / "t.toml"
-    path.write_text(TOURNAMENT)
-    line = one_line_error(CliRunner().invoke(main, ["run", str(path), "--workers", value, "--out", str(tmp_path / "o")]))
+def test_workers_on_the_command_line(tmp_path, value, cli, write_tournament):
+    path = write_tournament(TOURNAMENT)
+    line = one_line_error(cli.invoke(main, ["run", str(path), "--workers", value, "--out", str(tmp_path / "o")]))
     assert "--workers" in line
 
 

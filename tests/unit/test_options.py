@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from click.testing import CliRunner
 
 from arena.api import Bot, Option, OptionRange
 from arena.api.options import declared_options
@@ -263,8 +262,8 @@ def test_the_names_a_bot_author_imports():
         check_declared({"depth": 2}, "x", {"depth": "6"}, {"depth": OptionRange(max=5)})
 
 
-def test_ranges_and_docs_in_arena_bots():
-    result = CliRunner().invoke(main, ["bots"])
+def test_ranges_and_docs_in_arena_bots(cli):
+    result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0
     assert "\n               iterations=600 (at least 0): iterations per move, 0 for no iteration budget\n" in result.output
     assert "\n               playout=greedy (one of greedy, random): how a playout picks its moves\n" in result.output
@@ -279,25 +278,24 @@ def test_ranges_and_docs_in_arena_bots():
     ("mcts:iterations=0", "bot 'mcts': options: set an iteration budget (iterations), a time budget "
                           "(seconds), or both"),
 ])
-def test_arena_play_refuses_bad_options_in_one_line(tmp_path, isolation, bot, message):
+def test_arena_play_refuses_bad_options_in_one_line(tmp_path, isolation, bot, message, cli):
     record = tmp_path / "game.json"
-    result = CliRunner().invoke(main, ["play", bot, "random", "--seed", "1", "--isolation", isolation,
-                                       "--record", str(record), "--logs", str(tmp_path / "logs")])
+    result = cli.invoke(main, ["play", bot, "random", "--seed", "1", "--isolation", isolation,
+                               "--record", str(record), "--logs", str(tmp_path / "logs")])
     assert result.exit_code != 0
     assert result.output == f"Error: {message}\n"
     assert not record.exists()
 
 
-def test_arena_bots_probe_refuses_bad_options():
-    result = CliRunner().invoke(main, ["bots", "--probe", "mcts:iterations=-5"])
+def test_arena_bots_probe_refuses_bad_options(cli):
+    result = cli.invoke(main, ["bots", "--probe", "mcts:iterations=-5"])
     assert result.exit_code != 0
     assert result.output == "Error: bot 'mcts': option 'iterations' must be at least 0, not -5\n"
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
-def test_arena_run_refuses_bad_options_before_any_game(tmp_path, isolation):
-    path = tmp_path / "t.toml"
-    path.write_text(f"""
+def test_arena_run_refuses_bad_options_before_any_game(tmp_path, isolation, cli, write_tournament):
+    path = write_tournament(f"""
 name = "t"
 players = 2
 deals = 1
@@ -311,7 +309,7 @@ bot = "mcts"
 options = {{ iterations = -5 }}
 """)
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q"])
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "-q"])
     assert result.exit_code != 0
     assert result.output == (f"Error: {path}: entrants[1].bot: bot 'mcts': option 'iterations' must be at least 0, "
                              f"not -5\n")
@@ -352,8 +350,8 @@ def test_a_program_declares_its_ranges_in_its_hello_or_not(tmp_path, info):
             referee.close()
 
 
-def test_arena_bots_probe_shows_ranges_and_docs():
+def test_arena_bots_probe_shows_ranges_and_docs(cli):
     """A Python bot's host declares its options' ranges and docs in its hello (option_info)."""
-    result = CliRunner().invoke(main, ["bots", "--probe", "lookahead:width=3"])
+    result = cli.invoke(main, ["bots", "--probe", "lookahead:width=3"])
     assert result.exit_code == 0, result.output
     assert "  options:\n    width=3 (at least 0): how many of greedy's cheapest moves are looked at again" in result.output

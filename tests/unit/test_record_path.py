@@ -20,8 +20,10 @@ from arena.cli import main
 GAME = ["random", "random", "--seed", "4", "--isolation", "none"]
 
 
-def play(*args: str):
-    return CliRunner().invoke(main, ["play", *GAME, *args])
+@pytest.fixture
+def play(cli):
+    """``arena play`` of a quick game of two random bots, with these arguments."""
+    return lambda *args: cli.invoke(main, ["play", *GAME, *args])
 
 
 def one_line_error(result) -> str:
@@ -37,7 +39,7 @@ def one_line_error(result) -> str:
 def expected(tmp_path_factory) -> bytes:
     """The record of GAME, written to a new regular file."""
     path = tmp_path_factory.mktemp("plain") / "game.json"
-    result = play("--record", str(path))
+    result = CliRunner().invoke(main, ["play", *GAME, "--record", str(path)])  # module-wide: not `cli`
     assert result.exit_code == 0, result.output
     return path.read_bytes()
 
@@ -55,7 +57,7 @@ def device(tmp_path: Path, name: str, minor: int) -> Path:
     return path
 
 
-def test_a_new_file_and_a_regular_file_are_written(tmp_path, expected):
+def test_a_new_file_and_a_regular_file_are_written(tmp_path, expected, play):
     path = tmp_path / "game.json"
     path.write_text("old")
     assert play("--record", str(path)).exit_code == 0
@@ -64,7 +66,7 @@ def test_a_new_file_and_a_regular_file_are_written(tmp_path, expected):
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
 
 
-def test_a_symlink_is_followed_and_stays_a_symlink(tmp_path, expected):
+def test_a_symlink_is_followed_and_stays_a_symlink(tmp_path, expected, play):
     target = tmp_path / "records" / "kept.json"
     target.parent.mkdir()
     target.write_text("old")
@@ -77,14 +79,14 @@ def test_a_symlink_is_followed_and_stays_a_symlink(tmp_path, expected):
     assert sorted(p.name for p in target.parent.iterdir()) == ["kept.json"]
 
 
-def test_a_dangling_symlink_makes_the_file_it_names(tmp_path, expected):
+def test_a_dangling_symlink_makes_the_file_it_names(tmp_path, expected, play):
     link = tmp_path / "link.json"
     link.symlink_to(tmp_path / "new.json")
     assert play("--record", str(link)).exit_code == 0
     assert link.is_symlink() and (tmp_path / "new.json").read_bytes() == expected
 
 
-def test_a_symlink_into_a_missing_folder_is_refused_before_the_game(tmp_path):
+def test_a_symlink_into_a_missing_folder_is_refused_before_the_game(tmp_path, play):
     link = tmp_path / "link.json"
     link.symlink_to(tmp_path / "gone" / "game.json")
     line = one_line_error(play("--record", str(link)))
@@ -92,7 +94,7 @@ def test_a_symlink_into_a_missing_folder_is_refused_before_the_game(tmp_path):
     assert link.is_symlink()
 
 
-def test_a_fifo_is_written_through(tmp_path, expected):
+def test_a_fifo_is_written_through(tmp_path, expected, play):
     fifo = tmp_path / "game.fifo"
     os.mkfifo(fifo)
     # A reader holds it open, so the writer neither blocks nor loses what it writes (a record fits a pipe's buffer).
@@ -111,7 +113,7 @@ def test_a_fifo_is_written_through(tmp_path, expected):
     assert got == expected
 
 
-def test_a_device_is_written_through_never_replaced(tmp_path):
+def test_a_device_is_written_through_never_replaced(tmp_path, play):
     null = device(tmp_path, "null", 3)
     before = null.lstat()
     result = play("--record", str(null))
@@ -120,14 +122,14 @@ def test_a_device_is_written_through_never_replaced(tmp_path):
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
 
 
-def test_a_full_device_is_a_one_line_error(tmp_path):
+def test_a_full_device_is_a_one_line_error(tmp_path, play):
     full = device(tmp_path, "full", 7)
     line = one_line_error(play("--record", str(full)))
     assert f"cannot write the record to {full}: No space left on device" in line
     assert stat.S_ISCHR(full.lstat().st_mode)
 
 
-def test_a_folder_is_refused_and_write_raises_for_one(tmp_path):
+def test_a_folder_is_refused_and_write_raises_for_one(tmp_path, play):
     line = one_line_error(play("--record", str(tmp_path)))
     assert "is a folder, not a file" in line
     record = records.loads(b"{}")
@@ -136,7 +138,7 @@ def test_a_folder_is_refused_and_write_raises_for_one(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_dash_writes_the_record_to_stdout_and_the_rest_to_stderr(expected):
+def test_dash_writes_the_record_to_stdout_and_the_rest_to_stderr(expected, play):
     result = play("--record", "-")
     assert result.exit_code == 0, result.output
     assert result.stdout.encode() == expected
@@ -145,14 +147,14 @@ def test_dash_writes_the_record_to_stdout_and_the_rest_to_stderr(expected):
     assert "record written" not in result.output
 
 
-def test_dash_with_quiet(expected):
+def test_dash_with_quiet(expected, play):
     result = play("--record", "-", "--quiet")
     assert result.exit_code == 0, result.output
     assert result.stdout.encode() == expected
     assert result.stderr.startswith("seed 4: winner")
 
 
-def test_a_file_called_dash_is_dot_slash_dash(tmp_path, monkeypatch, expected):
+def test_a_file_called_dash_is_dot_slash_dash(tmp_path, monkeypatch, expected, play):
     monkeypatch.chdir(tmp_path)
     result = play("--record", "./-")
     assert result.exit_code == 0, result.output

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -124,34 +123,34 @@ ARGS = st.sampled_from([[], ["--verify"], ["--step"], ["--step", "--from", "1", 
 @FUZZ
 @given(record=edited_records(), args=ARGS)
 @pytest.mark.slow
-def test_edited_records(tmp_path_factory, record, args):
+def test_edited_records(tmp_path_factory, record, args, cli):
     path = tmp_path_factory.mktemp("fuzz") / "game.json"
     path.write_text(json.dumps(record))  # ensure_ascii: any lone surrogate is written as an escape
-    assert_clean(CliRunner().invoke(main, ["replay", str(path), *args]))
+    assert_clean(cli.invoke(main, ["replay", str(path), *args]))
 
 
 @FUZZ
 @given(data=damaged_bytes(), args=ARGS)
 @pytest.mark.slow
-def test_damaged_files(tmp_path_factory, data, args):
+def test_damaged_files(tmp_path_factory, data, args, cli):
     path = tmp_path_factory.mktemp("fuzz") / "game.json"
     path.write_bytes(data)
-    assert_clean(CliRunner().invoke(main, ["replay", str(path), *args]))
+    assert_clean(cli.invoke(main, ["replay", str(path), *args]))
 
 
 @FUZZ
 @given(data=st.data(), args=ARGS)
 @pytest.mark.slow
-def test_damaged_gzip_records(tmp_path_factory, data, args):
+def test_damaged_gzip_records(tmp_path_factory, data, args, cli):
     path = tmp_path_factory.mktemp("fuzz") / "game.json.gz"
     path.write_bytes(gzip_damaged(data.draw, data.draw(damaged_bytes())))
-    assert_clean(CliRunner().invoke(main, ["replay", str(path), *args]))
+    assert_clean(cli.invoke(main, ["replay", str(path), *args]))
 
 
 @FUZZ
 @given(data=st.data(), compress=st.booleans(), args=ARGS)
 @pytest.mark.slow
-def test_damaged_results_folders(tmp_path_factory, data, compress, args):
+def test_damaged_results_folders(tmp_path_factory, data, compress, args, cli):
     """A records file of several lines, some edited or cut, one game picked with --game."""
     lines = []
     for number in range(data.draw(st.integers(1, 3))):
@@ -174,4 +173,4 @@ def test_damaged_results_folders(tmp_path_factory, data, compress, args):
     else:
         (folder / "records.jsonl").write_bytes(text)
     game = data.draw(st.sampled_from(["g0", "g1", "g\x1b[2J", "g\ud800", "nope"]))
-    assert_clean(CliRunner().invoke(main, ["replay", str(folder), "--game", game, *args]))
+    assert_clean(cli.invoke(main, ["replay", str(folder), "--game", game, *args]))

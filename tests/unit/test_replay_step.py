@@ -19,7 +19,6 @@ import termios
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from arena.cli import main
 from arena.display import text as render
@@ -168,11 +167,13 @@ def test_stepping_to_the_end_shows_the_result(terminal_replay):
 # -- not a terminal: everything at once -------------------------------------------
 
 
-def run(*args: str):
-    return CliRunner().invoke(main, ["replay", *args])
+@pytest.fixture
+def run(cli):
+    """``arena replay`` with these arguments."""
+    return lambda *args: cli.invoke(main, ["replay", *args])
 
 
-def test_step_without_a_terminal_prints_the_range_without_waiting():
+def test_step_without_a_terminal_prints_the_range_without_waiting(run):
     result = run(str(RECORD), "--step", "--from", "3", "--to", "5")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -190,7 +191,7 @@ def test_step_without_a_terminal_prints_the_range_without_waiting():
     (["--from", "3"], "--from and --to choose the moves of --step"),
     (["--step", "--from", "x"], "'x' is not a valid integer"),
 ])
-def test_bad_move_numbers_are_one_line(args, message):
+def test_bad_move_numbers_are_one_line(args, message, run):
     result = run(str(RECORD), *args)
     assert result.exit_code == 2
     assert "Traceback" not in result.output

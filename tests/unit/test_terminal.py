@@ -89,16 +89,19 @@ def test_output_width_from_COLUMNS_else_whole_when_not_a_terminal(monkeypatch):
         assert terminal.output_width(io.StringIO()) is None
 
 
-def play(*args: str, env: dict[str, str] | None = None):
-    return CliRunner(env=env).invoke(main, ["play", "random", "random", "--seed", "3", "--isolation", "none", *args])
+@pytest.fixture
+def play(cli):
+    """``arena play`` of a quick game of two random bots, with these arguments (and ``env``: variables to set)."""
+    return lambda *args, env=None: cli.invoke(
+        main, ["play", "random", "random", "--seed", "3", "--isolation", "none", *args], env=env)
 
 
-def test_play_colors_follow_color_options_and_NO_COLOR():
+def test_play_colors_follow_color_options_and_NO_COLOR(cli, play):
     assert ANSI.search(play("--color").output)
     assert not ANSI.search(play().output)  # not a terminal
     assert not ANSI.search(play("--no-color").output)
-    assert not ANSI.search(CliRunner(env={"NO_COLOR": "x"}).invoke(
-        main, ["play", "random", "random", "--seed", "3", "--isolation", "none"], color=True).output)
+    assert not ANSI.search(cli.invoke(main, ["play", "random", "random", "--seed", "3", "--isolation", "none"],
+                                      env={"NO_COLOR": "x"}, color=True).output)
     assert ANSI.search(play("--color", env={"NO_COLOR": "x"}).output)
 
 
@@ -116,21 +119,21 @@ class EvilBot(Bot):
 '''
 
 
-def test_play_escapes_a_bots_fault_message(tmp_path):
+def test_play_escapes_a_bots_fault_message(tmp_path, cli):
     path = tmp_path / "evil_bot.py"
     path.write_text(EVIL_BOT)
     for args in ([], ["--quiet"]):
-        result = CliRunner().invoke(
+        result = cli.invoke(
             main, ["play", f"{path}:EvilBot", "random", "--seed", "1", "--isolation", "none", *args],
         )
         assert result.exit_code == 0, result.output
         assert "\x1b" not in result.output and "\r" not in result.output and "\x07" not in result.output
         assert not any(line.startswith("fake prompt") for line in result.output.splitlines())
-    assert "gone\\x1b[2J\\x1b]0;title\\x07 fake prompt $" in CliRunner().invoke(
+    assert "gone\\x1b[2J\\x1b]0;title\\x07 fake prompt $" in cli.invoke(
         main, ["play", f"{path}:EvilBot", "random", "--seed", "1", "--isolation", "none"]).output
 
 
-def test_bots_listing_escapes_plugin_names_and_descriptions(tmp_path, monkeypatch):
+def test_bots_listing_escapes_plugin_names_and_descriptions(tmp_path, monkeypatch, cli):
     (tmp_path / "evil_plugin.py").write_text(EVIL_BOT)
     monkeypatch.syspath_prepend(str(tmp_path))
     eps = [
@@ -138,7 +141,7 @@ def test_bots_listing_escapes_plugin_names_and_descriptions(tmp_path, monkeypatc
         EntryPoint("broken\r", "evil_plugin:Missing\x1b[2J", arena.plugins.GROUP),
     ]
     monkeypatch.setattr(arena.plugins.loading, "entry_points", lambda group: [ep for ep in eps if ep.group == group])
-    result = CliRunner().invoke(main, ["bots"])
+    result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "\r" not in result.output
     assert "evil\\x1b[8m  Clears\\x1b[2J the screen" in result.output
@@ -195,7 +198,8 @@ def wide(tmp_path_factory) -> tuple[Path, str]:
     path = base / "wide.toml"
     path.write_text(TOURNAMENT)
     out = base / "out"
-    result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"])
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(  # module-wide: not `cli`
+        main, ["run", str(path), "--out", str(out), "-q", "-j", "1"])
     assert result.exit_code == 0, result.output
     return out, result.stdout
 
@@ -210,18 +214,18 @@ def test_run_standings_fit_80_columns(wide):
     assert "U wins" in lines[1] and "rating" in lines[1] and "faults" in lines[1]
 
 
-def test_report_fits_COLUMNS_and_prints_whole_tables_when_not_a_terminal(wide):
+def test_report_fits_COLUMNS_and_prints_whole_tables_when_not_a_terminal(wide, cli):
     folder, _ = wide
-    whole = CliRunner().invoke(main, ["report", str(folder)])
+    whole = cli.invoke(main, ["report", str(folder)])
     assert whole.exit_code == 0
     assert "wins (uptown)" in whole.output and "penalty" in whole.output and "left out" not in whole.output
     assert max(len(line) for line in whole.output.splitlines()) > 100
     for width in (80, 60, 40):
-        fitted = CliRunner(env={"COLUMNS": str(width)}).invoke(main, ["report", str(folder)])
+        fitted = cli.invoke(main, ["report", str(folder)], env={"COLUMNS": str(width)})
         assert fitted.exit_code == 0
         assert max(len(line) for line in fitted.output.splitlines()) <= width, fitted.output
         assert "Head to head" in fitted.output and "By seat" in fitted.output
-    narrow = CliRunner(env={"COLUMNS": "40"}).invoke(main, ["report", str(folder)]).output
+    narrow = cli.invoke(main, ["report", str(folder)], env={"COLUMNS": "40"}).output
     assert LONG not in narrow and LONG[:10] in narrow  # cut, ending in ~
     assert "columns: the entrants by place" in narrow
 
@@ -242,12 +246,12 @@ def test_tables_escape_names_in_every_format(wide):
             assert "gr\\x1b[2Jeedy\\u202e" in out or "gr\\u001b[2Jeedy\\u202e" in out
 
 
-def test_replay_result_fits_the_width():
-    result = CliRunner(env={"COLUMNS": "80"}).invoke(main, ["replay", str(GOLDEN / "5p-seed5.json")])
+def test_replay_result_fits_the_width(cli):
+    result = cli.invoke(main, ["replay", str(GOLDEN / "5p-seed5.json")], env={"COLUMNS": "80"})
     assert result.exit_code == 0
     assert max(len(line) for line in result.output.splitlines()[1:]) <= 80  # all but the line naming the file
     assert "left out to fit 80 columns: captures" in result.output
-    whole = CliRunner().invoke(main, ["replay", str(GOLDEN / "5p-seed5.json")]).output
+    whole = cli.invoke(main, ["replay", str(GOLDEN / "5p-seed5.json")]).output
     assert "captured  penalty  blockers  uptown rank  blockers rank" in whole
 
 

@@ -66,9 +66,8 @@ def test_reads_every_key():
     )
 
 
-def test_defaults_and_name_from_file(tmp_path):
-    path = tmp_path / "mini.toml"
-    path.write_text(MINIMAL)
+def test_defaults_and_name_from_file(write_tournament):
+    path = write_tournament(MINIMAL, "mini.toml")
     config = load_config(path)
     assert config.name == "mini"
     assert (config.scoring, config.penalty, config.time_limit, config.seating) == (
