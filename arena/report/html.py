@@ -37,17 +37,27 @@ GAMES_FOLDER = REPLAYS_FOLDER
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def _record_lines(folder: Path) -> list[str]:
+def _record_lines(folder: Path, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` records of ``folder`` as lines, and how many records it holds in all.
+
+    The file is read as a stream: a million games cost their count, not their text."""
     for name in (RECORDS_FILE, RECORDS_GZ_FILE):
         path = folder / name
         if path.is_file():
             opener = gzip.open if name.endswith(".gz") else open
+            first: list[str] = []
+            count = 0
             try:
                 with opener(path, "rt", encoding="utf-8", errors="replace") as lines:  # type: ignore[operator]
-                    return [line for line in lines if line.strip()]
+                    for line in lines:
+                        if line.strip():
+                            if count < limit:
+                                first.append(line)
+                            count += 1
             except (OSError, EOFError, zlib.error):
-                return []
-    return []
+                return [], 0
+            return first, count
+    return [], 0
 
 
 def write_report(
@@ -67,9 +77,9 @@ def write_report(
         "Seats": (seats_display(tables), False),
     }
     plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
-    lines = _record_lines(folder)
+    lines, count = _record_lines(folder, limit)
     games: list[tuple[str, str | None]] = []
-    for line in lines[:limit]:
+    for line in lines:
         try:
             record = records.loads(line)
             game = records.replay(record)
@@ -86,7 +96,7 @@ def write_report(
             raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         games.append((game_id, f"{GAMES_FOLDER}/{game_id}.html"))
-    more = max(0, len(lines) - limit)
+    more = max(0, count - limit)
     _write(target, report_page(title, shown, plots, games, more, str(folder)))
     return target
 

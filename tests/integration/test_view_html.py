@@ -179,3 +179,32 @@ def test_overwrite_removes_the_old_report_and_its_replays(tmp_path, run, write_t
     assert run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--overwrite").exit_code == 0
     assert not stale.exists()  # a replay of the earlier run is not left beside the new report
     assert (out / "report.html").is_file() and any((out / "games").iterdir())
+
+
+@pytest.mark.parametrize("name", ["records.jsonl", "records.jsonl.gz"])
+def test_the_report_reads_the_records_as_a_stream(tmp_path, name):
+    """report.html needs the first games and the count of the rest: memory follows the games shown,
+    not the size of the records file."""
+    import gzip
+    import tracemalloc
+
+    from arena.report.html import _record_lines
+
+    line = '{"game_id": "%06d", "padding": "' + "x" * 200 + '"}\n'
+    text = "".join(line % i for i in range(40_000))  # ~9 MB of records
+    path = tmp_path / name
+    if name.endswith(".gz"):
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            out.write(text + "\n\n")
+    else:
+        path.write_text(text + "\n\n", encoding="utf-8")
+    del text
+    tracemalloc.start()
+    try:
+        first, count = _record_lines(tmp_path, 5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 40_000 and [json.loads(x)["game_id"] for x in first] == ["000000", "000001", "000002",
+                                                                             "000003", "000004"]
+    assert peak < 2_000_000, f"{peak} bytes held to read {path.stat().st_size} bytes of records"
