@@ -24,11 +24,19 @@ FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 
 
+#: Tests that start hostile bots, and look for (and kill) every process of theirs that outlived a test:
+#: run one after another on one pytest-xdist worker (``--dist loadgroup``), so that no test of them takes
+#: the bots of another, still playing, for leftovers.
+WALLS_GROUP = (TESTS / "hostile", TESTS / "integration" / "test_botprocess.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     hostile = TESTS / "hostile"
     for item in items:
         if item.path.is_relative_to(hostile):
             item.add_marker(pytest.mark.hostile)
+        if any(item.path.is_relative_to(path) for path in WALLS_GROUP):
+            item.add_marker(pytest.mark.xdist_group("walls"))
 
 
 @pytest.fixture(scope="session", autouse=True)
