@@ -30,6 +30,7 @@ GOLDEN = TESTS / "golden"
 WALLS_GROUP = (TESTS / "hostile", TESTS / "integration" / "test_botprocess.py")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     hostile = TESTS / "hostile"
     for item in items:
