@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena import records
-from arena.play.prepared import bot_entry
+from arena.play.prepared import bot_entry, declared_name
 from arena.rules import GameState, SeatResult, winners
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class GameOutcome:
     def extra(self) -> dict[str, Any]:
         """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
         return {
-            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity)}
+            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity, declared_name(bot))}
                      for seat, bot in enumerate(self._bots)],
             "time_limit": self._time_limit,
             "faults": self.faults,
