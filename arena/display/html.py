@@ -21,7 +21,9 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -262,13 +264,21 @@ def replay_page(game: records.Replay, title: str) -> str:
 
 
 def _frame_table(frame: Any, index: bool = False) -> str:
-    """A pandas table as escaped HTML."""
+    """A pandas table as escaped HTML, its number cells marked ``num`` (right-aligned, never wrapped)."""
     headings = ([str(frame.index.name or "")] if index else []) + [str(c) for c in frame.columns]
-    rows = []
+    head = "".join(f"<th>{html.escape(printable(h))}</th>" for h in headings)
+    body = []
     for key, row in frame.iterrows():
-        values = ["" if _missing(v) else v for v in row.tolist()]
-        rows.append(([key] if index else []) + values)
-    return _table(headings, rows)
+        values = ([key] if index else []) + ["" if _missing(v) else v for v in row.tolist()]
+        cells = "".join(f"<td{_NUM if _NUMBER.fullmatch(str(v)) else ''}>{html.escape(printable(v))}</td>"
+                        for v in values)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<div class=\"scroll\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+
+
+_NUM = ' class="num"'
+#: A cell that is a figure: a number, a share, a rating, an interval of them ("38.5%-47.1%", "[-12, +40]").
+_NUMBER = re.compile(r"[\[(]?[-+]?[\d.]+%?(?:(?:-|, )[-+]?[\d.]+%?)?[\])]?(?: \(\d+\))?|-")
 
 
 def _missing(value: Any) -> bool:
@@ -278,36 +288,62 @@ def _missing(value: Any) -> bool:
         return False
 
 
+@dataclass
+class GameList:
+    """The games a report lists: ``columns``, one row per game (the first games of the folder), how many
+    games the folder holds, the replay page of each game that has one, and how many games have none."""
+
+    columns: list[str]
+    rows: list[list[str | int]]
+    total: int
+    links: dict[str, str] = field(default_factory=dict)
+    replays_left: int = 0
+
+
 def report_page(
     title: str,
-    tables: Mapping[str, Any],
+    tables: Sequence[tuple[str, Any, bool, str]],
     plots: Sequence[Path],
-    games: Sequence[tuple[str, str | None]],
-    more: int,
+    games: GameList,
     folder: str,
 ) -> str:
-    """A tournament's report: ``tables`` (heading -> (frame, with index)), ``plots`` (PNG files, embedded),
-    ``games`` (id, link to its replay or None) and how many ``more`` games have no link."""
+    """A tournament's report: ``tables`` ((title, frame, with index, note under it), as ``arena report`` prints
+    them), ``plots`` (PNG files, embedded) and the ``games``, in a table the page's script sorts, filters and
+    shows in pages."""
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f"<title>{html.escape(title)}</title><style>\n{asset('replay.css')}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{html.escape(printable(title))}</title><style>\n{asset('replay.css')}</style></head>"
+        f"<body class=\"report\"><h1>{html.escape(printable(title))}</h1>",
     ]
-    for heading, (frame, index) in tables.items():
-        parts.append(f"<h2>{html.escape(heading)}</h2>{_frame_table(frame, index)}")
+    for heading, frame, index, note in tables:
+        parts.append(f"<h2>{html.escape(printable(heading))}</h2>{_frame_table(frame, index)}")
+        if note:
+            parts.append(f"<p class=\"note\">{html.escape(note)}</p>")
+    listed = len(games.rows)
+    shown = f"{games.total} games" if listed == games.total else f"the first {listed} of {games.total} games"
+    parts.append(
+        f"<h2>Games</h2><p class=\"note\">{shown}, in the order they finished; a click on a heading sorts by it. "
+        "Each game's id links to its replay where it has one.</p>"
+        "<div id=\"games-controls\"><input id=\"games-filter\" type=\"search\" placeholder=\"filter: a player, an id…\" "
+        "aria-label=\"filter the games\"> <button id=\"games-prev\">\u25c0 previous</button> "
+        "<span id=\"games-page\"></span> <button id=\"games-next\">next \u25b6</button></div>"
+        "<div class=\"scroll\"><table id=\"games\"><thead></thead><tbody></tbody></table></div>"
+    )
+    if games.replays_left or listed < games.total:
+        parts.append(f"<p class=\"note\">{games.replays_left} games have no replay page here: "
+                     f"<code>arena view {html.escape(printable(folder))} --game ID</code> writes the replay of any game.</p>")
     if plots:
         parts.append("<h2>Plots</h2>")
     for picture in plots:
         data = base64.b64encode(picture.read_bytes()).decode("ascii")
         parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{data}\">"
                      f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
-    parts.append("<h2>Games</h2><ul id=\"games\">")
-    for game_id, link in games:
-        text = html.escape(game_id)
-        parts.append(f"<li><a href=\"{html.escape(link)}\">{text}</a></li>" if link else f"<li>{text}</li>")
-    parts.append("</ul>")
-    if more:
-        parts.append(f"<p>{more} more games: <code>arena view {html.escape(folder)} --game ID</code> "
-                     "writes the replay of any of them.</p>")
-    parts.append("</body></html>\n")
+    data = {"columns": games.columns, "rows": [[printable(v) if isinstance(v, str) else v for v in row]
+                                               for row in games.rows],
+            "links": games.links}
+    parts.append(f"<script type=\"application/json\" id=\"games-data\">{_json_script(data)}</script>"
+                 f"<script>\n{asset('report.js')}</script></body></html>\n")
     return "".join(parts)
