@@ -78,7 +78,7 @@ def test_every_rule_id_the_tests_name_is_defined_in_docs_rules() -> None:
             named.setdefault(rule, []).append(path.name)
     assert {"B1", "M3", "C2", "E3", "S2", "T2"} <= set(named)  # the finder finds them at all
     missing = {rule: files for rule, files in named.items() if rule not in defined_rule_ids()}
-    assert not missing, f"rule ids named in tests/ but not defined in docs/RULES.md: {missing}"
+    assert not missing, f"rule ids named in tests/ but not defined in docs/reference/rules.md: {missing}"
 
 
 def test_every_rule_id_the_engine_cites_is_defined_in_docs_rules() -> None:
@@ -105,11 +105,11 @@ _KEY_ROW = re.compile(r"^\| `([a-z_]+)`", re.MULTILINE)
 
 
 def described_keys(section: str) -> set[str]:
-    """The keys listed in the table under the heading ``section`` of docs/GAME-RECORD.md."""
+    """The keys listed in the table under the heading ``section`` of docs/reference/game-record.md."""
     text = (DOCS / "GAME-RECORD.md").read_text(encoding="utf-8")
     parts = re.split(r"^#+ ", text, flags=re.MULTILINE)
     bodies = [p for p in parts if p.splitlines()[:1] == [section]]
-    assert bodies, f"docs/GAME-RECORD.md has no section {section!r}"
+    assert bodies, f"docs/reference/game-record.md has no section {section!r}"
     return set(_KEY_ROW.findall(bodies[0]))
 
 
@@ -197,7 +197,7 @@ def test_the_bot_guide_s_sessions_give_what_they_show() -> None:
     blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.DOTALL)
     assert len(blocks) >= 3
     # One session through the whole page: later blocks use what earlier ones made.
-    test = doctest.DocTestParser().get_doctest("".join(blocks), {}, "docs/BOTS.md", str(DOCS / "BOTS.md"), 0)
+    test = doctest.DocTestParser().get_doctest("".join(blocks), {}, "docs/reference/bots.md", str(DOCS / "BOTS.md"), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     output: list[str] = []
     runner.run(test, out=output.append)

@@ -63,7 +63,7 @@ def test_the_readme_and_the_bot_guide_have_python_bot_examples() -> None:
 def all_python_bot_examples() -> list[tuple[str, str]]:
     guide = (ROOT / "docs" / "BOTS.md").read_text(encoding="utf-8") if (ROOT / "docs" / "BOTS.md").exists() else ""
     return [("README.md", block) for block in python_bot_examples()] + [
-        ("docs/BOTS.md", block) for block in python_bot_examples(guide)
+        ("docs/reference/bots.md", block) for block in python_bot_examples(guide)
     ]
 
 
