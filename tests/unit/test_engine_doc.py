@@ -73,6 +73,5 @@ def test_the_doc_gives_the_reasons_the_engine_gives() -> None:
 
 
 def test_the_readme_links_the_engine_doc() -> None:
-    match = re.search(r"^## Engines\n(.*?)(?=^## )", README, re.MULTILINE | re.DOTALL)
-    assert match, "README has no Engines section"
-    assert "(docs/explanation/engines.md)" in match.group(1) and "ARENA_PURE" in match.group(1)
+    assert "(docs/explanation/engines.md)" in README and "ARENA_PURE" in README
+    assert "ARENA_PURE=1" in DOC
