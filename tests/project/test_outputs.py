@@ -78,3 +78,11 @@ def test_the_baselines_game_count_is_the_schedule_s() -> None:
     said = re.search(r"`tournaments/baselines.toml` plays .*? (\d+) games", text, re.DOTALL)
     assert said
     assert int(said.group(1)) == count_games(load_config(ROOT / "tournaments" / "baselines.toml"))
+
+
+@pytest.mark.parametrize("name", ["quickstart", "baselines"])
+def test_the_tournament_file_reference_gives_each_file_s_game_count(name: str) -> None:
+    text = (ROOT / "docs" / "reference" / "tournament-file.md").read_text(encoding="utf-8")
+    row = re.search(rf"^\| `{name}.toml` \|[^|]*\| (\d+) \|", text, re.MULTILINE)
+    assert row, name
+    assert int(row.group(1)) == count_games(load_config(ROOT / "tournaments" / f"{name}.toml"))
