@@ -213,3 +213,25 @@ def test_the_bot_guide_s_imports_are_the_public_ones() -> None:
     block = re.search(r"```python\n(from arena.rules import \(.*?\))\n```", text, flags=re.DOTALL)
     assert block, "the guide lists what arena.rules exports for bots"
     exec(block.group(1), {})
+
+
+# -- exit statuses ----------------------------------------------------------------------------------
+
+def exit_status_examples() -> list[tuple[int, str]]:
+    """(status, command) of every row of docs/reference/exit-statuses.md that gives an example."""
+    text = (REFERENCE / "exit-statuses.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \|.*\| `(arena [^`]+)` \|$", text, flags=re.MULTILINE)
+    return [(int(status), command) for status, command in rows]
+
+
+def test_the_exit_status_table_gives_examples() -> None:
+    assert {status for status, _ in exit_status_examples()} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("status, command", exit_status_examples())
+def test_each_exit_status_example_exits_with_its_status(status: int, command: str, cli) -> None:
+    result = cli.invoke(main, command.split()[1:])
+    assert result.exit_code == status, result.output
+    if status:  # one error line (Click puts the usage before a usage error's)
+        lines = result.output.strip().splitlines()
+        assert lines[-1].startswith("Error: ") and sum(line.startswith("Error") for line in lines) == 1
