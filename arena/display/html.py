@@ -338,8 +338,8 @@ def report_page(
     if plots:
         parts.append("<h2>Plots</h2>")
     for picture in plots:
-        data = base64.b64encode(picture.read_bytes()).decode("ascii")
-        parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{data}\">"
+        png = base64.b64encode(picture.read_bytes()).decode("ascii")
+        parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{png}\">"
                      f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
     data = {"columns": games.columns, "rows": [[printable(v) if isinstance(v, str) else v for v in row]
                                                for row in games.rows],
