@@ -225,9 +225,9 @@ class BotProcess:
         except Late:
             self.kill()
             tail = self.stderr_tail()
-            said = f"; its last words: {tail}" if tail else "; it wrote nothing to its standard error"
+            said = f"; its last words: {tail}{self.log_path_hint()}" if tail else "; it wrote nothing to its standard error"
             raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s"
-                                  f"{said}{self.log_path_hint()}") from None
+                                  f"{said}") from None
         except Ended:
             why = self.ended_text()
             self.kill()

@@ -115,3 +115,19 @@ def test_a_folder_holding_results_is_refused_before_any_bot_starts(cli, tmp_path
     assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
     assert started == []
     assert (out / "games.csv").read_text() == "game_id\n1\n2\n3\n"
+
+
+def test_a_tournament_s_handshake_timeout_keeps_the_log_it_names(cli, tmp_path, monkeypatch, write_tournament):
+    monkeypatch.setattr("arena.isolation.botprocess.STARTUP_SECONDS", 1.0)
+    (tmp_path / "slow.py").write_text(SLOW)
+    path = write_tournament(TOURNAMENT.replace("noisy.py", "slow.py").format(python=sys.executable,
+                                                                             bot=tmp_path / "slow.py"), "slow.toml")
+    result = cli.invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1
+    line = result.output.strip()
+    assert "no answer to hello within" in line and "its last words: loading weights from model.bin" in line
+    log = Path(line.split("(its standard error: ")[1].rstrip(")"))
+    assert "loading weights from model.bin" in log.read_text()
+    import shutil
+
+    shutil.rmtree(log.parent)
