@@ -215,6 +215,9 @@ def test_a_phone_sized_viewport_shows_the_whole_board_and_its_controls(browser, 
         assert box["x"] + box["width"] <= 390 and box["height"] >= 24
     page.click("#forward")
     check_step(page, game, 32)
+    page.click("#last")  # the result's wide table scrolls in its own box, not the page
+    assert page.locator("#result").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == []
 
 
