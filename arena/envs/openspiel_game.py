@@ -23,8 +23,9 @@ the ``openspiel`` extra.  Parameters: ``players`` (2-5, default 2), ``scoring`` 
 * ``serialize``/``deserialize`` are OpenSpiel's own for Python games: the history of actions, replayed.
 
 The engine underneath is the arena's (:data:`arena.rules.GameState`, native or pure), so a game played
-here is a game of the arena: :func:`deal_actions` gives the chance outcomes of an arena seed, and
-:func:`record_moves` the moves to write as a record.
+here is a game of the arena: :func:`arena_draw` draws as the arena's deal of a seed does
+(:func:`arena.rules.deal`), :func:`arena_state` is the engine's state and :func:`to_record` the game's
+``uptown-game/1`` record.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ require("openspiel")
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 
-from arena.rules import GameSettings, GameState, Move, SeatView, deal  # noqa: E402
+from arena.records.writer import build_record  # noqa: E402
+from arena.rules import GameSettings, GameState, Move, SeatView  # noqa: E402
 from arena.rules.base import RACK_SIZE, TILES_PLAYED  # noqa: E402
 from arena.rules.moves import MoveSet  # noqa: E402
 from arena.rules.tiles import COLORS, N_TILES, TILE_NAMES  # noqa: E402
@@ -393,6 +395,31 @@ class UptownObserver:
         if self._recall:
             return state.information_string(player, self._private)
         return observation_text(state.seen(player, self._private))
+
+
+def arena_state(state: UptownState) -> GameState:
+    """The arena's engine state of a game past its first draws (a copy); ValueError before them."""
+    engine = state._p.engine
+    if engine is None:
+        raise ValueError("the racks are not dealt yet: the game has no arena state")
+    return engine.copy()
+
+
+def arena_draw(state: UptownState, deals: dict[int, Sequence[int]]) -> int:
+    """The chance outcome of ``state`` (a chance node) that the arena's deal ``deals`` gives: the next tile
+    of the color drawing.  With ``deals = arena.rules.deal(seed, settings)`` the game is the arena's game
+    of that seed."""
+    color = state._drawing()
+    return int(deals[color][len(state._p.draws[color])])
+
+
+def to_record(state: UptownState, names: Sequence[str], seed: int | None = None) -> dict[str, Any]:
+    """The ``uptown-game/1`` record of ``state`` (:func:`arena.records.writer.build_record`): its deal is every
+    color's draws in order, then the tiles never drawn in tile order; give ``seed`` only when the draws
+    came from that seed's deal (:func:`arena_draw`)."""
+    if state._p.pending is not None:
+        raise ValueError("a placement waits for its draw: play the chance node first")
+    return build_record(arena_state(state), names, seed)
 
 
 pyspiel.register_game(GAME_TYPE, UptownGame)

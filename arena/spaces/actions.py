@@ -15,6 +15,8 @@ sorted.  The mapping is part of the arena's interface (docs/reference/actions.md
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import numpy.typing as npt
 
@@ -56,7 +58,7 @@ def action_id(move: Move) -> int:
     if color < 0:
         return PASS_ID
     if not (0 <= color < len(COLORS) and 0 <= tile < N_TILES and 0 <= cell < N_CELLS):
-        raise ValueError(f"no action id for {move!r}: color, tile or cell out of range")
+        raise ValueError(f"no action id for color {color}, tile {tile}, cell {cell}: out of range")
     slot = _SLOT[tile][cell]
     if slot < 0:
         raise ValueError(f"no action id for {move}: the tile does not fit that cell (M1)")
@@ -67,8 +69,8 @@ def action_move(action: int) -> Move:
     """The move of id ``action`` (0 to :data:`N_ACTIONS` - 1); ValueError for any other value."""
     if type(action) is not int:
         try:
-            action = int(action)  # numpy integers
-        except (TypeError, ValueError):
+            action = operator.index(action)  # numpy integers; not "3", not 2.5
+        except TypeError:
             raise ValueError(f"an action id is an int, not {action!r}") from None
     if not 0 <= action < N_ACTIONS:
         raise ValueError(f"there is no action id {action} (ids run from 0 to {N_ACTIONS - 1})")
