@@ -41,7 +41,7 @@ require("openspiel")
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 
-from arena.records.writer import build_record  # noqa: E402
+from arena.records.writer import build_record, turn_seats  # noqa: E402
 from arena.rules import GameSettings, GameState, Move, SeatView  # noqa: E402
 from arena.rules.base import RACK_SIZE, TILES_PLAYED  # noqa: E402
 from arena.rules.moves import MoveSet  # noqa: E402
@@ -116,6 +116,13 @@ class UptownGame(pyspiel.Game):
         )
         super().__init__(GAME_TYPE, info, {**DEFAULTS, **(params or {})})
         self.settings = settings
+
+    @classmethod
+    def for_settings(cls, settings: GameSettings) -> UptownGame:
+        """The game of an arena game's settings, whichever colors its seats play."""
+        game = cls({"players": settings.players, "scoring": settings.scoring, "penalty": settings.penalty})
+        game.settings = settings
+        return game
 
     def new_initial_state(self) -> UptownState:
         return UptownState(self)
@@ -305,8 +312,6 @@ class UptownState(pyspiel.State):
 
     def _rebuilt(self, draws: dict[int, list[int]], engine: GameState | None) -> UptownState:
         """This game with other draws (the same number of each color) and ``engine`` standing for the position."""
-        game = self.get_game()
-        state = game.new_initial_state()
         at = {c: 0 for c in draws}
         log = []
         for actor, value in self._p.log:
@@ -315,14 +320,10 @@ class UptownState(pyspiel.State):
                 value = draws[color][at[color]]
                 at[color] += 1
             log.append((actor, value))
-        state._replay = log
-        for _, value in log:
-            state.apply_action(value)
-        del state._replay, state._replay_at
         if engine is None and self._p.engine is not None:
             engine = self._p.engine.copy()
-        state._p = _Position(self._p.settings, draws, engine, self._p.pending, list(self._p.placements), log)
-        return state
+        return _assemble(self.get_game(), _Position(self._p.settings, draws, engine, self._p.pending,
+                                                    list(self._p.placements), log))
 
     def __str__(self) -> str:
         """The whole history: every draw (``red draws A``) and every move (``red:A@A1``, ``pass``)."""
@@ -364,6 +365,45 @@ def _token(actor: int, value: int, own: Sequence[int] | None) -> str:
 
 
 _NO_MOVES = MoveSet()
+
+
+def _assemble(game: UptownGame, position: _Position) -> UptownState:
+    """A state of ``game`` whose history is ``position.log``, standing at ``position``: the actions are
+    replayed through OpenSpiel (its history and move number), not through the engine."""
+    state = game.new_initial_state()
+    state._replay = position.log
+    for _, value in position.log:
+        state.apply_action(value)
+    del state._replay, state._replay_at
+    state._p = position
+    return state
+
+
+def state_from_view(game: UptownGame, view: SeatView, rng: random.Random) -> UptownState:
+    """A state of ``game`` that ``view``'s seat cannot tell from the game it is in: the public moves and its
+    own racks as seen, its own colors drawn in the order placed then racked, every rival rack and pile
+    drawn by :meth:`SeatView.sample` with ``rng``.  How an arena bot hands its turn to an OpenSpiel bot."""
+    settings = view.settings
+    if game.settings != settings:
+        raise ValueError(f"the game is {game.settings}, the view's {settings}")
+    sample = view.sample(rng)
+    draws = {c: list(sample.deals[c][:view.drawn[c]]) for c in settings.colors}
+    log: list[tuple[int, int]] = []
+    at = {}
+    for color in settings.colors:
+        log += [(-1 - color, tile) for tile in draws[color][:RACK_SIZE]]
+        at[color] = RACK_SIZE
+    placements = []
+    for seat, (move, _) in zip(turn_seats(sample), view.history):
+        log.append((seat, action_id(move)))
+        if move.is_pass:
+            continue
+        placements.append(move)
+        color = move.color
+        if at[color] < N_TILES:
+            log.append((-1 - color, draws[color][at[color]]))
+            at[color] += 1
+    return _assemble(game, _Position(settings, draws, sample, None, placements, log))
 
 
 class UptownObserver:
