@@ -8,11 +8,13 @@ the same with either engine.
 """
 
 from arena.spaces.actions import (
+    ACTION_TABLE,
     N_ACTIONS,
     PASS_ID,
     SLOTS_PER_COLOR,
     action_id,
     action_move,
+    legal_array,
     legal_ids,
     legal_mask,
 )
@@ -26,10 +28,11 @@ from arena.spaces.observations import (
     observe,
     info_state_into,
     observe_into,
+    pieces,
 )
 
 __all__ = [
-    "INFO_SIZE", "INFO_STATE_PIECES", "N_ACTIONS", "OBSERVATION_PIECES", "OBSERVATION_SIZE", "PASS_ID",
-    "SLOTS_PER_COLOR", "Seen", "action_id", "action_move", "info_state_into", "legal_ids", "legal_mask",
-    "observation_text", "observe", "observe_into",
+    "ACTION_TABLE", "INFO_SIZE", "INFO_STATE_PIECES", "N_ACTIONS", "OBSERVATION_PIECES", "OBSERVATION_SIZE", "PASS_ID",
+    "SLOTS_PER_COLOR", "Seen", "action_id", "action_move", "info_state_into", "legal_array", "legal_ids", "legal_mask",
+    "observation_text", "observe", "observe_into", "pieces",
 ]

@@ -50,6 +50,10 @@ _MOVES: tuple[Move, ...] = tuple(
     for cell in _cells(FITS[tile])
 ) + (PASS,)
 assert len(_MOVES) == N_ACTIONS
+#: ``ACTION_TABLE[id]``: the id's ``(color, tile, cell)`` as int16 (``(-1, -1, -1)`` for the pass), for
+#: learners that compute features of many actions at once.
+ACTION_TABLE: npt.NDArray[np.int16] = np.array(_MOVES, np.int16)
+ACTION_TABLE.setflags(write=False)
 
 
 def action_id(move: Move) -> int:
@@ -77,17 +81,29 @@ def action_move(action: int) -> Move:
     return _MOVES[action]
 
 
+#: ``_IDS[5 * tile + color]``: the id of each cell for that tile and color (0 where it does not fit).
+_IDS = np.array([[SLOTS_PER_COLOR * color + slot if slot >= 0 else 0 for slot in _SLOT[tile]]
+                 for tile in range(N_TILES) for color in range(len(COLORS))], np.intp)
+_BYTES = (N_CELLS + 7) // 8
+_PASS_ONLY = np.array([PASS_ID], np.intp)
+
+
+def legal_array(moves: MoveSet) -> npt.NDArray[np.intp]:
+    """:func:`legal_ids` as a numpy array (every option's cells unpacked at once: no loop over cells)."""
+    options = moves.options
+    if not options:
+        return _PASS_ONLY.copy()
+    raw = b"".join(cells.to_bytes(_BYTES, "little") for _, _, cells in options)
+    bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").reshape(len(options), -1)[:, :N_CELLS]
+    rows = _IDS[[len(COLORS) * tile + color for color, tile, _ in options]]
+    ids = rows[bits.view(bool)]
+    ids.sort()
+    return ids
+
+
 def legal_ids(moves: MoveSet) -> list[int]:
     """The ids of ``moves`` in increasing order; ``[PASS_ID]`` when it is empty (the seat must pass, M6)."""
-    ids: list[int] = []
-    for color, tile, cells in sorted(moves.options):
-        base = SLOTS_PER_COLOR * color
-        slots = _SLOT[tile]
-        while cells:
-            low = cells & -cells
-            ids.append(base + slots[low.bit_length() - 1])
-            cells ^= low
-    return ids or [PASS_ID]
+    return legal_array(moves).tolist()  # type: ignore[no-any-return]
 
 
 def legal_mask(moves: MoveSet, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
@@ -96,5 +112,5 @@ def legal_mask(moves: MoveSet, out: npt.NDArray[np.int8] | None = None) -> npt.N
         out = np.zeros(N_ACTIONS, np.int8)
     else:
         out.fill(0)
-    out[legal_ids(moves)] = 1
+    out[legal_array(moves)] = 1
     return out

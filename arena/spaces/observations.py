@@ -28,6 +28,7 @@ for OpenSpiel's information state: every placement in order and the order of its
 
 from __future__ import annotations
 
+import functools
 from typing import Protocol
 
 import numpy as np
@@ -87,6 +88,10 @@ _SCORINGS = ("uptown", "blockers")
 _PENALTIES = ("color", "opponent")
 #: Bit ``i`` of an 81-bit board as a vector: the board's 11 bytes, little-endian, unpacked.
 _BOARD_BYTES = (N_CELLS + 7) // 8
+_BOARDS = _N * N_CELLS
+_OWN_RACK, _PLAYED, _DRAWN, _CAPTURES = _AT["own_rack"], _AT["played"], _AT["drawn"], _AT["captures"]
+_SEAT_COLORS, _OBSERVER, _TO_MOVE, _PASSES = _AT["seat_colors"], _AT["observer"], _AT["to_move"], _AT["passes"]
+_OVER, _SCORING, _PENALTY = _AT["over"], _AT["scoring"], _AT["penalty"]
 
 
 class Seen(Protocol):
@@ -115,39 +120,42 @@ class Seen(Protocol):
     def passes(self) -> int: ...
 
 
-def _boards(masks: tuple[int, ...]) -> npt.NDArray[np.uint8]:
-    raw = b"".join(mask.to_bytes(_BOARD_BYTES, "little") for mask in masks)
-    bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")
-    return bits.reshape(len(masks), _BOARD_BYTES * 8)[:, :N_CELLS]
-
-
 def observe_into(out: npt.NDArray[np.float32], seen: Seen) -> npt.NDArray[np.float32]:
     """Write the observation of ``seen`` into the first :data:`OBSERVATION_SIZE` values of ``out``
     (which are cleared first); ``out``."""
     obs = out[:OBSERVATION_SIZE]
-    obs.fill(0)
+    raw = b"".join(mask.to_bytes(_BOARD_BYTES, "little") for mask in seen.board_masks)
+    bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").reshape(-1, _BOARD_BYTES * 8)
+    obs[:_BOARDS] = bits[:, :N_CELLS].reshape(-1)
+    obs[_BOARDS:] = 0
     settings = seen.settings
-    at = _AT
-    obs[:_N * N_CELLS] = _boards(tuple(seen.board_masks)).reshape(-1)
+    ones = _fixed(settings, seen.seat)[:]
     for color, rack in seen.racks.items():
-        obs[at["own_rack"] + color * N_TILES + np.asarray(rack, np.intp)] = 1
+        base = _OWN_RACK + color * N_TILES
+        ones += [base + tile for tile in rack]
     for color, tiles in enumerate(seen.played_tiles):
-        if tiles:
-            obs[at["played"] + color * N_TILES + np.asarray(tiles, np.intp)] = 1
-    obs[at["drawn"]:at["drawn"] + _N] = seen.drawn
-    captures = np.asarray(seen.captures, np.float32)
-    obs[at["captures"]:at["captures"] + captures.size] = captures.reshape(-1)
-    for seat, colors in enumerate(settings.seat_colors):
-        for color in colors:
-            obs[at["seat_colors"] + seat * _N + color] = 1
-    obs[at["observer"] + seen.seat] = 1
+        base = _PLAYED + color * N_TILES
+        ones += [base + tile for tile in tiles]
     if not seen.over and seen.to_move >= 0:
-        obs[at["to_move"] + seen.to_move] = 1
-    obs[at["passes"]] = seen.passes
-    obs[at["over"]] = 1 if seen.over else 0
-    obs[at["scoring"] + _SCORINGS.index(settings.scoring)] = 1
-    obs[at["penalty"] + _PENALTIES.index(settings.penalty)] = 1
+        ones.append(_TO_MOVE + seen.to_move)
+    obs[ones] = 1
+    obs[_DRAWN:_DRAWN + _N] = seen.drawn
+    at = _CAPTURES
+    for row in seen.captures:
+        obs[at:at + _N] = row
+        at += _N
+    obs[_PASSES] = seen.passes
+    obs[_OVER] = 1 if seen.over else 0
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _fixed(settings: GameSettings, seat: int) -> list[int]:
+    """The places of the 1s fixed for a whole game: seat colors, observer, scoring, penalty."""
+    ones = [_SEAT_COLORS + s * _N + color for s, colors in enumerate(settings.seat_colors) for color in colors]
+    ones += [_OBSERVER + seat, _SCORING + _SCORINGS.index(settings.scoring),
+             _PENALTY + _PENALTIES.index(settings.penalty)]
+    return ones
 
 
 def observe(seen: Seen) -> npt.NDArray[np.float32]:
@@ -176,6 +184,17 @@ def info_state_into(out: npt.NDArray[np.float32], seen: Seen, placements: list[M
         for place, tile in enumerate(tiles):
             rest[at + tile] = place + 1
     return out
+
+
+def pieces(observation: npt.NDArray[np.float32]) -> dict[str, npt.NDArray[np.float32]]:
+    """The named pieces of an observation (or of an information state, whose pieces these begin), each a
+    view of ``observation`` in its shape: ``pieces(obs)["boards"][color, cell]``."""
+    found, at = {}, 0
+    for name, shape in INFO_STATE_PIECES if observation.size == INFO_SIZE else OBSERVATION_PIECES:
+        size = int(np.prod(shape))
+        found[name] = observation[at:at + size].reshape(shape)
+        at += size
+    return found
 
 
 def observation_text(seen: Seen) -> str:
