@@ -1,7 +1,7 @@
 """Train a small policy for Uptown in the PettingZoo environment against the arena's built-in bots, on CPU
 with numpy, and save it for learned_bot.py, which enters it in tournaments as an ordinary bot.
 
-    python examples/learned_policy/train.py --episodes 600 --out examples/learned_policy/policy.json
+    python examples/learned_policy/train.py --episodes 400 --out examples/learned_policy/policy.json
 
 REINFORCE with a running-mean baseline on a linear softmax policy over the features of each legal action
 (learned_bot.features): two players, the learner in seat 0 or 1 at random, the opponent ``random`` or
@@ -65,7 +65,7 @@ def train(episodes: int, seed: int = 0, opponents: tuple[str, ...] = ("random", 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--episodes", type=int, default=600)
+    parser.add_argument("--episodes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("policy.json"))
     args = parser.parse_args()
