@@ -126,3 +126,41 @@ def test_ismcts_plays_python_uptown() -> None:
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), 2.0, 8,
                            random_state=np.random.RandomState(1))
     assert bot.step(state) in state.legal_actions()
+
+
+@pytest.mark.slow
+def test_openspiel_ismcts_plays_under_the_default_isolation(cli, tmp_path) -> None:
+    """``arena play openspiel-ismcts mcts greedy``: pyspiel imports inside the sandbox's walls, the bot's
+    options are declared like any bot's, and the game is a valid record."""
+    record = tmp_path / "game.json"
+    done = cli.invoke(main, ["play", "openspiel-ismcts:simulations=4,uct_c=1.5", "mcts:iterations=20", "greedy",
+                             "--seed", "3", "--record", str(record)])
+    assert done.exit_code == 0, done.output
+    assert "bots ran in" in done.output
+    assert cli.invoke(main, ["replay", "--verify", str(record)]).exit_code == 0
+
+
+def test_openspiel_ismcts_is_seeded() -> None:
+    """The same seed, the same moves: ISMCTS resamples with the seat's own generator."""
+    from arena.envs.openspiel_bot import IsmctsBot
+    from arena.rules import SeatView
+
+    settings = GameSettings.for_players(3)
+    moves = []
+    for _ in range(2):
+        state = GameState(settings, deal(8, settings))
+        bot = IsmctsBot(0, settings, {"simulations": 6}, random.Random(5))
+        moves.append(bot.choose(SeatView.of(state, 0)))
+    assert moves[0] == moves[1] and moves[0] in GameState(settings, deal(8, settings)).legal_moves()
+
+
+def test_options_are_checked_and_the_missing_extra_is_named(cli, monkeypatch) -> None:
+    done = cli.invoke(main, ["play", "openspiel-ismcts:simulations=0", "random"])
+    assert done.exit_code != 0 and "simulations" in done.output and "Traceback" not in done.output
+    import arena.envs.extras as extras
+    from arena.plugins.loading import parse_bot_spec
+    from arena.plugins.specs import BotError
+
+    monkeypatch.setattr(extras, "extra_status", lambda extra: (False, "open-spiel missing"))
+    with pytest.raises(BotError, match=r"pip install 'uptown-arena\[openspiel\]'"):
+        parse_bot_spec("openspiel-ismcts")
