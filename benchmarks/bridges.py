@@ -30,7 +30,7 @@ import numpy as np
 
 from arena.rules import ENGINE, GameSettings, GameState, SeatView, deal
 from arena.rules.moves import MoveSet
-from arena.spaces import action_move, legal_ids, legal_mask, observe
+from arena.spaces import legal_ids, legal_mask, observe
 
 NO_MOVES = MoveSet()
 

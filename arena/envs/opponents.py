@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pettingzoo.utils.wrappers import BaseWrapper  # noqa: I001  (the rl extra, imported by pettingzoo_env first)
+
 from arena.api import PASS, Bot
 from arena.envs.pettingzoo_env import UptownEnv
 from arena.plugins.loading import bot_options, load_bot, parse_bot_spec
 from arena.rules import derived_random
 from arena.spaces import action_id
-
-from pettingzoo.utils.wrappers import BaseWrapper  # noqa: I001  (the rl extra, imported by pettingzoo_env first)
 
 #: The stream of an opponent's generator: ``derived_random(OPPONENT_STREAM, game_seed, seat)``.
 OPPONENT_STREAM = "uptown-env-opponent/1"

@@ -48,7 +48,7 @@ def utility(state: GameState) -> list[float]:
 class UptownEnv(AECEnv):
     """Uptown / Blockers! for PettingZoo (see the module's docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "uptown_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "name": "uptown_v0", "is_parallelizable": False}
 
     def __init__(self, players: int = 2, scoring: str = "uptown", penalty: str = "color",
                  render_mode: str | None = None) -> None:

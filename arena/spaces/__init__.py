@@ -24,9 +24,9 @@ from arena.spaces.observations import (
     OBSERVATION_PIECES,
     OBSERVATION_SIZE,
     Seen,
+    info_state_into,
     observation_text,
     observe,
-    info_state_into,
     observe_into,
     pieces,
 )
