@@ -67,7 +67,7 @@ def test_pieces_add_up() -> None:
     assert sum(int(np.prod(shape)) for _, shape in OBSERVATION_PIECES) == OBSERVATION_SIZE == 756
 
 
-@pytest.mark.skipif(engines.ENGINE != "native", reason="the native engine is not built: nothing to compare")
+@pytest.mark.skipif(engines.ENGINE != "native", reason=f"the native engine is not in use ({engines.WHY}): nothing to compare")
 @pytest.mark.parametrize("players", [2, 3, 5])
 def test_both_engines_give_the_same_ids_masks_and_tensors(players: int) -> None:
     """Turn by turn through random games: the native and the pure engine give identical ids, masks,
