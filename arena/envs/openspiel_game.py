@@ -56,6 +56,7 @@ from arena.spaces import (  # noqa: E402
     legal_ids,
     observation_text,
     observe_into,
+    utility,
 )
 
 SHORT_NAME = "python_uptown"
@@ -86,15 +87,6 @@ def settings_of(params: dict[str, Any] | None) -> GameSettings:
     """The arena's settings for the game's parameters (the standard colors, :meth:`GameSettings.for_players`)."""
     given = {**DEFAULTS, **(params or {})}
     return GameSettings.for_players(int(given["players"]), str(given["scoring"]), str(given["penalty"]))
-
-
-def utility(state: GameState) -> list[float]:
-    """The returns of a finished game: per seat, (seats beaten - seats beaten by) / (players - 1)."""
-    settings = state.settings
-    key = "uptown_rank" if settings.scoring == "uptown" else "blockers_rank"
-    ranks = [getattr(row, key) for row in state.result()]
-    n = len(ranks)
-    return [(sum(r > mine for r in ranks) - sum(r < mine for r in ranks)) / (n - 1) for mine in ranks]
 
 
 class UptownGame(pyspiel.Game):

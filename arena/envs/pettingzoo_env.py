@@ -32,17 +32,9 @@ from pettingzoo import AECEnv  # noqa: E402
 
 from arena.display.text import render_board  # noqa: E402
 from arena.rules import GameSettings, GameState, MoveSet, SeatView, deal  # noqa: E402
-from arena.spaces import N_ACTIONS, OBSERVATION_SIZE, action_move, legal_mask, observe  # noqa: E402
+from arena.spaces import N_ACTIONS, OBSERVATION_SIZE, action_move, legal_mask, observe, utility  # noqa: E402
 
 _NO_MOVES = MoveSet()
-
-
-def utility(state: GameState) -> list[float]:
-    """Per seat: (seats beaten - seats beaten by) / (players - 1) under the game's scoring (C1-C3)."""
-    key = "uptown_rank" if state.settings.scoring == "uptown" else "blockers_rank"
-    ranks = [getattr(row, key) for row in state.result()]
-    n = len(ranks)
-    return [(sum(r > mine for r in ranks) - sum(r < mine for r in ranks)) / (n - 1) for mine in ranks]
 
 
 class UptownEnv(AECEnv):

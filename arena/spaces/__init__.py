@@ -30,9 +30,10 @@ from arena.spaces.observations import (
     observe_into,
     pieces,
 )
+from arena.spaces.rewards import utility
 
 __all__ = [
     "ACTION_TABLE", "INFO_SIZE", "INFO_STATE_PIECES", "N_ACTIONS", "OBSERVATION_PIECES", "OBSERVATION_SIZE", "PASS_ID",
     "SLOTS_PER_COLOR", "Seen", "action_id", "action_move", "info_state_into", "legal_array", "legal_ids", "legal_mask",
-    "observation_text", "observe", "observe_into", "pieces",
+    "observation_text", "observe", "observe_into", "pieces", "utility",
 ]

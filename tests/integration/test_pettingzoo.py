@@ -10,9 +10,9 @@ pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip ins
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from arena.envs.opponents import ArenaOpponents  # noqa: E402
-from arena.envs.pettingzoo_env import env, utility  # noqa: E402
+from arena.envs.pettingzoo_env import env  # noqa: E402
 from arena.rules import GameSettings, GameState, deal  # noqa: E402
-from arena.spaces import action_move  # noqa: E402
+from arena.spaces import action_move, utility  # noqa: E402
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
