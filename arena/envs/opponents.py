@@ -7,11 +7,13 @@
     for agent in game.agent_iter():   # only seat_0 from here on
         ...
 
-Each bot is a bot spec as ``arena play`` takes it (or a :class:`~arena.api.Bot` class), made afresh for
+Each bot is the spec of a Python bot as ``arena play`` takes it (an entry-point name, ``package.module:Name`` or
+``path/to/file.py:Name``, with options), or a :class:`~arena.api.Bot` class, made afresh for
 every game as the referee makes it: ``Bot(seat, settings, config, rng)`` with its own generator derived
 from the game seed and the seat, and asked with its seat's :class:`~arena.rules.SeatView` only.  A seat
 that must pass passes without its bot being asked (M6), as in the arena.  The bots run in this
-process, as trusted code (as ``isolation = "none"``).
+process, as trusted code (as ``isolation = "none"``); a bot program (``exec:``) needs the referee's
+processes and is refused with a :class:`~arena.plugins.specs.BotError`.
 """
 
 from __future__ import annotations

@@ -76,3 +76,7 @@ def test_arena_bots_play_the_other_seats() -> None:
     assert finals[0] == finals[1]
     with pytest.raises(ValueError, match="learner"):
         ArenaOpponents(env(), {"seat_0": "random", "seat_1": "random"})
+    with pytest.raises(ValueError, match="is a program"):
+        ArenaOpponents(env(), {"seat_1": "exec:node examples/protocol/random_bot.js"})
+    with pytest.raises(ValueError, match="no such agents"):
+        ArenaOpponents(env(), {"seat_7": "random"})
