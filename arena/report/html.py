@@ -77,11 +77,25 @@ def _record_lines(folder: Path, limit: int) -> tuple[list[str], int]:
     return [], 0
 
 
-def _game_rows(path: Path) -> Iterator[dict[str, str]]:
-    """The rows of ``games.csv`` one at a time (a damaged or unreadable file ends them)."""
+def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
+    """The rows of ``games.csv`` as dicts while they hold the first ``limit`` games, then only the game id
+    of each further row (its first field, read without parsing the row: the count costs little per game).
+    A damaged or unreadable file ends them."""
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            yield from csv.DictReader(f)
+            rows = csv.DictReader(f)
+            games, current = 0, None
+            for row in rows:
+                if row.get("game_id") != current:
+                    current = row.get("game_id")
+                    games += 1
+                    if games > limit:
+                        yield row
+                        break
+                yield row
+            for line in f:  # past the listed games: the game id alone
+                if line.strip():
+                    yield line.partition(",")[0].strip('"')
     except (OSError, csv.Error):
         return
 
@@ -123,13 +137,13 @@ def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT
                          winners, sum(_int(r.get("faulted")) for r in seats),
                          sum(_int(r.get("moves")) for r in seats)])
 
-    for row in _game_rows(folder / GAMES_FILE):
-        game_id = row.get("game_id")
+    for row in _game_rows(folder / GAMES_FILE, limit):
+        game_id = row if isinstance(row, str) else row.get("game_id")
         if game_id != current:
             finish()
             current, seats = game_id, []
             count += 1
-        if len(rows) < limit:
+        if len(rows) < limit and not isinstance(row, str):
             seats.append(row)
     finish()
     return GameList(columns, rows, count)
