@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.envs.extras import require
 
@@ -50,12 +50,15 @@ from arena.spaces import (  # noqa: E402
     INFO_STATE_PIECES,
     N_ACTIONS,
     OBSERVATION_PIECES,
+    Facts,
     action_id,
     action_move,
-    info_state_into,
+    facts,
     legal_ids,
     observation_text,
     observe_into,
+    observe_state_into,
+    recall_into,
     utility,
 )
 
@@ -121,21 +124,6 @@ class UptownGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> UptownObserver:
         return UptownObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
-
-
-class _Seen(NamedTuple):
-    """What a seat sees (:class:`arena.spaces.Seen`) before the racks are dealt or between a move and its draw."""
-
-    settings: GameSettings
-    seat: int
-    to_move: int
-    over: bool
-    board_masks: tuple[int, ...]
-    racks: dict[int, tuple[int, ...]]
-    drawn: tuple[int, ...]
-    played_tiles: tuple[tuple[int, ...], ...]
-    captures: tuple[tuple[int, ...], ...]
-    passes: int
 
 
 class _Position:
@@ -254,14 +242,9 @@ class UptownState(pyspiel.State):
             return
         move, self._p.pending = self._p.pending, None
         assert move is not None
-        at = engine.drawn[color]
-        if engine.deals[color][at] != tile:
-            # The engine draws the next tile of its deal: give it a deal whose next tile is this one.
-            colors = self._p.settings.colors
-            engine = self._p.engine = GameState.restore(
-                self._p.settings, self._deals(), {c: engine.drawn[c] for c in colors},
-                {c: engine.racks[c] for c in colors}, engine.boards, engine.captures, engine.to_move,
-                engine.passes, engine.history, engine.over)
+        # The engine draws the next tile of its deal: make it this one.  The deal stays as _deals() makes
+        # it (the tiles drawn in order, then the rest in tile order): the tile leaves the sorted rest.
+        engine.set_next_draw(color, tile)
         engine.push_unchecked(move)
 
     def _deals(self) -> dict[int, tuple[int, ...]]:
@@ -323,19 +306,24 @@ class UptownState(pyspiel.State):
 
     # -- what a seat sees -----------------------------------------------------------------------------------
 
-    def seen(self, seat: int, private: bool = True) -> _Seen:
+    def seen(self, seat: int, private: bool = True) -> Facts:
         """What ``seat`` sees now (rule S2): its own racks only with ``private``."""
         settings = self._p.settings
-        own = settings.seat_colors[seat] if private else ()
         engine = self._p.engine
         if engine is None:
+            own = settings.seat_colors[seat] if private else ()
             drawn = tuple(len(self._p.draws.get(c, ())) for c in range(len(COLORS)))
-            return _Seen(settings, seat, -1, False, (0,) * len(COLORS), {c: tuple(self._p.draws[c]) for c in own},
+            return Facts(settings, seat, -1, False, (0,) * len(COLORS), {c: tuple(self._p.draws[c]) for c in own},
                          drawn, ((),) * len(COLORS), ((0,) * len(COLORS),) * settings.players, 0)
-        racks = engine.racks
-        to_move = -1 if self._p.pending is not None else engine.to_move
-        return _Seen(settings, seat, to_move, engine.over, engine.boards, {c: racks[c] for c in own},
-                     engine.drawn, engine.played_tiles, engine.captures, engine.passes)
+        return facts(engine, seat, private, self._p.pending is None)
+
+    def observe_into(self, out: np.ndarray, seat: int, private: bool = True) -> np.ndarray:
+        """The observation tensor of :meth:`seen` written into ``out`` (from the engine's arrays once the racks
+        are dealt); ``out``."""
+        engine = self._p.engine
+        if engine is None:
+            return observe_into(out, self.seen(seat, private))
+        return observe_state_into(out, engine, seat, private=private, turn=self._p.pending is None)
 
     def information_string(self, seat: int, private: bool = True) -> str:
         """The history as ``seat`` remembers it: rival draws hidden as ``?`` (its own only with ``private``)."""
@@ -417,11 +405,9 @@ class UptownObserver:
             at += size
 
     def set_from(self, state: UptownState, player: int) -> None:
-        seen = state.seen(player, self._private)
+        state.observe_into(self.tensor, player, self._private)
         if self._recall:
-            info_state_into(self.tensor, seen, state._p.placements, state.own_draws(player) if self._private else {})
-        else:
-            observe_into(self.tensor, seen)
+            recall_into(self.tensor, state._p.placements, state.own_draws(player) if self._private else {})
 
     def string_from(self, state: UptownState, player: int) -> str:
         if self._recall:

@@ -518,6 +518,9 @@ static PyMethodDef state_methods[] = {
     {"capturable_mask", (PyCFunction)state_capturable_mask, METH_O, "M3: the tiles of a color that may be captured (a bitboard)."},
     {"_keys", (PyCFunction)state_keys, METH_NOARGS, NULL},
     {"_set", (PyCFunction)state_set, METH_VARARGS, NULL},
+    {"_observe_into", (PyCFunction)state_observe_into, METH_VARARGS, NULL},
+    {"set_next_draw", (PyCFunction)(void (*)(void))state_set_next_draw, METH_FASTCALL,
+     "The next tile a color draws is this one; the tiles above it in its pile move down one place."},
     {"playout", (PyCFunction)(void (*)(void))state_playout, METH_VARARGS | METH_KEYWORDS,
      "Play a copy to the end with a policy and a SplitMix64; per seat (groups, captured, penalty)."},
     {NULL}};
