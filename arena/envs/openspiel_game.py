@@ -177,14 +177,15 @@ class UptownState(pyspiel.State):
     _replay_at = 0
 
     def current_player(self) -> int:
-        if self._replay is not None:
-            actor = self._replay[self._replay_at][0]
-            return pyspiel.PlayerId.CHANCE if actor < 0 else actor
+        # OpenSpiel asks this several times an action: the common case first, no enum looked up.
         engine = self._p.engine
         if engine is None or self._p.pending is not None:
-            return pyspiel.PlayerId.CHANCE
+            if self._replay is not None:  # a replay runs on a state made new: no engine yet
+                actor = self._replay[self._replay_at][0]
+                return _CHANCE if actor < 0 else actor
+            return _CHANCE
         if engine.over:
-            return pyspiel.PlayerId.TERMINAL
+            return _TERMINAL
         return engine.to_move
 
     def is_terminal(self) -> bool:
@@ -211,37 +212,41 @@ class UptownState(pyspiel.State):
             self._replay_at += 1
             return
         action = int(action)
-        if self.is_chance_node():
+        position = self._p
+        engine = position.engine
+        if engine is None or position.pending is not None:
             self._draw(action)
             return
-        engine = self._p.engine
-        assert engine is not None
         move = action_move(action)
-        engine.check(move)  # IllegalMove (a ValueError) naming the rule, nothing changed
-        self._p.log.append((engine.to_move, action))
+        legal = engine.legal_moves()
+        if engine.over or (move not in legal and (legal or not move.is_pass)):
+            engine.check(move)  # IllegalMove (a ValueError) naming the rule, nothing changed
+        position.log.append((engine.to_move, action))
         if move.is_pass:
             engine.push_unchecked(move)
             return
-        self._p.placements.append(move)
+        position.placements.append(move)
         if engine.drawn[move.color] < N_TILES:
-            self._p.pending = move  # M5: its draw is the next chance node
+            position.pending = move  # M5: its draw is the next chance node
         else:
             engine.push_unchecked(move)
 
     def _draw(self, tile: int) -> None:
-        color = self._drawing()
-        drawn = self._p.draws[color]
+        position = self._p
+        move = position.pending
+        color = self._drawing() if move is None else move.color
+        drawn = position.draws[color]
         if not 0 <= tile < N_TILES or tile in drawn:
             raise ValueError(f"{COLORS[color]} cannot draw {tile}: not a tile of its pile")
         drawn.append(tile)
-        self._p.log.append((-1 - color, tile))
-        engine = self._p.engine
+        position.log.append((-1 - color, tile))
+        engine = position.engine
         if engine is None:
-            if all(len(self._p.draws[c]) == RACK_SIZE for c in self._p.settings.colors):
-                self._p.engine = GameState(self._p.settings, self._deals())
+            if all(len(position.draws[c]) == RACK_SIZE for c in position.settings.colors):
+                position.engine = GameState(position.settings, self._deals())
             return
-        move, self._p.pending = self._p.pending, None
         assert move is not None
+        position.pending = None
         # The engine draws the next tile of its deal: make it this one.  The deal stays as _deals() makes
         # it (the tiles drawn in order, then the rest in tile order): the tile leaves the sorted rest.
         engine.set_next_draw(color, tile)
@@ -333,6 +338,10 @@ class UptownState(pyspiel.State):
     def own_draws(self, seat: int) -> dict[int, list[int]]:
         """The tiles ``seat``'s colors drew, in order."""
         return {c: self._p.draws[c] for c in self._p.settings.seat_colors[seat]}
+
+
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 def _token(actor: int, value: int, own: Sequence[int] | None) -> str:

@@ -181,28 +181,9 @@ PyObject *state_set_next_draw(StateObject *self, PyObject *const *args, Py_ssize
         return NULL;
     }
     if (where == at) Py_RETURN_NONE;
-    uint8_t deal[N_TILES];
-    memcpy(deal, s->deals[color], N_TILES);
+    uint8_t *deal = s->deals[color];
     memmove(deal + at + 1, deal + at, (size_t)(where - at));
     deal[at] = (uint8_t)tile;
-    /* A new deals tuple: copies of this state share the old one. */
-    PyObject *deals = PyTuple_New(N_COLORS);
-    if (!deals) return NULL;
-    for (int c = 0; c < N_COLORS; c++) {
-        PyObject *item;
-        if (c == color) {
-            item = PyTuple_New(N_TILES);
-            for (int k = 0; item && k < N_TILES; k++) PyTuple_SET_ITEM(item, k, PyLong_FromLong(deal[k]));
-        } else {
-            item = Py_NewRef(PyTuple_GET_ITEM(self->deals, c));
-        }
-        if (!item) {
-            Py_DECREF(deals);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(deals, c, item);
-    }
-    memcpy(s->deals[color], deal, N_TILES);
-    Py_SETREF(self->deals, deals);
+    Py_CLEAR(self->deals); /* made again when asked for: copies of this state keep the old one */
     Py_RETURN_NONE;
 }
