@@ -22,7 +22,8 @@ legal moves with its own generator:
 Per loop: microseconds per move (the median of the rounds, by the process's CPU time) and the ratio to
 ``engine``; then where the bridge's time goes (per move: legal ids, mask, observation, OpenSpiel's
 chance node, and what they cost before they were computed in C: the observation through a SeatView, a
-chance node's redeal by ``GameState.restore``).  Before the last two lines, each bridge over its floor.  The last line is ``<float>x engine per move (pettingzoo), <float>x (openspiel)``.
+chance node's redeal by ``GameState.restore``), each bridge over its floor, and the frameworks' floors
+against the engine.  The last line is ``<float>x engine per move (pettingzoo), <float>x (openspiel)``.
 """
 
 from __future__ import annotations
@@ -173,7 +174,8 @@ def null_openspiel_loop(moves_per_game: int, games: int, legal_count: int = 40, 
         reward_model=pyspiel.GameType.RewardModel.TERMINAL, max_num_players=2, min_num_players=2,
         provides_information_state_string=False, provides_information_state_tensor=False,
         provides_observation_string=False, provides_observation_tensor=False, parameter_specification={})
-    info = pyspiel.GameInfo(num_distinct_actions=ACTIONS, max_chance_outcomes=1, num_players=2, min_utility=-1.0,
+    info = pyspiel.GameInfo(num_distinct_actions=ACTIONS, max_chance_outcomes=1 if draws_per_game else 0,
+                            num_players=2, min_utility=-1.0,
                             max_utility=1.0, utility_sum=0.0, max_game_length=moves_per_game + draws_per_game)
     terminal, chance = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
 
@@ -181,14 +183,32 @@ def null_openspiel_loop(moves_per_game: int, games: int, legal_count: int = 40, 
         def __init__(self, game: pyspiel.Game) -> None:
             super().__init__(game)
             self.left = moves_per_game
-            self.draws = 0  # chance nodes so far, the k-th after move k * moves_per_game // draws_per_game
+
+        def current_player(self) -> int:
+            return pyspiel.PlayerId.TERMINAL if self.left == 0 else self.left % 2
+
+        def _legal_actions(self, player: int) -> list[int]:
+            return legal
+
+        def _apply_action(self, action: int) -> None:
+            self.left -= 1
+
+        def is_terminal(self) -> bool:
+            return self.left == 0
+
+        def returns(self) -> list[float]:
+            return [0.0, 0.0]
+
+    class ChanceState(NullState):
+        """Draws too: the k-th chance node comes after move ``k * moves_per_game // draws_per_game``."""
+
+        def __init__(self, game: pyspiel.Game) -> None:
+            super().__init__(game)
+            self.draws = 0
             self.drawing = False
 
         def current_player(self) -> int:
             return terminal if self.left == 0 else chance if self.drawing else self.left % 2
-
-        def _legal_actions(self, player: int) -> list[int]:
-            return legal
 
         def _apply_action(self, action: int) -> None:
             if self.drawing:
@@ -202,18 +222,12 @@ def null_openspiel_loop(moves_per_game: int, games: int, legal_count: int = 40, 
         def chance_outcomes(self) -> list[tuple[int, float]]:
             return [(0, 1.0)]
 
-        def is_terminal(self) -> bool:
-            return self.left == 0
-
-        def returns(self) -> list[float]:
-            return [0.0, 0.0]
-
     class NullGame(pyspiel.Game):  # type: ignore[misc]
         def __init__(self, params: dict | None = None) -> None:
             super().__init__(game_type, info, params or {})
 
         def new_initial_state(self) -> NullState:
-            return NullState(self)
+            return ChanceState(self) if draws_per_game else NullState(self)
 
     game = NullGame()
     rng = random.Random(1)
@@ -221,7 +235,7 @@ def null_openspiel_loop(moves_per_game: int, games: int, legal_count: int = 40, 
     for _ in range(games):
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
+            if draws_per_game and state.is_chance_node():
                 state.apply_action(0)
             else:
                 state.apply_action(rng.choice(state.legal_actions()))
