@@ -191,6 +191,23 @@ class UptownState(pyspiel.State):
     def is_terminal(self) -> bool:
         return self._p.engine is not None and self._p.pending is None and self._p.engine.over
 
+    # legal_actions and is_chance_node answered in Python for Python callers: what OpenSpiel's own would
+    # answer (its State.LegalActions: nothing once terminal, the outcomes at a chance node, the mover's
+    # actions), without two trips through C++ and a list converted there and back.  C++ callers keep
+    # OpenSpiel's, which calls current_player, chance_outcomes and _legal_actions.
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        current = self.current_player()
+        if current == _TERMINAL:
+            return []
+        if current == _CHANCE:
+            return [tile for tile, _ in self.chance_outcomes()]
+        if player is None or player == current:
+            return self._legal_actions(current)
+        return []
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == _CHANCE
+
     def _legal_actions(self, player: int) -> list[int]:
         assert self._p.engine is not None and player == self._p.engine.to_move
         return legal_ids(self._p.engine.legal_moves())
