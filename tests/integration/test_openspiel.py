@@ -49,6 +49,9 @@ def test_python_answers_are_openspiels_own(players: int) -> None:
         if state.is_terminal():
             break
         state.apply_action(arena_draw(state, deals) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    # Each draw went to the top of the engine's pile: its deal is the draws in order, then the rest in tile order.
+    for color, drawn in state._p.draws.items():
+        assert state._p.engine.deals[color] == (*drawn, *sorted(set(range(28)) - set(drawn)))
 
 
 def test_game_description() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import numpy as np
@@ -171,6 +172,7 @@ def test_set_next_draw_moves_the_tile_to_the_top_of_the_pile(make: type) -> None
     assert before.deals[blue][5:] == pile and state.deals[settings.colors[0]] == before.deals[settings.colors[0]]
     state.set_next_draw(blue, pile[3])  # already next: nothing changes
     assert state.deals[blue][5] == pile[3]
+    assert pickle.loads(pickle.dumps(state)).deals == state.deals == state.copy().deals
     rng = random.Random(2)
     while settings.seat_of(blue) != state.to_move:
         state.push(state.legal_moves().choice(rng))
