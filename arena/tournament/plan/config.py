@@ -27,6 +27,7 @@ file, the key and the reason.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -449,6 +450,29 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+
+
+def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:
+    """A tournament file's text with its ``clock`` and ``overage`` given anew (None: as the file says): the
+    new keys first, the file's own commented out.  The text is the one the results folder keeps, so a
+    ``--resume`` plays on with the same clocks."""
+    given = {key: value for key, value in (("clock", clock), ("overage", overage)) if value is not None}
+    if not given:
+        return text
+    head = [f"{key} = {toml_string(value) if isinstance(value, str) else repr(float(value))}"
+            "  # given on the command line\n" for key, value in given.items()]
+    lines, top = [], True
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        top = top and not stripped.startswith("[")
+        key = re.match(r"(\w+)\s*=", stripped)
+        lines.append(f"# {line}" if top and key and key.group(1) in given else line)
+    return "".join(head + lines)
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:
