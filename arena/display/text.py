@@ -156,8 +156,9 @@ def render_clocks(clock: Mapping[str, Any], times: Sequence[MoveTime], seats: Se
     """Every seat's time from a record's ``clock`` key: the control, then per seat the seconds its bot
     used over how many moves, and its clock and bank at the end."""
     control = [f"clock {printable(clock['control'])}"] if isinstance(clock.get("control"), str) else []
-    if clock.get("overage"):
-        control.append(f"overage {printable(clock['overage'])} s")
+    overage = clock.get("overage")
+    if isinstance(overage, (int, float)) and not isinstance(overage, bool) and overage:
+        control.append(f"overage {overage:g} s")
     lines = [f"clocks ({', '.join(control) or 'none'}):"]
     for seat, name in enumerate(names):
         mine = [t for t, s in zip(times, seats, strict=True) if s == seat]

@@ -52,16 +52,18 @@ def test_every_move_is_charged_to_its_seats_clock_and_recorded(isolation):
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_bot_that_runs_out_of_its_clock_loses_on_time_and_the_fallback_plays_on(isolation):
-    # 0.1 s a move against a clock of 0.45 s: the fifth move (move 8 of the game) runs out.
+    # 0.1 s a move against a clock of 0.45 s: the fifth turn (move 8 of the game) sleeps past it, if no
+    # turn before it ran out (on a slow machine).
     outcome = play_game([paced(0.1), "random"], 3, time_limit=5, clock=time_control("0.45+0"), isolation=isolation)
     game = checked(outcome)
     [fault] = outcome.faults
-    assert (fault["seat"], fault["kind"], fault["move"]) == (0, "timeout", 8)
+    at = fault["move"]
+    assert (fault["seat"], fault["kind"]) == (0, "timeout") and at <= 8
     assert fault["message"].startswith("lost on time: ") and "on its clock (0.45+0)" in fault["message"]
     assert outcome.faulted == {0}
-    assert game.times[8].left == 0 and game.times[8].used is not None and game.times[8].used > 0
+    assert game.times[at].left == 0 and game.times[at].used is not None and game.times[at].used > 0
     # From the fault on, the fallback plays the seat: no time of the bot's, the clock stays where it ran out.
-    later = [t for s, t in zip(game.seats, game.times, strict=True) if s == 0][5:]
+    later = [t for i, s, t in zip(range(len(game.seats)), game.seats, game.times, strict=True) if s == 0 and i > at]
     assert later and all(t.used is None and t.left == 0 for t in later)
     assert outcome.state.over
 
@@ -76,9 +78,10 @@ def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolat
     assert fault["kind"] == "timeout" and fault["seat"] == 0
     assert fault["message"] == "no move within the time limit of 0.05 s and its overage bank (0.35 s in all) spent"
     answered = [t for s, t in zip(game.seats, game.times, strict=True) if s == 0 and t.used is not None]
-    # Some turns were paid for from the bank before it ran out (the first of a program has a longer limit).
-    assert 3 <= len(answered) <= 6
-    assert answered[0].bank < 0.35 or isolation == "process"
+    # Turns paid for from the bank until it ran out: at most 3 (4 for a program, whose first turn has a
+    # longer limit), fewer on a slow machine.
+    assert 1 <= len(answered) <= 4
+    assert answered[-1].bank < 0.35 or isolation == "process"
     fallback = [t for s, t in zip(game.seats, game.times, strict=True) if s == 0 and t.used is None]
     assert fallback and all(t.bank == 0 for t in fallback)
     assert "left" not in outcome.record["clock"]  # a bank, no game clock
