@@ -345,7 +345,7 @@ def command(
         nl=False, color=colored,
     )
     times = None if outcome.clock is None else records.move_times(outcome.clock, len(state.history))
-    if times is not None:
+    if outcome.clock is not None and times is not None:
         seats = records.turn_seats(state)
         echo(render.render_clocks(outcome.clock, times, seats, names), nl=False)
     for line in walls:

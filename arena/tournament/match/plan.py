@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.play.clock import parse_clock, parse_overage
 from arena.play import ranges as limits
+from arena.play.clock import parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.stats.sprt import SprtParameters
 from arena.tournament.folder.files import MATCH_FILE
