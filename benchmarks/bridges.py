@@ -1,0 +1,176 @@
+"""What the OpenSpiel game and the PettingZoo environment cost per move, against the engine's own per-move loop.
+
+    python benchmarks/bridges.py --players 2 --games 20 --rounds 3
+
+Side by side in one process, in rounds (the order of the loops alternating), random games of the same
+seeds (game ``i`` is the arena's deal of seed ``--seed + i``), every loop picking uniformly among the
+legal moves with its own generator:
+
+* ``engine``: the engine's per-move loop (benchmarks/engine.py): ``legal_moves()``, ``choice``, ``push``;
+* ``engine+spaces``: the same, plus what a bridge must compute for the mover every turn: its legal
+  action ids and mask and its observation tensor (:mod:`arena.spaces`);
+* ``pettingzoo``: ``uptown_v0``, ``last()`` (observation dict: tensor and mask), a masked sample, ``step``;
+* ``openspiel``: ``python_uptown``, ``legal_actions()`` and ``apply_action`` for each move, the chance
+  nodes' draws (``apply_action`` of the arena's deal) included in the move's cost.
+
+Per loop: microseconds per move (the median of the rounds, by the process's CPU time) and the ratio to
+``engine``; then where the bridge's time goes (per move: legal ids, mask, observation, OpenSpiel's
+chance node).  The last line is ``<float>x engine per move (pettingzoo), <float>x (openspiel)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from arena.rules import ENGINE, GameSettings, GameState, SeatView, deal
+from arena.rules.moves import MoveSet
+from arena.spaces import legal_ids, legal_mask, observe
+
+NO_MOVES = MoveSet()
+
+
+def engine_loop(settings: GameSettings, seeds: list[int], spaces: bool) -> int:
+    rng = random.Random(1)
+    moves = 0
+    for seed in seeds:
+        state = GameState(settings, deal(seed, settings))
+        while not state.over:
+            legal = state.legal_moves()
+            if spaces:
+                legal_mask(legal)
+                observe(SeatView.of(state, state.to_move, NO_MOVES))
+            state.push_unchecked(legal.choice(rng))
+            moves += 1
+    return moves
+
+
+def pettingzoo_loop(settings: GameSettings, seeds: list[int]) -> int:
+    from arena.envs.pettingzoo_env import env
+
+    game = env(players=settings.players, scoring=settings.scoring)
+    rng = np.random.default_rng(1)
+    moves = 0
+    for seed in seeds:
+        game.reset(seed=seed)
+        for _ in game.agent_iter():
+            observation, _, termination, truncation, _ = game.last()
+            if termination or truncation:
+                game.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            game.step(int(legal[rng.integers(len(legal))]))
+            moves += 1
+    return moves
+
+
+def openspiel_loop(settings: GameSettings, seeds: list[int]) -> int:
+    import pyspiel
+
+    from arena.envs.openspiel_game import arena_draw
+
+    game = pyspiel.load_game(f"python_uptown(players={settings.players},scoring={settings.scoring})")
+    rng = random.Random(1)
+    moves = 0
+    for seed in seeds:
+        deals = deal(seed, settings)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(arena_draw(state, deals))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                moves += 1
+    return moves
+
+
+def timed(run: Callable[[], int]) -> tuple[float, int]:
+    start = time.process_time()
+    moves = run()
+    return (time.process_time() - start) / moves * 1e6, moves
+
+
+def parts(settings: GameSettings, seeds: list[int]) -> dict[str, float]:
+    """Microseconds per move of each piece a bridge adds, on the positions of one random game per seed."""
+    rng = random.Random(2)
+    positions = []
+    for seed in seeds:
+        state = GameState(settings, deal(seed, settings))
+        while not state.over:
+            positions.append((state.copy(), state.legal_moves()))
+            state.push_unchecked(positions[-1][1].choice(rng))
+    out = {}
+    for name, work in (
+        ("legal_moves (engine)", lambda s, m: s.legal_moves()),
+        ("legal ids", lambda s, m: legal_ids(m)),
+        ("legal mask", lambda s, m: legal_mask(m)),
+        ("SeatView.of", lambda s, m: SeatView.of(s, s.to_move, NO_MOVES)),
+        ("observation tensor", lambda s, m: observe(SeatView.of(s, s.to_move, NO_MOVES))),
+        ("restore (a chance node's redeal)", lambda s, m: GameState.restore(
+            s.settings, {c: s.deals[c] for c in s.settings.colors}, {c: s.drawn[c] for c in s.settings.colors},
+            {c: s.racks[c] for c in s.settings.colors}, s.boards, s.captures, s.to_move, s.passes, s.history,
+            s.over)),
+    ):
+        start = time.process_time()
+        for state, moves in positions:
+            work(state, moves)
+        out[name] = (time.process_time() - start) / len(positions) * 1e6
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    settings = GameSettings.for_players(args.players)
+    seeds = list(range(args.seed, args.seed + args.games))
+    loops: dict[str, Callable[[], int]] = {
+        "engine": lambda: engine_loop(settings, seeds, False),
+        "engine+spaces": lambda: engine_loop(settings, seeds, True),
+    }
+    skipped = []
+    try:
+        import pettingzoo  # noqa: F401
+
+        loops["pettingzoo"] = lambda: pettingzoo_loop(settings, seeds)
+    except ImportError:
+        skipped.append("pettingzoo (the rl extra is not installed)")
+    try:
+        import pyspiel  # noqa: F401
+
+        loops["openspiel"] = lambda: openspiel_loop(settings, seeds)
+    except ImportError:
+        skipped.append("openspiel (the openspiel extra is not installed)")
+    figures: dict[str, list[float]] = {name: [] for name in loops}
+    counts: dict[str, int] = {}
+    names = list(loops)
+    for r in range(args.rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            us, counts[name] = timed(loops[name])
+            figures[name].append(us)
+    print(f"rules engine: {ENGINE}; {args.games} random games of {args.players} players, {args.rounds} rounds, "
+          "CPU time, median of the rounds")
+    base = statistics.median(figures["engine"])
+    for name in names:
+        us = statistics.median(figures[name])
+        print(f"{name:<14} {us:9.1f} us/move  {us / base:6.1f}x engine  ({counts[name]} moves a round)")
+    for name in skipped:
+        print(f"{name:<14} skipped: {name}")
+    print("where a bridge's time goes, per move:")
+    for name, us in parts(settings, seeds[:5]).items():
+        print(f"  {name:<34} {us:8.1f} us")
+    pz = statistics.median(figures["pettingzoo"]) / base if "pettingzoo" in figures else float("nan")
+    os_ = statistics.median(figures["openspiel"]) / base if "openspiel" in figures else float("nan")
+    print(f"{pz:.1f}x engine per move (pettingzoo), {os_:.1f}x (openspiel)")
+
+
+if __name__ == "__main__":
+    main()
