@@ -11,7 +11,10 @@ legal moves with its own generator:
   action ids and mask and its observation tensor (:mod:`arena.spaces`);
 * ``pettingzoo``: ``uptown_v0``, ``last()`` (observation dict: tensor and mask), a masked sample, ``step``;
 * ``openspiel``: ``python_uptown``, ``legal_actions()`` and ``apply_action`` for each move, the chance
-  nodes' draws (``apply_action`` of the arena's deal) included in the move's cost.
+  nodes' draws (``apply_action`` of the arena's deal) included in the move's cost;
+* ``pettingzoo floor`` and ``openspiel floor``: the same loops over a game that does nothing (a constant
+  observation and mask of the same sizes, as many moves as Uptown's): what each framework's API costs a
+  move by itself, below which no bridge written on it can go.
 
 Per loop: microseconds per move (the median of the rounds, by the process's CPU time) and the ratio to
 ``engine``; then where the bridge's time goes (per move: legal ids, mask, observation, OpenSpiel's
@@ -89,6 +92,120 @@ def openspiel_loop(settings: GameSettings, seeds: list[int]) -> int:
     return moves
 
 
+def null_pettingzoo_loop(moves_per_game: int, games: int) -> int:
+    """The PettingZoo loop over an AEC environment whose moves do nothing."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    from arena.spaces import N_ACTIONS as ACTIONS
+    from arena.spaces import OBSERVATION_SIZE
+
+    class Null(AECEnv):  # type: ignore[misc]
+        metadata = {"name": "null_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            self.mask = np.ones(ACTIONS, dtype=np.int8)
+            self.seen = {"observation": np.zeros(OBSERVATION_SIZE, dtype=np.float32), "action_mask": self.mask}
+            self.observation_spaces = {a: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, (OBSERVATION_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8)}) for a in self.possible_agents}
+            self.action_spaces = {a: spaces.Discrete(ACTIONS) for a in self.possible_agents}
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.left = moves_per_game
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._cumulative_rewards = dict(self.rewards)
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = dict(self.terminations)
+            self.infos: dict = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+
+        def observe(self, agent: str) -> dict:
+            return self.seen
+
+        def step(self, action: int | None) -> None:
+            if self.terminations[self.agent_selection]:
+                self._was_dead_step(action)
+                return
+            self.left -= 1
+            if self.left == 0:
+                self.terminations = {a: True for a in self.agents}
+            self.agent_selection = self.agents[1 - self.agents.index(self.agent_selection)]
+
+    game = Null()
+    rng = np.random.default_rng(1)
+    moves = 0
+    for _ in range(games):
+        game.reset()
+        for _ in game.agent_iter():
+            observation, _, termination, truncation, _ = game.last()
+            if termination or truncation:
+                game.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            game.step(int(legal[rng.integers(len(legal))]))
+            moves += 1
+    return moves
+
+
+def null_openspiel_loop(moves_per_game: int, games: int) -> int:
+    """The OpenSpiel loop over a registered Python game whose moves do nothing."""
+    import pyspiel
+
+    from arena.spaces import N_ACTIONS as ACTIONS
+
+    legal = list(range(40))  # about as many legal moves as an Uptown turn has
+    game_type = pyspiel.GameType(
+        short_name="python_null_bridge_floor", long_name="nothing", dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION, utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL, max_num_players=2, min_num_players=2,
+        provides_information_state_string=False, provides_information_state_tensor=False,
+        provides_observation_string=False, provides_observation_tensor=False, parameter_specification={})
+    info = pyspiel.GameInfo(num_distinct_actions=ACTIONS, max_chance_outcomes=0, num_players=2, min_utility=-1.0,
+                            max_utility=1.0, utility_sum=0.0, max_game_length=moves_per_game)
+
+    class NullState(pyspiel.State):  # type: ignore[misc]
+        def __init__(self, game: pyspiel.Game) -> None:
+            super().__init__(game)
+            self.left = moves_per_game
+
+        def current_player(self) -> int:
+            return pyspiel.PlayerId.TERMINAL if self.left == 0 else self.left % 2
+
+        def _legal_actions(self, player: int) -> list[int]:
+            return legal
+
+        def _apply_action(self, action: int) -> None:
+            self.left -= 1
+
+        def is_terminal(self) -> bool:
+            return self.left == 0
+
+        def returns(self) -> list[float]:
+            return [0.0, 0.0]
+
+    class NullGame(pyspiel.Game):  # type: ignore[misc]
+        def __init__(self, params: dict | None = None) -> None:
+            super().__init__(game_type, info, params or {})
+
+        def new_initial_state(self) -> NullState:
+            return NullState(self)
+
+    game = NullGame()
+    rng = random.Random(1)
+    moves = 0
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+    return moves
+
+
 def timed(run: Callable[[], int]) -> tuple[float, int]:
     start = time.process_time()
     moves = run()
@@ -132,6 +249,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = GameSettings.for_players(args.players)
     seeds = list(range(args.seed, args.seed + args.games))
+    per_game = max(1, engine_loop(settings, seeds, False) // args.games)
     loops: dict[str, Callable[[], int]] = {
         "engine": lambda: engine_loop(settings, seeds, False),
         "engine+spaces": lambda: engine_loop(settings, seeds, True),
@@ -141,12 +259,14 @@ def main() -> None:
         import pettingzoo  # noqa: F401
 
         loops["pettingzoo"] = lambda: pettingzoo_loop(settings, seeds)
+        loops["pettingzoo floor"] = lambda: null_pettingzoo_loop(per_game, args.games)
     except ImportError:
         skipped.append("pettingzoo (the rl extra is not installed)")
     try:
         import pyspiel  # noqa: F401
 
         loops["openspiel"] = lambda: openspiel_loop(settings, seeds)
+        loops["openspiel floor"] = lambda: null_openspiel_loop(per_game, args.games)
     except ImportError:
         skipped.append("openspiel (the openspiel extra is not installed)")
     figures: dict[str, list[float]] = {name: [] for name in loops}
@@ -161,14 +281,18 @@ def main() -> None:
     base = statistics.median(figures["engine"])
     for name in names:
         us = statistics.median(figures[name])
-        print(f"{name:<14} {us:9.1f} us/move  {us / base:6.1f}x engine  ({counts[name]} moves a round)")
+        print(f"{name:<16} {us:9.1f} us/move  {us / base:6.1f}x engine  ({counts[name]} moves a round)")
     for name in skipped:
-        print(f"{name:<14} skipped: {name}")
+        print(f"{name:<16} skipped: {name}")
     print("where a bridge's time goes, per move:")
     for name, us in parts(settings, seeds[:5]).items():
         print(f"  {name:<34} {us:8.1f} us")
-    pz = statistics.median(figures["pettingzoo"]) / base if "pettingzoo" in figures else float("nan")
-    os_ = statistics.median(figures["openspiel"]) / base if "openspiel" in figures else float("nan")
+    def ratio(name: str) -> float:
+        return statistics.median(figures[name]) / base if name in figures else float("nan")
+
+    pz, os_ = ratio("pettingzoo"), ratio("openspiel")
+    print(f"the frameworks alone (a game that does nothing): {ratio('pettingzoo floor'):.1f}x engine per move "
+          f"(pettingzoo), {ratio('openspiel floor'):.1f}x (openspiel)")
     print(f"{pz:.1f}x engine per move (pettingzoo), {os_:.1f}x (openspiel)")
 
 

@@ -19,6 +19,8 @@ def test_the_bridges_benchmark_prints_every_loop() -> None:
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    for loop in ("engine ", "engine+spaces", "pettingzoo", "openspiel"):
+    for loop in ("engine ", "engine+spaces", "pettingzoo ", "openspiel ", "pettingzoo floor", "openspiel floor"):
         assert any(line.startswith(loop) and "us/move" in line for line in lines), (loop, done.stdout)
     assert re.fullmatch(r"[\d.]+x engine per move \(pettingzoo\), [\d.]+x \(openspiel\)", lines[-1])
+    assert re.fullmatch(r"the frameworks alone \(a game that does nothing\): [\d.]+x engine per move "
+                        r"\(pettingzoo\), [\d.]+x \(openspiel\)", lines[-2])
