@@ -132,7 +132,7 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) ->
     if missing:
         from arena.play.referee import Referee
 
-        referee = Referee(config.time_limit, isolation=config.isolation)
+        referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
         try:
             prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in missing])
         finally:
@@ -238,7 +238,7 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
             raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
     # The programs' standard error, for a bot that fails its handshake: its last words and log are in the error.
     logs = Path(tempfile.mkdtemp(prefix="arena-check-logs-"))
-    referee = Referee(config.time_limit, isolation=config.isolation, logs=logs)
+    referee = Referee(config.time_limit, isolation=config.isolation, logs=logs, clock=config.clock)
     walls: dict[str, str] = {}
     index = 0
     failed = True
