@@ -128,6 +128,8 @@ def game_data(game: records.Replay) -> dict[str, Any]:
         step["cell"] = None if move.is_pass else CELL_NAMES[move.cell]
         step["seat"] = seat
         step["row"] = _move_row(index, seat, move, captured, names)
+        if times is not None:
+            step["row"]["time"] = render.move_time_text(times[index]).strip(" ()")
         steps.append(step)
     return {
         "names": names,
@@ -137,7 +139,7 @@ def game_data(game: records.Replay) -> dict[str, Any]:
         "cells": list(CELL_NAMES),
         "glyphs": SYMBOL_GLYPHS,
         "colors": TILE_COLORS,
-        "columns": [list(c) for c in MOVE_COLUMNS],
+        "columns": [list(c) for c in MOVE_COLUMNS] + ([["time", "time"]] if times is not None else []),
         "steps": steps,
     }
 

@@ -211,3 +211,14 @@ def test_the_report_reads_the_records_as_a_stream(tmp_path, name):
     assert count == 40_000 and [json.loads(x)["game_id"] for x in first] == ["000000", "000001", "000002",
                                                                              "000003", "000004"]
     assert peak < 2_000_000, f"{peak} bytes held to read {path.stat().st_size} bytes of records"
+
+
+def test_a_game_with_a_clock_gets_a_time_column_in_the_moves_table(tmp_path, run):
+    path = tmp_path / "clocked.json"
+    assert run("play", "random", "greedy", "--seed", "3", "--clock", "30", "--record", str(path)).exit_code == 0
+    game = records.replay(records.load(path))
+    data = game_data(game)
+    assert data["columns"][-1] == ["time", "time"]
+    assert all(step["row"]["time"].endswith("s left") for step in data["steps"][1:])
+    assert game_data(records.replay(records.load(GOLDEN / "4p-seed4.json")))["columns"] == [
+        ["n", "#"], ["who", "seat"], ["play", "move"]]  # no clock, no time column
