@@ -54,7 +54,7 @@ def command(
     A progress bar is shown on standard error when it is a terminal.
     """
     from arena.tournament.folder.identity import check_bots
-    from arena.tournament.folder.store import FolderLock
+    from arena.tournament.folder.store import FolderLock, check_folder
     from arena.tournament.plan.config import ConfigError, load_config, parse_config, with_clock_text, with_isolation
     from arena.tournament.plan.schedule import count_games, tournament_tables
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
@@ -79,6 +79,8 @@ def command(
         config = with_isolation(config, isolation)
         folder = Path(out) if out is not None else Path("results") / config.name
         FolderLock.check(folder)
+        # A folder that would be refused is refused before any bot program starts.
+        check_folder(config, folder, resume=resume, overwrite=overwrite)
         walls = check_bots(config, str(path))
     except (ConfigError, RunError) as exc:
         raise click.ClickException(str(exc)) from None

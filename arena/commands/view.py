@@ -76,9 +76,11 @@ def write_page(out: Path, text: str) -> None:
 def command(file: Path, game_id: str | None, out: Path | None) -> None:
     """Write the replay of the game record FILE as one HTML page that opens offline.
 
-    The page shows the board, every color's rack and pile, the move list and
-    the result, with controls (first, back, play/pause, forward, last, a slider
-    and the arrow keys) to step through the game.  FILE may be a record
+    The page shows the board with its coordinates and a legend, every color's
+    rack and pile, the move list and the result, with controls (the deal, back,
+    play/pause, forward, the final position, a slider and the arrow keys) to
+    step through the game.  It opens on the final position; PAGE.html#40 opens
+    after move 40, and the address follows the move shown.  FILE may be a record
     (.json or .json.gz) or a tournament results folder (or its records.jsonl)
     with --game ID.  The record is checked move by move first, as by
     arena replay --verify; a record that fails writes nothing.

@@ -21,7 +21,9 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -76,10 +78,47 @@ def _position(state: GameState, seat_colors: Sequence[Sequence[int]]) -> dict[st
     return {"board": cells, "racks": racks, "captures": captures}
 
 
+def players(game: records.Replay) -> list[dict[str, str]]:
+    """Each seat's ``name`` as the page shows it and its bot's ``spec`` ('' when the record gives none).
+
+    A seat the record names by its spec (``arena play`` does) is shown by the name its bot program
+    declared in its handshake (the ``name`` of its ``bots`` entry, written for ``exec:`` programs):
+    ``random_bot`` rather than ``exec:python3 /home/me/bots/random_bot.py``, which stays in the spec."""
+    bots = game.record.get("bots")
+    entries = bots if isinstance(bots, list) and len(bots) == len(game.names) else [None] * len(game.names)
+    shown = []
+    for name, entry in zip(game.names, entries):
+        entry = entry if isinstance(entry, Mapping) else {}
+        spec = entry.get("spec") if isinstance(entry.get("spec"), str) else ""
+        declared = entry.get("name")
+        if isinstance(declared, str) and declared.strip() and name == spec:
+            name = declared
+        shown.append({"name": printable(name), "spec": printable(spec)})
+    return shown
+
+
+#: The columns of the moves table: (key of a step's ``row``, heading).  A step's ``row`` holds one text per key;
+#: the page's script draws whatever columns this lists, so a column is added here and in :func:`_move_row` alone.
+MOVE_COLUMNS = (("n", "#"), ("who", "seat"), ("play", "move"))
+
+
+def _move_row(index: int, seat: int, move: Any, captured: int, names: Sequence[str]) -> dict[str, str]:
+    if move.is_pass:
+        play = "passes"
+    else:
+        play = f"{COLORS[move.color]} {TILE_NAMES[move.tile]} on {CELL_NAMES[move.cell]}"
+        if captured >= 0:
+            play += f" \u00d7{COLORS[captured]}"
+    return {"n": str(index), "who": f"{seat} {names[seat]}", "play": play}
+
+
 def game_data(game: records.Replay) -> dict[str, Any]:
-    """The whole game for the page: names, regions, and one position per step (step 0 is the deal)."""
+    """The whole game for the page: names, regions, and one position per step (step 0 is the deal).
+
+    Step ``k`` (k > 0) is the position after the move the record numbers ``k - 1``, as its label says."""
     seat_colors = game.settings.seat_colors
-    names = [printable(n) for n in game.names]
+    shown = players(game)
+    names = [p["name"] for p in shown]
     steps = [dict(_position(GameState(game.settings, game.deals), seat_colors), label="the deal", cell=None)]
     times = game.times  # a game with a clock: each move's time and the clock after it follow its label
     for index, seat, move, captured, state in game.states():
@@ -88,22 +127,27 @@ def game_data(game: records.Replay) -> dict[str, Any]:
             "" if times is None else render.move_time_text(times[index]))
         step["cell"] = None if move.is_pass else CELL_NAMES[move.cell]
         step["seat"] = seat
+        step["row"] = _move_row(index, seat, move, captured, names)
+        if times is not None:
+            step["row"]["time"] = render.move_time_text(times[index]).strip(" ()")
         steps.append(step)
     return {
         "names": names,
+        "specs": [p["spec"] for p in shown],
         "seatColors": [[COLORS[c] for c in colors] for colors in seat_colors],
         "regions": [REGIONS[region_of(cell)] for cell in range(len(CELL_NAMES))],
         "cells": list(CELL_NAMES),
         "glyphs": SYMBOL_GLYPHS,
         "colors": TILE_COLORS,
+        "columns": [list(c) for c in MOVE_COLUMNS] + ([["time", "time"]] if times is not None else []),
         "steps": steps,
     }
 
 
-def _table(headings: Sequence[str], rows: Iterable[Sequence[Any]], cls: str = "") -> str:
+def _table(headings: Sequence[str], rows: Iterable[Sequence[Any]], cls: str = "", attrs: str = "") -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headings)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
-    attr = f' class="{cls}"' if cls else ""
+    attr = (f' class="{cls}"' if cls else "") + attrs
     return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -111,19 +155,20 @@ def result_table(game: records.Replay) -> str:
     """The final result as an HTML table: groups, captures, Blockers! penalty and score, both ranks, faults."""
     faults = game.faults
     won = set(game.winners)
+    names = [p["name"] for p in players(game)]
     rows = []
     for row in game.result:
         r = row.to_dict()
         seat = int(r["seat"])
         rows.append([
-            seat, printable(game.names[seat]), "+".join(COLORS[c] for c in game.settings.seat_colors[seat]),
+            seat, names[seat], "+".join(COLORS[c] for c in game.settings.seat_colors[seat]),
             r["groups"], ", ".join(f"{n} {c}" for c, n in r["captures"].items() if n) or "-",
             r["blockers_penalty"], r["blockers_score"], r["uptown_rank"], r["blockers_rank"],
             sum(1 for f in faults if f.get("seat") == seat), "yes" if seat in won else "",
         ])
     headings = ["seat", "name", "colors", "groups", "captures", "penalty", "blockers score",
                 "uptown rank", "blockers rank", "faults", "won"]
-    out = _table(headings, rows, "result")
+    out = f"<div class=\"scroll\">{_table(headings, rows, 'result')}</div>"
     if faults:
         items = "".join(
             f"<li>seat {html.escape(printable(f.get('seat')))}, move {html.escape(printable(f.get('move')))}: "
@@ -141,42 +186,108 @@ def result_table(game: records.Replay) -> str:
     return out
 
 
+def winner_line(game: records.Replay) -> str:
+    """Who won, in words: ``greedy (seat 1) wins under Uptown scoring`` (a tie names every winner)."""
+    names = [p["name"] for p in players(game)]
+    won = [f"{names[s]} (seat {s})" for s in game.winners]
+    scoring = "Uptown" if game.settings.scoring == "uptown" else "Blockers!"
+    verb = "wins" if len(won) == 1 else "share the win"
+    return f"{' and '.join(won)} {verb} under {scoring} scoring"
+
+
+#: The legend's marks: (class of its sample, what it means).  The samples are drawn as the board draws them.
+_MARKS = (
+    ("last", "the move just played (outlined)"),
+    ("capmark", "a capture: this tile replaced a tile of the color of the mark (M3)"),
+    ("region", "an empty cell: the faint symbol is its region; a symbol tile goes in its region"),
+)
+
+
+def _legend() -> str:
+    """The key to the board: the symbols, the marks, and where letters, numbers and $ go."""
+    items = []
+    for name, glyph in SYMBOL_GLYPHS.items():
+        if glyph.startswith("svg:"):
+            shown = (f"<svg class=\"glyph\" viewBox=\"0 0 24 24\"><use href=\"#sym-{glyph[4:]}\"></use></svg>")
+        else:
+            shown = html.escape(glyph)
+        items.append(f"<li data-legend=\"{name}\"><span class=\"tile sample\">{shown}</span>{name}</li>")
+    items.append("<li data-legend=\"$\"><span class=\"tile sample\">$</span>wild: goes anywhere</li>")
+    items.append("<li data-legend=\"letter\"><span class=\"tile sample\">C</span>a letter goes in its row</li>")
+    items.append("<li data-legend=\"number\"><span class=\"tile sample\">7</span>a number goes in its column</li>")
+    marks = {
+        "last": "<span class=\"cell sample last\"><span class=\"tile\">A</span></span>",
+        "capmark": "<span class=\"cell sample\"><span class=\"tile\">A</span>"
+                   "<span class=\"capmark\" style=\"--cap:#c62828\">\u2715</span></span>",
+        "region": f"<span class=\"cell sample\"><span class=\"region\">{SYMBOL_GLYPHS['sax']}</span></span>",
+    }
+    for cls, meaning in _MARKS:
+        items.append(f"<li data-legend=\"{cls}\">{marks[cls]}{html.escape(meaning)}</li>")
+    return f"<details id=\"legend\" open><summary>Legend</summary><ul>{''.join(items)}</ul></details>"
+
+
 def replay_page(game: records.Replay, title: str) -> str:
-    """One self-contained HTML page that replays ``game``; ``title`` is any text (it is escaped)."""
-    who = ", ".join(f"{printable(n)} (seat {s})" for s, n in enumerate(game.names))
+    """One self-contained HTML page that replays ``game``; ``title`` is any text (it is escaped).
+
+    It opens on the final position, or on the move its URL's fragment names (``#40``: after move 40,
+    ``#deal``: the deal); stepping keeps the fragment on the move shown."""
+    chips = "".join(
+        f"<span class=\"player\" data-seat=\"{s}\" title=\"{html.escape(p['spec'] or p['name'])}\">"
+        + "".join(f"<i class=\"swatch\" style=\"background:{TILE_COLORS[COLORS[c]]}\"></i>"
+                  for c in game.settings.seat_colors[s])
+        + f"{html.escape(p['name'])} <small>seat {s}</small></span>"
+        for s, p in enumerate(players(game))
+    )
+    specs = "".join(f"<li>seat {s}: {html.escape(p['name'])}: <code>{html.escape(p['spec'] or '-')}</code></li>"
+                    for s, p in enumerate(players(game)))
     seed = f"seed {game.seed}, " if game.seed is not None else ""
     info = f"{seed}{game.settings.players} players, {game.settings.scoring} scoring, {len(game.moves)} moves"
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
         f"<title>{html.escape(printable(title))}</title><style>\n{asset('replay.css')}</style></head><body>"
-        f"{asset('icons.svg').rstrip()}<h1>{html.escape(printable(title))}</h1>"
-        f"<p class=\"info\">{html.escape(who)}<br>"
-        f"{html.escape(info)}</p>"
-        "<div id=\"controls\"><button id=\"first\" title=\"first (Home)\">|\u25c0</button>"
+        f"{asset('icons.svg').rstrip()}<header><h1>{html.escape(printable(title))}</h1>"
+        f"<p class=\"players\">{chips}</p>"
+        f"<p class=\"info\"><strong id=\"winner\">{html.escape(winner_line(game))}</strong> \u00b7 "
+        f"{html.escape(info)}</p></header>"
+        "<div id=\"layout\"><section id=\"play-area\">"
+        "<div id=\"controls\"><button id=\"first\" title=\"the deal (Home)\">|\u25c0</button>"
         "<button id=\"back\" title=\"back (\u2190)\">\u25c0</button>"
         "<button id=\"play\" title=\"play / pause (space)\">\u25b6 play</button>"
         "<button id=\"forward\" title=\"forward (\u2192)\">\u25b6</button>"
-        "<button id=\"last\" title=\"last (End)\">\u25b6|</button>"
+        "<button id=\"last\" title=\"the final position (End)\">\u25b6| final</button>"
         "<input id=\"slider\" type=\"range\" min=\"0\" value=\"0\" aria-label=\"move\"></div>"
-        "<p id=\"label\"></p><div id=\"layout\"><div id=\"board\" aria-label=\"board\"></div>"
-        "<div style=\"width:430px\"><h2>Racks</h2><div id=\"racks\"></div></div>"
-        "<div><h2>Moves</h2><ol id=\"moves\" start=\"0\"></ol></div></div>"
+        "<p id=\"label\"></p><div id=\"board\" aria-label=\"board\"></div>"
+        f"{_legend()}</section>"
+        "<section id=\"side\">"
         f"<div id=\"result\" hidden><h2>Result</h2>{result_table(game)}</div>"
+        "<h2>Racks</h2><div id=\"racks\"></div>"
+        "<h2>Moves</h2><div id=\"moves-box\"><table id=\"moves\"><thead></thead><tbody></tbody></table></div>"
+        f"<details id=\"bots\"><summary>Bots</summary><ul>{specs}</ul></details>"
+        "</section></div>"
         f"<script type=\"application/json\" id=\"game\">{_json_script(game_data(game))}</script>"
         f"<script>\n{asset('replay.js')}</script></body></html>\n"
     )
 
 
 def _frame_table(frame: Any, index: bool = False) -> str:
-    """A pandas table as escaped HTML."""
+    """A pandas table as escaped HTML, its number cells marked ``num`` (right-aligned, never wrapped)."""
     headings = ([str(frame.index.name or "")] if index else []) + [str(c) for c in frame.columns]
-    rows = []
+    head = "".join(f"<th>{html.escape(printable(h))}</th>" for h in headings)
+    body = []
     for key, row in frame.iterrows():
-        values = ["" if _missing(v) else v for v in row.tolist()]
-        rows.append(([key] if index else []) + values)
-    return _table(headings, rows)
+        values = ([key] if index else []) + ["" if _missing(v) else v for v in row.tolist()]
+        cells = "".join(f"<td{_NUM if _NUMBER.fullmatch(str(v)) else ''}>{html.escape(printable(v))}</td>"
+                        for v in values)
+        body.append(f"<tr>{cells}</tr>")
+    return f"<div class=\"scroll\"><table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+
+
+_NUM = ' class="num"'
+#: A cell that is a figure: a number, a share, a rating, an interval of them ("38.5%-47.1%", "[-12, +40]").
+_NUMBER = re.compile(r"[\[(]?[-+]?[\d.]+%?(?:(?:-|, )[-+]?[\d.]+%?)?[\])]?(?: \(\d+\))?|-")
 
 
 def _missing(value: Any) -> bool:
@@ -186,36 +297,62 @@ def _missing(value: Any) -> bool:
         return False
 
 
+@dataclass
+class GameList:
+    """The games a report lists: ``columns``, one row per game (the first games of the folder), how many
+    games the folder holds, the replay page of each game that has one, and how many games have none."""
+
+    columns: list[str]
+    rows: list[list[str | int]]
+    total: int
+    links: dict[str, str] = field(default_factory=dict)
+    replays_left: int = 0
+
+
 def report_page(
     title: str,
-    tables: Mapping[str, Any],
+    tables: Sequence[tuple[str, Any, bool, str]],
     plots: Sequence[Path],
-    games: Sequence[tuple[str, str | None]],
-    more: int,
+    games: GameList,
     folder: str,
 ) -> str:
-    """A tournament's report: ``tables`` (heading -> (frame, with index)), ``plots`` (PNG files, embedded),
-    ``games`` (id, link to its replay or None) and how many ``more`` games have no link."""
+    """A tournament's report: ``tables`` ((title, frame, with index, note under it), as ``arena report`` prints
+    them), ``plots`` (PNG files, embedded) and the ``games``, in a table the page's script sorts, filters and
+    shows in pages."""
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f"<title>{html.escape(title)}</title><style>\n{asset('replay.css')}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{html.escape(printable(title))}</title><style>\n{asset('replay.css')}</style></head>"
+        f"<body class=\"report\"><h1>{html.escape(printable(title))}</h1>",
     ]
-    for heading, (frame, index) in tables.items():
-        parts.append(f"<h2>{html.escape(heading)}</h2>{_frame_table(frame, index)}")
+    for heading, frame, index, note in tables:
+        parts.append(f"<h2>{html.escape(printable(heading))}</h2>{_frame_table(frame, index)}")
+        if note:
+            parts.append(f"<p class=\"note\">{html.escape(note)}</p>")
+    listed = len(games.rows)
+    shown = f"{games.total} games" if listed == games.total else f"the first {listed} of {games.total} games"
+    parts.append(
+        f"<h2>Games</h2><p class=\"note\">{shown}, in the order they finished; a click on a heading sorts by it. "
+        "Each game's id links to its replay where it has one.</p>"
+        "<div id=\"games-controls\"><input id=\"games-filter\" type=\"search\" placeholder=\"filter: a player, an id…\" "
+        "aria-label=\"filter the games\"> <button id=\"games-prev\">\u25c0 previous</button> "
+        "<span id=\"games-page\"></span> <button id=\"games-next\">next \u25b6</button></div>"
+        "<div class=\"scroll\"><table id=\"games\"><thead></thead><tbody></tbody></table></div>"
+    )
+    if games.replays_left or listed < games.total:
+        parts.append(f"<p class=\"note\">{games.replays_left} games have no replay page here: "
+                     f"<code>arena view {html.escape(printable(folder))} --game ID</code> writes the replay of any game.</p>")
     if plots:
         parts.append("<h2>Plots</h2>")
     for picture in plots:
-        data = base64.b64encode(picture.read_bytes()).decode("ascii")
-        parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{data}\">"
+        png = base64.b64encode(picture.read_bytes()).decode("ascii")
+        parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{png}\">"
                      f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
-    parts.append("<h2>Games</h2><ul id=\"games\">")
-    for game_id, link in games:
-        text = html.escape(game_id)
-        parts.append(f"<li><a href=\"{html.escape(link)}\">{text}</a></li>" if link else f"<li>{text}</li>")
-    parts.append("</ul>")
-    if more:
-        parts.append(f"<p>{more} more games: <code>arena view {html.escape(folder)} --game ID</code> "
-                     "writes the replay of any of them.</p>")
-    parts.append("</body></html>\n")
+    data = {"columns": games.columns, "rows": [[printable(v) if isinstance(v, str) else v for v in row]
+                                               for row in games.rows],
+            "links": games.links}
+    parts.append(f"<script type=\"application/json\" id=\"games-data\">{_json_script(data)}</script>"
+                 f"<script>\n{asset('report.js')}</script></body></html>\n")
     return "".join(parts)

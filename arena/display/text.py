@@ -33,6 +33,9 @@ SYMBOL_ABBREVIATIONS = {
 }
 TILE_ABBREVIATIONS = tuple(SYMBOL_ABBREVIATIONS.get(name, name) for name in TILE_NAMES)
 
+#: What follows the tile of the last move on the board.
+LAST_MOVE_MARK = "*"
+
 _ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
 _RESET = "\x1b[0m"
 
@@ -98,7 +101,7 @@ def render_board(
                 text = tile_text(c, tile)
                 codes = "1;" + _ANSI[COLORS[c]] + (";7" if cell == highlight else "")
                 body = _paint(text, codes, color)
-            mark = "*" if cell == highlight else " "
+            mark = LAST_MOVE_MARK if cell == highlight else " "
             parts.append(body + " " * (3 - len(text)) + mark + " ")
             if col in (2, 5):
                 parts.append("| ")
@@ -127,6 +130,28 @@ def _legend(settings: GameSettings, names: Sequence[str] | None, color: bool, wi
         line, shown = f"{line}  {plain}", f"{shown}  {painted}"
     lines.append(shown)
     lines.extend(wrap(f"symbols: {symbols} $=wild; an empty cell shows its region as .mn, .rg ...", width))
+    lines.extend(wrap(f"marks:   {LAST_MOVE_MARK} after a tile (rA{LAST_MOVE_MARK}) marks the last move played", width))
+    return lines
+
+
+def score_line(state: GameState, names: Sequence[str] | None = None, width: int | None = None) -> list[str]:
+    """The score so far, seat by seat: its groups (C1) and the tiles it captured, by color (M3).
+
+    ``score: red (seat 0 ann) 4 groups, took 1 blue 2 green | blue (seat 1 bob) 3 groups, took none``."""
+    parts = []
+    for seat, colors in enumerate(state.settings.seat_colors):
+        who = f"seat {seat}" + (f" {printable(names[seat])}" if names and seat < len(names) else "")
+        took = " ".join(f"{n} {COLORS[c]}" for c, n in enumerate(state.captures[seat]) if n) or "none"
+        groups = state.groups(seat)
+        parts.append(f"{'+'.join(COLORS[c] for c in colors)} ({who}) {groups} group{'' if groups == 1 else 's'}, "
+                     f"took {took}")
+    lines = ["score:"]
+    for part in parts:  # broken between seats, never inside one
+        joined = f"{lines[-1]}{' |' if lines[-1] != 'score:' else ''} {part}"
+        if width is not None and lines[-1].strip() and lines[-1] != "score:" and text_width(joined) > width:
+            lines.append(f"       {part}")
+        else:
+            lines[-1] = joined
     return lines
 
 

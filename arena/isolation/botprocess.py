@@ -131,7 +131,7 @@ def _check_command(program: Program) -> None:
     if "/" in name:
         path = os.path.join(cwd, name)
         if not os.path.exists(path):
-            raise BotProcessError(f"{program.text}: {name} does not exist")
+            raise BotProcessError(f"{program.text}: {name} does not exist (read from the folder {cwd})")
         if os.path.isdir(path) or not os.access(path, os.X_OK):
             raise BotProcessError(f"{program.text}: {name} is not an executable file")
     elif shutil.which(name, path=dict(program.env).get("PATH", sandbox.PATH)) is None:
@@ -224,7 +224,10 @@ class BotProcess:
             self.declared = protocol.read_hello(protocol.parse_line(line))
         except Late:
             self.kill()
-            raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s") from None
+            tail = self.stderr_tail()
+            said = f"; its last words: {tail}{self.log_path_hint()}" if tail else "; it wrote nothing to its standard error"
+            raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s"
+                                  f"{said}") from None
         except Ended:
             why = self.ended_text()
             self.kill()
@@ -339,6 +342,10 @@ class BotProcess:
     def log_hint(self) -> str:
         """`` (log: NAME.log)`` for a fault message: the file's name only, so records do not depend on folders."""
         return f" (log: {os.path.basename(self.log)})" if self.log is not None else ""
+
+    def log_path_hint(self) -> str:
+        """`` (its standard error: PATH)`` for an error before any game, where the log's whole path helps."""
+        return f" (its standard error: {os.path.abspath(self.log)})" if self.log is not None else ""
 
     def stderr_tail(self, lines: int = 3) -> str:
         """The last lines the program wrote to its standard error since it started."""

@@ -236,12 +236,16 @@ def read_clock(obj: Any, time: float) -> TurnClock | None:
                      None if overage is None else float(overage), None if to_go is None else int(to_go))
 
 
+#: What a bot that wrote a line that is not JSON should do: its standard output carries the protocol alone.
+NOT_JSON_HINT = " (standard output carries the protocol's lines alone: write debug output to standard error)"
+
+
 def parse_line(line: bytes) -> dict[str, Any]:
     """One line from the other side as a JSON object with a ``type``; :class:`ProtocolError` otherwise."""
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):
-        raise ProtocolError(f"wrote a line that is not JSON: {_show_bytes(line)}") from None
+        raise ProtocolError(f"wrote a line that is not JSON: {_show_bytes(line)}{NOT_JSON_HINT}") from None
     if not isinstance(obj, dict):
         raise ProtocolError(f"wrote {_kind(obj)}, not a JSON object: {_show_bytes(line)}")
     kind = obj.get("type")

@@ -10,6 +10,10 @@ is typed as
 * ``1``: the number of a rack tile, when it fits one cell (else: which cell);
 * ``#7``: the 7th of the legal moves ``?`` lists; ``red:ring@B2`` is read too.
 
+``?`` lists the legal moves in columns, a page of at most :data:`LIST_ROWS` lines at a time (``? 2``: the
+second page), so the board stays on the screen.  Under the board a line gives the score so far: each
+seat's groups and the tiles it captured.
+
 ``q`` resigns, and so does the end of the input: the referee records a fault
 of kind ``resign`` and the random fallback plays the seat's remaining moves,
 as for any faulted bot.  There is no undo: every move is in the record.
@@ -22,10 +26,11 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TextIO
 
-from arena.display.text import SYMBOL_ABBREVIATIONS, _paint, describe_move, render_board, tile_text
+from arena.display.terminal import DEFAULT_WIDTH
+from arena.display.text import SYMBOL_ABBREVIATIONS, _paint, describe_move, render_board, score_line, tile_text
 from arena.faults import Fault, FaultKind
 from arena.rules import COLORS, GameSettings, GameState, IllegalMove, Move, MoveSet, SeatResult
-from arena.rules.geometry import CELL_NAMES, cell_index
+from arena.rules.geometry import CELL_NAMES, REGIONS, cell_index, region_of
 from arena.rules.tiles import TILE_NAMES, tile_index
 
 #: The spec of the human's seat, as given to ``arena play`` and written in the record's ``bots``.
@@ -33,6 +38,28 @@ HUMAN = "human"
 
 _ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
 _SHORT = {abbr.lower(): name for name, abbr in SYMBOL_ABBREVIATIONS.items()}
+
+
+#: The most lines one page of ``?`` takes.
+LIST_ROWS = 8
+
+
+def move_pages(moves: list[Move], width: int | None, rows: int = LIST_ROWS) -> list[list[str]]:
+    """The legal moves as ``?`` shows them: ``#12 rRg B2`` (number, tile, cell), in columns filled top to
+    bottom that fit ``width``, at most ``rows`` lines a page."""
+    entries = [f"#{n} {tile_text(m.color, m.tile)} {CELL_NAMES[m.cell]}" for n, m in enumerate(moves, 1)]
+    if not entries:
+        return [[]]
+    wide = max(len(e) for e in entries) + 2
+    columns = max(1, ((width or DEFAULT_WIDTH) - 2) // wide)
+    per_page = columns * rows
+    pages = []
+    for start in range(0, len(entries), per_page):
+        chunk = entries[start:start + per_page]
+        height = -(-len(chunk) // columns)
+        pages.append(["  " + "".join(f"{chunk[i]:<{wide}}" for i in range(r, len(chunk), height)).rstrip()
+                      for r in range(height)])
+    return pages
 
 
 class Resign(Exception):
@@ -107,6 +134,8 @@ class Human:
         color = self.terminal.color
         self.terminal.output.write(render_board(state, color=color, highlight=last, names=self.names,
                                                 width=self.terminal.width))
+        for line in score_line(state, self.names, self.terminal.width):
+            self.say(line)
         tiles = "  ".join(f"{n}:" + _paint(tile_text(c, t), "1;" + _ANSI[COLORS[c]], color)
                           for n, (c, t) in enumerate(self.rack(state), 1))
         colors = " and ".join(COLORS[c] for c in state.settings.seat_colors[self.seat])
@@ -125,9 +154,8 @@ class Human:
             if text.lower() in ("u", "undo"):
                 self.say("there is no undo: every move is in the game's record")
                 continue
-            if text == "?":
-                for n, move in enumerate(listed, 1):
-                    self.say(f"  #{n:<3} {TILE_NAMES[move.tile]} {CELL_NAMES[move.cell]}  ({move})")
+            if text.split()[0] == "?":
+                self.list_moves(listed, text.split()[1:])
                 continue
             found = self.parse(text, state, listed)
             if isinstance(found, str):
@@ -135,9 +163,24 @@ class Human:
                 continue
             if len(found) == 1:
                 return found[0]
+            if len(text.split()) == 1 and _cell(text) is not None:
+                self.say(f"the tiles of your rack that fit {text.upper()}:")
             picked = self.pick(found)
             if picked is not None:
                 return picked
+
+    def list_moves(self, listed: list[Move], words: list[str]) -> None:
+        """One page of the legal moves (``?``, ``? 2`` ...)."""
+        pages = move_pages(listed, self.terminal.width)
+        page = int(words[0]) if len(words) == 1 and words[0].isdigit() else 1
+        if not 1 <= page <= len(pages):
+            self.say(f"there {'is 1 page' if len(pages) == 1 else f'are {len(pages)} pages'} of moves: ? 1 to "
+                     f"? {len(pages)}")
+            return
+        for line in pages[page - 1]:
+            self.say(line)
+        more = f"; ? {page + 1} shows the next" if page < len(pages) else ""
+        self.say(f"{len(listed)} legal moves, page {page} of {len(pages)}{more}; type #N to play one")
 
     def pick(self, found: list[Move]) -> Move | None:
         """Which of several moves the person meant (None: asked again from the start)."""
@@ -175,8 +218,7 @@ class Human:
         cell = _cell(words[-1])
         if len(words) == 1 and cell is not None:
             found = [m for m in listed if m.cell == cell]
-            return found or self._checked([Move(c, t, cell) for c, t in rack], state,
-                                          f"no tile of your rack can go on {CELL_NAMES[cell]}")
+            return found or self._none_fits(cell, rack, state)
         tile = _tile(words[0])
         if len(words) == 2 and tile is not None and cell is not None:
             found = [m for m in listed if (m.tile, m.cell) == (tile, cell)]
@@ -184,6 +226,25 @@ class Human:
             return found or self._checked([Move(c, tile, cell) for c in colors], state)
         return (f"{text}: not a move; type a tile and a cell like ring B2, a cell like C5, a rack number like 1, "
                 "#N from the list of ?, or q to resign")
+
+    @staticmethod
+    def _none_fits(cell: int, rack: list[tuple[int, int]], state: GameState) -> str:
+        """Why no rack tile goes on ``cell``: what the cell takes (M1) against the rack, and the reason of
+        each rack tile that would fit it but breaks another rule."""
+        name = CELL_NAMES[cell]
+        region = REGIONS[region_of(cell)]
+        fitting = {name[0], name[1], region, "$"}
+        others = []
+        for c, t in dict.fromkeys(rack):
+            if TILE_NAMES[t] in fitting:
+                try:
+                    state.check(Move(c, t, cell))
+                except IllegalMove as exc:
+                    others.append(f"{tile_text(c, t)}: {exc}")
+        held = " ".join(tile_text(c, t) for c, t in rack)
+        text = (f"no tile of your rack can go on {name}: it takes the letter {name[0]}, the number {name[1]}, "
+                f"a {region} or $ (M1), and your rack holds {held}")
+        return text + "".join(f"; {reason}" for reason in others)
 
     @staticmethod
     def _checked(moves: list[Move], state: GameState, lead: str = "") -> list[Move] | str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena import records
-from arena.play.prepared import bot_entry
+from arena.play.prepared import bot_entry, declared_name
 from arena.rules import GameState, SeatResult, winners
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class GameOutcome:
         a clock), ``faults``, then the caller's."""
         clock = {} if self.clock is None else {"clock": self.clock}
         return {
-            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity)}
+            "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity, declared_name(bot))}
                      for seat, bot in enumerate(self._bots)],
             "time_limit": self._time_limit,
             **clock,

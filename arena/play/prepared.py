@@ -57,22 +57,37 @@ def bot_error(index: int, bot: Any, exc: BotError | BotProcessError) -> BotError
     return error
 
 
-def entry_tail(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> str:
+def entry_tail(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None,
+               name: str | None = None) -> str:
     """The JSON of a bot's entry in the record's ``bots`` list after its ``"seat"`` member."""
-    return records.dumps_line(bot_entry(text, options, identity))[1:]
+    return records.dumps_line(bot_entry(text, options, identity, name))[1:]
 
 
-def bot_entry(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A bot's entry in the record's ``bots`` list, without its ``"seat"``."""
-    entry: dict[str, Any] = {"spec": text, "options": dict(options)}
+def bot_entry(text: str, options: Mapping[str, Any], identity: Mapping[str, Any] | None = None,
+              name: str | None = None) -> dict[str, Any]:
+    """A bot's entry in the record's ``bots`` list, without its ``"seat"``; ``name`` is what a bot program
+    (``exec:``) declared itself in its handshake, so that a replay can show it rather than its command."""
+    entry: dict[str, Any] = {"spec": text}
+    if name:
+        entry["name"] = name
+    entry["options"] = dict(options)
     if identity is not None:
         entry["identity"] = dict(identity)
     return entry
 
 
+def declared_name(bot: PreparedBot) -> str | None:
+    """The name an ``exec:`` bot program declared in its handshake (None for any other bot: a Python bot is
+    named by its spec, the same under every isolation)."""
+    if bot.declared is None or not bot.text.startswith(EXEC_PREFIX):
+        return None
+    return bot.declared.name or None
+
+
 def with_identity(bot: PreparedBot, identity: Mapping[str, Any]) -> PreparedBot:
     """``bot`` with who it is written into its record entry."""
-    return bot._replace(identity=dict(identity), entry_tail=entry_tail(bot.text, bot.options, identity))
+    return bot._replace(identity=dict(identity),
+                        entry_tail=entry_tail(bot.text, bot.options, identity, declared_name(bot)))
 
 
 def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:

@@ -270,8 +270,9 @@ class Referee:
                 spec = BotSpec(ref, checked)
                 options = {**declared.defaults(), **checked}
                 text = str(spec)
-                prepared[index] = PreparedBot(spec, None, options, text, entry_tail(text, options), process.program,
-                                              name, declared)
+                shown = declared.name if ref.startswith(EXEC_PREFIX) else None
+                prepared[index] = PreparedBot(spec, None, options, text, entry_tail(text, options, None, shown),
+                                              process.program, name, declared)
         finally:
             for *_, process in waiting:
                 process.stop()

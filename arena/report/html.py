@@ -1,4 +1,9 @@
-"""``report.html``: a tournament's tables and plots, with replays of its first games, as HTML.
+"""``report.html``: a tournament's tables and plots, its games, and replays of its first games, as HTML.
+
+The tables are the ones ``arena report`` prints, with the same cell texts.  The games list (seats,
+players, winner, scores) is read from ``games.csv`` as a stream: the first :data:`GAMES_LIMIT` games
+are listed, sortable, filterable and in pages, and the rest only counted, so a folder of a million games
+costs the report the games it lists, not the whole file.
 
 The report links each game id to a replay page written beside it as
 ``games/ID.html``.  Replaying and writing every game of a big tournament would
@@ -9,17 +14,27 @@ and that ``arena view DIR --game ID`` writes the page of any of them.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import re
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from arena import records
-from arena.display.html import replay_page, report_page
+from arena.display.html import GameList, replay_page, report_page
 from arena.report.tables import Tables
-from arena.report.text import head_to_head_matrix, seats_display, standings_display
+from arena.report.text import (
+    TITLES,
+    head_to_head_matrix,
+    head_to_head_note,
+    order_display,
+    seats_display,
+    standings_display,
+)
 from arena.tournament.folder.files import (
+    GAMES_FILE,
     PLOT_FILES,
     RECORDS_FILE,
     RECORDS_GZ_FILE,
@@ -31,6 +46,8 @@ from arena.tournament.folder.files import (
 
 #: How many games (the first in the records file) get a replay page linked from the report.
 REPLAY_LIMIT = 100
+#: How many games (the first in games.csv) the report lists; the rest are counted.
+GAMES_LIMIT = 5000
 #: The folder, beside the report, that holds the replay pages.
 GAMES_FOLDER = REPLAYS_FOLDER
 #: Game ids that are safe as a file name; any other id is listed without a page.
@@ -60,6 +77,90 @@ def _record_lines(folder: Path, limit: int) -> tuple[list[str], int]:
     return [], 0
 
 
+def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
+    """The rows of ``games.csv`` as dicts while they hold the first ``limit`` games, then only the game id
+    of each further row (its first field, read without parsing the row: the count costs little per game).
+    A damaged or unreadable file ends them."""
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as f:
+            rows = csv.DictReader(f)
+            games, current = 0, None
+            for row in rows:
+                if row.get("game_id") != current:
+                    current = row.get("game_id")
+                    games += 1
+                    if games > limit:
+                        yield row
+                        break
+                yield row
+            for line in f:  # past the listed games: the game id alone
+                if line.strip():
+                    yield line.partition(",")[0].strip('"')
+    except (OSError, csv.Error):
+        return
+
+
+def _int(text: str | None) -> int:
+    try:
+        return int(text or 0)
+    except ValueError:
+        return 0
+
+
+def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT) -> GameList:
+    """The first ``limit`` games of ``folder/games.csv``, one row each, and how many games it holds.
+
+    A game's rows (one per seat) follow each other in the file; they are read as a stream, so
+    memory follows ``limit``, not the file.  Each game's row: its id, table, deal, each seat's entrant
+    and score (groups under Uptown scoring, the Blockers! score under Blockers!; C1, C2), the
+    winners (C3, a faulted seat behind the others) and the faults and moves of the game."""
+    score = "groups" if scoring == "uptown" else "blockers_score"
+    score_name = "groups" if scoring == "uptown" else "blockers score"
+    columns = ["game", "table", "deal", *(f"seat {s}" for s in range(players)),
+               *(f"{score_name} {s}" for s in range(players)), "winner", "faults", "moves"]
+    rows: list[list[str | int]] = []
+    count = 0
+    current: str | None = None
+    seats: list[dict[str, str]] = []
+
+    def finish() -> None:
+        if len(rows) < limit and seats:
+            names = [""] * players
+            scores: list[str | int] = [""] * players
+            for row in seats:
+                seat = _int(row.get("seat"))
+                if 0 <= seat < players:
+                    names[seat] = row.get("entrant", "")
+                    scores[seat] = _int(row.get(score))
+            winners = ", ".join(r.get("entrant", "") for r in seats if r.get("won") == "1")
+            rows.append([current or "", _int(seats[0].get("table")), _int(seats[0].get("deal")), *names, *scores,
+                         winners, sum(_int(r.get("faulted")) for r in seats),
+                         sum(_int(r.get("moves")) for r in seats)])
+
+    for row in _game_rows(folder / GAMES_FILE, limit):
+        game_id = row if isinstance(row, str) else row.get("game_id")
+        if game_id != current:
+            finish()
+            current, seats = game_id, []
+            count += 1
+        if len(rows) < limit and not isinstance(row, str):
+            seats.append(row)
+    finish()
+    return GameList(columns, rows, count)
+
+
+def tables_shown(tables: Tables) -> list[tuple[str, Any, bool, str]]:
+    """The tables ``arena report`` prints, as (title, frame of cell texts, with its index, note under it)."""
+    shown: list[tuple[str, Any, bool, str]] = [
+        (TITLES["standings"], standings_display(tables), False, ""),
+        (TITLES["head-to-head"], head_to_head_matrix(tables), True, head_to_head_note(tables)),
+        (TITLES["seats"], seats_display(tables), False, ""),
+    ]
+    if getattr(tables, "order", None) is not None:
+        shown.append((TITLES["order"], order_display(tables), False, ""))
+    return shown
+
+
 def write_report(
     folder: str | Path, tables: Tables, title: str, out: str | Path | None = None, limit: int = REPLAY_LIMIT,
 ) -> Path:
@@ -71,14 +172,10 @@ def write_report(
     """
     folder = Path(folder)
     target = Path(out) if out is not None else folder / REPORT_FILE
-    shown: dict[str, Any] = {
-        "Standings": (standings_display(tables), False),
-        "Head-to-head (row finished ahead of column)": (head_to_head_matrix(tables), True),
-        "Seats": (seats_display(tables), False),
-    }
+    shown = tables_shown(tables)
     plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
     lines, count = _record_lines(folder, limit)
-    games: list[tuple[str, str | None]] = []
+    links: dict[str, str] = {}
     for line in lines:
         try:
             record = records.loads(line)
@@ -87,7 +184,6 @@ def write_report(
             continue  # a damaged line: arena run --resume plays it again; no page for it
         game_id = str(record.get("game_id", ""))
         if not _SAFE_ID.fullmatch(game_id):
-            games.append((game_id, None))
             continue
         pages = target.parent / GAMES_FOLDER
         try:
@@ -95,9 +191,12 @@ def write_report(
         except OSError as exc:
             raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
-        games.append((game_id, f"{GAMES_FOLDER}/{game_id}.html"))
-    more = max(0, count - limit)
-    _write(target, report_page(title, shown, plots, games, more, str(folder)))
+        links[game_id] = f"{GAMES_FOLDER}/{game_id}.html"
+    players = int(tables.seats["seat"].max()) + 1 if len(tables.seats) else 0
+    games = game_list(folder, players, tables.scoring)
+    games.links = links
+    games.replays_left = max(0, count - len(links))
+    _write(target, report_page(title, shown, plots, games, str(folder)))
     return target
 
 

@@ -313,3 +313,17 @@ def test_a_bot_declaring_options_the_older_way_is_told_so(tmp_path, isolation):
         (folder,) = re.findall(r"bot logs \(their standard error\) in (\S+):", done.stdout)
         told = (Path(folder) / "seat0-old.py_OldBot.log").read_text()
     assert "OldBot: options declared as {name: default} with option_ranges (depth) are deprecated" in told
+
+
+def test_an_exec_bot_s_record_entry_keeps_the_name_it_declared(cli, tmp_path):
+    import json
+    import sys
+
+    path = tmp_path / "g.json"
+    spec = f"exec:{sys.executable} {EXAMPLES / 'random_bot.py'}"
+    result = cli.invoke(main, ["play", spec, "greedy", "--seed", "2", "--record", str(path)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(path.read_text())
+    assert record["players"][0]["name"] == record["bots"][0]["spec"] == spec
+    assert record["bots"][0]["name"] == "random-py"  # from its hello
+    assert "name" not in record["bots"][1]  # a Python bot is named by its spec, under any isolation

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseu
 
 PROMPT = "? lists the moves, q resigns): "
 WHICH = "anything else: back)? "
-LISTED = re.compile(r"#(\d+)\s+(\S+) ([A-I][1-9])\s+\((\w+):(\S+)@([A-I][1-9])\)")
+LISTED = re.compile(r"#(\d+) ([rbgyp])(\S+) ([A-I][1-9])")
 RACK = re.compile(r"your rack: (.*)")
 
 
@@ -66,7 +66,7 @@ def legal_moves(session: Session) -> list[tuple[str, str, str, str]]:
     """``?`` at the prompt: the listed moves as (number, tile, cell, color)."""
     session.type("?")
     listing = session.until(PROMPT)
-    return [(m[1], m[2], m[3], m[4]) for m in LISTED.finditer(listing)]
+    return [(m[1], m[3], m[4], m[2]) for m in LISTED.finditer(listing)]
 
 
 def answer_which(session: Session, text: str) -> str:

@@ -147,14 +147,17 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     page = (out / "report.html").read_text()
     ids = [json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()]
     assert len(ids) > 3
-    links = re.findall(r'<a href="games/([^"]+)\.html">', page)
+    listed = json.loads(re.search(r'<script type="application/json" id="games-data">(.*?)</script>', page).group(1))
+    links = [link.removeprefix("games/").removesuffix(".html") for link in listed["links"].values()]
     assert links == ids[:3]  # the first games get a page, linked
+    assert sorted(row[0] for row in listed["rows"]) == sorted(ids)  # every game is listed
     assert all((out / "games" / f"{i}.html").is_file() for i in links)
     assert not (out / "games" / f"{ids[3]}.html").exists()
-    assert f"{len(ids) - 3} more games" in page and "arena view" in page
-    assert "<h2>Standings</h2>" in page and "<h2>Seats</h2>" in page and "Head-to-head" in page
+    assert f"{len(ids) - 3} games have no replay page here" in page and "arena view" in page
+    assert "<h2>Standings</h2>" in page and "<h2>By seat</h2>" in page and "<h2>Head to head" in page
+    assert "<h2>By who sits directly before whom</h2>" in page
     assert page.count("data:image/png;base64,") == sum(1 for p in out.glob("*.png"))
-    assert "http" not in page.replace("http://www.w3.org", "")
+    assert "http" not in page.replace("http://www.w3.org", "").replace("http-equiv", "")
 
     # report --html rebuilds it, elsewhere with -o; the replays go beside it.
     other = tmp_path / "elsewhere" / "r.html"
@@ -208,3 +211,14 @@ def test_the_report_reads_the_records_as_a_stream(tmp_path, name):
     assert count == 40_000 and [json.loads(x)["game_id"] for x in first] == ["000000", "000001", "000002",
                                                                              "000003", "000004"]
     assert peak < 2_000_000, f"{peak} bytes held to read {path.stat().st_size} bytes of records"
+
+
+def test_a_game_with_a_clock_gets_a_time_column_in_the_moves_table(tmp_path, run):
+    path = tmp_path / "clocked.json"
+    assert run("play", "random", "greedy", "--seed", "3", "--clock", "30", "--record", str(path)).exit_code == 0
+    game = records.replay(records.load(path))
+    data = game_data(game)
+    assert data["columns"][-1] == ["time", "time"]
+    assert all(step["row"]["time"].endswith("s left") for step in data["steps"][1:])
+    assert game_data(records.replay(records.load(GOLDEN / "4p-seed4.json")))["columns"] == [
+        ["n", "#"], ["who", "seat"], ["play", "move"]]  # no clock, no time column

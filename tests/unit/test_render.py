@@ -89,7 +89,8 @@ def test_highlight_marks_the_last_move():
     move = next(iter(state.legal_moves()))
     state.push(move)
     text = render.render_board(state, highlight=move.cell)
-    assert text.count("*") == 1
+    board, legend = text.split("\n\n")
+    assert board.count("*") == 1 and "* after a tile (rA*) marks the last move" in legend
     assert grid(text)[CELL_NAMES[move.cell]] == render.tile_text(move.color, move.tile)
 
 

@@ -25,7 +25,9 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -234,9 +236,12 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         if entrant.command is not None and not os.path.isdir(entrant.folder()):
             where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
             raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
-    referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
+    # The programs' standard error, for a bot that fails its handshake: its last words and log are in the error.
+    logs = Path(tempfile.mkdtemp(prefix="arena-check-logs-"))
+    referee = Referee(config.time_limit, isolation=config.isolation, logs=logs, clock=config.clock)
     walls: dict[str, str] = {}
     index = 0
+    failed = True
     try:
         try:
             args = []
@@ -252,6 +257,9 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]
         remember(config, prepared)  # the run need not start them again to learn their options
+        failed = False
     finally:
         referee.close()
+        if not failed or not any(log.is_file() and log.stat().st_size for log in logs.iterdir()):
+            shutil.rmtree(logs, ignore_errors=True)  # kept only when an error names a log that says something
     return walls

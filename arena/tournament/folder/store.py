@@ -447,32 +447,16 @@ class FolderLock:
             os.close(self.fd)  # closing the last descriptor releases the lock
 
 
-def prepare_folder(
-    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
-    allow_changed_bots: bool = False,
-) -> tuple[Recovered, Path, bool]:
-    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
-
-    Refuses (:class:`RunError`) rather than lose data: a folder holding another
-    tournament (its ``tournament.toml`` describes other games; comments and
-    layout do not count), or this one's games without ``resume`` or ``overwrite``, or games
-    played by other bots than the entrants of now without ``allow_changed_bots`` (:mod:`.identity`).
-    """
+def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite: bool) -> None:
+    """Refuse (:class:`RunError`) a results folder ``out`` that :func:`prepare_folder` would refuse, reading
+    it only: a run calls it before any bot starts, so that a folder holding results costs no bot a start."""
     if resume and overwrite:
         raise RunError("--resume and --overwrite exclude each other: continue the run, or start it again")
     if out.exists() and not out.is_dir():
         raise RunError(f"{out}: exists and is not a folder")
-    existing = out / TOURNAMENT_FILE
-    ours = [name for name in OUTPUT_FILES if (out / name).exists()]
     if overwrite:
-        for name in ours:
-            try:
-                (out / name).unlink()
-            except OSError as exc:
-                raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
-        shutil.rmtree(out / BOTS_FOLDER, ignore_errors=True)
-        shutil.rmtree(out / REPLAYS_FOLDER, ignore_errors=True)
-        ours = []
+        return
+    existing = out / TOURNAMENT_FILE
     if existing.exists():
         try:
             previous = parse_config(existing.read_text(encoding="utf-8"), str(existing), default_name=config.name)
@@ -490,8 +474,31 @@ def prepare_folder(
                 f"{out} already holds {stored // config.players} games of this tournament; "
                 f"add --resume to play only the missing ones, or --overwrite to start again"
             )
-    elif any(name in ours for name in (GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE)):
+    elif any((out / name).exists() for name in (GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE)):
         raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
+
+
+def prepare_folder(
+    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
+    allow_changed_bots: bool = False,
+) -> tuple[Recovered, Path, bool]:
+    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
+
+    Refuses (:class:`RunError`) rather than lose data: a folder holding another
+    tournament (its ``tournament.toml`` describes other games; comments and
+    layout do not count), or this one's games without ``resume`` or ``overwrite``, or games
+    played by other bots than the entrants of now without ``allow_changed_bots`` (:mod:`.identity`).
+    """
+    check_folder(config, out, resume=resume, overwrite=overwrite)
+    existing = out / TOURNAMENT_FILE
+    if overwrite:
+        for name in OUTPUT_FILES:
+            try:
+                (out / name).unlink(missing_ok=True)
+            except OSError as exc:
+                raise RunError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
+        shutil.rmtree(out / BOTS_FOLDER, ignore_errors=True)
+        shutil.rmtree(out / REPLAYS_FOLDER, ignore_errors=True)
 
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,197 @@
+"""report.html in a real headless Chromium: the tables `arena report` prints, and the games list."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.report.html import game_list
+from arena.report.tables import build_tables, load_games
+from arena.report.text import TITLES, format_tables
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+TOURNAMENT = """name = "listed"
+players = 3
+deals = 10
+seed = 11
+seating = "rotate"
+isolation = "none"
+[[entrants]]
+name = "random"
+bot = "random"
+[[entrants]]
+name = "greedy"
+bot = "greedy"
+[[entrants]]
+name = "random-2"
+bot = "random"
+[[entrants]]
+name = "greedy-2"
+bot = "greedy"
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(shared_folder) -> Path:
+    def make(where: Path) -> None:
+        from click.testing import CliRunner
+
+        (where / "listed.toml").write_text(TOURNAMENT)
+        result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
+                                           "--workers", "1"])
+        assert result.exit_code == 0, result.output
+
+    return shared_folder("report-html", make) / "out"
+
+
+def seat_rows(folder: Path) -> list[dict[str, str]]:
+    with open(folder / "games.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_games_list_has_each_game_s_seats_players_winner_and_scores(folder):
+    rows = seat_rows(folder)
+    games = game_list(folder, 3, "uptown")
+    ids = list(dict.fromkeys(r["game_id"] for r in rows))
+    assert games.total == len(ids) == 4 * 10 * 3 and len(games.rows) == len(ids)
+    assert games.columns == ["game", "table", "deal", "seat 0", "seat 1", "seat 2", "groups 0", "groups 1",
+                             "groups 2", "winner", "faults", "moves"]
+    for listed, game_id in zip(games.rows, ids):
+        seats = sorted((r for r in rows if r["game_id"] == game_id), key=lambda r: int(r["seat"]))
+        assert listed[0] == game_id
+        assert listed[3:6] == [r["entrant"] for r in seats]
+        assert listed[6:9] == [int(r["groups"]) for r in seats]  # Uptown scoring: fewest groups (C1)
+        assert listed[9] == ", ".join(r["entrant"] for r in seats if r["won"] == "1")
+        assert listed[11] == sum(int(r["moves"]) for r in seats)
+    blockers = game_list(folder, 3, "blockers", limit=5)
+    assert blockers.columns[6] == "blockers score 0" and len(blockers.rows) == 5 and blockers.total == len(ids)
+
+
+def test_a_million_game_folder_is_read_as_a_stream(tmp_path):
+    """The games list keeps the games it shows and counts the rest: memory follows the limit, not the file."""
+    header = ("game_id,table,deal,rotation,seed,seat,entrant,bot,groups,captures_red,captures_blue,captures_green,"
+              "captures_yellow,captures_purple,captured_total,blockers_penalty,blockers_score,uptown_rank,"
+              "blockers_rank,won,faulted,moves,seconds\n")
+    with open(tmp_path / "games.csv", "w") as f:
+        f.write(header)
+        for game in range(60_000):
+            for seat in range(4):
+                f.write(f"g{game:07d},0,{game},0,1,{seat},entrant-{seat},random,5,0,0,0,0,0,0,0,5,1,1,"
+                        f"{int(seat == 0)},0,24,0.01\n")
+    tracemalloc.start()
+    try:
+        games = game_list(tmp_path, 4, "uptown", limit=200)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert games.total == 60_000 and len(games.rows) == 200 and games.rows[-1][0] == "g0000199"
+    assert peak < 1_000_000, f"{peak} bytes held to list 200 of 60,000 games"
+
+
+def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
+    from arena.report.html import tables_shown
+    from arena.tournament.plan.config import load_config
+
+    config = load_config(folder / "tournament.toml")
+    tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
+    titles = [title for title, *_ in tables_shown(tables)]
+    assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order")]
+    markdown = format_tables(tables, "markdown")
+    assert [line[3:] for line in markdown.splitlines() if line.startswith("## ")] == titles
+
+
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        yield b
+        b.close()
+
+
+def open_report(browser, folder: Path, viewport=(1200, 900)):
+    page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: errors.append("fetched " + r.url) if not r.url.startswith(("file:", "data:")) else None)
+    page.goto((folder / "report.html").as_uri())
+    return page, errors
+
+
+def markdown_tables(text: str) -> dict[str, list[list[str]]]:
+    """The cells of each table of ``arena report --format markdown``, by its title."""
+    tables: dict[str, list[list[str]]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.startswith("## "):
+            title = line[3:].removeprefix("listed - ")  # the standings' heading names the tournament
+            tables[title] = []
+        elif line.startswith("|") and not line.startswith("|---"):
+            tables[title].append([cell.strip().replace("\\|", "|") for cell in line.strip("|").split(" | ")])
+    return tables
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_figures_arena_report_prints_and_numbers_do_not_wrap(browser, folder, cli):
+    printed = cli.invoke(main, ["report", str(folder), "--format", "markdown"])
+    assert printed.exit_code == 0, printed.output
+    expected = markdown_tables(printed.output)
+    assert TITLES["order"] in expected
+    page, errors = open_report(browser, folder)
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll('h2')).filter(h => h.nextElementSibling
+        && h.nextElementSibling.querySelector('table') && h.textContent !== 'Games').map(h => [h.textContent,
+        Array.from(h.nextElementSibling.querySelectorAll('tr')).map(r => Array.from(r.children).map(c =>
+        c.textContent))])""")
+    assert dict(shown) == expected
+    # Every figure is on one line: one box per cell text, at the page's width and at a phone's.
+    for width in (1200, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        wrapped = page.evaluate("""() => Array.from(document.querySelectorAll('td.num')).filter(td => {
+            const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1;
+            }).map(td => td.textContent)""")
+        assert wrapped == [], width
+        assert page.locator("td.num").count() > 100
+        intervals = page.evaluate("Array.from(document.querySelectorAll('td.num')).filter(t => "
+                                  "t.textContent.includes('%-')).length")
+        assert intervals == 4  # each entrant's 95% interval is a figure that stays on one line
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_the_games_list_sorts_filters_and_pages(browser, folder):
+    page, errors = open_report(browser, folder)
+    games = game_list(folder, 3, "uptown")
+    body = page.locator("#games tbody tr")
+    assert body.count() == 100 and "page 1 of 2 (120 games)" in page.inner_text("#games-page")
+    first = page.eval_on_selector_all("#games tbody tr:first-child td", "ts => ts.map(t => t.textContent)")
+    assert first == [str(v) for v in games.rows[0]]
+    # The first games link their replays, written beside the report.
+    link = page.get_attribute("#games tbody tr:first-child a", "href")
+    assert link == f"games/{games.rows[0][0]}.html" and (folder / link).is_file()
+    page.click("#games-next")
+    assert body.count() == 20 and "page 2 of 2" in page.inner_text("#games-page")
+    assert page.is_disabled("#games-next") and not page.is_disabled("#games-prev")
+    # Sort by the moves (a number), then the other way.
+    page.click("#games th[data-col='11']")
+    moves = [int(t) for t in page.eval_on_selector_all("#games tbody td:nth-child(12)", "ts => ts.map(t => t.textContent)")]
+    assert moves == sorted(r[11] for r in games.rows)[:100]
+    page.click("#games th[data-col='11']")
+    moves = [int(t) for t in page.eval_on_selector_all("#games tbody td:nth-child(12)", "ts => ts.map(t => t.textContent)")]
+    assert moves == sorted((r[11] for r in games.rows), reverse=True)[:100]
+    assert page.get_attribute("#games th[data-col='11']", "aria-sort") == "descending"
+    # A filter keeps the games that name it: greedy-2's wins.
+    page.fill("#games-filter", "greedy-2")
+    listed = page.eval_on_selector_all("#games tbody tr", "rs => rs.map(r => r.textContent)")
+    assert len(listed) == sum(1 for r in games.rows if "greedy-2" in r[3:6]) and all("greedy-2" in t for t in listed)
+    assert errors == []
