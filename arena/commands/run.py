@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 @click.option("--allow-changed-bots", is_flag=True,
               help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
                    "that played the stored games.")
-@click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
+@click.option("--compress/--no-compress", default=True, show_default=True,
+              help="Write the game records gzipped (records.jsonl.gz, one gzip member per chunk of games), "
+                   "or as plain JSON lines (records.jsonl).  A resume keeps the kind the folder holds.")
 @click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
               help="How worker processes are started (default: the platform's).")
 @click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
