@@ -115,17 +115,22 @@ def command(
     from arena.report.plots import try_write_plots
     from arena.report.text import format_tables
 
-    # The tables are on disk already: a picture that fails costs one line, never the results.
-    plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
-    if problem is not None:
-        click.echo(problem, err=True)
     from arena.report.html import write_report
+    from arena.tournament.folder.files import PLOT_FILES, REPORT_FILE
 
-    try:  # like the plots: a page that cannot be written costs one line
-        report = write_report(folder, summary.tables, config.name)
-        plots = [*plots, report]
-    except RunError as exc:
-        click.echo(f"cannot write the HTML report: {exc}", err=True)
+    drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
+    if summary.reused and (folder / REPORT_FILE).is_file():  # the tables are unchanged: so are their pictures
+        plots = [*drawn, folder / REPORT_FILE]
+    else:
+        # The tables are on disk already: a picture that fails costs one line, never the results.
+        plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
+        if problem is not None:
+            click.echo(problem, err=True)
+        try:  # like the plots: a page that cannot be written costs one line
+            report = write_report(folder, summary.tables, config.name)
+            plots = [*plots, report]
+        except RunError as exc:
+            click.echo(f"cannot write the HTML report: {exc}", err=True)
     for line in summary.changed:
         click.echo(line, err=True)
     if not quiet:

@@ -112,16 +112,83 @@ class Tables:
 
 
 _TEXT_COLUMNS = ("game_id", "entrant", "bot")
+#: What each column of ``games.csv`` is read as: text the few names, 64-bit integers the seeds, the
+#: smallest integer that holds the rest (a million games' rows then take tens of megabytes, not hundreds).
+_DTYPES: dict[str, str] = {
+    **{c: "int32" for c in COLUMNS if c not in _TEXT_COLUMNS},
+    "seed": "int64", "seconds": "float64", "game_id": "str", "entrant": "category", "bot": "category",
+}
+#: The columns the tables read (:func:`build_tables`); the others are for people and other tools.
+TABLE_COLUMNS = ("game_id", "table", "deal", "seat", "entrant", "bot", "groups", "captured_total",
+                 "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank", "faulted")
 
 
-def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
+def load_games(path: str | Path, players: int | None = None, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """``games.csv`` as a frame, with each seat's tournament rank under both scorings added.
 
     Only complete lines are read, and with ``players`` given only games with a
     row for every seat, so the folder of a run still going on, or interrupted,
-    can be read as it is.
+    can be read as it is.  ``columns`` (default: all) are the columns to read
+    (``game_id``, ``seat``, ``faulted`` and the ranks always are).  A file a run
+    wrote is parsed at once with each column's type; one with a damaged row
+    is read as text first, and every game with a row that is not numbers
+    where numbers belong is left out (counted in ``attrs["unreadable"]``).
     """
-    data = Path(path).read_bytes()
+    wanted = list(COLUMNS) if columns is None else [c for c in COLUMNS if c in {*columns, *_ALWAYS}]
+    try:
+        games = _read_typed(Path(path), wanted)
+        ignored: set[str] = set()
+    except (ValueError, TypeError, OverflowError):
+        games, ignored = _read_checked(Path(path), wanted)
+    if players is not None and len(games):
+        sizes = games.groupby("game_id", sort=False)["seat"].transform("size")
+        if (sizes != players).any():
+            games = games[sizes == players]
+    games = with_tournament_ranks(games.reset_index(drop=True))
+    games.attrs["unreadable"] = len(ignored)
+    return games
+
+
+#: The columns every frame of :func:`load_games` holds: what ranks and complete games are read from.
+_ALWAYS = ("game_id", "seat", "faulted", "uptown_rank", "blockers_rank")
+
+
+def _header(path: Path) -> list[str]:
+    with open(path, encoding="utf-8", errors="replace") as f:
+        first = f.readline()
+    if not first:
+        raise ValueError(f"{path}: empty")
+    header = first.rstrip("\r\n").split(",")
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"{path}: not a games table (no column {missing[0]})")
+    return header
+
+
+class _Damaged(ValueError):
+    """A row that does not parse with the column types."""
+
+
+def _read_typed(path: Path, wanted: list[str]) -> pd.DataFrame:
+    """The file parsed with the column types at once; :class:`ValueError` when any row does not fit them."""
+    header = _header(path)
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - 1))
+        whole_lines = size == 0 or f.read(1) == b"\n"
+    if not whole_lines:
+        raise _Damaged("a half-written last line")
+    games = pd.read_csv(path, usecols=wanted, dtype={c: _DTYPES[c] for c in wanted}, keep_default_na=False,
+                        na_filter=False, engine="c")
+    if len(header) != len(COLUMNS):
+        raise _Damaged("another header")
+    return games[wanted]
+
+
+def _read_checked(path: Path, wanted: list[str]) -> tuple[pd.DataFrame, set[str]]:
+    """The file read as text, complete lines only, every game with a row that is not numbers left out."""
+    data = path.read_bytes()
     data = data[: data.rfind(b"\n") + 1]
     if not data:
         raise ValueError(f"{path}: empty")
@@ -129,8 +196,9 @@ def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in games.columns]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
+    games = games[wanted]
     # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out.
-    numeric = [c for c in COLUMNS if c not in _TEXT_COLUMNS]
+    numeric = [c for c in wanted if c not in _TEXT_COLUMNS]
     values = games[numeric].apply(pd.to_numeric, errors="coerce")
     whole = [c for c in numeric if c != "seconds"]
     bad = values.isna().any(axis=1) | (values[whole] % 1 != 0).any(axis=1)
@@ -139,12 +207,7 @@ def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
     # Read again once the bad rows are gone: with a NaN among them, 63-bit seeds would have become floats.
     for column in numeric:
         games[column] = pd.to_numeric(games[column]).astype("int64" if column in whole else "float64")
-    if players is not None and len(games):
-        sizes = games.groupby("game_id")["seat"].transform("size")
-        games = games[sizes == players]
-    games = with_tournament_ranks(games.reset_index(drop=True))
-    games.attrs["unreadable"] = len(ignored)
-    return games
+    return games, ignored
 
 
 def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:
@@ -443,11 +506,14 @@ def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
     """The tables of the games stored in ``folder`` (its ``games.csv``), written into it (:func:`write_tables`)."""
     folder = Path(folder)
     try:
-        games = load_games(folder / GAMES_FILE, config.players)
+        games = load_games(folder / GAMES_FILE, config.players, TABLE_COLUMNS)
     except (OSError, ValueError) as exc:
         raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     tables = build_tables(games, config.scoring, config.seed, config.names)
     write_tables(folder, tables)
+    from arena.report.stamp import write_stamp  # the stamp reads the tables module: imported here
+
+    write_stamp(folder, tables, int(games["game_id"].nunique()), int(games.attrs.get("unreadable", 0)))
     return tables
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.stored import record_lines
-
 from arena.cli import main
+from tests.stored import record_lines
 
 SMALL = """
 name = "small"

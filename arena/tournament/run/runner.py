@@ -80,6 +80,8 @@ class RunSummary:
     tables: Any = None
     #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
     changed: list[str] = field(default_factory=list)
+    #: The tables were the folder's own, unchanged since they were written (nothing played, nothing dropped).
+    reused: bool = False
 
 
 class Feed(Protocol):
@@ -203,9 +205,14 @@ def run_tournament(
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
                                hide, feed, connection)
-        from arena.report.tables import write_folder_tables  # pandas: imported once the workers are done
+        from arena.report.stamp import cached_tables  # pandas: imported once the workers are done
+        from arena.report.tables import write_folder_tables
 
-        summary.tables = write_folder_tables(out, config)
+        cached = cached_tables(out, config.scoring) if not summary.played and feed is None else None
+        if cached is not None:  # nothing played and the folder's tables are still its own: kept as they are
+            summary.tables, summary.reused = cached[0], True
+        else:
+            summary.tables = write_folder_tables(out, config)
         return summary
     finally:
         lock.release()
