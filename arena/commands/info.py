@@ -12,6 +12,7 @@ import click
 EXTRAS = (
     ("dask", "distributed", "arena run --cluster"),
     ("playwright", "playwright", "the replay page's browser tests"),
+    ("mkdocs-material", "mkdocs-material", "arena docs, the documentation site"),
 )
 
 

@@ -53,7 +53,7 @@ def test_info_says_version_python_engine_sandbox_and_extras(run) -> None:
     assert sys.executable in info["python"]
     assert "rules engine: " + info["rules engine"] == native.engine_line()
     assert info["sandbox"].split(":")[0] == walls() and walls() in LEVELS
-    for extra, module in (("dask", "distributed"), ("playwright", "playwright")):
+    for extra, module in (("dask", "distributed"), ("playwright", "playwright"), ("mkdocs-material", "mkdocs-material")):
         try:
             expected = importlib.metadata.version(module)
         except importlib.metadata.PackageNotFoundError:
