@@ -112,10 +112,9 @@ def command(
         sys.exit(130)
 
     from arena.display.terminal import output_width
+    from arena.report.html import write_report
     from arena.report.plots import try_write_plots
     from arena.report.text import format_tables
-
-    from arena.report.html import write_report
     from arena.tournament.folder.files import PLOT_FILES, REPORT_FILE
 
     drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]

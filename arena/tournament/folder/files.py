@@ -6,6 +6,7 @@ file or write one without importing what recovers a folder.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,6 +65,20 @@ def records_file(out: Path, compress: bool = True) -> tuple[Path, bool]:
     if plain.exists():
         return plain, False
     return (packed, True) if compress else (plain, False)
+
+
+#: The zlib level of the records' gzip members: a game in about 10% more bytes than level 9 (0.7 KB of
+#: random bots' 8 KB), at a third of its CPU time.
+RECORDS_LEVEL = 6
+
+
+def pack(data: bytes) -> bytes:
+    """``data`` as one gzip member (empty for no data): a compressed records file is a series of them, one
+    per chunk of games stored, each made by the worker that played the chunk."""
+    if not data:
+        return b""
+    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, 31)
+    return packer.compress(data) + packer.flush()
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:

@@ -49,6 +49,7 @@ from arena.tournament.folder.files import (
     OUTPUT_FILES,
     RECORDS_FILE,
     RECORDS_GZ_FILE,
+    RECORDS_LEVEL,
     REPLAYS_FOLDER,
     TOURNAMENT_FILE,
     RunError,
@@ -69,9 +70,6 @@ from arena.tournament.plan.config import ConfigError, TournamentConfig, parse_co
 from arena.tournament.plan.schedule import Game, schedule
 
 _BLOCK = 1 << 20
-#: The zlib level of the records' gzip members: level 6 stores a game in a few percent more bytes than 9,
-#: in half the time.
-RECORDS_LEVEL = 6
 
 
 @dataclass
@@ -459,14 +457,6 @@ def _replace_tail(path: Path, start: int, lines: Iterable[bytes], compressed: bo
             tmp.unlink()
         except OSError:
             pass
-
-
-def pack(data: bytes) -> bytes:
-    """``data`` as one gzip member (empty for no data): records files are a series of them, one per chunk stored."""
-    if not data:
-        return b""
-    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, 31)
-    return packer.compress(data) + packer.flush()
 
 
 def write_lines(f: IO[bytes], lines: Iterable[bytes], compressed: bool) -> None:

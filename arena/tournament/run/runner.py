@@ -43,7 +43,7 @@ from arena.rules.engine import engine_line
 from arena.tournament.folder.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
-from arena.tournament.folder.store import FolderLock, Recovered, pack, prepare_folder, sort_games_file, stored_games
+from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file, stored_games
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
@@ -284,6 +284,7 @@ def _play(
     from tqdm import tqdm
 
     settings = worker_settings(config, *places)
+    settings["compress"] = compressed
     # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
@@ -302,15 +303,15 @@ def _play(
             chunks = (pool.play(_tasks(config, done), remaining) if feed is None
                       else pool.play(feed.tasks(done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
-                # The records first: a game counts once its rows follow it (see recover()).  A compressed
-                # chunk is a gzip member of its own, so the file is whole after every chunk.
-                packed = pack(record_lines) if compressed else record_lines
-                records.write(packed)
+                # The records first: a game counts once its rows follow it (see recover()).  Compressed,
+                # a chunk's records are a gzip member of their own (the worker's), so the file is whole
+                # after every chunk.
+                records.write(record_lines)
                 records.flush()
                 row_bytes = rows.encode("utf-8")
                 games.write(row_bytes)
                 games.flush()
-                checkpoints.stored(packed, row_bytes, count, found)
+                checkpoints.stored(record_lines, row_bytes, count, found)
                 for fault in found:  # logged once already, by the worker's referee as it happened
                     faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
                 played += count
