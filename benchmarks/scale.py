@@ -3,7 +3,7 @@
     python benchmarks/scale.py                          # 10,000 and 100,000 games in process, 1,000 and 10,000 sandboxed
     python benchmarks/scale.py --sizes 1000000 --no-sandboxed --no-kill   # the million-game run
 
-Four ``random`` entrants in four-player games (4 games a deal), two workers,
+Four ``random`` entrants in four-player games, every seating of a deal (24 games a deal), two workers,
 the default compressed records.  For each size and isolation it runs, each
 in a fresh process:
 
@@ -44,7 +44,7 @@ players = 4
 deals = {deals}
 seed = 1
 time_limit = 10
-rotate = true
+seating = "all"
 isolation = "{isolation}"
 """ + "".join(f'[[entrants]]\nname = "r{i}"\nbot = "random"\n' for i in range(1, 5))
 
@@ -145,9 +145,10 @@ def disk_bytes(out: Path) -> dict[str, int]:
     return {key: sum((out / n).stat().st_size for n in files if (out / n).exists()) for key, files in names.items()}
 
 
-def measure(size: int, isolation: str, workers: int, root: Path, kill: bool) -> dict[str, float]:
-    deals = max(1, size // 4)
-    games = deals * 4
+def measure(size: int, isolation: str, workers: int, root: Path, kill: bool, rebuilt: bool = True,
+            keep: bool = False) -> dict[str, float]:
+    deals = max(1, round(size / 24))
+    games = deals * 24
     path = root / f"scale-{isolation}-{games}.toml"
     path.write_text(TOURNAMENT.format(deals=deals, isolation=isolation))
     out = root / f"out-{isolation}-{games}"
@@ -165,13 +166,15 @@ def measure(size: int, isolation: str, workers: int, root: Path, kill: bool) -> 
     row["run_peak_mb"] = run["peak_mb"]
     report = child(REPORT, "report", str(out))
     row["report_s"], row["report_peak_mb"] = report["seconds"], report["peak_mb"]
-    rebuilt = child(REPORT, "report", str(out), "--scoring", "blockers")
-    row["report_rebuilt_s"], row["report_rebuilt_peak_mb"] = rebuilt["seconds"], rebuilt["peak_mb"]
+    if rebuilt:
+        again = child(REPORT, "report", str(out), "--scoring", "blockers")
+        row["report_rebuilt_s"], row["report_rebuilt_peak_mb"] = again["seconds"], again["peak_mb"]
     disk = disk_bytes(out)
     row.update({f"bytes_{k}": v / games for k, v in disk.items()})
     complete = child(CHILD, str(path), str(out), str(workers), "1")
     row["resume_complete_s"], row["resume_complete_peak_mb"] = complete["total"], complete["peak_mb"]
-    shutil.rmtree(out)
+    if kill or not keep:
+        shutil.rmtree(out)
     if kill:
         half = killed_at_half(path, out, games, workers)
         row["resume_half_starts_s"] = half["play_starts"]
@@ -215,6 +218,9 @@ def main() -> None:
     parser.add_argument("--no-sandboxed", action="store_true", help="skip the sandboxed sizes")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-kill", action="store_true", help="skip the kill at half and its resume")
+    parser.add_argument("--no-rebuilt", action="store_true",
+                        help="skip arena report --scoring blockers (the tables built again from games.csv)")
+    parser.add_argument("--keep", action="store_true", help="keep the results folders")
     parser.add_argument("--dir", default=None, help="where the folders go (default: a temporary folder)")
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="arena-scale-"))
@@ -224,7 +230,8 @@ def main() -> None:
     for isolation, sizes in plans:
         rows = []
         for size in sizes:
-            rows.append(measure(size, isolation, args.workers, root, not args.no_kill))
+            rows.append(measure(size, isolation, args.workers, root, not args.no_kill, not args.no_rebuilt,
+                                args.keep))
             print(json.dumps(rows[-1]), flush=True)
         if rows:
             show(rows, isolation)

@@ -41,6 +41,7 @@ def command(
     """
     from arena.display.terminal import output_width
     from arena.report.stamp import cached_tables
+    from arena.report.tables import Tables
     from arena.report.text import format_tables
     from arena.tournament.folder.files import GAMES_FILE, RunError
     from arena.tournament.folder.store import read_tournament
@@ -59,7 +60,8 @@ def command(
     scoring = scoring or config.scoring
     cached = cached_tables(path, scoring)
     if cached is not None:  # the run's own tables, of these very files: read, not built again
-        tables, stamp = cached
+        frames, stamp = cached
+        tables = Tables(scoring=scoring, **frames)
         ignored, stored = stamp.left_out, stamp.games
     else:
         tables, ignored, stored = _build(path, config, scoring)

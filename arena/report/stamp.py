@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
-from arena.report.tables import TABLE_NAMES, Tables
-from arena.tournament.folder.files import GAMES_FILE, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
+from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
 
 FORMAT = "arena-tables/1"
+TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
 _BLOCK = 8 << 20
 #: The text columns of each table file (read back as text, empty for none).
 _TEXT = ("entrant", "bot", "opponent", "before", "after")
@@ -51,10 +51,10 @@ def _sources(folder: Path) -> dict[str, str]:
     return {name: file_digest(folder / name) for name in (GAMES_FILE, TOURNAMENT_FILE)}
 
 
-def write_stamp(folder: Path, tables: Tables, games: int, left_out: int = 0) -> None:
-    """Write ``tables.json`` for the tables just written into ``folder`` from its ``games.csv``."""
+def write_stamp(folder: Path, scoring: str, games: int, left_out: int = 0) -> None:
+    """Write ``tables.json`` for the tables (ordered by ``scoring``) just written into ``folder`` from its ``games.csv``."""
     value: dict[str, Any] = {
-        "format": FORMAT, "scoring": tables.scoring, "games": games, "left_out": left_out,
+        "format": FORMAT, "scoring": scoring, "games": games, "left_out": left_out,
         "sources": _sources(folder),
         "tables": {name: file_digest(folder / f"{name}.csv") for name in TABLE_NAMES},
     }
@@ -62,8 +62,9 @@ def write_stamp(folder: Path, tables: Tables, games: int, left_out: int = 0) -> 
                      lambda tmp: tmp.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8"))
 
 
-def cached_tables(folder: Path, scoring: str) -> tuple[Tables, Stamp] | None:
-    """The tables written into ``folder``, when ``tables.json`` says they are still those of its files; else None."""
+def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], Stamp] | None:
+    """The tables written into ``folder`` by name (the fields of :class:`~arena.report.tables.Tables`), when
+    ``tables.json`` says they are still those of its files; else None."""
     try:
         value = json.loads((folder / TABLES_STAMP).read_text(encoding="utf-8"))
         if value.get("format") != FORMAT or value.get("scoring") != scoring:
@@ -76,7 +77,7 @@ def cached_tables(folder: Path, scoring: str) -> tuple[Tables, Stamp] | None:
             if value["tables"].get(name) != file_digest(path):
                 return None
             frames[name] = _read_table(path)
-        return Tables(scoring=scoring, **frames), Stamp(int(value["games"]), int(value["left_out"]))
+        return frames, Stamp(int(value["games"]), int(value["left_out"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

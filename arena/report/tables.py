@@ -70,6 +70,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from arena.report.stamp import write_stamp
 from arena.rules.state import SCORINGS
 from arena.stats.intervals import Z95, win_share_interval
 from arena.stats.ratings import RankedGame, elo_figures
@@ -606,9 +607,7 @@ def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
         raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     tables = build_tables(games, config.scoring, config.seed, config.names)
     write_tables(folder, tables)
-    from arena.report.stamp import write_stamp  # the stamp reads the tables module: imported here
-
-    write_stamp(folder, tables, int(games["game_id"].nunique()), int(games.attrs.get("unreadable", 0)))
+    write_stamp(folder, tables.scoring, int(games["game_id"].nunique()), int(games.attrs.get("unreadable", 0)))
     return tables
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from arena.tournament.folder.files import CHECKPOINTS_FILE
+from arena.tournament.folder.files import CHECKPOINTS_FILE, TOURNAMENT_FILE
 
 _BLOCK = 1 << 20
 
@@ -45,6 +45,9 @@ class Checkpoint:
     rows_digest: str
     games: int
     faults: list[dict[str, Any]] = field(default_factory=list)
+    #: The digest of the folder's ``tournament.toml`` the games were checked against: another file, and
+    #: nothing is trusted (the games are checked against the schedule it makes).
+    tournament: str = ""
 
     def describes(self, records_path: Path, rows_path: Path) -> bool:
         """Whether both files still end where this checkpoint says (for a run that has written nothing since)."""
@@ -57,6 +60,7 @@ class Checkpoint:
         return json.dumps({
             "records": self.records, "records_digest": self.records_digest,
             "rows": self.rows, "rows_digest": self.rows_digest, "games": self.games, "faults": self.faults,
+            "tournament": self.tournament,
         }, separators=(",", ":")) + "\n"
 
 
@@ -64,14 +68,18 @@ def read_checkpoints(out: Path) -> list[Checkpoint]:
     """The checkpoints of ``out``, up to the first line that is not one (none when the file is missing)."""
     path = out / CHECKPOINTS_FILE
     found: list[Checkpoint] = []
+    tournament = tournament_digest(out)
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 try:
                     value = json.loads(line)
                     point = Checkpoint(int(value["records"]), str(value["records_digest"]), int(value["rows"]),
-                                       str(value["rows_digest"]), int(value["games"]), list(value["faults"]))
+                                       str(value["rows_digest"]), int(value["games"]), list(value["faults"]),
+                                       str(value["tournament"]))
                 except (ValueError, KeyError, TypeError):
+                    break
+                if point.tournament != tournament:
                     break
                 if found and (point.records < found[-1].records or point.rows < found[-1].rows):
                     break
@@ -79,6 +87,14 @@ def read_checkpoints(out: Path) -> list[Checkpoint]:
     except OSError:
         return []
     return found
+
+
+def tournament_digest(out: Path) -> str:
+    """The digest of ``out``'s ``tournament.toml`` (empty when it cannot be read)."""
+    try:
+        return hashlib.blake2b((out / TOURNAMENT_FILE).read_bytes(), digest_size=16).hexdigest()
+    except OSError:
+        return ""
 
 
 def _matching(path: Path, ends: list[tuple[int, str]]) -> int:
@@ -137,6 +153,7 @@ class CheckpointWriter:
         self.last = Checkpoint(
             last.records + len(record_bytes), chain(last.records_digest, record_bytes),
             last.rows + len(row_bytes), chain(last.rows_digest, row_bytes), last.games + games, faults,
+            last.tournament,
         )
         self.file.write(self.last.line())
         self.file.flush()
@@ -170,7 +187,8 @@ def after(base: Checkpoint | None, records_path: Path, rows_path: Path, games: i
     ``games`` and ``faults`` are those of the part after ``base``."""
     records, records_digest = _chain_file(records_path, base.records if base else 0, base.records_digest if base else "")
     rows, rows_digest = _chain_file(rows_path, base.rows if base else 0, base.rows_digest if base else "")
-    return Checkpoint(records, records_digest, rows, rows_digest, (base.games if base else 0) + games, faults)
+    return Checkpoint(records, records_digest, rows, rows_digest, (base.games if base else 0) + games, faults,
+                      tournament_digest(rows_path.parent))
 
 
 def write_checkpoints(out: Path, points: list[Checkpoint]) -> None:

@@ -206,11 +206,11 @@ def run_tournament(
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
                                hide, feed, connection)
         from arena.report.stamp import cached_tables  # pandas: imported once the workers are done
-        from arena.report.tables import write_folder_tables
+        from arena.report.tables import Tables, write_folder_tables
 
         cached = cached_tables(out, config.scoring) if not summary.played and feed is None else None
         if cached is not None:  # nothing played and the folder's tables are still its own: kept as they are
-            summary.tables, summary.reused = cached[0], True
+            summary.tables, summary.reused = Tables(scoring=config.scoring, **cached[0]), True
         else:
             summary.tables = write_folder_tables(out, config)
         return summary
