@@ -142,7 +142,7 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
     config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
-    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1")
+    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--no-compress")
     assert result.exit_code == 0, result.output
     page = (out / "report.html").read_text()
     ids = [json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()]
