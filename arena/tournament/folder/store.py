@@ -368,12 +368,33 @@ def _tail_ids(games_path: Path, records_path: Path, compressed: bool, base: Chec
     return ids
 
 
+def _scheduled(config: TournamentConfig, wanted: set[str] | None, trusted: set[str]) -> dict[str, Game]:
+    """The games of the schedule by id: those named in ``wanted`` (all for None) and not ``trusted``.
+
+    The schedule is listed only as far as the last of ``wanted`` (a resume after a kill names a chunk's
+    games or none, and a million games take seconds to list).
+    """
+    games: dict[str, Game] = {}
+    if wanted is not None:
+        wanted = wanted - trusted
+        if not wanted:
+            return games
+    for game in schedule(config):
+        if wanted is None:
+            if game.game_id not in trusted:
+                games[game.game_id] = game
+        elif game.game_id in wanted:
+            games[game.game_id] = game
+            if len(games) == len(wanted):
+                break
+    return games
+
+
 def _recover_after(out: Path, config: TournamentConfig, games_path: Path, records_path: Path, compressed: bool,
                    base: Checkpoint | None, trusted: set[str]) -> Recovered:
     """Check what follows the trusted part (``base``; None: both files whole) and make it whole."""
     wanted = _tail_ids(games_path, records_path, compressed, base)
-    games = {game.game_id: game for game in schedule(config)
-             if (wanted is None or game.game_id in wanted) and game.game_id not in trusted}
+    games = _scheduled(config, wanted, trusted)
     rows_start = base.rows if base is not None else 0
     records_start = base.records if base is not None else 0
     rows = _scan_rows(games_path, games, rows_start)
