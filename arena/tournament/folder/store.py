@@ -534,7 +534,12 @@ def _stored_rows(out: Path) -> int:
     if not path.exists():
         return 0
     with open(path, "rb") as f:
-        return max(0, sum(1 for _ in f) - 1)
+        lines = sum(block.count(b"\n") for block in iter(lambda: f.read(8 * _BLOCK), b""))
+        size = f.tell()
+        if size:
+            f.seek(size - 1)
+            lines += f.read(1) != b"\n"  # a half-written last line counts too
+    return max(0, lines - 1)
 
 
 def _records_hold_data(out: Path) -> bool:
