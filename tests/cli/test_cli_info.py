@@ -59,6 +59,13 @@ def test_info_says_version_python_engine_sandbox_and_extras(run) -> None:
         except importlib.metadata.PackageNotFoundError:
             expected = "not installed"
         assert expected in info[extra], (extra, info[extra])
+    for extra, distributions in (("openspiel", ("open-spiel",)), ("rl", ("pettingzoo", "gymnasium"))):
+        for distribution in distributions:
+            try:
+                expected = f"{distribution} {importlib.metadata.version(distribution)}"
+            except importlib.metadata.PackageNotFoundError:
+                expected = f"{distribution} missing"
+            assert expected in info[extra], (extra, info[extra])
 
 
 def test_info_names_the_native_engine_when_it_is_built(run) -> None:
