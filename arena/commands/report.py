@@ -40,11 +40,11 @@ def command(
     The standings are ordered by the rating, best first (README, Report).
     """
     from arena.display.terminal import output_width
-    from arena.report.tables import build_tables, load_games
+    from arena.report.stamp import cached_tables
+    from arena.report.tables import Tables
     from arena.report.text import format_tables
     from arena.tournament.folder.files import GAMES_FILE, RunError
     from arena.tournament.folder.store import read_tournament
-    from arena.tournament.folder.verify import schedule_games
     from arena.tournament.plan.schedule import count_games
 
     if html_out is not None and not html:
@@ -57,22 +57,22 @@ def command(
     games_path = path / GAMES_FILE
     if not games_path.exists():
         raise click.ClickException(f"{path}: no {GAMES_FILE} yet (the tournament has not stored a game)")
-    try:
-        games = load_games(games_path, config.players)
-    except (ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    games, foreign = schedule_games(games, config)
-    ignored = games.attrs.get("unreadable", 0) + foreign
+    scoring = scoring or config.scoring
+    cached = cached_tables(path, scoring)
+    if cached is not None:  # the run's own tables, of these very files: read, not built again
+        frames, stamp = cached
+        tables = Tables(scoring=scoring, **frames)
+        ignored, stored = stamp.left_out, stamp.games
+    else:
+        tables, ignored, stored = _build(path, config, scoring)
     if ignored:
         click.echo(
             f"{games_path}: {ignored} game(s) left out: rows that are damaged or not the schedule's games "
             "(arena run FILE --resume checks every game and plays these again)", err=True,
         )
-    if games.empty:
+    if not stored:
         raise click.ClickException(f"{games_path}: no complete game yet")
-    scoring = scoring or config.scoring
-    tables = build_tables(games, scoring, config.seed, config.names)
-    progress = (int(games["game_id"].nunique()), count_games(config))
+    progress = (stored, count_games(config))
     from arena.report.match import summary_lines
     from arena.tournament.match.folder import read_match
 
@@ -97,6 +97,28 @@ def command(
     click.echo(text, nl=False)
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))
+
+
+def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
+    """The tables built from ``path``'s games.csv: ``(tables, games left out, games counted)``."""
+    from arena.report.tables import TABLE_COLUMNS, build_tables, load_games
+    from arena.tournament.folder.checkpoints import rows_digest_matches
+    from arena.tournament.folder.files import GAMES_FILE
+    from arena.tournament.folder.verify import schedule_games
+
+    games_path = path / GAMES_FILE
+    try:
+        games = load_games(games_path, config.players, (*TABLE_COLUMNS, "seed"))
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    foreign = 0
+    if not rows_digest_matches(path, games_path):  # rows the run checked need no second look at the schedule
+        games, foreign = schedule_games(games, config)
+    ignored = games.attrs.get("unreadable", 0) + foreign
+    if games.empty:
+        return None, ignored, 0
+    tables = build_tables(games, scoring, config.seed, config.names)
+    return tables, ignored, int(games["game_id"].nunique())
 
 
 def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 @click.option("--allow-changed-bots", is_flag=True,
               help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
                    "that played the stored games.")
-@click.option("--compress", is_flag=True, help="Write the game records gzipped (records.jsonl.gz).")
+@click.option("--compress/--no-compress", default=True, show_default=True,
+              help="Write the game records gzipped (records.jsonl.gz, one gzip member per chunk of games), "
+                   "or as plain JSON lines (records.jsonl).  A resume keeps the kind the folder holds.")
 @click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
               help="How worker processes are started (default: the platform's).")
 @click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
@@ -123,20 +125,24 @@ def command(
         sys.exit(130)
 
     from arena.display.terminal import output_width
+    from arena.report.html import write_report
     from arena.report.plots import try_write_plots
     from arena.report.text import format_tables
+    from arena.tournament.folder.files import PLOT_FILES, REPORT_FILE
 
-    # The tables are on disk already: a picture that fails costs one line, never the results.
-    plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
-    if problem is not None:
-        click.echo(problem, err=True)
-    from arena.report.html import write_report
-
-    try:  # like the plots: a page that cannot be written costs one line
-        report = write_report(folder, summary.tables, config.name)
-        plots = [*plots, report]
-    except RunError as exc:
-        click.echo(f"cannot write the HTML report: {exc}", err=True)
+    drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
+    if summary.reused and (folder / REPORT_FILE).is_file():  # the tables are unchanged: so are their pictures
+        plots = [*drawn, folder / REPORT_FILE]
+    else:
+        # The tables are on disk already: a picture that fails costs one line, never the results.
+        plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
+        if problem is not None:
+            click.echo(problem, err=True)
+        try:  # like the plots: a page that cannot be written costs one line
+            report = write_report(folder, summary.tables, config.name)
+            plots = [*plots, report]
+        except RunError as exc:
+            click.echo(f"cannot write the HTML report: {exc}", err=True)
     for line in summary.changed:
         click.echo(line, err=True)
     if not quiet:

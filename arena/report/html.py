@@ -8,8 +8,9 @@ costs the report the games it lists, not the whole file.
 The report links each game id to a replay page written beside it as
 ``games/ID.html``.  Replaying and writing every game of a big tournament would
 cost more than the tournament's tables, so only the first :data:`REPLAY_LIMIT`
-games of the records file get a page; the report names how many more there are
-and that ``arena view DIR --game ID`` writes the page of any of them.
+games of the records file get a page, and the file is read no further (the
+tables say how many games there are); the report names how many more there
+are and that ``arena view DIR --game ID`` writes the page of any of them.
 """
 
 from __future__ import annotations
@@ -54,27 +55,32 @@ GAMES_FOLDER = REPLAYS_FOLDER
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def _record_lines(folder: Path, limit: int) -> tuple[list[str], int]:
-    """The first ``limit`` records of ``folder`` as lines, and how many records it holds in all.
-
-    The file is read as a stream: a million games cost their count, not their text."""
+def _record_lines(folder: Path, limit: int) -> list[str]:
+    """The first ``limit`` records of ``folder`` as lines, read as a stream that stops there."""
     for name in (RECORDS_FILE, RECORDS_GZ_FILE):
         path = folder / name
         if path.is_file():
             opener = gzip.open if name.endswith(".gz") else open
             first: list[str] = []
-            count = 0
             try:
                 with opener(path, "rt", encoding="utf-8", errors="replace") as lines:  # type: ignore[operator]
                     for line in lines:
+                        if len(first) >= limit:
+                            break
                         if line.strip():
-                            if count < limit:
-                                first.append(line)
-                            count += 1
+                            first.append(line)
             except (OSError, EOFError, zlib.error):
-                return [], 0
-            return first, count
-    return [], 0
+                return first
+            return first
+    return []
+
+
+def _games_counted(tables: Tables) -> int:
+    """How many games the tables count: every game has one seat 0 (the seats table's first row)."""
+    seats = tables.seats
+    if seats.empty or "games" not in seats.columns:
+        return 0
+    return int(seats["games"].max())
 
 
 def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
@@ -174,7 +180,8 @@ def write_report(
     target = Path(out) if out is not None else folder / REPORT_FILE
     shown = tables_shown(tables)
     plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
-    lines, count = _record_lines(folder, limit)
+    lines = _record_lines(folder, limit)
+    count = max(_games_counted(tables), len(lines))
     links: dict[str, str] = {}
     for line in lines:
         try:

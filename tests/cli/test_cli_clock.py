@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from tests.stored import record_lines
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 PACED = f"{FIXTURES / 'clock_bots.py'}:PacedBot"
@@ -29,7 +30,7 @@ bot = "greedy"
 
 
 def records_of(folder: Path) -> list[dict]:
-    return [json.loads(line) for line in (folder / "records.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in record_lines(folder)]
 
 
 def test_play_with_a_clock_records_and_shows_every_seats_time(cli, tmp_path):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from tests.stored import record_lines
 
 SMALL = """
 name = "small"
@@ -44,7 +45,7 @@ def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results
     result = invoke(str(small), "--workers", "2")
     assert result.exit_code == 0, result.output
     out = results_dir / "small"  # results/ of the working folder: this test's own
-    for name in ("tournament.toml", "games.csv", "records.jsonl", "arena.log", "standings.csv",
+    for name in ("tournament.toml", "games.csv", "records.jsonl.gz", "arena.log", "standings.csv",
                  "head_to_head.csv", "seats.csv"):
         assert (out / name).exists(), name
     assert "small - Standings" in result.stdout
@@ -52,7 +53,7 @@ def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results
     # ordered by the deciding scoring: greedy first against two random bots
     assert standings.splitlines()[2].split()[1] == "greedy"
     assert "6 games" in result.stderr and "played 6 games" in result.stderr
-    assert len((out / "records.jsonl").read_text().splitlines()) == 6
+    assert len(record_lines(out)) == 6
 
 
 @pytest.mark.slow
@@ -69,6 +70,20 @@ def test_compress_and_start_method(small, tmp_path, invoke):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "o" / "records.jsonl.gz").exists()
     assert not (tmp_path / "o" / "records.jsonl").exists()
+
+
+def test_records_are_compressed_by_default_and_plain_with_no_compress(small, tmp_path, invoke):
+    assert invoke(str(small), "--out", str(tmp_path / "packed"), "-q", "-j", "1").exit_code == 0
+    assert invoke(str(small), "--out", str(tmp_path / "plain"), "-q", "-j", "1", "--no-compress").exit_code == 0
+    assert not (tmp_path / "packed" / "records.jsonl").exists()
+    assert not (tmp_path / "plain" / "records.jsonl.gz").exists()
+    # The same games either way; the gzip file is a series of members, one per chunk stored.
+    assert sorted(record_lines(tmp_path / "packed")) == sorted(record_lines(tmp_path / "plain"))
+    packed = (tmp_path / "packed" / "records.jsonl.gz").stat().st_size
+    assert packed * 3 < (tmp_path / "plain" / "records.jsonl").stat().st_size
+    # A resume keeps the kind the folder holds, whatever the flag says.
+    assert invoke(str(small), "--out", str(tmp_path / "plain"), "-q", "--resume").exit_code == 0
+    assert not (tmp_path / "plain" / "records.jsonl.gz").exists()
 
 
 @pytest.mark.slow
@@ -135,7 +150,7 @@ def test_records_carry_the_game_id_of_games_csv(small, tmp_path, invoke):
     out = tmp_path / "o"
     assert invoke(str(small), "--out", str(out), "-q", "-j", "1").exit_code == 0
     ids_csv = {line.split(",")[0] for line in (out / "games.csv").read_text().splitlines()[1:]}
-    ids_records = {json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()}
+    ids_records = {json.loads(line)["game_id"] for line in record_lines(out)}
     assert ids_csv == ids_records and len(ids_csv) == 6
 
 
@@ -172,7 +187,7 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
     result = invoke(str(path), "--out", str(out), "--workers", "2")
     assert result.exit_code == 0, result.output
     assert "bots run in " in result.stderr
-    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in record_lines(out)]
     assert len(records) == 4 * 2 * 3 and not any(r["faults"] for r in records)
     specs = {entry["spec"]: entry["options"] for r in records for entry in r["bots"]}
     js = f"exec:node {EXAMPLES / 'random_bot.js'}:captures=false"
@@ -181,8 +196,8 @@ def test_a_tournament_of_protocol_programs_in_two_languages(tmp_path, monkeypatc
     # The same seeds give the same games, also for programs with generators of their own.
     again = tmp_path / "again"
     assert invoke(str(path), "--out", str(again), "--workers", "1", "-q").exit_code == 0
-    assert sorted((out / "records.jsonl").read_text().splitlines()) == \
-        sorted((again / "records.jsonl").read_text().splitlines())
+    assert sorted(record_lines(out)) == \
+        sorted(record_lines(again))
 
 
 @pytest.mark.parametrize("entrant, message", [

@@ -752,7 +752,7 @@ def test_kill_parent_under_the_rlimits_walls_stops_the_run_in_one_line_and_keeps
     path = write_tournament(tmp_path, [{"name": "hostile", "bot": f"{HOSTILE}:KillParentBot"}] + OTHERS)
     out = tmp_path / "results"
     done = subprocess.run([sys.executable, "-m", "arena", "run", str(path), "--out", str(out), "--workers", "1",
-                           "-q"], cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
+                           "-q", "--no-compress"], cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
                           env={**os.environ, "ARENA_SANDBOX": "rlimits"})
     if done.returncode == 0:  # the machine's walls kept the worker out of reach after all
         check_tournament(out, {"crash"})

@@ -590,7 +590,7 @@ def test_a_folder_called_arena_in_the_working_folder_is_never_imported(tmp_path,
         logs = tmp_path / "logs"
     else:
         path = write_tournament(tmp_path, [{"name": "hostile", "bot": bot}] + OTHERS)
-        done = arena_cli(tmp_path, "run", str(path), "--out", "results", "--workers", "1", "-q")
+        done = arena_cli(tmp_path, "run", str(path), "--out", "results", "--workers", "1", "-q", "--no-compress")
         logs = tmp_path / "results" / "bots"
     assert done.returncode == 0, f"arena {command} failed:\n{done.stderr[-2000:]}"
     log = "".join(p.read_text(errors="replace") for p in logs.glob("*.log"))

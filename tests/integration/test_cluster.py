@@ -43,7 +43,7 @@ def tournament(write_tournament):
 @pytest.fixture
 def run(cli):
     """``arena run`` with these arguments, quiet."""
-    return lambda *args: cli.invoke(main, ["run", *args, "-q"])
+    return lambda *args: cli.invoke(main, ["run", *args, "-q", "--no-compress"])
 
 
 def results(folder: Path) -> tuple[list[list[str]], dict[str, str]]:
@@ -184,7 +184,8 @@ def _wait_for_rows(path: Path, rows: int, process: subprocess.Popen, timeout: fl
 def test_a_worker_killed_mid_run_loses_no_game_and_stores_none_twice(tmp_path, scheduler, tournament, local_results):
     file = tournament(["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", scheduler, "--out",
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", scheduler,
+                                "--no-compress", "--out",
                                 str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_for_rows(out / "games.csv", 4, process)
@@ -204,7 +205,8 @@ def test_the_parent_killed_mid_run_is_completed_by_resume(tmp_path, tournament, 
     file = tournament(["greedy", "greedy", "random", "random"], deals=12)
     out = tmp_path / "dask"
     process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(file), "--cluster", "local:2", "--out",
-                                str(out), "-q"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                str(out), "-q", "--no-compress"], env=ENV, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL,
                                start_new_session=True)
     try:
         _wait_for_rows(out / "games.csv", 8, process)

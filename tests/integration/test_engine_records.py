@@ -73,7 +73,7 @@ def test_a_tournament_writes_the_same_records_with_either_engine(tmp_path, write
     records = []
     for pure in (False, True):
         out = tmp_path / ("pure" if pure else "native")
-        arena(["run", "t.toml", "--out", str(out), "-j", "1", "--quiet"], pure, tmp_path)
+        arena(["run", "t.toml", "--out", str(out), "-j", "1", "--quiet", "--no-compress"], pure, tmp_path)
         records.append((out / "records.jsonl").read_bytes())
     assert records[0] and records[0] == records[1]
 

@@ -42,7 +42,7 @@ def tournament(folder: Path, isolation: str) -> Path:
 @pytest.fixture
 def run(cli):
     """``arena run`` with these arguments."""
-    return lambda *args: cli.invoke(main, ["run", *args])
+    return lambda *args: cli.invoke(main, ["run", *args, "--no-compress"])
 
 
 def record_lines(out: Path) -> list[str]:

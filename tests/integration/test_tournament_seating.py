@@ -203,7 +203,7 @@ def test_order_table_with_two_players_and_a_filled_table():
 
 def run(*args: str):
     """``arena run``, quiet, on one worker: it must succeed.  A module-wide runner, as ``balanced_run`` uses it."""
-    result = CliRunner().invoke(main, ["run", *args, "-q", "-j", "1"])
+    result = CliRunner().invoke(main, ["run", *args, "-q", "-j", "1", "--no-compress"])
     assert result.exit_code == 0, result.output
     return result
 

@@ -142,7 +142,7 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
     config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
-    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1")
+    result = run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--no-compress")
     assert result.exit_code == 0, result.output
     page = (out / "report.html").read_text()
     ids = [json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines()]
@@ -186,8 +186,8 @@ def test_overwrite_removes_the_old_report_and_its_replays(tmp_path, run, write_t
 
 @pytest.mark.parametrize("name", ["records.jsonl", "records.jsonl.gz"])
 def test_the_report_reads_the_records_as_a_stream(tmp_path, name):
-    """report.html needs the first games and the count of the rest: memory follows the games shown,
-    not the size of the records file."""
+    """report.html needs the first games (the tables count the rest): memory and time follow the games
+    shown, not the size of the records file, which is read no further than they are."""
     import gzip
     import tracemalloc
 
@@ -204,13 +204,12 @@ def test_the_report_reads_the_records_as_a_stream(tmp_path, name):
     del text
     tracemalloc.start()
     try:
-        first, count = _record_lines(tmp_path, 5)
+        first = _record_lines(tmp_path, 5)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert count == 40_000 and [json.loads(x)["game_id"] for x in first] == ["000000", "000001", "000002",
-                                                                             "000003", "000004"]
-    assert peak < 2_000_000, f"{peak} bytes held to read {path.stat().st_size} bytes of records"
+    assert [json.loads(x)["game_id"] for x in first] == ["000000", "000001", "000002", "000003", "000004"]
+    assert peak < 200_000, f"{peak} bytes held to read {path.stat().st_size} bytes of records"
 
 
 def test_a_game_with_a_clock_gets_a_time_column_in_the_moves_table(tmp_path, run):

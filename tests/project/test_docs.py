@@ -152,7 +152,7 @@ def test_every_key_of_a_tournament_record_is_described(tmp_path: Path, cli, writ
         '[[entrants]]\nbot = "random"\n[[entrants]]\nname = "random-2"\nbot = "random"\n'
     )
     out = tmp_path / "out"
-    result = cli.invoke(main, ["run", str(config), "--out", str(out), "-q", "-j", "1"])
+    result = cli.invoke(main, ["run", str(config), "--out", str(out), "-q", "-j", "1", "--no-compress"])
     assert result.exit_code == 0, result.output
     lines = (out / "records.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines

@@ -220,7 +220,7 @@ def run(cli):
     """``arena run`` with these arguments, quiet, on one worker: it must succeed."""
 
     def invoke(*args: str):
-        result = cli.invoke(main, ["run", *args, "-q", "-j", "1"])
+        result = cli.invoke(main, ["run", *args, "-q", "-j", "1", "--no-compress"])
         assert result.exit_code == 0, result.output
         return result
 

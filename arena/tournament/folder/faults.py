@@ -28,12 +28,21 @@ class FaultSummary:
         """The number of faults."""
         return sum(c.count for c in self.counts.values())
 
-    def add(self, entrant: str, kind: str, message: str, game_id: str) -> None:
+    def add(self, entrant: str, kind: str, message: str, game_id: str, count: int = 1) -> None:
         found = self.counts.get((entrant, kind))
         if found is None:
-            self.counts[(entrant, kind)] = FaultCount(1, game_id, message)
+            self.counts[(entrant, kind)] = FaultCount(count, game_id, message)
         else:
-            found.count += 1
+            found.count += count
+
+    def add_entry(self, entry: Mapping[str, Any]) -> None:
+        """A fault as a worker hands it (:func:`~arena.tournament.run.codec.fault_entry`), or an entry of :meth:`entries`."""
+        self.add(entry["entrant"], entry["kind"], entry["message"], entry["game_id"], int(entry.get("count", 1)))
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The summary as plain entries (one per entrant and kind, with its count), for :meth:`add_entry`."""
+        return [{"entrant": entrant, "kind": kind, "message": c.first_message, "game_id": c.first_game,
+                 "count": c.count} for (entrant, kind), c in self.counts.items()]
 
     def add_record(self, record: Mapping[str, Any], game_id: str) -> None:
         """Every fault a (checked) record's ``faults`` key holds, under its seat's name."""

@@ -6,6 +6,7 @@ file or write one without importing what recovers a folder.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,10 @@ GAMES_FILE = "games.csv"
 RECORDS_FILE = "records.jsonl"
 RECORDS_GZ_FILE = "records.jsonl.gz"
 LOG_FILE = "arena.log"
+#: What the run wrote, chunk by chunk, for a resume to trust without replaying (:mod:`.checkpoints`).
+CHECKPOINTS_FILE = "checkpoints.jsonl"
+#: What the tables were built from, for ``arena report`` to reuse them while the folder is unchanged.
+TABLES_STAMP = "tables.json"
 #: Every table of a tournament, in the order they print: the name ``arena report --table`` gives it, and
 #: the :class:`~arena.report.tables.Tables` attribute that holds it (also its key in ``--format json`` and its
 #: file, ``ATTRIBUTE.csv``).  A table that a :class:`~arena.report.tables.Tables` does not hold is read as missing.
@@ -44,15 +49,15 @@ PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "o
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, *TABLE_FILES,
-                *PLOT_FILES, REPORT_FILE)
+OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, CHECKPOINTS_FILE,
+                *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
 
 
 class RunError(Exception):
     """A run that cannot start or go on; the message is one line for the user."""
 
 
-def records_file(out: Path, compress: bool | None = None) -> tuple[Path, bool]:
+def records_file(out: Path, compress: bool = True) -> tuple[Path, bool]:
     """The records file of ``out`` and whether it is gzipped: the one that exists, else as ``compress`` says."""
     plain, packed = out / RECORDS_FILE, out / RECORDS_GZ_FILE
     if packed.exists() and not plain.exists():
@@ -60,6 +65,20 @@ def records_file(out: Path, compress: bool | None = None) -> tuple[Path, bool]:
     if plain.exists():
         return plain, False
     return (packed, True) if compress else (plain, False)
+
+
+#: The zlib level of the records' gzip members: a game in about 10% more bytes than level 9 (0.7 KB of
+#: random bots' 8 KB), at a third of its CPU time.
+RECORDS_LEVEL = 6
+
+
+def pack(data: bytes) -> bytes:
+    """``data`` as one gzip member (empty for no data): a compressed records file is a series of them, one
+    per chunk of games stored, each made by the worker that played the chunk."""
+    if not data:
+        return b""
+    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, 31)
+    return packer.compress(data) + packer.flush()
 
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:

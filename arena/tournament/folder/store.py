@@ -23,8 +23,6 @@ from __future__ import annotations
 import collections
 import csv
 import fcntl
-import gzip
-import itertools
 import json
 import os
 import shutil
@@ -32,7 +30,16 @@ import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
+from arena.tournament.folder.checkpoints import (
+    Checkpoint,
+    after,
+    faults_of,
+    read_checkpoints,
+    trusted_prefix,
+    write_checkpoints,
+)
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import (
     BOTS_FOLDER,
@@ -42,6 +49,7 @@ from arena.tournament.folder.files import (
     OUTPUT_FILES,
     RECORDS_FILE,
     RECORDS_GZ_FILE,
+    RECORDS_LEVEL,
     REPLAYS_FOLDER,
     TOURNAMENT_FILE,
     RunError,
@@ -81,6 +89,8 @@ class Recovered:
     details: list[str] = field(default_factory=list)
     #: The faults of the games kept.
     faults: FaultSummary = field(default_factory=FaultSummary)
+    #: The checkpoint both files match now (None: none yet), for the run to chain its own on.
+    last: Checkpoint | None = None
 
     def summary(self) -> list[str]:
         """What the resume removed, one line per reason class (empty when nothing was)."""
@@ -98,9 +108,11 @@ class Recovered:
 class _Lines:
     """The complete lines of a file, read as a stream; afterwards ``cut`` and ``clean`` tell how it ended."""
 
-    def __init__(self, path: Path, compressed: bool) -> None:
+    def __init__(self, path: Path, compressed: bool, start: int = 0) -> None:
         self.path = path
         self.compressed = compressed
+        #: Where to start reading (a gzip member's first byte when compressed).
+        self.start = start
         #: Bytes after the last newline (a half-written line).
         self.cut = 0
         #: False when a gzip member was cut short (the file must be rewritten before appending to it).
@@ -108,6 +120,7 @@ class _Lines:
 
     def _chunks(self) -> Iterator[bytes]:
         with open(self.path, "rb") as f:
+            f.seek(self.start)
             blocks = iter(lambda: f.read(_BLOCK), b"")
             if not self.compressed:
                 yield from blocks
@@ -172,15 +185,18 @@ class _RowsScan:
     unreadable: list[str] = field(default_factory=list)
 
 
-def _scan_rows(path: Path, games: Mapping[str, Game]) -> _RowsScan:
+def _scan_rows(path: Path, games: Mapping[str, Game], start: int = 0) -> _RowsScan:
+    """``games.csv`` from byte ``start`` on (a line's first byte; past the header when not 0)."""
     scan = _RowsScan()
     if not path.exists():
         return scan
     header = header_text()
     width = len(COLUMNS)
-    lines = _Lines(path, False)
+    lines = _Lines(path, False, start)
     numbered = enumerate(lines, start=1)
-    first = next(numbered, None)
+    first = next(numbered, None) if not start else (0, header.encode("utf-8"))
+    if start:
+        scan.header_ok = True
     if first is not None:
         if first[1].decode("utf-8", errors="replace") != header:
             raise RunError(f"{path}: not a games table of this arena (its header differs)")
@@ -224,11 +240,11 @@ class _RecordsScan:
 
 
 def _scan_records(path: Path, compressed: bool, games: Mapping[str, Game], config: TournamentConfig,
-                  rows: _RowsScan) -> _RecordsScan:
+                  rows: _RowsScan, start: int = 0) -> _RecordsScan:
     scan = _RecordsScan()
     if not path.exists():
         return scan
-    lines = _Lines(path, compressed)
+    lines = _Lines(path, compressed, start)
     for number, line in enumerate(lines, start=1):
         try:
             record = json.loads(line)
@@ -282,18 +298,107 @@ def _why(game_id: str, rows: _RowsScan, records: _RecordsScan, players: int) -> 
 def recover(out: Path, config: TournamentConfig) -> Recovered:
     """Make ``out``'s results whole and say which games are stored.
 
-    Half-written last lines are cut off, and lines that belong to no game of
-    the schedule removed.  Every record is replayed with the rules engine and
-    checked against the schedule, and the rows it implies against the stored
-    rows (timing apart).  A game whose record or rows are missing, incomplete,
+    What the run's checkpoints still vouch for, byte for byte, is kept as it is
+    (:mod:`.checkpoints`); everything after it is checked: half-written last
+    lines are cut off, and lines that belong to no game of the schedule
+    removed.  Every such record is replayed with the rules engine and checked
+    against the schedule, and the rows it implies against the stored rows
+    (timing apart).  A game whose record or rows are missing, incomplete,
     there twice or fail a check is dropped from both files (it will be played
     again); :attr:`Recovered.reasons` and :attr:`Recovered.details` say why.
     """
-    games = {game.game_id: game for game in schedule(config)}
     games_path = out / GAMES_FILE
     records_path, compressed = records_file(out)
-    rows = _scan_rows(games_path, games)
-    records = _scan_records(records_path, compressed, games, config, rows)
+    count, points = trusted_prefix(out, records_path, games_path)
+    base = points[count - 1] if count else None
+    trusted: set[str] = set()
+    faults = FaultSummary()
+    if base is not None:
+        trusted = _game_ids(games_path, base.rows)
+        for entry in faults_of(points[:count]):
+            faults.add_entry(entry)
+        if (count == len(points) and _size(games_path) == base.rows and _size(records_path) == base.records):
+            return Recovered(trusted, 0, 0, faults=faults, last=base)
+    recovered = _recover_after(out, config, games_path, records_path, compressed, base, trusted)
+    recovered.faults.update(faults)
+    recovered.done |= trusted
+    return recovered
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _game_ids(path: Path, end: int) -> set[str]:
+    """The game ids of ``games.csv``'s rows before byte ``end`` (rows the run wrote itself: plain ids)."""
+    ids: set[bytes] = set()
+    with open(path, "rb") as f:
+        f.readline()
+        left = end - f.tell()
+        tail = b""
+        while left > 0:
+            block = f.read(min(_BLOCK * 8, left))
+            if not block:
+                break
+            left -= len(block)
+            lines = (tail + block).split(b"\n")
+            tail = lines.pop()
+            ids.update(line[: line.find(b",")] for line in lines)
+    return {game_id.decode("utf-8") for game_id in ids}
+
+
+def _tail_ids(games_path: Path, records_path: Path, compressed: bool, base: Checkpoint | None) -> set[str] | None:
+    """The game ids named after the trusted part (None: all of the files are to be checked)."""
+    if base is None:
+        return None
+    ids: set[str] = set()
+    for raw in _Lines(games_path, False, base.rows):
+        ids.add(raw.split(b",", 1)[0].decode("utf-8", "replace").strip('"'))
+    if records_path.exists():
+        for line in _Lines(records_path, compressed, base.records):
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict) and isinstance(record.get("game_id"), str):
+                ids.add(record["game_id"])
+    return ids
+
+
+def _scheduled(config: TournamentConfig, wanted: set[str] | None, trusted: set[str]) -> dict[str, Game]:
+    """The games of the schedule by id: those named in ``wanted`` (all for None) and not ``trusted``.
+
+    The schedule is listed only as far as the last of ``wanted`` (a resume after a kill names a chunk's
+    games or none, and a million games take seconds to list).
+    """
+    games: dict[str, Game] = {}
+    if wanted is not None:
+        wanted = wanted - trusted
+        if not wanted:
+            return games
+    for game in schedule(config):
+        if wanted is None:
+            if game.game_id not in trusted:
+                games[game.game_id] = game
+        elif game.game_id in wanted:
+            games[game.game_id] = game
+            if len(games) == len(wanted):
+                break
+    return games
+
+
+def _recover_after(out: Path, config: TournamentConfig, games_path: Path, records_path: Path, compressed: bool,
+                   base: Checkpoint | None, trusted: set[str]) -> Recovered:
+    """Check what follows the trusted part (``base``; None: both files whole) and make it whole."""
+    wanted = _tail_ids(games_path, records_path, compressed, base)
+    games = _scheduled(config, wanted, trusted)
+    rows_start = base.rows if base is not None else 0
+    records_start = base.records if base is not None else 0
+    rows = _scan_rows(games_path, games, rows_start)
+    records = _scan_records(records_path, compressed, games, config, rows, records_start)
 
     # A game counts only when its record and all its rows are there, once, and pass every check.
     done = records.verified - records.twice
@@ -304,14 +409,17 @@ def recover(out: Path, config: TournamentConfig) -> Recovered:
         differing: dict[str, list[str]] = {game_id: [] for game_id in records.expected}
 
         def kept_rows() -> Iterator[str]:
-            for line in _text_lines(games_path, skip_header=True):
+            for line in _text_lines(games_path, skip_header=not rows_start, start=rows_start):
                 game_id = line.split(",", 1)[0]
                 if game_id in done:
                     yield line
                 elif game_id in differing:
                     differing[game_id].append(line)
 
-        _rewrite_text(games_path, header_text(), kept_rows() if rows.header_ok else iter(()))
+        if rows_start:
+            _replace_tail(games_path, rows_start, (line.encode("utf-8") for line in kept_rows()), False)
+        else:
+            _rewrite_text(games_path, header_text(), kept_rows() if rows.header_ok else iter(()))
         for game_id, stored in differing.items():
             where = first_difference(stored, records.expected[game_id].splitlines(keepends=True))
             why[game_id] = ("rows", f"{game_id}: rows: {where}")
@@ -319,26 +427,75 @@ def recover(out: Path, config: TournamentConfig) -> Recovered:
             or records.seen != done):
         order = records.order
         kept_records = (
-            line for index, line in enumerate(_Lines(records_path, compressed))
+            line for index, line in enumerate(_Lines(records_path, compressed, records_start))
             if index < len(order) and order[index] in done
         ) if records_path.exists() else iter(())
-        _rewrite_records(records_path, compressed, kept_records)
+        if records_start:
+            _replace_tail(records_path, records_start, kept_records, compressed)
+        else:
+            _rewrite_records(records_path, compressed, kept_records)
 
     faults = FaultSummary()
     for game_id, found in records.faults.items():
         if game_id in done:
             faults.update(found)
+    # One checkpoint for what was checked now: the next resume trusts it too.
+    head = [] if base is None else read_checkpoints(out)[: _index_of(out, base)]
+    last = after(base, records_path, games_path, len(done), faults.entries())
+    write_checkpoints(out, [*head, last])
     return Recovered(
         done, len(dropped), rows.cut + records.cut,
         reasons=collections.Counter(reason for reason, _ in why.values()),
         unreadable=len(rows.unreadable) + len(records.unreadable),
         details=[detail for _, detail in why.values()] + rows.unreadable + records.unreadable,
-        faults=faults,
+        faults=faults, last=last,
     )
 
 
-def _text_lines(path: Path, skip_header: bool) -> Iterator[str]:
-    lines = iter(_Lines(path, False))
+def _index_of(out: Path, base: Checkpoint) -> int:
+    """How many checkpoints lead up to ``base`` (it included)."""
+    points = read_checkpoints(out)
+    return next(i + 1 for i, point in enumerate(points) if point == base)
+
+
+def _replace_tail(path: Path, start: int, lines: Iterable[bytes], compressed: bool) -> None:
+    """Make everything of ``path`` after byte ``start`` (kept as it is) be ``lines`` (one gzip member when compressed).
+
+    The new tail is written to a temporary file first: a write that fails there leaves ``path`` as it was.
+    """
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            write_lines(f, lines, compressed)
+        with open(path, "r+b") as f, open(tmp, "rb") as tail:
+            f.truncate(start)
+            f.seek(start)
+            shutil.copyfileobj(tail, f, _BLOCK)
+    except OSError as exc:
+        raise RunError(f"{path}: cannot write: {exc.strerror or exc} (it is left as it was)") from None
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+
+
+def write_lines(f: IO[bytes], lines: Iterable[bytes], compressed: bool) -> None:
+    """Write ``lines`` to ``f``: as they are, or as one gzip member when ``compressed`` (nothing for no lines)."""
+    if not compressed:
+        f.writelines(lines)
+        return
+    packer = zlib.compressobj(RECORDS_LEVEL, zlib.DEFLATED, 31)
+    wrote = False
+    for line in lines:
+        f.write(packer.compress(line))
+        wrote = True
+    if wrote:
+        f.write(packer.flush())
+
+
+def _text_lines(path: Path, skip_header: bool, start: int = 0) -> Iterator[str]:
+    lines = iter(_Lines(path, False, start))
     if skip_header:
         next(lines, None)
     for raw in lines:
@@ -356,10 +513,19 @@ def _rewrite_text(path: Path, header: str, lines: Iterable[str]) -> None:
 
 def _rewrite_records(path: Path, compressed: bool, lines: Iterable[bytes]) -> None:
     def write(tmp: Path) -> None:
-        with gzip.open(tmp, "wb") if compressed else open(tmp, "wb") as f:
-            f.writelines(lines)
+        with open(tmp, "wb") as f:
+            write_lines(f, lines, compressed)
 
     write_atomically(path, write)
+
+
+def stored_games(path: Path, players: int) -> int:
+    """How many games the rows of ``games.csv`` (complete games, as a run leaves it) make."""
+    lines = 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(8 * _BLOCK), b""):
+            lines += block.count(b"\n")
+    return max(0, lines - 1) // players
 
 
 def _stored_rows(out: Path) -> int:
@@ -368,7 +534,12 @@ def _stored_rows(out: Path) -> int:
     if not path.exists():
         return 0
     with open(path, "rb") as f:
-        return max(0, sum(1 for _ in f) - 1)
+        lines = sum(block.count(b"\n") for block in iter(lambda: f.read(8 * _BLOCK), b""))
+        size = f.tell()
+        if size:
+            f.seek(size - 1)
+            lines += f.read(1) != b"\n"  # a half-written last line counts too
+    return max(0, lines - 1)
 
 
 def _records_hold_data(out: Path) -> bool:
@@ -479,7 +650,7 @@ def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite
 
 
 def prepare_folder(
-    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool,
+    config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool = True,
     allow_changed_bots: bool = False,
 ) -> tuple[Recovered, Path, bool]:
     """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
@@ -519,7 +690,9 @@ def prepare_folder(
         return recovered, records_path, compressed
     _rewrite_text(out / GAMES_FILE, header_text(), ())
     _rewrite_records(records_path, compressed, ())
-    return Recovered(set(), 0, 0), records_path, compressed
+    start = after(None, records_path, out / GAMES_FILE, 0, [])
+    write_checkpoints(out, [start])
+    return Recovered(set(), 0, 0, last=start), records_path, compressed
 
 
 def drop_games(out: Path, game_ids: Collection[str]) -> None:
@@ -546,19 +719,51 @@ def drop_games(out: Path, game_ids: Collection[str]) -> None:
     _rewrite_records(records_path, compressed, (line for line in _Lines(records_path, compressed) if kept(line)))
 
 
-def sort_games_file(path: Path) -> None:
-    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat.
+def sort_games_file(path: Path) -> bool:
+    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat; True when it was not in that order.
 
     Plain text order is that order: a line starts with the game id, whose
     zero-padded fields have widths fixed by the tournament, and the seat
-    (one digit) is the first field after it that differs within a game.
+    (one digit) is the first field after it that differs within a game.  A
+    game's rows are stored together in seat order, so a stable sort by game
+    id sorts the text.  It sorts one buffer through an index of its lines
+    (numpy), not a list of strings: a million games' rows cost their size and
+    a few dozen bytes a line, not a Python object each.
     """
-    with open(path, encoding="utf-8", newline="") as f:
-        header = f.readline()
-        lines = f.readlines()
-    if any(a > b for a, b in zip(lines, itertools.islice(lines, 1, None))):
-        lines.sort()
-        _rewrite_text(path, header, lines)
+    import numpy as np
+
+    data = path.read_bytes()
+    header_end = data.find(b"\n") + 1
+    body = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(body == ord("\n")) + 1
+    ends = ends[ends > header_end]
+    if ends.size <= 1:
+        return False
+    starts = np.concatenate(([header_end], ends[:-1]))
+    commas = np.flatnonzero(body == ord(","))
+    # Each line's first field (its game id), up to its first comma (or its end, for a line without one).
+    firsts = commas[np.minimum(np.searchsorted(commas, starts), len(commas) - 1)] if len(commas) else ends
+    firsts = np.where((firsts >= starts) & (firsts < ends), firsts, ends)
+    width = int((firsts - starts).max())
+    table = np.zeros((len(starts), max(width, 1)), dtype=np.uint8)
+    for column in range(width):
+        at = starts + column
+        table[:, column] = np.where(at < firsts, body[np.minimum(at, len(body) - 1)], 0)
+    keys = table.view(f"S{max(width, 1)}").ravel()
+    if not (keys[1:] < keys[:-1]).any():
+        return False
+    order = np.argsort(keys, kind="stable")
+    del keys, table, commas, firsts
+    view = memoryview(data)
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            f.write(view[:header_end])
+            for a, b in zip(starts[order].tolist(), ends[order].tolist()):
+                f.write(view[a:b])
+
+    write_atomically(path, write)
+    return True
 
 
 def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:

@@ -29,7 +29,6 @@ folder lock, the fault summary — is the same.
 
 from __future__ import annotations
 
-import gzip
 import logging
 import multiprocessing
 import os
@@ -38,12 +37,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import Any, Protocol
 
 from arena.rules.engine import engine_line
+from arena.tournament.folder.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
-from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file
+from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file, stored_games
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
@@ -80,6 +80,8 @@ class RunSummary:
     tables: Any = None
     #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
     changed: list[str] = field(default_factory=list)
+    #: The tables were the folder's own, unchanged since they were written (nothing played, nothing dropped).
+    reused: bool = False
 
 
 class Feed(Protocol):
@@ -203,9 +205,14 @@ def run_tournament(
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
                                hide, feed, connection)
-        from arena.report.tables import write_folder_tables  # pandas: imported once the workers are done
+        from arena.report.stamp import cached_tables  # pandas: imported once the workers are done
+        from arena.report.tables import Tables, write_folder_tables
 
-        summary.tables = write_folder_tables(out, config)
+        cached = cached_tables(out, config.scoring) if not summary.played and feed is None else None
+        if cached is not None:  # nothing played and the folder's tables are still its own: kept as they are
+            summary.tables, summary.reused = Tables(scoring=config.scoring, **cached[0]), True
+        else:
+            summary.tables = write_folder_tables(out, config)
         return summary
     finally:
         lock.release()
@@ -252,11 +259,14 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults, feed, connection)
+                           places, faults, feed, connection, recovered.last)
         if feed is not None:
             config = feed.finish(out)
             total = count_games(config)
-        sort_games_file(out / GAMES_FILE)
+        last = recovered.last if not played and feed is None else None
+        if sort_games_file(out / GAMES_FILE) or last is None or not last.describes(records_path, out / GAMES_FILE):
+            # One checkpoint for the whole of both files as they stay: a resume of this folder trusts them at once.
+            write_checkpoints(out, [after(None, records_path, out / GAMES_FILE, stored_games(out / GAMES_FILE, config.players), faults.entries())])
         log.info("tournament %s: all %d games stored (%d played now), %d fault(s)", config.name, total, played,
                  len(faults))
     finally:
@@ -265,20 +275,16 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
                       changed=recovered.changed), config
 
 
-def _open_records(path: Path, compressed: bool) -> IO[bytes]:
-    if compressed:
-        return cast(IO[bytes], gzip.open(path, "ab"))
-    return open(path, "ab")
-
-
 def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
     places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None, connection: Any = None,
+    last: Checkpoint | None = None,
 ) -> int:
     from tqdm import tqdm
 
     settings = worker_settings(config, *places)
+    settings["compress"] = compressed
     # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
@@ -291,17 +297,21 @@ def _play(
         dynamic_ncols=True, smoothing=0.05, desc=config.name,
     )
     try:
-        with _open_records(records_path, compressed) as records, \
-                open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
+        with open(records_path, "ab") as records, open(out / GAMES_FILE, "ab") as games, \
+                CheckpointWriter(out, last or after(None, records_path, out / GAMES_FILE, len(done), [])) as checkpoints, \
                 _pool(connection, ctx, min(workers, remaining), init_args, bound) as pool:
             chunks = (pool.play(_tasks(config, done), remaining) if feed is None
                       else pool.play(feed.tasks(done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
-                # The records first: a game counts once its rows follow it (see recover()).
+                # The records first: a game counts once its rows follow it (see recover()).  Compressed,
+                # a chunk's records are a gzip member of their own (the worker's), so the file is whole
+                # after every chunk.
                 records.write(record_lines)
                 records.flush()
-                games.write(rows)
+                row_bytes = rows.encode("utf-8")
+                games.write(row_bytes)
                 games.flush()
+                checkpoints.stored(record_lines, row_bytes, count, found)
                 for fault in found:  # logged once already, by the worker's referee as it happened
                     faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
                 played += count

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass, field
 from typing import Any, Self
 
-from arena.tournament.folder.files import HELD_LOCKS, LOG_FORMAT
+from arena.tournament.folder.files import HELD_LOCKS, LOG_FORMAT, pack
 from arena.tournament.folder.rows import game_rows_text
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game
@@ -87,6 +87,8 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
         "isolation": config.isolation,
         "logs": logs,
         "hide": tuple(hide),
+        # The records of a chunk come back as one gzip member (made here, beside play, not in the parent).
+        "compress": False,
     }
 
 
@@ -178,7 +180,8 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check
             if check is not None:
                 check()
     done = [game for game in played if game is not None]
-    return Played(b"".join(line for line, _, _ in done), "".join(text for _, text, _ in done).encode("utf-8"),
+    lines = b"".join(line for line, _, _ in done)
+    return Played(pack(lines) if _WORKER.get("compress") else lines, "".join(text for _, text, _ in done).encode("utf-8"),
                   time.perf_counter() - started, [fault for _, _, found in done for fault in found])
 
 

@@ -1,0 +1,90 @@
+"""The tables a run wrote, reused by ``arena report`` for as long as they are the tables of the folder.
+
+A run writes ``tables.json`` beside its tables: the digest of the ``games.csv``
+and ``tournament.toml`` they were built from, the scoring that ordered them,
+how many games they count, and the digest of every table file.  ``arena
+report`` (:func:`cached_tables`) reads the tables back instead of building
+them again only when all of these still hold, byte for byte: a changed,
+added or removed game, an edited table or another scoring and it builds them
+from ``games.csv`` as always.  Checking costs reading the files once (about
+half a second for a million games' ``games.csv``), building the tables
+minutes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
+
+FORMAT = "arena-tables/1"
+TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
+_BLOCK = 8 << 20
+#: The text columns of each table file (read back as text, empty for none).
+_TEXT = ("entrant", "bot", "opponent", "before", "after")
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_BLOCK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Stamp:
+    """What a folder's tables were built from."""
+
+    #: Games the tables count, and games left out as damaged or foreign.
+    games: int
+    left_out: int
+
+
+def _sources(folder: Path) -> dict[str, str]:
+    return {name: file_digest(folder / name) for name in (GAMES_FILE, TOURNAMENT_FILE)}
+
+
+def write_stamp(folder: Path, scoring: str, games: int, left_out: int = 0) -> None:
+    """Write ``tables.json`` for the tables (ordered by ``scoring``) just written into ``folder`` from its ``games.csv``."""
+    value: dict[str, Any] = {
+        "format": FORMAT, "scoring": scoring, "games": games, "left_out": left_out,
+        "sources": _sources(folder),
+        "tables": {name: file_digest(folder / f"{name}.csv") for name in TABLE_NAMES},
+    }
+    write_atomically(folder / TABLES_STAMP,
+                     lambda tmp: tmp.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8"))
+
+
+def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], Stamp] | None:
+    """The tables written into ``folder`` by name (the fields of :class:`~arena.report.tables.Tables`), when
+    ``tables.json`` says they are still those of its files; else None."""
+    try:
+        value = json.loads((folder / TABLES_STAMP).read_text(encoding="utf-8"))
+        if value.get("format") != FORMAT or value.get("scoring") != scoring:
+            return None
+        if value.get("sources") != _sources(folder):
+            return None
+        frames = {}
+        for name in TABLE_NAMES:
+            path = folder / f"{name}.csv"
+            if value["tables"].get(name) != file_digest(path):
+                return None
+            frames[name] = _read_table(path)
+        return frames, Stamp(int(value["games"]), int(value["left_out"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path)
+    for column in _TEXT:
+        if column in frame.columns:
+            frame[column] = frame[column].fillna("").astype(str)
+    return frame

@@ -1,0 +1,241 @@
+"""What a tournament costs as it grows: play, the end phase, the report, resume, memory and disk, per added game.
+
+    python benchmarks/scale.py                          # 10,000 and 100,000 games in process, 1,000 and 10,000 sandboxed
+    python benchmarks/scale.py --sizes 1000000 --no-sandboxed --no-kill   # the million-game run
+
+Four ``random`` entrants in four-player games, every seating of a deal (24 games a deal), two workers,
+the default compressed records.  For each size and isolation it runs, each
+in a fresh process:
+
+* ``run``: the tournament from an empty folder, with its phases timed inside
+  the process: play (until every game is stored), the end phase (sorting
+  ``games.csv`` and its checkpoint, the tables — the ratings apart — the
+  plots and ``report.html``), and the parent's peak memory (``ru_maxrss``);
+* ``report``: ``arena report DIR`` (the run's tables reused) and ``arena
+  report DIR --scoring OTHER`` (built again from ``games.csv``), wall clock
+  and peak memory;
+* ``resume (complete)``: ``arena run --resume`` on the finished folder;
+* ``resume (kill at half)``: a fresh run killed (SIGKILL) once half the
+  games are stored, then ``--resume``: how long until the play of the
+  missing games starts (the folder checked and made whole), and in all;
+* the bytes a game takes on disk (records, ``games.csv``, checkpoints).
+
+It prints one table per isolation, then the slope per added game between
+the two largest sizes and the extrapolation to a million.  Figures and the
+million-game run are in benchmarks/README.md.  A measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOURNAMENT = """
+name = "scale"
+players = 4
+deals = {deals}
+seed = 1
+time_limit = 10
+seating = "all"
+isolation = "{isolation}"
+""" + "".join(f'[[entrants]]\nname = "r{i}"\nbot = "random"\n' for i in range(1, 5))
+
+# Runs in a fresh process: one `arena run` (or --resume) with its phases timed; prints a JSON line.
+CHILD = r"""
+import json, resource, sys, time
+from pathlib import Path
+import arena.report.tables as tables
+import arena.tournament.run.runner as runner
+from arena.tournament.plan.config import load_config
+
+path, out, workers, resume = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+times = {"ratings": 0.0, "sort": 0.0, "tables": 0.0, "prepare": 0.0}
+started = time.perf_counter()
+
+def timed(name, function):
+    def call(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            times[name] += time.perf_counter() - t
+    return call
+
+tables.ratings = timed("ratings", tables.ratings)
+tables.write_folder_tables = timed("tables", tables.write_folder_tables)
+runner.sort_games_file = timed("sort", runner.sort_games_file)
+prepare = runner.prepare_folder
+
+def prepared(*args, **kwargs):
+    result = timed("prepare", prepare)(*args, **kwargs)
+    times["play_starts"] = time.perf_counter() - started
+    return result
+
+runner.prepare_folder = prepared
+config = load_config(path)
+summary = runner.run_tournament(config, path.read_text(), out, workers=workers, resume=resume, compress=True,
+                                hide=(str(path),))
+from arena.report.plots import try_write_plots
+from arena.report.html import write_report
+t = time.perf_counter()
+try_write_plots(out, summary.tables, log_file=summary.log)
+times["plots"] = time.perf_counter() - t
+t = time.perf_counter()
+write_report(out, summary.tables, config.name)
+times["report_html"] = time.perf_counter() - t
+times["total"] = time.perf_counter() - started
+times["play"] = summary.seconds - times["sort"]
+times["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+times["played"] = summary.played
+print(json.dumps(times))
+"""
+
+# `arena report` in a fresh process: wall clock and peak memory.
+REPORT = r"""
+import json, resource, sys, time, io, contextlib
+from arena.cli import main
+t = time.perf_counter()
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(sys.argv[1:], standalone_mode=False)
+    except SystemExit:
+        pass
+print(json.dumps({"seconds": time.perf_counter() - t,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child(code: str, *args: str) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(args)}\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def stored_rows(out: Path) -> int:
+    try:
+        with open(out / "games.csv", "rb") as f:
+            return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 22), b"")) - 1
+    except OSError:
+        return 0
+
+
+def killed_at_half(path: Path, out: Path, games: int, workers: int) -> dict[str, float]:
+    """A run killed once half its games are stored, then resumed: its times."""
+    process = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(out), str(workers), "0"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while stored_rows(out) < games * 4 // 2 and process.poll() is None:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    return child(CHILD, str(path), str(out), str(workers), "1")
+
+
+def disk_bytes(out: Path) -> dict[str, int]:
+    names = {"records": ("records.jsonl.gz", "records.jsonl"), "games.csv": ("games.csv",),
+             "checkpoints": ("checkpoints.jsonl",)}
+    return {key: sum((out / n).stat().st_size for n in files if (out / n).exists()) for key, files in names.items()}
+
+
+def measure(size: int, isolation: str, workers: int, root: Path, kill: bool, rebuilt: bool = True,
+            keep: bool = False) -> dict[str, float]:
+    deals = max(1, round(size / 24))
+    games = deals * 24
+    path = root / f"scale-{isolation}-{games}.toml"
+    path.write_text(TOURNAMENT.format(deals=deals, isolation=isolation))
+    out = root / f"out-{isolation}-{games}"
+    row: dict[str, float] = {"games": games}
+    run = child(CHILD, str(path), str(out), str(workers), "0")
+    row["play_s"] = run["play"]
+    row["games_per_s"] = games / run["play"]
+    row["sort_s"] = run["sort"]
+    row["tables_s"] = run["tables"] - run["ratings"]
+    row["ratings_s"] = run["ratings"]
+    row["plots_s"] = run["plots"]
+    row["report_html_s"] = run["report_html"]
+    row["end_s"] = run["sort"] + run["tables"] + run["plots"] + run["report_html"]
+    row["end_without_ratings_s"] = row["end_s"] - run["ratings"]
+    row["run_peak_mb"] = run["peak_mb"]
+    report = child(REPORT, "report", str(out))
+    row["report_s"], row["report_peak_mb"] = report["seconds"], report["peak_mb"]
+    if rebuilt:
+        again = child(REPORT, "report", str(out), "--scoring", "blockers")
+        row["report_rebuilt_s"], row["report_rebuilt_peak_mb"] = again["seconds"], again["peak_mb"]
+    disk = disk_bytes(out)
+    row.update({f"bytes_{k}": v / games for k, v in disk.items()})
+    complete = child(CHILD, str(path), str(out), str(workers), "1")
+    row["resume_complete_s"], row["resume_complete_peak_mb"] = complete["total"], complete["peak_mb"]
+    if kill or not keep:
+        shutil.rmtree(out)
+    if kill:
+        half = killed_at_half(path, out, games, workers)
+        row["resume_half_starts_s"] = half["play_starts"]
+        row["resume_half_total_s"] = half["total"]
+        row["resume_half_played"] = half["played"]
+        row["resume_half_peak_mb"] = half["peak_mb"]
+        shutil.rmtree(out)
+    return row
+
+
+def show(rows: list[dict[str, float]], isolation: str) -> None:
+    keys = [k for k in rows[0] if k != "games"]
+    print(f"\n## isolation {isolation}")
+    print("| figure | " + " | ".join(f"{int(r['games']):,} games" for r in rows) + " | per added game | at 1,000,000 |")
+    print("| --- " * (len(rows) + 3) + "|")
+    for key in keys:
+        values = [r.get(key, float("nan")) for r in rows]
+        line = f"| {key} | " + " | ".join(_fmt(v) for v in values)
+        if len(rows) >= 2:
+            a, b = rows[-2], rows[-1]
+            slope = (b.get(key, 0.0) - a.get(key, 0.0)) / (b["games"] - a["games"])
+            million = b.get(key, 0.0) + slope * (1_000_000 - b["games"])
+            unit = f"{slope * 1e6:.2f} µ" if not key.startswith("bytes") else f"{slope:.4f} "
+            line += f" | {unit} | {_fmt(million)}"
+        else:
+            line += " | | "
+        print(line + " |")
+
+
+def _fmt(value: float) -> str:
+    if value != value:
+        return "-"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000], help="games in process")
+    parser.add_argument("--sandboxed-sizes", type=int, nargs="*", default=[1_000, 10_000],
+                        help="games with isolation process (bots as programs in the sandbox)")
+    parser.add_argument("--no-sandboxed", action="store_true", help="skip the sandboxed sizes")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-kill", action="store_true", help="skip the kill at half and its resume")
+    parser.add_argument("--no-rebuilt", action="store_true",
+                        help="skip arena report --scoring blockers (the tables built again from games.csv)")
+    parser.add_argument("--keep", action="store_true", help="keep the results folders")
+    parser.add_argument("--dir", default=None, help="where the folders go (default: a temporary folder)")
+    args = parser.parse_args()
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="arena-scale-"))
+    root.mkdir(parents=True, exist_ok=True)
+    print(f"{os.cpu_count()} CPUs, {args.workers} workers, folders in {root}")
+    plans = [("none", args.sizes)] + ([] if args.no_sandboxed else [("process", args.sandboxed_sizes)])
+    for isolation, sizes in plans:
+        rows = []
+        for size in sizes:
+            rows.append(measure(size, isolation, args.workers, root, not args.no_kill, not args.no_rebuilt,
+                                args.keep))
+            print(json.dumps(rows[-1]), flush=True)
+        if rows:
+            show(rows, isolation)
+
+
+if __name__ == "__main__":
+    main()
