@@ -95,8 +95,25 @@ def command(
             raise click.ClickException(f"cannot write the HTML report: {exc}") from None
         click.echo(str(page), err=True)
     click.echo(text, nl=False)
+    if fmt == "text" and table is None:
+        _echo_league(path, tables)
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))
+
+
+def _echo_league(path: Path, tables: Any) -> None:
+    """A league's section: each entrant's games and when it joined (nothing for a folder never updated)."""
+    from arena.display.terminal import output_width
+    from arena.report.league import league_lines
+    from arena.tournament.folder.league import read_league
+
+    league = read_league(path)
+    if league is None:
+        return
+    games = dict(zip(tables.standings["entrant"], tables.standings["games"]))
+    lines = league_lines(league, {str(k): int(v) for k, v in games.items()}, output_width())
+    if lines:
+        click.echo("\n" + "\n".join(lines))
 
 
 def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:

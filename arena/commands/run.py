@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 @click.option("--out", "out", metavar="DIR", default=None,
               help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
+@click.option("--update", is_flag=True,
+              help="With --resume: take the edited FILE as the folder's tournament (a league: entrants added, "
+                   "removed or changed, more deals): keep the stored games it still plays with unchanged entrants, "
+                   "drop the others to DIR/retired.jsonl, play the new ones; says which before it starts.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
 @click.option("--allow-changed-bots", is_flag=True,
               help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
@@ -37,7 +41,8 @@ if TYPE_CHECKING:
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
-    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
+    file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
+    allow_changed_bots: bool,
     compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
@@ -56,6 +61,11 @@ def command(
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
     path = Path(file)
+    if update and overwrite:
+        raise click.UsageError("--update keeps the stored games it can, --overwrite deletes them all: choose one")
+    if update and allow_changed_bots:
+        raise click.UsageError("--update plays a changed entrant's games again, --allow-changed-bots keeps them: "
+                               "choose one")
     if cluster is not None:
         from arena.tournament.run.cluster import parse_cluster
 
@@ -97,7 +107,7 @@ def command(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
             notify=notify,
-            allow_changed_bots=allow_changed_bots, cluster=cluster,
+            allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=str(path),
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None

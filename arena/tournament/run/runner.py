@@ -43,6 +43,7 @@ from typing import IO, Any, Protocol, cast
 from arena.rules.engine import engine_line
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
+from arena.tournament.folder.league import numbered
 from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
@@ -165,6 +166,8 @@ def run_tournament(
     allow_changed_bots: bool = False,
     feed: Feed | None = None,
     cluster: str | None = None,
+    update: bool = False,
+    source: str = "",
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -178,6 +181,9 @@ def run_tournament(
     With a ``feed`` the games are the feed's (see :class:`Feed`), and the tables are those of the
     config :meth:`Feed.finish` returns.  With ``cluster`` (``local[:N]`` or a scheduler address) the
     games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
+    With ``update`` the folder's tournament is first brought up to ``config`` (the file ``source``), a league
+    that grew (:mod:`~arena.tournament.folder.update`): ``notify`` is told what it keeps, drops and adds
+    before any game starts, and the run goes on as a resume.
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -193,8 +199,18 @@ def run_tournament(
         connection = Cluster.connect(cluster)  # unreachable, no workers, other versions: nothing written yet
     lock = FolderLock(out)
     try:
+        notes: list[str] = []
+        if update:
+            from arena.tournament.folder.update import update_folder
+
+            lines, notes = update_folder(config, text, out, source)
+            for line in lines:
+                if notify is not None:
+                    notify(line)
+            notes = lines + notes
+        config = numbered(config, out)  # a league keeps its tables' numbers, so its game ids
         recovered, records_path, compressed = prepare_folder(
-            config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+            config, text, out, resume=resume or update, overwrite=overwrite, compress=compress,
             allow_changed_bots=allow_changed_bots,
         )
         lock.claim()
@@ -202,7 +218,7 @@ def run_tournament(
             if notify is not None:
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
-                               hide, feed, connection)
+                               hide, feed, connection, notes)
         from arena.report.tables import write_folder_tables  # pandas: imported once the workers are done
 
         summary.tables = write_folder_tables(out, config)
@@ -215,7 +231,8 @@ def run_tournament(
 
 def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
          start_method: str | None, progress: bool, hide: tuple[str, ...],
-         feed: Feed | None, connection: Any = None) -> tuple[RunSummary, TournamentConfig]:
+         feed: Feed | None, connection: Any = None, notes: list[str] | None = None,
+         ) -> tuple[RunSummary, TournamentConfig]:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)
@@ -241,6 +258,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             from arena.isolation.sandbox import walls_report
 
             log.info("bot programs run in %s", walls_report())
+        for line in notes or ():
+            log.warning("%s", line)
         for line in recovered.summary():
             log.warning("%s", line)
         for line in recovered.details:
