@@ -38,12 +38,16 @@ if TYPE_CHECKING:
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
                    "local cluster of N worker processes (needs the dask extra; not with --workers).")
+@click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Write the tables and report.html after every N games stored, so a long run can be followed "
+                   "in a browser (they are written at the end in any case).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
     allow_changed_bots: bool,
-    compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, quiet: bool,
+    compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, report_every: int | None,
+    quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see tournaments/README.md).
 
@@ -52,7 +56,9 @@ def command(
     the results folder (results/NAME/, or --out DIR) as each game finishes;
     after an interruption, run the same command with --resume to play only
     the missing games.  Relative paths in FILE are read from FILE's folder.
-    A progress bar is shown on standard error when it is a terminal.
+    A progress bar is shown on standard error when it is a terminal, with the
+    standings so far above it (arena report DIR --watch shows them from
+    another terminal).
     """
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock
@@ -108,6 +114,7 @@ def command(
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
             notify=notify,
             allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=str(path),
+            report_every=report_every,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None

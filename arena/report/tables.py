@@ -121,7 +121,12 @@ def load_games(path: str | Path, players: int | None = None) -> pd.DataFrame:
     row for every seat, so the folder of a run still going on, or interrupted,
     can be read as it is.
     """
-    data = Path(path).read_bytes()
+    return games_frame(Path(path).read_bytes(), str(path), players)
+
+
+def games_frame(data: bytes, source: str = "games.csv", players: int | None = None) -> pd.DataFrame:
+    """:func:`load_games` of the text ``data`` of a ``games.csv`` (header first); ``source`` names it in errors."""
+    path = source
     data = data[: data.rfind(b"\n") + 1]
     if not data:
         raise ValueError(f"{path}: empty")

@@ -436,6 +436,24 @@ class FolderLock:
         finally:
             os.close(fd)
 
+    @staticmethod
+    def held(out: Path) -> bool | None:
+        """Whether a run holds ``out`` now; None when that cannot be told (no lock file, a folder this process
+        cannot lock: another machine's copy)."""
+        try:
+            fd = os.open(out / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # closing it releases a lock it got
+        return False
+
     def claim(self) -> None:
         try:
             os.ftruncate(self.fd, 0)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.plugins import BotError
 from arena.tournament.folder.files import TOURNAMENT_FILE, RunError, write_atomically
-from arena.tournament.folder.identity import current, stored_entrants, store_entrants
+from arena.tournament.folder.identity import current, store_entrants, stored_entrants
 from arena.tournament.folder.league import (
     League,
     LeagueError,

@@ -47,6 +47,7 @@ from arena.tournament.folder.league import numbered
 from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
+from arena.tournament.run.showing import Showing
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
@@ -168,6 +169,7 @@ def run_tournament(
     cluster: str | None = None,
     update: bool = False,
     source: str = "",
+    report_every: int | None = None,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -183,7 +185,9 @@ def run_tournament(
     games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
     With ``update`` the folder's tournament is first brought up to ``config`` (the file ``source``), a league
     that grew (:mod:`~arena.tournament.folder.update`): ``notify`` is told what it keeps, drops and adds
-    before any game starts, and the run goes on as a resume.
+    before any game starts, and the run goes on as a resume.  With ``progress`` the standings are shown
+    above the bar as games are stored, and with ``report_every`` the tables and ``report.html`` are
+    written after every so many games (:mod:`.showing`).
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -218,7 +222,7 @@ def run_tournament(
             if notify is not None:
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
-                               hide, feed, connection, notes)
+                               hide, feed, connection, notes, report_every)
         from arena.report.tables import write_folder_tables  # pandas: imported once the workers are done
 
         summary.tables = write_folder_tables(out, config)
@@ -232,7 +236,7 @@ def run_tournament(
 def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
          start_method: str | None, progress: bool, hide: tuple[str, ...],
          feed: Feed | None, connection: Any = None, notes: list[str] | None = None,
-         ) -> tuple[RunSummary, TournamentConfig]:
+         report_every: int | None = None) -> tuple[RunSummary, TournamentConfig]:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)
@@ -271,7 +275,7 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults, feed, connection)
+                           places, faults, feed, connection, report_every)
         if feed is not None:
             config = feed.finish(out)
             total = count_games(config)
@@ -294,6 +298,7 @@ def _play(
     config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
     places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None, connection: Any = None,
+    report_every: int | None = None,
 ) -> int:
     from tqdm import tqdm
 
@@ -309,6 +314,8 @@ def _play(
         total=total, initial=stored, unit="game", file=sys.stderr, disable=not progress,
         dynamic_ncols=True, smoothing=0.05, desc=config.name,
     )
+    showing = Showing(config, out, total, sys.stderr, bar, progress, report_every)
+    showing.begin(stored)
     try:
         with _open_records(records_path, compressed) as records, \
                 open(out / GAMES_FILE, "a", encoding="utf-8", newline="") as games, \
@@ -328,6 +335,7 @@ def _play(
                 if feed is not None:
                     bar.set_postfix_str(feed.postfix(), refresh=False)
                 bar.update(count)
+                showing.stored(rows, stored + played)
                 if enough:  # the games still being played are not needed: stopped, never stored
                     pool.close(wait=False)
                     break
@@ -339,6 +347,7 @@ def _play(
     except OSError as exc:
         raise RunError(f"{out}: cannot write the results: {exc.strerror or exc} (the games stored so far are kept)") from None
     finally:
+        showing.close()
         bar.close()
     return played
 
