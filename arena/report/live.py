@@ -26,10 +26,10 @@ from arena.display.terminal import Column, fit_table
 from arena.tournament.folder.rows import COLUMNS, header_text
 from arena.tournament.plan.config import TournamentConfig
 
-#: Seconds between two fits of the rating, at least.
-RATE_EVERY = 3.0
-#: A fit starts no sooner after the last than this many times what it took.
-DUTY = 20.0
+#: Seconds between two fits of the rating, at least (and before the first).
+RATE_EVERY = 5.0
+#: A fit starts no sooner after the last than this many times the CPU time it took.
+DUTY = 50.0
 
 _ENTRANT, _WON, _FAULTED = COLUMNS.index("entrant"), COLUMNS.index("won"), COLUMNS.index("faulted")
 
@@ -71,7 +71,7 @@ class LiveStandings:
         self.rated = 0
         self._pool: ProcessPoolExecutor | None = None
         self._future: tuple[int, Future[tuple[dict[str, tuple[float, float, float]], float]]] | None = None
-        self._next_fit = 0.0
+        self._next_fit = clock() + RATE_EVERY
 
     # -- counting -------------------------------------------------------------------------
 
