@@ -49,7 +49,7 @@ def command(
     compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, report_every: int | None,
     quiet: bool,
 ) -> None:
-    """Run the tournament described by FILE (TOML, see tournaments/README.md).
+    """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
     Every game is seeded from the file's master seed, so a run gives the same
     games on any machine with any number of workers. Results are appended to

@@ -1,6 +1,6 @@
 """The bot protocol ``uptown-bot/1``: JSON lines between the referee and a bot program.
 
-``docs/PROTOCOL.md`` is the specification.  This module writes and reads
+``docs/reference/protocol.md`` is the specification.  This module writes and reads
 its messages for both sides: the referee's (:class:`TurnWriter`,
 :func:`read_hello`, :func:`read_answer`) and a Python bot's
 (:class:`ViewReader`, used by :mod:`arena.isolation.bothost`).  Cells, tiles and colors

@@ -1,7 +1,7 @@
 """Game records in the ``uptown-game/1`` format: write, read, validate, replay.
 
 A record is one JSON object holding everything needed to replay and check a
-game without the program that played it (see docs/GAME-RECORD.md).  This package
+game without the program that played it (see docs/reference/game-record.md).  This package
 turns a finished :class:`~arena.rules.GameState` into a record
 (:func:`build_record`), writes it as canonical text (:func:`dumps`,
 :func:`dumps_line`, :func:`write`), and reads any valid record back, checking

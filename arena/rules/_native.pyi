@@ -1,7 +1,7 @@
 """Types of the C rules engine ``arena.rules._native`` (sources in arena/rules/native/).
 
 Use it through :mod:`arena.rules.engine`, which binds it and wraps ``State``
-as the native :class:`GameState`; docs/ENGINE.md says what it holds.
+as the native :class:`GameState`; docs/explanation/engines.md says what it holds.
 """
 
 from collections.abc import Iterator, Mapping, Sequence

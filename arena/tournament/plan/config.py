@@ -1,6 +1,6 @@
 """Tournament files: TOML, read with :mod:`tomllib` and checked key by key.
 
-A tournament file looks like this (tournaments/README.md is the reference)::
+A tournament file looks like this (docs/reference/tournament-file.md is the reference)::
 
     name = "quickstart"
     players = 4
@@ -51,7 +51,7 @@ TOP_KEYS = (
     "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "rotate", "format",
     "challengers", "pool", "max_tables", "isolation", "entrants",
 )
-#: The ways a tournament makes its tables (tournaments/README.md, "The schedule").
+#: The ways a tournament makes its tables (docs/reference/tournament-file.md, "The schedule").
 TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
