@@ -6,7 +6,8 @@ as the rows come, at no cost worth measuring; the rating and its interval are th
 (:func:`arena.report.tables.ratings`, the same fit), refitted in a process of their own so that the
 process storing the games never waits for a fit (a thread would not do: the fit would hold the
 interpreter's lock that the storing thread needs at every chunk, and slowed a run by a third).  A fit starts at most every :data:`RATE_EVERY`
-seconds, and never sooner after the last than :data:`DUTY` times the CPU time that one took: a fit of
+seconds, and never sooner after the last than :data:`DUTY` times the CPU time that one took (the first after
+:data:`FIRST_FIT` seconds): a fit of
 many games, which costs more, is made less often, and the fits take at most about 1/``DUTY`` of one CPU.
 """
 
@@ -26,8 +27,10 @@ from arena.display.terminal import Column, fit_table
 from arena.tournament.folder.rows import COLUMNS, header_text
 from arena.tournament.plan.config import TournamentConfig
 
-#: Seconds between two fits of the rating, at least (and before the first).
+#: Seconds between two fits of the rating, at least.
 RATE_EVERY = 5.0
+#: Seconds before the first fit: a short run is not worth the fitting process's start (about a second of CPU).
+FIRST_FIT = 15.0
 #: A fit starts no sooner after the last than this many times the CPU time it took.
 DUTY = 50.0
 
@@ -71,7 +74,7 @@ class LiveStandings:
         self.rated = 0
         self._pool: ProcessPoolExecutor | None = None
         self._future: tuple[int, Future[tuple[dict[str, tuple[float, float, float]], float]]] | None = None
-        self._next_fit = clock() + RATE_EVERY
+        self._next_fit = clock() + FIRST_FIT
 
     # -- counting -------------------------------------------------------------------------
 
