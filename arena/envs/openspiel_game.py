@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.envs.extras import require
 
@@ -50,12 +50,15 @@ from arena.spaces import (  # noqa: E402
     INFO_STATE_PIECES,
     N_ACTIONS,
     OBSERVATION_PIECES,
+    Facts,
     action_id,
     action_move,
-    info_state_into,
+    facts,
     legal_ids,
     observation_text,
     observe_into,
+    observe_state_into,
+    recall_into,
     utility,
 )
 
@@ -123,21 +126,6 @@ class UptownGame(pyspiel.Game):
         return UptownObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class _Seen(NamedTuple):
-    """What a seat sees (:class:`arena.spaces.Seen`) before the racks are dealt or between a move and its draw."""
-
-    settings: GameSettings
-    seat: int
-    to_move: int
-    over: bool
-    board_masks: tuple[int, ...]
-    racks: dict[int, tuple[int, ...]]
-    drawn: tuple[int, ...]
-    played_tiles: tuple[tuple[int, ...], ...]
-    captures: tuple[tuple[int, ...], ...]
-    passes: int
-
-
 class _Position:
     """The Python side of an :class:`UptownState`: the arena's :data:`~arena.rules.GameState` once the racks are
     dealt, the tiles each color drew in order, and a placement waiting for its draw."""
@@ -189,18 +177,36 @@ class UptownState(pyspiel.State):
     _replay_at = 0
 
     def current_player(self) -> int:
-        if self._replay is not None:
-            actor = self._replay[self._replay_at][0]
-            return pyspiel.PlayerId.CHANCE if actor < 0 else actor
+        # OpenSpiel asks this several times an action: the common case first, no enum looked up.
         engine = self._p.engine
         if engine is None or self._p.pending is not None:
-            return pyspiel.PlayerId.CHANCE
+            if self._replay is not None:  # a replay runs on a state made new: no engine yet
+                actor = self._replay[self._replay_at][0]
+                return _CHANCE if actor < 0 else actor
+            return _CHANCE
         if engine.over:
-            return pyspiel.PlayerId.TERMINAL
+            return _TERMINAL
         return engine.to_move
 
     def is_terminal(self) -> bool:
         return self._p.engine is not None and self._p.pending is None and self._p.engine.over
+
+    # legal_actions and is_chance_node answered in Python for Python callers: what OpenSpiel's own would
+    # answer (its State.LegalActions: nothing once terminal, the outcomes at a chance node, the mover's
+    # actions), without two trips through C++ and a list converted there and back.  C++ callers keep
+    # OpenSpiel's, which calls current_player, chance_outcomes and _legal_actions.
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        current = self.current_player()
+        if current == _TERMINAL:
+            return []
+        if current == _CHANCE:
+            return [tile for tile, _ in self.chance_outcomes()]
+        if player is None or player == current:
+            return self._legal_actions(current)
+        return []
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == _CHANCE
 
     def _legal_actions(self, player: int) -> list[int]:
         assert self._p.engine is not None and player == self._p.engine.to_move
@@ -223,45 +229,44 @@ class UptownState(pyspiel.State):
             self._replay_at += 1
             return
         action = int(action)
-        if self.is_chance_node():
+        position = self._p
+        engine = position.engine
+        if engine is None or position.pending is not None:
             self._draw(action)
             return
-        engine = self._p.engine
-        assert engine is not None
         move = action_move(action)
-        engine.check(move)  # IllegalMove (a ValueError) naming the rule, nothing changed
-        self._p.log.append((engine.to_move, action))
+        legal = engine.legal_moves()
+        if engine.over or (move not in legal and (legal or not move.is_pass)):
+            engine.check(move)  # IllegalMove (a ValueError) naming the rule, nothing changed
+        position.log.append((engine.to_move, action))
         if move.is_pass:
             engine.push_unchecked(move)
             return
-        self._p.placements.append(move)
+        position.placements.append(move)
         if engine.drawn[move.color] < N_TILES:
-            self._p.pending = move  # M5: its draw is the next chance node
+            position.pending = move  # M5: its draw is the next chance node
         else:
             engine.push_unchecked(move)
 
     def _draw(self, tile: int) -> None:
-        color = self._drawing()
-        drawn = self._p.draws[color]
+        position = self._p
+        move = position.pending
+        color = self._drawing() if move is None else move.color
+        drawn = position.draws[color]
         if not 0 <= tile < N_TILES or tile in drawn:
             raise ValueError(f"{COLORS[color]} cannot draw {tile}: not a tile of its pile")
         drawn.append(tile)
-        self._p.log.append((-1 - color, tile))
-        engine = self._p.engine
+        position.log.append((-1 - color, tile))
+        engine = position.engine
         if engine is None:
-            if all(len(self._p.draws[c]) == RACK_SIZE for c in self._p.settings.colors):
-                self._p.engine = GameState(self._p.settings, self._deals())
+            if all(len(position.draws[c]) == RACK_SIZE for c in position.settings.colors):
+                position.engine = GameState(position.settings, self._deals())
             return
-        move, self._p.pending = self._p.pending, None
         assert move is not None
-        at = engine.drawn[color]
-        if engine.deals[color][at] != tile:
-            # The engine draws the next tile of its deal: give it a deal whose next tile is this one.
-            colors = self._p.settings.colors
-            engine = self._p.engine = GameState.restore(
-                self._p.settings, self._deals(), {c: engine.drawn[c] for c in colors},
-                {c: engine.racks[c] for c in colors}, engine.boards, engine.captures, engine.to_move,
-                engine.passes, engine.history, engine.over)
+        position.pending = None
+        # The engine draws the next tile of its deal: make it this one.  The deal stays as _deals() makes
+        # it (the tiles drawn in order, then the rest in tile order): the tile leaves the sorted rest.
+        engine.set_next_draw(color, tile)
         engine.push_unchecked(move)
 
     def _deals(self) -> dict[int, tuple[int, ...]]:
@@ -323,19 +328,24 @@ class UptownState(pyspiel.State):
 
     # -- what a seat sees -----------------------------------------------------------------------------------
 
-    def seen(self, seat: int, private: bool = True) -> _Seen:
+    def seen(self, seat: int, private: bool = True) -> Facts:
         """What ``seat`` sees now (rule S2): its own racks only with ``private``."""
         settings = self._p.settings
-        own = settings.seat_colors[seat] if private else ()
         engine = self._p.engine
         if engine is None:
+            own = settings.seat_colors[seat] if private else ()
             drawn = tuple(len(self._p.draws.get(c, ())) for c in range(len(COLORS)))
-            return _Seen(settings, seat, -1, False, (0,) * len(COLORS), {c: tuple(self._p.draws[c]) for c in own},
+            return Facts(settings, seat, -1, False, (0,) * len(COLORS), {c: tuple(self._p.draws[c]) for c in own},
                          drawn, ((),) * len(COLORS), ((0,) * len(COLORS),) * settings.players, 0)
-        racks = engine.racks
-        to_move = -1 if self._p.pending is not None else engine.to_move
-        return _Seen(settings, seat, to_move, engine.over, engine.boards, {c: racks[c] for c in own},
-                     engine.drawn, engine.played_tiles, engine.captures, engine.passes)
+        return facts(engine, seat, private, self._p.pending is None)
+
+    def observe_into(self, out: np.ndarray, seat: int, private: bool = True) -> np.ndarray:
+        """The observation tensor of :meth:`seen` written into ``out`` (from the engine's arrays once the racks
+        are dealt); ``out``."""
+        engine = self._p.engine
+        if engine is None:
+            return observe_into(out, self.seen(seat, private))
+        return observe_state_into(out, engine, seat, private=private, turn=self._p.pending is None)
 
     def information_string(self, seat: int, private: bool = True) -> str:
         """The history as ``seat`` remembers it: rival draws hidden as ``?`` (its own only with ``private``)."""
@@ -345,6 +355,10 @@ class UptownState(pyspiel.State):
     def own_draws(self, seat: int) -> dict[int, list[int]]:
         """The tiles ``seat``'s colors drew, in order."""
         return {c: self._p.draws[c] for c in self._p.settings.seat_colors[seat]}
+
+
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
 
 def _token(actor: int, value: int, own: Sequence[int] | None) -> str:
@@ -417,11 +431,9 @@ class UptownObserver:
             at += size
 
     def set_from(self, state: UptownState, player: int) -> None:
-        seen = state.seen(player, self._private)
+        state.observe_into(self.tensor, player, self._private)
         if self._recall:
-            info_state_into(self.tensor, seen, state._p.placements, state.own_draws(player) if self._private else {})
-        else:
-            observe_into(self.tensor, seen)
+            recall_into(self.tensor, state._p.placements, state.own_draws(player) if self._private else {})
 
     def string_from(self, state: UptownState, player: int) -> str:
         if self._recall:

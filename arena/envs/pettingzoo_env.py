@@ -31,10 +31,15 @@ from gymnasium import spaces  # noqa: E402
 from pettingzoo import AECEnv  # noqa: E402
 
 from arena.display.text import render_board  # noqa: E402
-from arena.rules import GameSettings, GameState, MoveSet, SeatView, deal  # noqa: E402
-from arena.spaces import N_ACTIONS, OBSERVATION_SIZE, action_move, legal_mask, observe, utility  # noqa: E402
-
-_NO_MOVES = MoveSet()
+from arena.rules import GameSettings, GameState, SeatView, deal  # noqa: E402
+from arena.spaces import (  # noqa: E402
+    N_ACTIONS,
+    OBSERVATION_SIZE,
+    action_move,
+    legal_mask,
+    observe_state_into,
+    utility,
+)
 
 
 class UptownEnv(AECEnv):
@@ -96,11 +101,13 @@ class UptownEnv(AECEnv):
         state = self.state_
         assert state is not None
         seat = self._seat[agent]
-        moves = state.legal_moves() if state.to_move == seat and not state.over else _NO_MOVES
-        mask = legal_mask(moves)
-        if state.over or state.to_move != seat:
-            mask.fill(0)
-        return {"observation": observe(SeatView.of(state, seat, _NO_MOVES)), "action_mask": mask}
+        # Fresh arrays every call: a learner may keep an observation while the game goes on.
+        if state.to_move == seat and not state.over:
+            mask = legal_mask(state.legal_moves(), np.empty(N_ACTIONS, np.int8))
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        observation = observe_state_into(np.empty(OBSERVATION_SIZE, np.float32), state, seat)
+        return {"observation": observation, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

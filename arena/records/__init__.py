@@ -16,12 +16,13 @@ the file.
 from __future__ import annotations
 
 from arena.records.reader import load, loads, read_error
-from arena.records.replayer import Replay, Step, replay
+from arena.records.replayer import MoveTime, Replay, Step, move_times, replay
 from arena.records.spec import FORMAT, RESULT_FIELDS, STANDARD_KEYS, RecordError
 from arena.records.writer import build_record, dumps, dumps_line, record_line, referee_members, turn_seats, write
 
 __all__ = [
     "FORMAT",
+    "MoveTime",
     "RESULT_FIELDS",
     "RecordError",
     "Replay",
@@ -31,6 +32,7 @@ __all__ = [
     "dumps",
     "dumps_line",
     "load",
+    "move_times",
     "loads",
     "read_error",
     "record_line",

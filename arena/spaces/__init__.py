@@ -23,17 +23,22 @@ from arena.spaces.observations import (
     INFO_STATE_PIECES,
     OBSERVATION_PIECES,
     OBSERVATION_SIZE,
+    Facts,
     Seen,
+    facts,
     info_state_into,
     observation_text,
     observe,
     observe_into,
+    observe_state_into,
     pieces,
+    recall_into,
 )
 from arena.spaces.rewards import utility
 
 __all__ = [
     "ACTION_TABLE", "INFO_SIZE", "INFO_STATE_PIECES", "N_ACTIONS", "OBSERVATION_PIECES", "OBSERVATION_SIZE", "PASS_ID",
-    "SLOTS_PER_COLOR", "Seen", "action_id", "action_move", "info_state_into", "legal_array", "legal_ids", "legal_mask",
-    "observation_text", "observe", "observe_into", "pieces", "utility",
+    "SLOTS_PER_COLOR", "Facts", "Seen", "action_id", "action_move", "facts", "info_state_into", "legal_array",
+    "legal_ids", "legal_mask", "observation_text", "observe", "observe_into", "observe_state_into", "pieces",
+    "recall_into", "utility",
 ]

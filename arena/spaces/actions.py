@@ -20,6 +20,7 @@ import operator
 import numpy as np
 import numpy.typing as npt
 
+from arena.rules import engine as _engine
 from arena.rules.geometry import N_CELLS
 from arena.rules.moves import PASS, Move, MoveSet
 from arena.rules.tiles import COLORS, FITS, N_TILES, WILD
@@ -86,10 +87,14 @@ _IDS = np.array([[SLOTS_PER_COLOR * color + slot if slot >= 0 else 0 for slot in
                  for tile in range(N_TILES) for color in range(len(COLORS))], np.intp)
 _BYTES = (N_CELLS + 7) // 8
 _PASS_ONLY = np.array([PASS_ID], np.intp)
+#: The native engine's MoveSet, which computes its ids and mask in C (arena/rules/native/spaces.c).
+_NATIVE_MOVES: type | None = _engine.NativeMoveSet
 
 
 def legal_array(moves: MoveSet) -> npt.NDArray[np.intp]:
     """:func:`legal_ids` as a numpy array (every option's cells unpacked at once: no loop over cells)."""
+    if type(moves) is _NATIVE_MOVES:
+        return np.array(moves._action_ids(), np.intp)  # type: ignore[attr-defined]
     options = moves.options
     if not options:
         return _PASS_ONLY.copy()
@@ -103,11 +108,19 @@ def legal_array(moves: MoveSet) -> npt.NDArray[np.intp]:
 
 def legal_ids(moves: MoveSet) -> list[int]:
     """The ids of ``moves`` in increasing order; ``[PASS_ID]`` when it is empty (the seat must pass, M6)."""
+    if type(moves) is _NATIVE_MOVES:
+        return moves._action_ids()  # type: ignore[attr-defined,no-any-return]
     return legal_array(moves).tolist()  # type: ignore[no-any-return]
 
 
 def legal_mask(moves: MoveSet, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
-    """A vector of :data:`N_ACTIONS` int8, 1 at the ids of :func:`legal_ids` and 0 elsewhere (into ``out``)."""
+    """A vector of :data:`N_ACTIONS` int8, 1 at the ids of :func:`legal_ids` and 0 elsewhere (into ``out``,
+    a contiguous int8 vector)."""
+    if type(moves) is _NATIVE_MOVES:
+        if out is None:
+            out = np.empty(N_ACTIONS, np.int8)
+        moves._action_mask_into(out)  # type: ignore[attr-defined]
+        return out
     if out is None:
         out = np.zeros(N_ACTIONS, np.int8)
     else:

@@ -29,12 +29,12 @@ for OpenSpiel's information state: every placement in order and the order of its
 from __future__ import annotations
 
 import functools
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from arena.rules.base import TILES_PLAYED, GameSettings
+from arena.rules.base import TILES_PLAYED, BaseGameState, GameSettings
 from arena.rules.geometry import N_CELLS
 from arena.rules.moves import Move
 from arena.rules.tiles import COLORS, N_TILES, TILE_NAMES
@@ -120,6 +120,42 @@ class Seen(Protocol):
     def passes(self) -> int: ...
 
 
+class Facts(NamedTuple):
+    """What a seat sees (:class:`Seen`), read from a game state or made up (before the racks are dealt)."""
+
+    settings: GameSettings
+    seat: int
+    to_move: int
+    over: bool
+    board_masks: tuple[int, ...]
+    racks: dict[int, tuple[int, ...]]
+    drawn: tuple[int, ...]
+    played_tiles: tuple[tuple[int, ...], ...]
+    captures: tuple[tuple[int, ...], ...]
+    passes: int
+
+
+def facts(state: BaseGameState, seat: int, private: bool = True, turn: bool = True) -> Facts:
+    """What ``seat`` sees in ``state`` (S2): its own racks only with ``private``, the seat to move only with
+    ``turn`` (-1 without)."""
+    settings = state.settings
+    racks = state.racks
+    own = {c: racks[c] for c in settings.seat_colors[seat]} if private else {}
+    return Facts(settings, seat, state.to_move if turn else -1, state.over, state.boards, own, state.drawn,
+                 state.played_tiles, state.captures, state.passes)
+
+
+def observe_state_into(out: npt.NDArray[np.float32], state: BaseGameState, seat: int, *, private: bool = True,
+                       turn: bool = True) -> npt.NDArray[np.float32]:
+    """:func:`observe_into` of :func:`facts` (``out`` a contiguous float32 vector): the native engine writes it
+    in C, straight from its arrays (the same numbers); ``out``."""
+    native = getattr(state, "_observe_into", None)
+    if native is not None:
+        native(out, seat, private, turn)
+        return out
+    return observe_into(out, facts(state, seat, private, turn))
+
+
 def observe_into(out: npt.NDArray[np.float32], seen: Seen) -> npt.NDArray[np.float32]:
     """Write the observation of ``seen`` into the first :data:`OBSERVATION_SIZE` values of ``out``
     (which are cleared first); ``out``."""
@@ -169,6 +205,14 @@ def info_state_into(out: npt.NDArray[np.float32], seen: Seen, placements: list[M
     ``placements`` (every placement so far, in order) and ``own_draws`` (the seat's colors' tiles in the
     order drawn); ``out``."""
     observe_into(out, seen)
+    return recall_into(out, placements, own_draws)
+
+
+def recall_into(out: npt.NDArray[np.float32], placements: list[Move],
+                own_draws: dict[int, list[int]]) -> npt.NDArray[np.float32]:
+    """Write what the information state adds to the observation (:data:`INFO_STATE_PIECES` past
+    :data:`OBSERVATION_SIZE`) into ``out``: ``placements`` and ``own_draws`` as :func:`info_state_into`
+    takes them; ``out``."""
     rest = out[OBSERVATION_SIZE:]
     rest.fill(0)
     width = _N + N_TILES + N_CELLS

@@ -24,6 +24,36 @@ def test_random_sim_test_with_serialization(params: str) -> None:
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_python_answers_are_openspiels_own(players: int) -> None:
+    """legal_actions (for every player) and is_chance_node answered in Python are what OpenSpiel's C++
+    State answers, at every node of a game (the racks' draws, placements, their draws, passes, the end);
+    the observation tensor is the arena's observation of the engine's state (S2)."""
+    from arena.rules import SeatView
+    from arena.spaces import observe
+
+    game = pyspiel.load_game(f"python_uptown(players={players})")
+    deals = deal(5, GameSettings.for_players(players))
+    rng = random.Random(players)
+    state = game.new_initial_state()
+    while True:
+        assert state.is_chance_node() == pyspiel.State.is_chance_node(state)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for player in range(players):
+            assert state.legal_actions(player) == pyspiel.State.legal_actions(state, player)
+        engine = state._p.engine
+        if engine is not None and not state.is_chance_node():
+            for seat in range(players):
+                want = observe(SeatView.of(engine, seat))
+                assert np.array_equal(np.asarray(state.observation_tensor(seat)), want)
+        if state.is_terminal():
+            break
+        state.apply_action(arena_draw(state, deals) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    # Each draw went to the top of the engine's pile: its deal is the draws in order, then the rest in tile order.
+    for color, drawn in state._p.draws.items():
+        assert state._p.engine.deals[color] == (*drawn, *sorted(set(range(28)) - set(drawn)))
+
+
 def test_game_description() -> None:
     game = pyspiel.load_game("python_uptown(players=4)")
     assert game.num_players() == 4

@@ -271,9 +271,10 @@ def guide_rows() -> dict[str, tuple[str, str]]:
     """``name: (type, meaning)`` for every row of the guide's tables of three columns."""
     rows = {}
     for line in GUIDE.splitlines():
-        match = re.match(r"^\| `([a-z_]+)(?:\([a-z_, ]*\))?` \| `([^|]+)` \| (.+) \|$", line)
+        # A type's "|" is written "\|" inside a table.
+        match = re.match(r"^\| `([a-z_]+)(?:\([a-z_, ]*\))?` \| `((?:\\\||[^|])+)` \| (.+) \|$", line)
         if match:
-            rows[match.group(1)] = (match.group(2), match.group(3))
+            rows[match.group(1)] = (match.group(2).replace("\\|", "|"), match.group(3))
     return rows
 
 

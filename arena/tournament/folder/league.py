@@ -44,7 +44,7 @@ from arena.tournament.plan.schedule import schedule, table_key, tournament_table
 FORMAT = "arena-league/1"
 
 #: The keys of a tournament that say what a stored game is: an update may not change them.
-MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "seating")
+MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "clock", "seating")
 
 
 class LeagueError(RunError):
