@@ -173,6 +173,7 @@ def test_an_entrant_removed_drops_its_games_into_retired(
     (lambda t: t.replace('seating = "rotate"', 'seating = "all"'), "seating"),
     (lambda t: t.replace('isolation = "none"', 'isolation = "none"\nscoring = "blockers"'), "scoring"),
     (lambda t: t.replace('isolation = "none"', 'isolation = "none"\ntime_limit = 2.0'), "time_limit"),
+    (lambda t: t.replace('isolation = "none"', 'isolation = "none"\nclock = "60+1"'), "clock"),
     (lambda t: HEAD + entrants(B, A, C), "entrants"),
 ])
 def test_an_update_that_would_change_stored_games_is_refused_and_nothing_is_lost(
