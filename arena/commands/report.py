@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,13 @@ from arena.tournament.folder.files import TABLES
               help="Also write the tables, the plots found in DIR and replays of the first games as one HTML "
                    "page (DIR/report.html, the replays in games/ beside it); its path goes to standard error.")
 @click.option("-o", "--out", "html_out", metavar="OUT.html", default=None, help="With --html: write the page here.")
+@click.option("--watch", is_flag=True,
+              help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
+                   "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
+                   "Not on a terminal: the standings as plain text each time they change.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
-    html: bool, html_out: str | None,
+    html: bool, html_out: str | None, watch: bool,
 ) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
@@ -54,6 +59,11 @@ def command(
         config, _ = read_tournament(path)
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
+    if watch:
+        if fmt != "text" or table or plots or plots_dir or html:
+            raise click.UsageError("--watch shows the standings as text: it takes no --format, --table, --plots or --html")
+        _watch(path, config if scoring is None else replace(config, scoring=scoring))
+        return
     games_path = path / GAMES_FILE
     if not games_path.exists():
         raise click.ClickException(f"{path}: no {GAMES_FILE} yet (the tournament has not stored a game)")
@@ -95,6 +105,8 @@ def command(
             raise click.ClickException(f"cannot write the HTML report: {exc}") from None
         click.echo(str(page), err=True)
     click.echo(text, nl=False)
+    if fmt == "text" and table is None:
+        _echo_league(path, tables)
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))
 
@@ -119,6 +131,44 @@ def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
         return None, ignored, 0
     tables = build_tables(games, scoring, config.seed, config.names)
     return tables, ignored, int(games["game_id"].nunique())
+
+
+#: Seconds between two looks at the folder ``--watch`` follows.
+WATCH_EVERY = 2.0
+
+
+def _watch(path: Path, config: Any) -> None:
+    import sys
+
+    from arena.report.live import watch as follow
+    from arena.tournament.folder.store import FolderLock
+    from arena.tournament.plan.schedule import count_games
+
+    stream = sys.stdout
+    total = count_games(config)
+
+    def running() -> bool | None:
+        return FolderLock.held(path)
+
+    try:
+        follow(path, config, total, stream, stream.isatty(), WATCH_EVERY, running)
+    except KeyboardInterrupt:  # stopping to watch is how watching ends
+        sys.exit(0)
+
+
+def _echo_league(path: Path, tables: Any) -> None:
+    """A league's section: each entrant's games and when it joined (nothing for a folder never updated)."""
+    from arena.display.terminal import output_width
+    from arena.report.league import league_lines
+    from arena.tournament.folder.league import read_league
+
+    league = read_league(path)
+    if league is None:
+        return
+    games = dict(zip(tables.standings["entrant"], tables.standings["games"]))
+    lines = league_lines(league, {str(k): int(v) for k, v in games.items()}, output_width())
+    if lines:
+        click.echo("\n" + "\n".join(lines))
 
 
 def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:

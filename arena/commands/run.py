@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 @click.option("--out", "out", metavar="DIR", default=None,
               help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
+@click.option("--update", is_flag=True,
+              help="With --resume: take the edited FILE as the folder's tournament (a league: entrants added, "
+                   "removed or changed, more deals): keep the stored games it still plays with unchanged entrants, "
+                   "drop the others to DIR/retired.jsonl, play the new ones; says which before it starts.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
 @click.option("--allow-changed-bots", is_flag=True,
               help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
@@ -39,12 +43,15 @@ if TYPE_CHECKING:
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
                    "local cluster of N worker processes (needs the dask extra; not with --workers).")
+@click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Write the tables and report.html after every N games stored, so a long run can be followed "
+                   "in a browser (they are written at the end in any case).")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
-    file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
-    compress: bool, start_method: str | None, isolation: str | None, clock: str | None, overage: float | None,
-    cluster: str | None, quiet: bool,
+    file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
+    allow_changed_bots: bool, compress: bool, start_method: str | None, isolation: str | None, clock: str | None,
+    overage: float | None, cluster: str | None, report_every: int | None, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
@@ -53,7 +60,9 @@ def command(
     the results folder (results/NAME/, or --out DIR) as each game finishes;
     after an interruption, run the same command with --resume to play only
     the missing games.  Relative paths in FILE are read from FILE's folder.
-    A progress bar is shown on standard error when it is a terminal.
+    A progress bar is shown on standard error when it is a terminal, with the
+    standings so far above it (arena report DIR --watch shows them from
+    another terminal).
     """
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock, check_folder
@@ -62,6 +71,11 @@ def command(
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
     path = Path(file)
+    if update and overwrite:
+        raise click.UsageError("--update keeps the stored games it can, --overwrite deletes them all: choose one")
+    if update and allow_changed_bots:
+        raise click.UsageError("--update plays a changed entrant's games again, --allow-changed-bots keeps them: "
+                               "choose one")
     if cluster is not None:
         from arena.tournament.run.cluster import parse_cluster
 
@@ -112,7 +126,8 @@ def command(
             config, text, folder, workers=workers, start_method=start_method, resume=resume,
             overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
             notify=notify,
-            allow_changed_bots=allow_changed_bots, cluster=cluster,
+            allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=str(path),
+            report_every=report_every,
         )
     except RunError as exc:
         raise click.ClickException(str(exc)) from None

@@ -141,12 +141,23 @@ def load_games(path: str | Path, players: int | None = None, columns: Sequence[s
         ignored: set[str] = set()
     except (ValueError, TypeError, OverflowError):
         games, ignored = _read_checked(Path(path), wanted)
+    return _complete(games, players, len(ignored))
+
+
+def games_frame(data: bytes, source: str = "games.csv", players: int | None = None) -> pd.DataFrame:
+    """:func:`load_games` of the text ``data`` of a ``games.csv`` (header first); ``source`` names it in errors."""
+    games, ignored = _checked_frame(data, source, list(COLUMNS))
+    return _complete(games, players, len(ignored))
+
+
+def _complete(games: pd.DataFrame, players: int | None, unreadable: int) -> pd.DataFrame:
+    """The games with a row for each of ``players`` seats, with their tournament ranks."""
     if players is not None and len(games):
         sizes = games.groupby("game_id", sort=False)["seat"].transform("size")
         if (sizes != players).any():
             games = games[sizes == players]
     games = with_tournament_ranks(games.reset_index(drop=True))
-    games.attrs["unreadable"] = len(ignored)
+    games.attrs["unreadable"] = unreadable
     return games
 
 
@@ -189,7 +200,11 @@ def _read_typed(path: Path, wanted: list[str]) -> pd.DataFrame:
 
 def _read_checked(path: Path, wanted: list[str]) -> tuple[pd.DataFrame, set[str]]:
     """The file read as text, complete lines only, every game with a row that is not numbers left out."""
-    data = path.read_bytes()
+    return _checked_frame(path.read_bytes(), str(path), wanted)
+
+
+def _checked_frame(data: bytes, path: str, wanted: list[str]) -> tuple[pd.DataFrame, set[str]]:
+    """:func:`_read_checked` of the text ``data``; ``path`` names it in errors."""
     data = data[: data.rfind(b"\n") + 1]
     if not data:
         raise ValueError(f"{path}: empty")

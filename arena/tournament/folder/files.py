@@ -12,6 +12,10 @@ from pathlib import Path
 
 #: The file of a results folder that holds its entrants' identities.
 IDENTITY_FILE = "entrants.json"
+#: The file of a results folder that numbers its tables and says when each entrant joined (:mod:`.league`).
+LEAGUE_FILE = "league.json"
+#: The records of the games an update dropped (:mod:`.league`), kept rather than lost.
+RETIRED_FILE = "retired.jsonl"
 TOURNAMENT_FILE = "tournament.toml"
 #: How every line of ``arena.log`` is written, by the parent and by the workers.
 LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
@@ -49,8 +53,8 @@ PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "o
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, LOG_FILE, CHECKPOINTS_FILE,
-                *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
+OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
+                LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
 
 
 class RunError(Exception):

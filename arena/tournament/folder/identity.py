@@ -124,7 +124,7 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) ->
     options: dict[str, dict[str, Any]] = {}
     missing = []
     for entrant in config.entrants:
-        found = _found.pop((entrant, config.isolation), None)
+        found = _found.get((entrant, config.isolation))
         if found is not None and found[0] == identities[entrant.name]:
             options[entrant.name] = found[1]
         else:
@@ -196,6 +196,16 @@ def _write(path: Path, entrants: dict[str, Any]) -> None:
 
     text = json.dumps({"format": FORMAT, "entrants": entrants}, indent=2, sort_keys=True) + "\n"
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def stored_entrants(out: Path) -> dict[str, Any] | None:
+    """The entrants' identities ``out`` stores (:func:`current` of the run that wrote them); None when none are."""
+    return _read(out / IDENTITY_FILE)
+
+
+def store_entrants(out: Path, entrants: dict[str, Any]) -> None:
+    """Store ``entrants`` (:func:`current`) as the identities of the bots that play ``out``'s games."""
+    _write(out / IDENTITY_FILE, entrants)
 
 
 def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool) -> list[str]:

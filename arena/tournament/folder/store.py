@@ -51,12 +51,14 @@ from arena.tournament.folder.files import (
     RECORDS_GZ_FILE,
     RECORDS_LEVEL,
     REPLAYS_FOLDER,
+    RETIRED_FILE,
     TOURNAMENT_FILE,
     RunError,
     records_file,
     write_atomically,
 )
 from arena.tournament.folder.identity import settle
+from arena.tournament.folder.league import numbered, start_league
 from arena.tournament.folder.rows import COLUMNS, header_text
 from arena.tournament.folder.verify import (
     REASONS,
@@ -605,6 +607,24 @@ class FolderLock:
         finally:
             os.close(fd)
 
+    @staticmethod
+    def held(out: Path) -> bool | None:
+        """Whether a run holds ``out`` now; None when that cannot be told (no lock file, a folder this process
+        cannot lock: another machine's copy)."""
+        try:
+            fd = os.open(out / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # closing it releases a lock it got
+        return False
+
     def claim(self) -> None:
         try:
             os.ftruncate(self.fd, 0)
@@ -678,6 +698,7 @@ def prepare_folder(
         raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
     if not existing.exists():
         write_atomically(existing, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    start_league(out, config, existing)
     if not os.access(out, os.W_OK):
         raise RunError(f"{out}: cannot write there: permission denied")
 
@@ -717,6 +738,28 @@ def drop_games(out: Path, game_ids: Collection[str]) -> None:
         return not (isinstance(record, dict) and record.get("game_id") in drop)
 
     _rewrite_records(records_path, compressed, (line for line in _Lines(records_path, compressed) if kept(line)))
+
+
+def retire_games(out: Path, game_ids: Collection[str]) -> None:
+    """Move the games ``game_ids`` out of the results: their record lines are appended to ``retired.jsonl``
+    (kept, never lost), then :func:`drop_games` removes them from ``games.csv`` and the records file."""
+    drop = set(game_ids)
+    if not drop:
+        return
+    records_path, compressed = records_file(out)
+    if records_path.exists():
+        try:
+            with open(out / RETIRED_FILE, "ab") as retired:
+                for line in _Lines(records_path, compressed):
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(record, dict) and record.get("game_id") in drop:
+                        retired.write(line)
+        except OSError as exc:
+            raise RunError(f"{out / RETIRED_FILE}: cannot write: {exc.strerror or exc} (nothing was dropped)") from None
+    drop_games(out, drop)
 
 
 def sort_games_file(path: Path) -> bool:
@@ -778,6 +821,6 @@ def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise RunError(f"{path}: cannot read: {exc}") from None
     try:
-        return parse_config(text, str(path), default_name=folder.name), text
+        return numbered(parse_config(text, str(path), default_name=folder.name), folder), text
     except ConfigError as exc:
         raise RunError(str(exc)) from None

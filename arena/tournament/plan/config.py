@@ -181,6 +181,9 @@ class TournamentConfig:
     max_tables: int | None = None
     #: Not part of what makes two runs the same: isolation never changes a game.
     isolation: str = field(default="process", compare=False)
+    #: The table keys (:func:`~.schedule.table_key`) by table number, as a league's results folder keeps them
+    #: (:mod:`arena.tournament.folder.league`); empty: tables are numbered by their place in the schedule.
+    numbering: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def names(self) -> tuple[str, ...]:

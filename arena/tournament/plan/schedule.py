@@ -233,15 +233,37 @@ def _width(count: int, minimum: int) -> int:
     return max(minimum, len(str(max(count - 1, 0))))
 
 
+def numbered_tables(config: TournamentConfig) -> list[tuple[int, tuple[int, ...]]]:
+    """``(number, table)`` of every table of ``config``, by number: the ``t{table}`` of its game ids.
+
+    A tournament numbers its tables by their place in :func:`tournament_tables`.  A league that
+    grew (``config.numbering``, kept in its results folder) keeps the number each table had
+    when it was first played; a table it never had gets the next free number, in that order.
+    """
+    found = tournament_tables(config)
+    if not config.numbering:
+        return list(enumerate(found))
+    known = {key: number for number, key in enumerate(config.numbering)}
+    free = len(config.numbering)
+    numbered = []
+    for table in found:
+        number = known.get(table_key(config.names, table))
+        if number is None:
+            number, free = free, free + 1
+        numbered.append((number, table))
+    return sorted(numbered)
+
+
 def schedule(config: TournamentConfig) -> Iterator[Game]:
     """Every game of the tournament, deal by deal, table by table, seating by seating."""
-    all_tables = tournament_tables(config)
-    keys = [table_key(config.names, table) for table in all_tables]
-    table_seatings = [seatings(table, config.seating) for table in all_tables]
-    tw, dw = _width(len(all_tables), 3), _width(config.deals, 4)
+    all_tables = numbered_tables(config)
+    keys = [table_key(config.names, table) for _, table in all_tables]
+    table_seatings = [seatings(table, config.seating) for _, table in all_tables]
+    highest = all_tables[-1][0] if all_tables else 0
+    tw, dw = _width(max(highest + 1, len(config.numbering)), 3), _width(config.deals, 4)
     rw = _width(len(design(config.seating, config.players)), 1)
     for deal in range(config.deals):
-        for table, (key, seated) in enumerate(zip(keys, table_seatings)):
+        for (table, _), key, seated in zip(all_tables, keys, table_seatings):
             seed = game_seed(config.seed, key, deal)
             for index, seats in seated:
                 yield Game(f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}", table, deal, index, seed, seats)

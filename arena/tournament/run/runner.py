@@ -43,9 +43,11 @@ from arena.rules.engine import engine_line
 from arena.tournament.folder.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
+from arena.tournament.folder.league import numbered
 from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file, stored_games
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
+from arena.tournament.run.showing import Showing
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
 
 log = logging.getLogger("arena.tournament")
@@ -167,6 +169,9 @@ def run_tournament(
     allow_changed_bots: bool = False,
     feed: Feed | None = None,
     cluster: str | None = None,
+    update: bool = False,
+    source: str = "",
+    report_every: int | None = None,
 ) -> RunSummary:
     """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
 
@@ -180,6 +185,11 @@ def run_tournament(
     With a ``feed`` the games are the feed's (see :class:`Feed`), and the tables are those of the
     config :meth:`Feed.finish` returns.  With ``cluster`` (``local[:N]`` or a scheduler address) the
     games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
+    With ``update`` the folder's tournament is first brought up to ``config`` (the file ``source``), a league
+    that grew (:mod:`~arena.tournament.folder.update`): ``notify`` is told what it keeps, drops and adds
+    before any game starts, and the run goes on as a resume.  With ``progress`` the standings are shown
+    above the bar as games are stored, and with ``report_every`` the tables and ``report.html`` are
+    written after every so many games (:mod:`.showing`).
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
@@ -195,8 +205,18 @@ def run_tournament(
         connection = Cluster.connect(cluster)  # unreachable, no workers, other versions: nothing written yet
     lock = FolderLock(out)
     try:
+        notes: list[str] = []
+        if update:
+            from arena.tournament.folder.update import update_folder
+
+            lines, notes = update_folder(config, text, out, source)
+            for line in lines:
+                if notify is not None:
+                    notify(line)
+            notes = lines + notes
+        config = numbered(config, out)  # a league keeps its tables' numbers, so its game ids
         recovered, records_path, compressed = prepare_folder(
-            config, text, out, resume=resume, overwrite=overwrite, compress=compress,
+            config, text, out, resume=resume or update, overwrite=overwrite, compress=compress,
             allow_changed_bots=allow_changed_bots,
         )
         lock.claim()
@@ -204,7 +224,7 @@ def run_tournament(
             if notify is not None:
                 notify(line)
         summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
-                               hide, feed, connection)
+                               hide, feed, connection, notes, report_every)
         from arena.report.stamp import cached_tables  # pandas: imported once the workers are done
         from arena.report.tables import Tables, write_folder_tables
 
@@ -222,7 +242,8 @@ def run_tournament(
 
 def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
          start_method: str | None, progress: bool, hide: tuple[str, ...],
-         feed: Feed | None, connection: Any = None) -> tuple[RunSummary, TournamentConfig]:
+         feed: Feed | None, connection: Any = None, notes: list[str] | None = None,
+         report_every: int | None = None) -> tuple[RunSummary, TournamentConfig]:
     done = recovered.done
     total = count_games(config)
     remaining = total - len(done)
@@ -248,6 +269,8 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
             from arena.isolation.sandbox import walls_report
 
             log.info("bot programs run in %s", walls_report())
+        for line in notes or ():
+            log.warning("%s", line)
         for line in recovered.summary():
             log.warning("%s", line)
         for line in recovered.details:
@@ -259,7 +282,7 @@ def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path
         if remaining:
             places = (str(out / BOTS_FOLDER), (str(out), *hide))
             played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults, feed, connection, recovered.last)
+                           places, faults, feed, connection, recovered.last, report_every)
         if feed is not None:
             config = feed.finish(out)
             total = count_games(config)
@@ -280,6 +303,7 @@ def _play(
     records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
     places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None, connection: Any = None,
     last: Checkpoint | None = None,
+    report_every: int | None = None,
 ) -> int:
     from tqdm import tqdm
 
@@ -296,6 +320,8 @@ def _play(
         total=total, initial=stored, unit="game", file=sys.stderr, disable=not progress,
         dynamic_ncols=True, smoothing=0.05, desc=config.name,
     )
+    showing = Showing(config, out, total, sys.stderr, bar, progress, report_every)
+    showing.begin(stored)
     try:
         with open(records_path, "ab") as records, open(out / GAMES_FILE, "ab") as games, \
                 CheckpointWriter(out, last or after(None, records_path, out / GAMES_FILE, len(done), [])) as checkpoints, \
@@ -319,6 +345,7 @@ def _play(
                 if feed is not None:
                     bar.set_postfix_str(feed.postfix(), refresh=False)
                 bar.update(count)
+                showing.stored(rows, stored + played)
                 if enough:  # the games still being played are not needed: stopped, never stored
                     pool.close(wait=False)
                     break
@@ -330,6 +357,7 @@ def _play(
     except OSError as exc:
         raise RunError(f"{out}: cannot write the results: {exc.strerror or exc} (the games stored so far are kept)") from None
     finally:
+        showing.close()
         bar.close()
     return played
 

@@ -1,0 +1,78 @@
+"""``arena run FILE --resume --update``: bring a results folder's tournament up to an edited file.
+
+:func:`update_folder` reads what the folder holds (its ``tournament.toml``, ``entrants.json``,
+``league.json`` and the ids in ``games.csv``), plans the update (:func:`~.league.plan_update`),
+refuses one that would change what stored games mean, and then writes, in an order that an
+interruption at any point leaves a folder the same update can take up again:
+
+1. ``league.json`` with the tables numbered (new tables get new numbers, old ones keep theirs);
+2. the dropped games moved to ``retired.jsonl`` and out of ``games.csv`` and the records;
+3. ``entrants.json``: the bots of now;
+4. ``tournament.toml``: the edited file;
+5. ``league.json`` again, with the update's entry.
+
+The run that follows is an ordinary ``--resume`` of the edited tournament: it checks every game kept,
+as any resume does, and plays the games added.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.plugins import BotError
+from arena.tournament.folder.files import TOURNAMENT_FILE, RunError, write_atomically
+from arena.tournament.folder.identity import current, store_entrants, stored_entrants
+from arena.tournament.folder.league import (
+    League,
+    LeagueError,
+    meaning_change,
+    numbered,
+    plan_update,
+    read_league,
+    start_league,
+    stored_game_ids,
+    updated_league,
+    write_league,
+)
+from arena.tournament.folder.store import read_tournament, retire_games
+from arena.tournament.plan.config import TournamentConfig
+
+
+def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -> tuple[list[str], list[str]]:
+    """Update the tournament ``out`` holds to ``config`` (the text of the file ``source``).
+
+    Returns what it does, in lines for the terminal, and the ids of the games it dropped, a line per
+    reason, for ``arena.log``.
+
+    A folder that holds no tournament yet is left to the run to start.  Raises :class:`~.league.LeagueError`
+    (one line, nothing written) for an edit that would change what stored games mean, and
+    :class:`~.files.RunError` for a folder that cannot be read or written.
+    """
+    if not (out / TOURNAMENT_FILE).exists():
+        return [], []
+    old, _ = read_tournament(out)
+    problem = meaning_change(old, config, source)
+    if problem is not None:
+        raise LeagueError(problem)
+    try:
+        now = current(config)
+    except BotError as exc:
+        raise RunError(str(exc)) from None
+    before = stored_entrants(out)
+    stored = stored_game_ids(out)
+    plan = plan_update(old, config, stored, before, now)
+    lines = plan.lines()
+    details = [f"update: dropped {len(ids)} game(s), {reason}: {', '.join(sorted(ids))}"
+               for reason, ids in plan.dropped.items()]
+    if old == config and not plan.changed and not plan.dropped:
+        return lines, details  # nothing to change in the folder: a plain resume
+    league = read_league(out) or start_league(out, old, out / TOURNAMENT_FILE)
+    write_league(out, League(plan.tables, league.entrants, league.updates))
+    retire_games(out, [game_id for ids in plan.dropped.values() for game_id in ids])
+    store_entrants(out, now)
+    write_atomically(out / TOURNAMENT_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_league(out, updated_league(league, plan))
+    return lines, details
+
+
+__all__ = ["LeagueError", "numbered", "update_folder"]
