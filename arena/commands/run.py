@@ -66,6 +66,7 @@ def command(
     """
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock, check_folder
+    from arena.tournament.folder.update import check_update
     from arena.tournament.plan.config import ConfigError, load_config, parse_config, with_clock_text, with_isolation
     from arena.tournament.plan.schedule import count_games, tournament_tables
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
@@ -96,7 +97,10 @@ def command(
         folder = Path(out) if out is not None else Path("results") / config.name
         FolderLock.check(folder)
         # A folder that would be refused is refused before any bot program starts.
-        check_folder(config, folder, resume=resume, overwrite=overwrite)
+        if update:
+            check_update(config, folder, str(path))
+        else:
+            check_folder(config, folder, resume=resume, overwrite=overwrite)
         walls = check_bots(config, str(path))
     except (ConfigError, RunError) as exc:
         raise click.ClickException(str(exc)) from None

@@ -38,6 +38,18 @@ from arena.tournament.folder.store import read_tournament, retire_games
 from arena.tournament.plan.config import TournamentConfig
 
 
+def check_update(config: TournamentConfig, out: Path, source: str) -> TournamentConfig | None:
+    """Refuse (:class:`~.league.LeagueError`) an update of ``out`` to ``config`` that would change what its
+    stored games mean, reading only: a run calls it before any bot starts.  Returns the folder's tournament."""
+    if not (out / TOURNAMENT_FILE).exists():
+        return None
+    old, _ = read_tournament(out)
+    problem = meaning_change(old, config, source)
+    if problem is not None:
+        raise LeagueError(problem)
+    return old
+
+
 def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -> tuple[list[str], list[str]]:
     """Update the tournament ``out`` holds to ``config`` (the text of the file ``source``).
 
@@ -48,12 +60,9 @@ def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -
     (one line, nothing written) for an edit that would change what stored games mean, and
     :class:`~.files.RunError` for a folder that cannot be read or written.
     """
-    if not (out / TOURNAMENT_FILE).exists():
+    old = check_update(config, out, source)
+    if old is None:
         return [], []
-    old, _ = read_tournament(out)
-    problem = meaning_change(old, config, source)
-    if problem is not None:
-        raise LeagueError(problem)
     try:
         now = current(config)
     except BotError as exc:
@@ -75,4 +84,4 @@ def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -
     return lines, details
 
 
-__all__ = ["LeagueError", "numbered", "update_folder"]
+__all__ = ["LeagueError", "check_update", "numbered", "update_folder"]
