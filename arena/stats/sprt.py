@@ -429,6 +429,29 @@ def field_score(games: Iterable[tuple[float, Sequence[float]]]) -> float:
     return points / count
 
 
+def field_llr_path(scores: Sequence[float], elo0: float, elo1: float) -> list[float]:
+    """:func:`field_llr` after each of the deal ``scores`` in turn (0 before the second), in one pass."""
+    out: list[float] = []
+    n = total = total2 = 0.0
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    shift = 0.5  # sums of (x - 1/2) keep the variance's cancellation small
+    for score in scores:
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"a deal score lies between 0 and 1, not {score}")
+        n += 1
+        total += score - shift
+        total2 += (score - shift) ** 2
+        if n < 2:
+            out.append(0.0)
+            continue
+        mean = total / n
+        var = max(0.0, (total2 - n * mean * mean) / (n - 1))
+        r0, r1 = var + (mean + shift - s0) ** 2, var + (mean + shift - s1) ** 2
+        out.append(0.0 if r0 == r1 else math.inf if r1 == 0.0 else -math.inf if r0 == 0.0
+                   else n / 2.0 * math.log(r0 / r1))
+    return out
+
+
 def field_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
     """GSPRT log-likelihood ratio of A's logistic Elo against the field, ``elo1`` against ``elo0``, on deal scores.
 
@@ -637,11 +660,11 @@ def run_sprt(pairs: Iterable[tuple[float, float]], params: SprtParameters,
 def run_field_sprt(scores: Iterable[float], params: SprtParameters,
                    max_deals: int | None = None) -> tuple[SprtStatus, int]:
     """Count per-deal ``scores`` in the order given until the field SPRT decides or ``max_deals``; status and deals used."""
-    seen: list[float] = []
+    seen = [float(x) for x in scores][:max_deals]
     status = SprtStatus(0.0, params.lower, params.upper, "continue")
-    for score in scores:
-        seen.append(float(score))
-        status = field_sprt(seen, params)
-        if status.verdict != "continue" or (max_deals is not None and len(seen) >= max_deals):
-            break
+    for deals, value in enumerate(field_llr_path(seen, params.elo0, params.elo1), start=1):
+        decided = verdict(value, params) if deals >= FIELD_MIN_DEALS else "continue"
+        status = SprtStatus(value, params.lower, params.upper, decided)
+        if decided != "continue":
+            return status, deals
     return status, len(seen)
