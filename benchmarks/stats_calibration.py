@@ -214,25 +214,26 @@ def field(runs: int, seed: int, max_deals: int, long: int) -> None:
 RATED = (-100.0, -30.0, 30.0, 100.0)
 
 
-def _tournament(deals: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _tournament(deals: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ranks = sample_table(RATED, deals, rng, "balanced", SEAT_LUCK, TIE_WIDTH)  # (deals, games, entrants)
     games = ranks.reshape(-1, len(RATED))
     seats = np.broadcast_to(np.arange(len(RATED)), games.shape)
-    return seats, games
+    return seats, games, np.repeat(np.arange(deals), ranks.shape[1])
 
 
 def coverage(tournaments: int, seed: int, long: int, sizes: tuple[int, ...]) -> None:
     names = [f"e{i}" for i in range(len(RATED))]
     per_deal = len(design("balanced", len(RATED)))
-    seats, ranks = _tournament(long // per_deal, np.random.default_rng([seed, 0]))
-    target = ratings_of(seats, ranks, names)["elo"].to_numpy()
+    seats, ranks, deal = _tournament(long // per_deal, np.random.default_rng([seed, 0]))
+    target = ratings_of(seats, ranks, names, deals=deal)["elo"].to_numpy()
     print(f"ratings: 4 entrants sampled at {list(RATED)} Elo, 4 seats, balanced seating; long run "
           f"({long} games): " + ", ".join(f"{t:.1f}" for t in target))
     for games in sizes:
         deals = max(1, games // per_deal)
         estimates, inside, se = [], 0, []
         for t in range(tournaments):
-            fitted = ratings_of(*_tournament(deals, np.random.default_rng([seed, 1, games, t])), names)
+            seats, ranks, deal = _tournament(deals, np.random.default_rng([seed, 1, games, t]))
+            fitted = ratings_of(seats, ranks, names, deals=deal)
             elo = fitted["elo"].to_numpy()
             estimates.append(elo)
             inside += int(((fitted["elo_low"] <= target) & (target <= fitted["elo_high"])).sum())

@@ -208,22 +208,27 @@ def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
     ]
 
 
-def rating_arrays(games: pd.DataFrame, scoring: str, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``(seats, ranks)``, ``(games, players)`` each: the entrant index (into ``names``) and tournament rank of
-    every seat under ``scoring``, one row a game, for :func:`arena.stats.ratings.ratings_of`.
+def rating_arrays(games: pd.DataFrame, scoring: str,
+                  names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(seats, ranks, deals)``: per game (one row each) the entrant index (into ``names``) and
+    tournament rank under ``scoring`` of every seat, and a code of its ``(table, deal)``, for
+    :func:`arena.stats.ratings.ratings_of`.
 
-    Vectorised (no object a game): a million games take about a second.  Games whose seat count
-    differs from the most common one are left out (a table of another size is another model).
+    Vectorised (no object a game).  Games whose seat count differs from the most common one are
+    left out (a table of another size is another model).
     """
     codes = pd.Categorical(games["entrant"], categories=list(names)).codes.astype(np.int64)
     game = pd.factorize(games["game_id"])[0]
     order = np.lexsort((games["seat"].to_numpy(), game))
     game, codes = game[order], codes[order]
     ranks = games[f"t_{scoring}_rank"].to_numpy(dtype=float)[order]
+    deal = (games["table"].to_numpy(dtype=np.int64) * (int(games["deal"].max()) + 1)
+            + games["deal"].to_numpy(dtype=np.int64))[order]
     size = np.bincount(game)
     players = int(np.bincount(size).argmax())
     keep = size[game] == players
-    return codes[keep].reshape(-1, players), ranks[keep].reshape(-1, players)
+    return (codes[keep].reshape(-1, players), ranks[keep].reshape(-1, players),
+            deal[keep].reshape(-1, players)[:, 0])
 
 
 def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
@@ -237,10 +242,10 @@ def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.Da
         return table
     played = set(games["entrant"].astype(str))
     names = [name for name in entrants if name in played]
-    seats, ranks = rating_arrays(games, scoring, names)
+    seats, ranks, deals = rating_arrays(games, scoring, names)
     if not len(seats):
         return table
-    fitted = ratings_of(seats, ranks, names).set_index("entrant")
+    fitted = ratings_of(seats, ranks, names, deals).set_index("entrant")
     table.loc[names, "rating"] = fitted["elo"]
     table.loc[names, "rating_low"] = fitted["elo_low"]
     table.loc[names, "rating_high"] = fitted["elo_high"]

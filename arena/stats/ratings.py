@@ -70,6 +70,8 @@ ELO_PER_THETA = 400.0 / math.log(10.0)
 #: Newton iterations at most, and the step (in strength units) below which the fit has converged.
 MAX_ITERATIONS = 100
 TOLERANCE = 1e-10
+#: Deals at least for the interval to sum the scores by deal (fewer: by game).
+MIN_DEALS = 10
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,8 @@ class Patterns:
     order: np.ndarray
     start: np.ndarray
     count: np.ndarray
+    #: ``pattern[g]``: the pattern of game ``g``.
+    pattern: np.ndarray
 
 
 def patterns(seats: np.ndarray, ranks: np.ndarray) -> Patterns:
@@ -146,11 +150,12 @@ def patterns(seats: np.ndarray, ranks: np.ndarray) -> Patterns:
             code = code * width + order[:, column]
         for column in range(k):
             code = code * k + start[:, column]
-        _, first, count = np.unique(code, return_index=True, return_counts=True)
+        _, first, inverse, count = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
         rows = key[first]
     else:
-        rows, count = np.unique(key, axis=0, return_counts=True)
-    return Patterns(order=rows[:, :k].copy(), start=rows[:, k:].copy(), count=count.astype(float))
+        rows, inverse, count = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    return Patterns(order=rows[:, :k].copy(), start=rows[:, k:].copy(), count=count.astype(float),
+                    pattern=inverse.reshape(-1))
 
 
 def game_arrays(games: Sequence[RankedGame], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -164,16 +169,34 @@ def game_arrays(games: Sequence[RankedGame], names: Sequence[str]) -> tuple[np.n
 # -- the fit ----------------------------------------------------------------------
 
 
-def _derivatives(theta: np.ndarray, pats: Patterns, entrants: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """Log-likelihood, gradient and Hessian of the Breslow Plackett-Luce model at ``theta``."""
-    order, start, count = pats.order, pats.start, pats.count
-    k = order.shape[1]
-    t = theta[order]  # (P, k)
+def _choices(theta: np.ndarray, pats: Patterns) -> tuple[np.ndarray, np.ndarray]:
+    """``(pi, denom)``: ``pi[p, j, l]`` the chance of position ``l`` at the choice of position ``j``'s place."""
+    k = pats.order.shape[1]
+    t = theta[pats.order]  # (P, k)
     w = np.exp(t - t.max(axis=1, keepdims=True))
     # risk[p, j, l]: position l is still unplaced when position j's tie group is chosen
-    risk = np.arange(k)[None, None, :] >= start[:, :, None]
+    risk = np.arange(k)[None, None, :] >= pats.start[:, :, None]
     denom = (w[:, None, :] * risk).sum(axis=2)  # (P, k)
-    pi = w[:, None, :] * risk / denom[:, :, None]  # (P, j, l)
+    return w[:, None, :] * risk / denom[:, :, None], denom
+
+
+def pattern_scores(theta: np.ndarray, pats: Patterns, entrants: int) -> np.ndarray:
+    """``(P, entrants)``: the gradient of one game's log-likelihood, for each pattern."""
+    pi, _ = _choices(theta, pats)
+    seat = 1.0 - pi.sum(axis=1)  # (P, l)
+    out = np.zeros((len(pats.order), entrants))
+    rows = np.arange(len(pats.order))
+    for column in range(pats.order.shape[1]):
+        np.add.at(out, (rows, pats.order[:, column]), seat[:, column])
+    return out
+
+
+def _derivatives(theta: np.ndarray, pats: Patterns, entrants: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-likelihood, gradient and Hessian of the Breslow Plackett-Luce model at ``theta``."""
+    order, count = pats.order, pats.count
+    k = order.shape[1]
+    t = theta[order]
+    pi, denom = _choices(theta, pats)
     loglik = float((count[:, None] * (t - t.max(axis=1, keepdims=True) - np.log(denom))).sum())
     grad_seat = count[:, None] * (1.0 - pi.sum(axis=1))  # (P, l): once chosen, minus its chances
     grad = np.bincount(order.ravel(), weights=grad_seat.ravel(), minlength=entrants)
@@ -203,8 +226,10 @@ def connected(pats: Patterns, entrants: int) -> bool:
         reach = grown
 
 
-def fit(pats: Patterns, entrants: int) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Maximum-likelihood strengths (mean 0), their covariance, and whether the prior was needed.
+def fit(pats: Patterns, entrants: int,
+        deals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, bool, int]:
+    """Maximum-likelihood strengths (mean 0), their covariance, whether the prior was needed, and the
+    deals the covariance summed over (0: games, or the prior's curvature).
 
     See the module docstring for the model and the prior.
     """
@@ -237,22 +262,46 @@ def fit(pats: Patterns, entrants: int) -> tuple[np.ndarray, np.ndarray, bool]:
         if np.abs(size * step).max() < TOLERANCE:
             break
     theta = theta - theta.mean()
-    info = -hess
-    cov = centre @ np.linalg.pinv(info) @ centre if not prior else centre @ np.linalg.inv(info) @ centre
-    return theta, cov, prior
+    if prior:  # a one-sided entrant's games say nothing of their spread: the posterior's curvature
+        return theta, centre @ np.linalg.inv(-hess) @ centre, prior, 0
+    inverse = np.linalg.pinv(-hess)
+    # the sandwich: the spread of the games' (or deals') scores, not the model's, between two inverse informations
+    scores = pattern_scores(theta, pats, entrants)
+    clusters = 0 if deals is None else len(np.unique(deals))
+    if clusters < MIN_DEALS:
+        meat = (scores.T * pats.count) @ scores
+        clusters = 0
+    else:
+        _, index = np.unique(deals, return_inverse=True)
+        per_deal = np.stack([np.bincount(index.reshape(-1), weights=scores[pats.pattern, e], minlength=clusters)
+                             for e in range(entrants)], axis=1)
+        meat = per_deal.T @ per_deal * (clusters / (clusters - 1))
+    return theta, centre @ inverse @ meat @ inverse @ centre, prior, clusters
 
 
-def ratings_of(seats: np.ndarray, ranks: np.ndarray, names: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
+def t_value(confidence: float, freedom: float) -> float:
+    """The two-sided Student-t quantile (Cornish-Fisher expansion in ``1 / freedom``; ``z`` when infinite)."""
+    z = z_value(confidence)
+    if not math.isfinite(freedom):
+        return z
+    v = float(freedom)
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
+
+
+def ratings_of(seats: np.ndarray, ranks: np.ndarray, names: Sequence[str], deals: np.ndarray | None = None,
+               confidence: float = 0.95) -> pd.DataFrame:
     """Per entrant of ``names``: games, ``mu`` (strength, mean 0), ``sigma`` (its standard error), ``elo``,
-    ``elo_low``, ``elo_high``; ``seats`` index ``names``.  See the module docstring.
+    ``elo_low``, ``elo_high``; ``seats`` index ``names``, ``deals`` (one key a game) groups the games
+    whose scores the interval sums (each game its own without).  See the module docstring.
     """
     seats = np.asarray(seats, dtype=np.int64)
     if seats.size == 0:
         raise ValueError("no games to rate")
     pats = patterns(seats, ranks)
-    theta, cov, _ = fit(pats, len(names))
+    theta, cov, _, clusters = fit(pats, len(names), deals)
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    half = z_value(confidence) * se * ELO_PER_THETA
+    half = t_value(confidence, clusters - 1 if clusters else math.inf) * se * ELO_PER_THETA
     played = np.zeros(len(names), dtype=np.int64)
     for column in range(seats.shape[1]):  # an entrant in two seats of a game played it once
         seen = (seats[:, :column] == seats[:, column:column + 1]).any(axis=1)
@@ -287,4 +336,5 @@ def ratings(games: Sequence[RankedGame], entrants: Sequence[str] | None = None,
     if unknown:
         raise ValueError(f"games name entrants that are not rated: {', '.join(unknown)}")
     seats, ranks = game_arrays(games, names)
-    return ratings_of(seats, ranks, names, confidence)
+    deals = pd.factorize(pd.Series([repr(g.deal) for g in games]))[0]
+    return ratings_of(seats, ranks, names, deals, confidence)
