@@ -43,15 +43,22 @@ interval, not an infinite one.
 The interval
 ------------
 
-The standard error is from the observed Fisher information (the negative
-Hessian of the log-likelihood at the maximum, its generalised inverse for the
-centred strengths), and the 95% interval is ``elo +- 1.96 se``: deterministic,
-no resampling, and as cheap as the fit.  Games of one deal share the tiles,
-but a whole seating design rotates every entrant through every seat of the
-deal, so what the tiles favour largely cancels inside the deal (the deal
-explains 5-10% of a result's variance, and a bot's results on one deal are
-slightly negatively correlated); the calibration benchmark measures the
-coverage on sampled tournaments with a per-deal seat luck and ties.
+Games of one deal share the tiles, so the interval does not trust the model's
+information alone: the standard error is the sandwich's (Huber-White), the
+inverse observed information (the negative Hessian at the maximum, its
+generalised inverse for the centred strengths) around the spread of the
+games' scores **summed by deal**, and the 95% interval is
+``elo +- t * se``, ``t`` Student's on the deals minus one.  A few deals say
+little of their own spread, so the middle term mixes in the model's
+information as :data:`PRIOR_DEALS` deals' worth (its weight
+``5 / (deals + 5)``): a tournament whose every deal came out the same still
+gets an interval.  With fewer than :data:`MIN_DEALS` deals the scores are
+summed by game and ``t`` is the normal quantile.  When the prior was needed
+the interval is the posterior's (the inverse of the negative Hessian with the
+prior): the one-sided games say nothing of their own spread.  Deterministic,
+no resampling, as cheap as the fit.  The calibration benchmark measures the
+coverage on sampled tournaments with a per-deal seat luck and ties
+(``docs/explanation/statistics.md``).
 """
 
 from __future__ import annotations
@@ -72,6 +79,8 @@ MAX_ITERATIONS = 100
 TOLERANCE = 1e-10
 #: Deals at least for the interval to sum the scores by deal (fewer: by game).
 MIN_DEALS = 10
+#: The model's information counts as this many deals in the interval's middle term.
+PRIOR_DEALS = 5
 
 
 @dataclass(frozen=True)
@@ -275,7 +284,9 @@ def fit(pats: Patterns, entrants: int,
         _, index = np.unique(deals, return_inverse=True)
         per_deal = np.stack([np.bincount(index.reshape(-1), weights=scores[pats.pattern, e], minlength=clusters)
                              for e in range(entrants)], axis=1)
-        meat = per_deal.T @ per_deal * (clusters / (clusters - 1))
+        # a few deals say little of their own spread: mix in the model's, as PRIOR_DEALS deals' worth
+        weight = PRIOR_DEALS / (clusters + PRIOR_DEALS)
+        meat = (1 - weight) * per_deal.T @ per_deal * (clusters / (clusters - 1)) + weight * -hess
     return theta, centre @ inverse @ meat @ inverse @ centre, prior, clusters
 
 
