@@ -5,10 +5,11 @@
 
 Not a timed test: it prints figures.  The outcomes come from
 :mod:`arena.stats.simulate` (Plackett-Luce races with a per-deal seat luck and
-ties), not from played games, so the truth is known.  Each case finds, by
-bisection on a long sample with common random numbers, the sampled strength of
-A at which the test's own figure (normalized Elo for two players, the mean deal
-score for the field) is **exactly** ``elo0`` and exactly ``elo1``, then prints:
+ties), not from played games, so the truth is known.  Each case finds the
+sampled strength of A at which the test's own figure (normalized Elo for two
+players, the mean deal score for the field) is **exactly** ``elo0`` and exactly
+``elo1`` (by symmetry where A equals its rivals, else by secant steps on a
+long sample with common random numbers), then prints:
 
 * **SPRTs** (``elo0=0, elo1=20``, alpha = beta = 0.05): the false-positive
   rate (H1 accepted at exactly elo0), the power (H1 accepted at exactly elo1),
@@ -73,15 +74,21 @@ def _rate(hits: int, runs: int) -> str:
     return f"{p:.3f} (se {math.sqrt(p * (1 - p) / runs):.3f})"
 
 
-def _bisect(figure: Callable[[float], float], target: float, lo: float = -400.0, hi: float = 400.0) -> float:
-    """The sampled strength at which ``figure`` (rising) reaches ``target``."""
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        if figure(mid) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+def _solve(figure: Callable[[float], float], target: float, start: float = 0.0) -> float:
+    """The sampled strength at which ``figure`` (rising, smooth: common random numbers) reaches ``target``.
+
+    Secant steps from ``start`` and ``start + 20``; the figure is nearly linear in the strength here.
+    """
+    x0, x1 = start, start + 20.0
+    f0, f1 = figure(x0) - target, figure(x1) - target
+    for _ in range(8):
+        if f1 == f0:
+            break
+        x0, x1 = x1, x1 - f1 * (x1 - x0) / (f1 - f0)
+        f0, f1 = f1, figure(x1) - target
+        if abs(x1 - x0) < 1e-3:
+            break
+    return x1
 
 
 def _wald(d: float, var: float, alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
@@ -129,7 +136,8 @@ def two_player(runs: int, seed: int, max_pairs: int, long: int) -> None:
 
     truth = {}
     for nelo in (0.0, 10.0, 20.0):
-        strength = 0.0 if nelo == 0 else _bisect(lambda e: _nelo(_pair_units(sample(e, long, [seed, 99]))), nelo)
+        # equal bots are normalized 0 by symmetry; the others by solving on a long sample
+        strength = 0.0 if nelo == 0 else _solve(lambda e: _nelo(_pair_units(sample(e, long, [seed, 99]))), nelo)
         truth[nelo] = strength
     print(f"two players, normalized SPRT elo0=0 elo1=20; A sampled at {truth[0.0]:.2f} / {truth[10.0]:.2f} / "
           f"{truth[20.0]:.2f} Elo is normalized 0 / 10 / 20 in the long run ({long} pairs)")
@@ -191,7 +199,9 @@ def field(runs: int, seed: int, max_deals: int, long: int) -> None:
         def scores(a: float, deals: int, rng_seed: object) -> np.ndarray:
             return field_scores([a, *rivals], deals, np.random.default_rng(rng_seed), seating, luck, TIE_WIDTH)
 
-        strength = {s: _bisect(lambda e: float(scores(e, long, [seed, 97, players]).mean()), s) for s in (s0, s1)}
+        # A equal to equal rivals scores exactly 1/2 by symmetry; the other points by solving on a long sample
+        strength = {s: 0.0 if s == 0.5 and not weak else
+                    _solve(lambda e: float(scores(e, long, [seed, 97, players]).mean()), s) for s in (s0, s1)}
         var = {s: float(scores(strength[s], long, [seed, 96, players]).var()) for s in (s0, s1)}
         ideal = _wald(s1 - s0, var[s0])[0], _wald(s1 - s0, var[s1])[1]
         figures = []
@@ -291,7 +301,7 @@ def main() -> None:
     if args.only in (None, "sprt"):
         two_player(args.runs, args.seed, 20_000, args.long)
     if args.only in (None, "field"):
-        field(args.runs, args.seed, 3_000, args.long // 10)
+        field(args.runs, args.seed, 3_000, args.long // 2)
     if args.only in (None, "ratings"):
         coverage(args.tournaments, args.seed, args.long * 5, (120, 300, 1200))
     if args.only in (None, "million"):

@@ -51,7 +51,7 @@ games' scores **summed by deal**, and the 95% interval is
 ``elo +- t * se``, ``t`` Student's on the deals minus one.  A few deals say
 little of their own spread, so the middle term mixes in the model's
 information as :data:`PRIOR_DEALS` deals' worth (its weight
-``5 / (deals + 5)``): a tournament whose every deal came out the same still
+``1 / (deals + 1)``): a tournament whose every deal came out the same still
 gets an interval.  With fewer than :data:`MIN_DEALS` deals the scores are
 summed by game and ``t`` is the normal quantile.  When the prior was needed
 the interval is the posterior's (the inverse of the negative Hessian with the
@@ -80,7 +80,7 @@ TOLERANCE = 1e-10
 #: Deals at least for the interval to sum the scores by deal (fewer: by game).
 MIN_DEALS = 10
 #: The model's information counts as this many deals in the interval's middle term.
-PRIOR_DEALS = 5
+PRIOR_DEALS = 1
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def test_an_entrant_ahead_every_time_gets_the_prior_and_a_finite_rating():
 
 def test_the_interval_sums_scores_by_deal_with_a_t_quantile():
     """Every deal the same two games (A wins one, B the other): the deals agree exactly, so the
-    deal-clustered interval keeps only the model's share (5 / 35 of it); the game-level one (no deals)
+    deal-clustered interval keeps only the model's share (1 / 31 of it); the game-level one (no deals)
     is that of 60 coin flips."""
     games = []
     for d in range(30):
@@ -104,7 +104,7 @@ def test_the_interval_sums_scores_by_deal_with_a_t_quantile():
     by_deal = ratings(games)
     assert by_deal["elo"].abs().max() < 1e-9
     model = 0.5 / math.sqrt(60 * 0.25)
-    assert by_deal["sigma"].iloc[0] == pytest.approx(model * math.sqrt(5 / 35), rel=1e-6)
+    assert by_deal["sigma"].iloc[0] == pytest.approx(model * math.sqrt(1 / 31), rel=1e-6)
     seats = np.array([[0, 1] if g.entrants[0] == "a" else [1, 0] for g in games])
     ranks = np.array([g.ranks for g in games])
     by_game = ratings_of(seats, ranks, ["a", "b"])
