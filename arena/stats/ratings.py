@@ -281,7 +281,7 @@ def fit(pats: Patterns, entrants: int,
         meat = (scores.T * pats.count) @ scores
         clusters = 0
     else:
-        _, index = np.unique(deals, return_inverse=True)
+        _, index = np.unique(np.asarray(deals), return_inverse=True)
         per_deal = np.stack([np.bincount(index.reshape(-1), weights=scores[pats.pattern, e], minlength=clusters)
                              for e in range(entrants)], axis=1)
         # a few deals say little of their own spread: mix in the model's, as PRIOR_DEALS deals' worth
