@@ -21,6 +21,8 @@ COMMANDS = {
     "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),
     "report": ("arena.commands.report", "Rebuild and print the tables of a tournament's results folder."),
     "match": ("arena.commands.match", "Play A against B (or a table of 3-5) to a fixed count or an SPRT verdict."),
+    "docs": ("arena.commands.docs", "Build the documentation site (needs the docs extra) and print the path of its "
+                                    "index.html; --serve serves it."),
     "info": ("arena.commands.info", "Print the version, Python, the rules engine in use (native or pure, and why), "
                                     "the sandbox level and the optional extras."),
 }

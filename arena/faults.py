@@ -2,12 +2,12 @@
 
 A bot *faults* when it fails in a way the referee contains (see
 :mod:`arena.play.referee`): the fault goes into the game record's ``faults``
-key (``docs/GAME-RECORD.md``) and the random fallback plays the seat from then
+key (``docs/reference/game-record.md``) and the random fallback plays the seat from then
 on.  A fault is a :class:`Fault`: its :class:`FaultKind` and a one-line message.
 
 The kinds are text everywhere they leave the arena: in records, in logs, in the
 tournament's fault summary and, for the kinds a bot may name itself, in the
-``kind`` of a bot program's ``error`` message (``docs/PROTOCOL.md``).
+``kind`` of a bot program's ``error`` message (``docs/reference/protocol.md``).
 :class:`FaultKind` is a :class:`~enum.StrEnum`, so a kind *is* that text (it
 compares, hashes, formats and encodes as JSON as it) and nothing written
 changes.

@@ -63,7 +63,7 @@ def floor_games(settings: GameSettings, deals: dict[int, dict[int, tuple[int, ..
             open_cells = moves.open_mask
             view = _tuple_new(SeatView, (
                 settings, seat, seat, False, tuple(boards), {seat: tuple(racks[seat])}, tuple(drawn),
-                tuple(played_tiles), captures_seen, tuple(history), state.passes, moves,
+                tuple(played_tiles), captures_seen, tuple(history), state.passes, moves, None,
             ))
             start = perf_counter()
             value = chooses[seat](view)

@@ -7,7 +7,7 @@ import time
 from random import Random
 from typing import Any, ClassVar
 
-from arena.api import PASS, Bot, GameState, Move, Option, SeatView, SplitMix64
+from arena.api import PASS, Bot, GameState, Move, Option, SeatView, SplitMix64, TurnClock
 from arena.rules.engine import ENGINE, WHY, NativeSearch
 from arena.rules.playout import greedy_move, play_out
 from arena.rules.state import GameState as PureGameState
@@ -76,7 +76,8 @@ class MctsBot(Bot):
       ones.
 
     The search stops after ``iterations`` iterations or ``seconds`` seconds,
-    whichever comes first (0 switches a budget off); the most visited root
+    or when its share of the game clock is spent (``clock_share``, see
+    :func:`clock_budget`), whichever comes first (0 switches a budget off); the most visited root
     move is played.  Its randomness is a :class:`~arena.rules.SplitMix64`
     seeded from the bot's generator at each move, and the search runs in C
     (``engine = "auto"`` with the native engine built, or ``"native"``) or in
@@ -88,6 +89,8 @@ class MctsBot(Bot):
     options: ClassVar[dict[str, Option]] = {
         "iterations": Option(600, min=0, doc="iterations per move, 0 for no iteration budget"),
         "seconds": Option(0.0, min=0, doc="seconds per move, 0 for no time budget"),
+        "clock_share": Option(0.0, min=0, max=1, doc="the share of its remaining game clock a move may use "
+                                                     "(plus most of the increment), 0 to ignore the clock"),
         "exploration": Option(0.7, min=0, doc="the exploration constant of UCB1"),
         "candidates": Option(6, min=0, doc="root moves, the cheapest by the lookahead bot's cost; 0 for every legal move"),
         "widening": Option(1.0, min=0, doc="below the root, children per square root of a node's visits"),
@@ -99,8 +102,8 @@ class MctsBot(Bot):
 
     @classmethod
     def check_options(cls, options: dict[str, Any]) -> None:
-        if options["iterations"] == 0 and options["seconds"] == 0:
-            raise ValueError("set an iteration budget (iterations), a time budget (seconds), or both")
+        if options["iterations"] == 0 and options["seconds"] == 0 and options["clock_share"] == 0:
+            raise ValueError("set an iteration budget (iterations), a time budget (seconds or clock_share), or both")
         if options["engine"] == "native" and ENGINE != "native":
             raise ValueError(f"engine=native, but the native engine is not in use: {WHY}")
 
@@ -118,7 +121,11 @@ class MctsBot(Bot):
     def choose(self, view: SeatView) -> Move:
         # The time budget covers the whole answer, ranking the root moves included.
         seconds = self.config["seconds"]
-        deadline = time.perf_counter() + seconds if seconds > 0 else math.inf
+        budget = seconds if seconds > 0 else math.inf
+        share = self.config["clock_share"]
+        if share > 0:
+            budget = min(budget, clock_budget(view.clock, share, bool(self.config["iterations"])))
+        deadline = time.perf_counter() + budget
         self.last_iterations = 0
         width = self.config["candidates"]
         if width > 0:
@@ -154,6 +161,32 @@ class MctsBot(Bot):
         self.last_iterations = tree.done
         best = max(zip(tree.stats(), allowed), key=lambda s: s[0])  # visits, then reward; the first of equals
         return best[1]
+
+
+#: The time budget of a move under ``clock_share`` in a game without a clock, and no other budget.
+NO_CLOCK_SECONDS = 1.0
+#: The part of the increment a move may use on top of its share of the clock.
+INCREMENT_USE = 0.8
+#: Seconds kept back from every budget under ``clock_share``: ranking the moves, the round trip.
+CLOCK_MARGIN = 0.02
+
+
+def clock_budget(clock: TurnClock | None, share: float, bounded: bool = False) -> float:
+    """The seconds a move may think under ``clock_share = share``: ``share`` of what is left on the
+    clock (or an even part of it over the moves to go in a period), plus most of the increment;
+    never more than half of what is left, nor half of what this turn may take.  Without a clock,
+    no bound when another budget (``bounded``) stops the search, else :data:`NO_CLOCK_SECONDS`."""
+    if clock is None:
+        return math.inf if bounded else NO_CLOCK_SECONDS
+    budget = math.inf
+    if clock.remaining is not None:
+        left = clock.remaining
+        part = left / clock.moves_to_go if clock.moves_to_go else left * share
+        budget = min(part + INCREMENT_USE * clock.increment, left / 2)
+    budget = min(budget, clock.time / 2)
+    if math.isinf(budget):
+        return math.inf if bounded else NO_CLOCK_SECONDS
+    return max(budget - CLOCK_MARGIN, 0.0)
 
 
 #: Iterations per call of the native search while a time budget runs (about 1 ms).

@@ -1,4 +1,4 @@
-"""Draw docs/replay.png: the replay page of a golden game, as headless Chromium shows it.
+"""Draw docs/images/replay.png: the replay page of a golden game, as headless Chromium shows it.
 
 Run from the repository root (needs playwright and Debian's chromium)::
 
@@ -19,7 +19,7 @@ from arena.display.html import replay_page
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "tests" / "golden" / "4p-seed4.json"
-OUT = ROOT / "docs" / "replay.png"
+OUT = ROOT / "docs" / "images" / "replay.png"
 STEPS = 41
 
 

@@ -26,6 +26,7 @@ from arena.rules import (
     SeatResult,
     SeatView,
     SplitMix64,
+    TurnClock,
     cell_index,
     color_index,
     column,
@@ -43,7 +44,7 @@ from arena.rules import (
 __all__ = [
     "BOARD", "CELL_NAMES", "COLORS", "OPTION_TYPES", "PASS", "REGIONS", "TILE_NAMES", "WILD",
     "Bot", "Cells", "GameSettings", "GameState", "IllegalMove", "Move", "MoveSet", "Option", "OptionRange",
-    "SeatResult", "SeatView", "SplitMix64",
+    "SeatResult", "SeatView", "SplitMix64", "TurnClock",
     "cell_index", "color_index", "column", "column_of", "fits", "format_option", "groups", "neighbours",
     "region", "region_of", "row", "row_of", "tile_index",
 ]

@@ -88,4 +88,5 @@ def command(probes: tuple[str, ...]) -> None:
     click.echo("")
     click.echo("Play one with its options as NAME:key=value,...; DIST:NAME picks the bot NAME of the")
     click.echo("distribution DIST; any Bot subclass can also be given as package.module:Name or")
-    click.echo("path/to/file.py:Name.")
+    click.echo("path/to/file.py:Name, and a program in any language that speaks uptown-bot/1 as")
+    click.echo("exec:COMMAND (arena bots --probe \"exec:./mybot\" checks one).")

@@ -12,7 +12,12 @@ import click
 EXTRAS = (
     ("dask", "distributed", "arena run --cluster"),
     ("playwright", "playwright", "the replay page's browser tests"),
+    ("mkdocs-material", "mkdocs-material", "arena docs, the documentation site"),
 )
+
+
+#: The extras of the game-AI bridges (arena.envs.extras), one line each.
+BRIDGES = ("openspiel", "rl")
 
 
 def version() -> str:
@@ -45,7 +50,20 @@ def lines() -> list[str]:
         f"sandbox: {walls_report()}",
     ]
     out += [f"{name}: {_extra(distribution, used_for)}" for name, distribution, used_for in EXTRAS]
+    out += [_bridge(name) for name in BRIDGES]
     return out
+
+
+def _bridge(extra: str) -> str:
+    """The line of an extra of :mod:`arena.envs` (found without importing its libraries)."""
+    from arena.envs.extras import EXTRAS as BRIDGE_EXTRAS
+    from arena.envs.extras import extra_status
+
+    found, line = extra_status(extra)
+    used_for = BRIDGE_EXTRAS[extra][1]
+    if found:
+        return f"{extra}: {line} ({used_for})"
+    return f"{extra}: not installed: {line} ({used_for}; pip install 'uptown-arena[{extra}]')"
 
 
 @click.command("info")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from arena.commands.play import clock_options
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 
@@ -34,6 +35,7 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
                    "printed and stored).")
 @click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True,
               help="Seconds a bot may think per move.")
+@clock_options(" (a resumed match keeps its own).")
 @click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default="uptown", show_default=True,
               help="The scoring that decides wins.")
 @click.option("--isolation", type=click.Choice(["process", "none"]), default="process", show_default=True,
@@ -45,8 +47,8 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
               help="No progress bar and no messages on standard error; the verdict is still printed.")
 def command(
     bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
-    out: str | None, seed: int | None, time_limit: float, scoring: str, isolation: str, resume: bool,
-    overwrite: bool, quiet: bool,
+    out: str | None, seed: int | None, time_limit: float, clock: str | None, overage: float | None, scoring: str,
+    isolation: str, resume: bool, overwrite: bool, quiet: bool,
 ) -> None:
     """Play bot A against bot B (or against the field B, C, ... at one table of 3-5) in the duplicate format.
 
@@ -75,7 +77,7 @@ def command(
             raise MatchError("give --games N or --sprt elo0=...,elo1=... (how long the match plays)")
         params = parse_sprt(sprt, len(bots)) if sprt is not None else None
         probe = MatchPlan(tuple(bots), 0, games=games, sprt=params, max_games=max_games, scoring=scoring,
-                          time_limit=time_limit, isolation=isolation)
+                          time_limit=time_limit, isolation=isolation, clock=clock, overage=overage)
         folder = Path(out) if out is not None else Path("results") / probe.name
         seed_note = ""
         if seed is None:  # the match stored in the folder keeps its seed, unless it is to start again
@@ -85,7 +87,7 @@ def command(
             seed = random_seed()
             seed_note = f" (random; repeat the match with --seed {seed})"
         plan = MatchPlan(tuple(bots), seed, games=games, sprt=params, max_games=max_games, scoring=scoring,
-                         time_limit=time_limit, isolation=isolation)
+                         time_limit=time_limit, isolation=isolation, clock=clock, overage=overage)
         config = plan.config()
         FolderLock.check(folder)
         walls = check_bots(config, "arena match")
@@ -107,6 +109,8 @@ def command(
     say(f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
         f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {folder}")
     say(f"seed {plan.seed}{seed_note}")
+    if config.clock:
+        say(f"every bot seat has a {config.clock}")
     for line in sorted(set(walls.values())):
         say(f"bots run in {line}")
     if isolation == "none":

@@ -10,6 +10,7 @@ import secrets
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -37,6 +38,54 @@ class TimeLimit(click.ParamType):
             return limits.time_limit(number)
         except limits.LimitError as exc:
             self.fail(str(exc), param, ctx)
+
+
+class Clock(click.ParamType):
+    """A game clock, ``[MOVES/]BASE[+INCREMENT]`` in seconds, checked by the rule tournament files use
+    (:func:`arena.play.clock.parse_clock`); kept as the text given."""
+
+    name = "clock"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from arena.play.clock import parse_clock
+
+        try:
+            parse_clock(value)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
+
+
+class Overage(click.ParamType):
+    """An overage bank in seconds (:func:`arena.play.clock.parse_overage`)."""
+
+    name = "seconds"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from arena.play.clock import parse_overage
+
+        try:
+            number = value if isinstance(value, float) else float(str(value))
+        except ValueError:
+            self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
+        try:
+            return parse_overage(number)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def clock_options(what: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+    """The ``--clock`` and ``--overage`` options of ``arena play``, ``run`` and ``match``; ``what`` ends their help."""
+    def decorate(command: Callable[..., object]) -> Callable[..., object]:
+        command = click.option(
+            "--overage", type=Overage(), default=None, metavar="SECONDS",
+            help="An overage bank: seconds a bot may spend past the time limit over the whole game" + what)(command)
+        return click.option(
+            "--clock", type=Clock(), default=None, metavar="[MOVES/]BASE+INC",
+            help="A game clock for every bot seat: BASE seconds for the game plus INC after each move, BASE "
+                 "again every MOVES moves when given (60+0.5, 24/60+0); a bot out of time loses on time" + what,
+        )(command)
+    return decorate
 
 
 class Seed(click.ParamType):
@@ -152,6 +201,7 @@ def _log_folder(logs: Path | None) -> Path:
               metavar="SECONDS",
               help=f"Seconds a bot may take per move (above 0, at most {limits.MAX_TIME_LIMIT:g}); a bot that "
                    "runs past it is faulted, and its seat plays random legal moves from then on.")
+@clock_options(".")
 @click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
               help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
                    "the output to standard error.  A regular file is replaced whole (a symbolic link is followed, "
@@ -174,6 +224,8 @@ def command(
     scoring: str,
     penalty: str,
     time_limit: float,
+    clock: str | None,
+    overage: float | None,
     record_to: str | None,
     isolation: str,
     logs: Path | None,
@@ -195,6 +247,7 @@ def command(
       arena play random random random random
       arena play greedy mcts:iterations=200 --seed 7 --record game.json
       arena play examples/example_bot.py:ExampleBot random --time-limit 2
+      arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2
       arena play "exec:node examples/protocol/random_bot.js" greedy
       arena play human mcts random
     """
@@ -222,6 +275,7 @@ def command(
     log_dir = _log_folder(logs)
 
     transcript = None if transcript_path is None else _open_transcript(transcript_path)
+    from arena.play.clock import time_control
     from arena.play.human import HUMAN, Terminal
     from arena.play.prepared import with_identity
     from arena.tournament.folder.identity import bot_identity
@@ -231,7 +285,9 @@ def command(
     terminal = Terminal(sys.stdin, screen, use_color(color, screen), output_width(screen))
     # The transcript holds every seat's rack: no bot may see it.
     hide = () if transcript_path is None else (str(transcript_path),)
-    referee = Referee(limit, isolation=isolation, logs=log_dir, hide=hide, transcript=transcript, terminal=terminal)
+    control = time_control(clock, overage)
+    referee = Referee(limit, isolation=isolation, logs=log_dir, hide=hide, transcript=transcript, terminal=terminal,
+                      clock=control)
     try:
         with referee:
             try:
@@ -272,6 +328,8 @@ def command(
         echo(line)
         return
     shown_limit = "no time limit" if math.isinf(limit) else f"time limit {limit:g} s"
+    if control:
+        shown_limit += f", {control}"
     echo(
         f"seed {seed}, {state.settings.players} players, {scoring} scoring, "
         f"{len(state.history)} moves, {shown_limit}"
@@ -286,6 +344,10 @@ def command(
         ),
         nl=False, color=colored,
     )
+    times = None if outcome.clock is None else records.move_times(outcome.clock, len(state.history))
+    if outcome.clock is not None and times is not None:
+        seats = records.turn_seats(state)
+        echo(render.render_clocks(outcome.clock, times, seats, names), nl=False)
     for line in walls:
         echo(f"bots ran in {line}")
     if isolation == "none":

@@ -157,13 +157,15 @@ def _step(game: records.Replay, moves: range, color: bool) -> bool:
 
 
 def _show_steps(game: records.Replay, moves: range, color: bool, keys: Iterator[str] | None) -> bool:
+    times = game.times
     for index, seat, move, captured, state in game.states():
         if index < moves.start:
             continue
         if index >= moves.stop:
             break
         click.echo("")
-        click.echo(render.describe_move(index, seat, move, captured, game.names))
+        click.echo(render.describe_move(index, seat, move, captured, game.names)
+                   + ("" if times is None else render.move_time_text(times[index])))
         highlight = None if move.is_pass else move.cell
         click.echo(render.render_board(state, color=color, highlight=highlight, legend=False), nl=False, color=color)
         click.echo(render.render_racks(state, game.names, color=color), nl=False, color=color)
@@ -236,3 +238,6 @@ def command(
         ),
         nl=False, color=colored,
     )
+    times = game.times
+    if times is not None:
+        click.echo(render.render_clocks(game.record["clock"], times, game.seats, game.names), nl=False)

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from arena.commands.play import clock_options
+
 if TYPE_CHECKING:
     from arena.tournament.run.runner import RunSummary
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 @click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
               help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
                    "(default: the file's isolation key, else process).")
+@clock_options(" (in place of the file's clock and overage keys).")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
                    "local cluster of N worker processes (needs the dask extra; not with --workers).")
@@ -38,9 +41,10 @@ if TYPE_CHECKING:
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, overwrite: bool, allow_changed_bots: bool,
-    compress: bool, start_method: str | None, isolation: str | None, cluster: str | None, quiet: bool,
+    compress: bool, start_method: str | None, isolation: str | None, clock: str | None, overage: float | None,
+    cluster: str | None, quiet: bool,
 ) -> None:
-    """Run the tournament described by FILE (TOML, see tournaments/README.md).
+    """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
     Every game is seeded from the file's master seed, so a run gives the same
     games on any machine with any number of workers. Results are appended to
@@ -51,7 +55,7 @@ def command(
     """
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock
-    from arena.tournament.plan.config import ConfigError, load_config, with_isolation
+    from arena.tournament.plan.config import ConfigError, load_config, parse_config, with_clock_text, with_isolation
     from arena.tournament.plan.schedule import count_games, tournament_tables
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
@@ -66,13 +70,18 @@ def command(
         except RunError as exc:
             raise click.ClickException(str(exc)) from None
     try:
-        config = with_isolation(load_config(path), isolation)
+        config = load_config(path)
+        text = path.read_text(encoding="utf-8")
+        if clock is not None or overage is not None:
+            # The folder keeps the file as played: with the clock given here.
+            text = with_clock_text(text, clock, overage)
+            config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+        config = with_isolation(config, isolation)
         folder = Path(out) if out is not None else Path("results") / config.name
         FolderLock.check(folder)
         walls = check_bots(config, str(path))
     except (ConfigError, RunError) as exc:
         raise click.ClickException(str(exc)) from None
-    text = path.read_text(encoding="utf-8")
     if workers is None:
         workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     total = count_games(config)
@@ -86,6 +95,8 @@ def command(
         )
         for line in sorted(set(walls.values())):
             click.echo(f"bots run in {line}", err=True)
+        if config.clock:
+            click.echo(f"every bot seat has a {config.clock}", err=True)
         if config.isolation == "none":
             click.echo("Python bots run inside the workers (isolation none: trusted code only)", err=True)
     def notify(line: str) -> None:

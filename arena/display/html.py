@@ -81,9 +81,11 @@ def game_data(game: records.Replay) -> dict[str, Any]:
     seat_colors = game.settings.seat_colors
     names = [printable(n) for n in game.names]
     steps = [dict(_position(GameState(game.settings, game.deals), seat_colors), label="the deal", cell=None)]
+    times = game.times  # a game with a clock: each move's time and the clock after it follow its label
     for index, seat, move, captured, state in game.states():
         step = _position(state, seat_colors)
-        step["label"] = render.describe_move(index, seat, move, captured, names)
+        step["label"] = render.describe_move(index, seat, move, captured, names) + (
+            "" if times is None else render.move_time_text(times[index]))
         step["cell"] = None if move.is_pass else CELL_NAMES[move.cell]
         step["seat"] = seat
         steps.append(step)
@@ -129,6 +131,11 @@ def result_table(game: records.Replay) -> str:
             for f in faults
         )
         out += f"<h3>Faults</h3><ul class=\"faults\">{items}</ul>"
+    times = game.times
+    if times is not None:
+        heading, *lines = render.render_clocks(game.record["clock"], times, game.seats, game.names).splitlines()
+        items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in lines)
+        out += f"<h3>{html.escape(heading.rstrip(':').capitalize())}</h3><ul class=\"clocks\">{items}</ul>"
     title = "Uptown" if game.settings.scoring == "uptown" else "Blockers!"
     out += f"<p>Scoring: {title}</p>"
     return out

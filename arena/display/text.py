@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.display.terminal import Column, fit_table, printable, text_width, wrap
+from arena.records import MoveTime
 from arena.rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameSettings, GameState, Move, SeatResult
 from arena.rules import winners as rules_winners
 from arena.rules.geometry import region_of
@@ -138,6 +139,37 @@ def describe_move(index: int, seat: int, move: Move, captured: int, names: Seque
     if captured >= 0:
         text += f", capturing {COLORS[captured]}"
     return text
+
+
+def move_time_text(time: MoveTime) -> str:
+    """A move's time from the record's ``clock`` key: `` (0.412 s; 19.788 s left; bank 10 s)``, or ``""``."""
+    parts = [] if time.used is None else [f"{time.used:.3f} s"]
+    if time.left is not None:
+        parts.append(f"{time.left:.3f} s left")
+    if time.bank is not None:
+        parts.append(f"bank {time.bank:.3f} s")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def render_clocks(clock: Mapping[str, Any], times: Sequence[MoveTime], seats: Sequence[int],
+                  names: Sequence[str]) -> str:
+    """Every seat's time from a record's ``clock`` key: the control, then per seat the seconds its bot
+    used over how many moves, and its clock and bank at the end."""
+    control = [f"clock {printable(clock['control'])}"] if isinstance(clock.get("control"), str) else []
+    overage = clock.get("overage")
+    if isinstance(overage, (int, float)) and not isinstance(overage, bool) and overage:
+        control.append(f"overage {overage:g} s")
+    lines = [f"clocks ({', '.join(control) or 'none'}):"]
+    for seat, name in enumerate(names):
+        mine = [t for t, s in zip(times, seats, strict=True) if s == seat]
+        asked = [t.used for t in mine if t.used is not None]
+        text = f"  seat {seat} ({printable(name)}): {sum(asked):.3f} s over {len(asked)} move(s)"
+        if mine and mine[-1].left is not None:
+            text += f", {mine[-1].left:.3f} s left"
+        if mine and mine[-1].bank is not None:
+            text += f", bank {mine[-1].bank:.3f} s"
+        lines.append(text)
+    return "\n".join(lines) + "\n"
 
 
 def render_racks(state: GameState, names: Sequence[str] | None = None, color: bool = False) -> str:

@@ -10,7 +10,7 @@ environment variable ``ARENA_BOT_OPTIONS``) are checked against the class's
 declarations (its ranges and its ``check_options``) before it answers
 ``hello``, so bad ones stop it before any game.  The bot is loaded here, in a fresh interpreter
 inside the sandbox, never in the referee; this module speaks
-``uptown-bot/1`` for it (``docs/PROTOCOL.md``) and hands it the same
+``uptown-bot/1`` for it (``docs/reference/protocol.md``) and hands it the same
 :class:`~arena.rules.view.SeatView` it would get in-process, rebuilt from
 each ``turn`` message.  A bot that plays the same in-process and here gives
 the same game record.

@@ -1,6 +1,6 @@
 """The bot protocol ``uptown-bot/1``: JSON lines between the referee and a bot program.
 
-``docs/PROTOCOL.md`` is the specification.  This module writes and reads
+``docs/reference/protocol.md`` is the specification.  This module writes and reads
 its messages for both sides: the referee's (:class:`TurnWriter`,
 :func:`read_hello`, :func:`read_answer`) and a Python bot's
 (:class:`ViewReader`, used by :mod:`arena.isolation.bothost`).  Cells, tiles and colors
@@ -20,7 +20,7 @@ from arena.faults import Fault, FaultKind
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
 from arena.rules.tiles import COLORS, TILE_NAMES
-from arena.rules.view import SeatView
+from arena.rules.view import SeatView, TurnClock
 
 PROTOCOL = "uptown-bot/1"
 #: The longest line either side may write, its newline included.
@@ -180,8 +180,9 @@ class TurnWriter:
             kept = self._played[color] = (len(tiles), ",".join([_TILE_TEXTS[t] for t in tiles]))
         return kept[1]
 
-    def line(self, seat: int, moves: MoveSet, time: float) -> bytes:
-        """The ``turn`` message for ``seat`` with its legal ``moves`` and ``time`` seconds to answer."""
+    def line(self, seat: int, moves: MoveSet, time: float, clock: TurnClock | None = None) -> bytes:
+        """The ``turn`` message for ``seat`` with its legal ``moves`` and ``time`` seconds to answer, and
+        its ``clock`` in a game with a clock or an overage bank."""
         state = self.state
         keys = self._keys
         colors = self._colors
@@ -208,12 +209,31 @@ class TurnWriter:
             texts.append(text)
         legal = ",".join(texts)
         shown_time = "null" if not math.isfinite(time) else repr(float(time))
+        if clock is not None:
+            shown_time += ',"clock":' + clock_json(clock)
         return (
             f'{{"type":"turn","time":{shown_time},"view":{{"seat":{seat},"move":{len(state.history)},'
             f'"board":{{{board}}},"racks":{{{racks}}},"drawn":{{{drawn}}},"played":{{{played}}},'
             f'"captures":[{captures}],"history":[{self._history_json()}],"passes":{state.passes}}},'
             f'"legal":[{legal}]}}\n'
         ).encode()
+
+
+def clock_json(clock: TurnClock) -> str:
+    """A turn's ``clock`` member: the seat's remaining clock, increment, bank and moves to go."""
+    return _encode({
+        "remaining": clock.remaining, "increment": clock.increment, "overage": clock.overage,
+        "moves_to_go": clock.moves_to_go,
+    })
+
+
+def read_clock(obj: Any, time: float) -> TurnClock | None:
+    """A turn's ``clock`` member as a :class:`~arena.rules.view.TurnClock` (None when it has none)."""
+    if not isinstance(obj, dict):
+        return None
+    remaining, overage, to_go = obj.get("remaining"), obj.get("overage"), obj.get("moves_to_go")
+    return TurnClock(time, None if remaining is None else float(remaining), float(obj.get("increment") or 0.0),
+                     None if overage is None else float(overage), None if to_go is None else int(to_go))
 
 
 def parse_line(line: bytes) -> dict[str, Any]:
@@ -429,9 +449,13 @@ class ViewReader:
             drawn[_COLOR_INDEX[color]] = count
         racks = {_COLOR_INDEX[c]: tuple([_TILE_INDEX[t] for t in tiles]) for c, tiles in view["racks"].items()}
         seat = view["seat"]
+        clock = obj.get("clock")
+        if clock is not None:
+            time = obj.get("time")
+            clock = read_clock(clock, math.inf if time is None else float(time))
         return _tuple_new(SeatView, (
             self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played),
-            self._captures, tuple(history), view["passes"], _move_set(obj["legal"]),
+            self._captures, tuple(history), view["passes"], _move_set(obj["legal"]), clock,
         ))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from arena.faults import Fault, FaultKind, show_value
 from arena.isolation import protocol
 from arena.isolation.protocol import TurnWriter
+from arena.play.clock import NO_CLOCK, SeatClock, TimeControl
 from arena.play.guard import Guard
 from arena.play.human import HUMAN, HumanSeat, Terminal
 from arena.play.logs import BotLogs
@@ -72,12 +74,13 @@ class Game:
 
     ``guard`` times the calls into bots in this process, ``pool`` lends the bot programs their
     processes, ``logs`` are the bots' logs and ``terminal`` the seat ``human``'s; ``label`` names
-    the game in the log and in the bots' logs.
+    the game in the log and in the bots' logs.  ``control`` gives every bot seat a game clock
+    (:mod:`arena.play.clock`), charged with the wall time of each of its turns.
     """
 
     def __init__(self, state: GameState, players: Sequence[PreparedBot], names: list[str], seed: int,
                  label: str, *, guard: Guard, pool: BotPool, logs: BotLogs, terminal: Terminal | None,
-                 time_limit: float) -> None:
+                 time_limit: float, control: TimeControl = NO_CLOCK) -> None:
         n = len(players)
         self.state = state
         self.players = players
@@ -101,6 +104,12 @@ class Game:
         self.fallback: list[Any] = [None] * n
         #: The seconds each seat's bot took.
         self.seconds = [0.0] * n
+        #: The time control (falsy: none), each bot seat's clock under it (None for the human's), and
+        #: for every move of the game: the seconds the seat's bot took (None: it was not asked), and
+        #: the seat's clock and bank after it.
+        self.control = control
+        self.clocks: list[SeatClock | None] | None = None
+        self.times: list[tuple[float | None, float, float]] = []
         #: One dict per fault, as the record's ``faults`` holds them: seat, move, kind, message.
         self.faults: list[dict[str, Any]] = []
         # What sys.stdout and sys.stderr are outside the bots' calls (see play).
@@ -144,6 +153,12 @@ class Game:
                 # A copy of its own: a bot that changes its settings changes nothing outside.
                 self.seats.append(InProcessSeat(self.guard, player.cls, seat, copy.copy(settings), player.options,
                                                 self.seed, self.logs.stream(player.name or player.spec.ref)))
+        if self.control:
+            # Every bot's clock; the human plays without one (nor any time limit).
+            self.clocks = [None if isinstance(s, HumanSeat) else self.control.seat_clock() for s in self.seats]
+            for program_seat, clock in zip(self.seats, self.clocks, strict=True):
+                if isinstance(program_seat, ProgramSeat):
+                    program_seat.clock = clock
 
     def start_programs(self) -> None:
         """Every seat's process for this game, the new ones started side by side before the first turn."""
@@ -170,21 +185,34 @@ class Game:
         push = state.push
         captures_seen = tuple(map(tuple, state.captures))
         move: Move | None
+        clocks = self.clocks
+        time_limit = self.time_limit
+        times = self.times
+        used: float | None
 
         while not state.over:
             seat = state.to_move
             moves = legal_moves()
             legal = moves.options  # the referee's own: the bot may change the MoveSet it is given
             choose = chooses[seat]
+            used = None
             if not legal:
                 move = PASS  # M6, without asking the bot
             elif choose is not None or asks[seat] is not None:
+                clock = None if clocks is None else clocks[seat]
                 if choose is not None:  # a bot in this process: its view, and the guard's timed call
-                    value, elapsed, problem = call(
-                        choose, turn_view(state, seat, moves, seat_settings[seat], captures_seen), errs[seat])
-                else:  # a bot program, or the human
+                    if clock is None:
+                        value, elapsed, problem = call(
+                            choose, turn_view(state, seat, moves, seat_settings[seat], captures_seen), errs[seat])
+                    else:
+                        view = turn_view(state, seat, moves, seat_settings[seat], captures_seen, clock.view(time_limit))
+                        value, elapsed, problem = call(choose, view, errs[seat], clock.allowed(time_limit))
+                else:  # a bot program (its seat knows its clock), or the human
                     value, elapsed, problem = asks[seat](state, moves)
                 seconds[seat] += elapsed
+                if clock is not None:
+                    used = elapsed
+                    problem = self.charge(seat, clock, elapsed, problem)
                 # Checked against the referee's own options, not the MoveSet the bot was given.
                 move = legal_in(legal, value) if problem is None else None
                 if move is None:
@@ -195,6 +223,9 @@ class Game:
                 continue  # the same turn again, with the bot made (or the seat faulted)
             else:
                 move = moves.choice(fallback[seat])
+            if clocks is not None:
+                seat_clock = clocks[seat]
+                times.append((used, *((seat_clock.remaining, seat_clock.bank) if seat_clock else (math.inf, 0.0))))
             if push(move) >= 0 or on_move is not None:
                 captures_seen = tuple(map(tuple, state.captures))
                 if on_move is not None:
@@ -208,12 +239,42 @@ class Game:
         player = self.seats[seat]
         elapsed, problem = player.start()
         self.seconds[seat] += elapsed
+        clock = None if self.clocks is None else self.clocks[seat]
+        if clock is not None and isinstance(player, InProcessSeat):
+            # Making the bot is on its clock, as it is in a bot program's first turn.
+            clock.spend(elapsed)
+            if problem is None and clock.remaining <= 0:
+                problem = Fault(FaultKind.TIMEOUT, f"lost on time: {elapsed:.3f} s to be made, more than its clock "
+                                                   f"({self.control.clock_text})")
         if problem is not None:
             self.fault(seat, index, Fault(problem.kind, "while starting: " + problem.message))
         elif isinstance(player, InProcessSeat):
             self.chooses[seat] = player.bot.choose  # type: ignore[union-attr]
         else:
             self.asks[seat] = player.ask
+
+    def charge(self, seat: int, clock: SeatClock, elapsed: float, problem: Fault | None) -> Fault | None:
+        """Charge the seat's clock with a turn of ``elapsed`` seconds: the turn's fault (a timeout says
+        which clock ran out), or None."""
+        seat_player = self.seats[seat]
+        limit = seat_player.turn_limit if isinstance(seat_player, ProgramSeat) else self.time_limit
+        if problem is None or problem.kind == FaultKind.TIMEOUT:
+            return clock.charge(elapsed, limit) or problem
+        clock.spend(elapsed)
+        return problem
+
+    def clock_record(self) -> dict[str, Any] | None:
+        """The record's ``clock`` key: the control, and every move's time and clocks (None: no clock)."""
+        if self.clocks is None:
+            return None
+        control = self.control
+        entry = control.record()
+        entry["used"] = [None if used is None else round(used, 3) for used, _, _ in self.times]
+        if control.base is not None:
+            entry["left"] = [None if math.isinf(left) else round(max(left, 0.0), 3) for _, left, _ in self.times]
+        if control.overage:
+            entry["bank"] = [round(max(bank, 0.0), 3) for _, _, bank in self.times]
+        return entry
 
     def fault(self, seat: int, index: int, fault: Fault) -> None:
         """Record the seat's fault at move ``index``, log it, and hand the seat to its fallback for good."""

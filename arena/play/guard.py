@@ -70,8 +70,12 @@ class Guard:
     costs no system call.
     """
 
-    def __init__(self, limit: float) -> None:
+    def __init__(self, limit: float, clocked: bool = False) -> None:
         self.limit = limit
+        #: Whether calls may be given limits of their own (a game clock): the timer is then always set up.
+        self.clocked = clocked
+        #: The limit of the running call (a call under a game clock may have less, or more, than ``limit``).
+        self.call_limit = limit
         # Whether a call settles under a lock (ThreadGuard); an attribute of the instance, the quickest read.
         self._threaded = False
         self.timeout_message = f"no move within the time limit of {limit:g} s"
@@ -91,9 +95,10 @@ class Guard:
     def __enter__(self) -> Guard:
         # _signal is what the signal module wraps: the same calls, without turning
         # handlers into enums on the way (which costs more than a whole move).
-        if math.isfinite(self.limit):
+        if math.isfinite(self.limit) or self.clocked:
             old_handler = _signal.signal(_signal.SIGALRM, self._on_alarm)
-            old_delay, old_interval = _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
+            first = max(self.limit, _MIN_ARM) if math.isfinite(self.limit) else 0
+            old_delay, old_interval = _signal.setitimer(_signal.ITIMER_REAL, first)
             armed = perf_counter()
 
             def restore_timer() -> None:
@@ -123,12 +128,13 @@ class Guard:
         if self.closed:
             return
         if self.started:
-            remaining = self.started + self.limit - perf_counter()
+            remaining = self.started + self.call_limit - perf_counter()
             if remaining <= 0:
                 _signal.setitimer(_signal.ITIMER_REAL, _RETRY)
                 raise BotTimeout(self.timeout_message)
-            _signal.setitimer(_signal.ITIMER_REAL, max(remaining, _MIN_ARM))
-        else:
+            if math.isfinite(remaining):
+                _signal.setitimer(_signal.ITIMER_REAL, max(remaining, _MIN_ARM))
+        elif math.isfinite(self.limit):
             _signal.setitimer(_signal.ITIMER_REAL, max(self.limit, _MIN_ARM))
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
@@ -137,7 +143,8 @@ class Guard:
 
     # One call --------------------------------------------------------------
 
-    def call(self, fn: Callable[[Any], Any], arg: Any, err: Any = None) -> tuple[Any, float, Fault | None]:
+    def call(self, fn: Callable[[Any], Any], arg: Any, err: Any = None,
+             limit: float | None = None) -> tuple[Any, float, Fault | None]:
         """``fn(arg)`` under the clock: (its value, seconds taken, None) or (None, seconds, fault).
 
         The one timed call into a bot in this process: the game's loop makes every move of an
@@ -146,12 +153,18 @@ class Guard:
         changed it, and left so between the calls of a game: the game puts it back when it ends
         (and around ``on_move``), for two stores a call are a good part of a move's cost.
         ``err``, when given, stands in for ``sys.stderr`` during the call (the bot's log).
+        ``limit``, when given, is this call's own limit in place of the guard's (a turn under a game
+        clock: the guard must be ``clocked``).
         """
         if sys.stdout is not SINK:
             sys.stdout = SINK
         if err is not None:
             saved_err = sys.stderr
             sys.stderr = err
+        call_limit = self.call_limit = self.limit if limit is None else limit
+        if call_limit < self.limit and not self._threaded:
+            # The timer is set for the guard's limit: a shorter call needs it sooner (one system call).
+            _signal.setitimer(_signal.ITIMER_REAL, max(call_limit, _MIN_ARM))
         start = perf_counter()
         try:
             try:
@@ -162,7 +175,7 @@ class Guard:
                 else:  # _settle written out: the call is every in-process move's
                     self.started = 0.0
                 elapsed = perf_counter() - start
-                if elapsed > self.limit:
+                if elapsed > call_limit:
                     return None, elapsed, self.timeout
                 return value, elapsed, None
             except BaseException as exc:
@@ -196,8 +209,8 @@ class ThreadGuard(Guard):
     ``PyThreadState_SetAsyncExc``: that stops Python code, not a blocking call.
     """
 
-    def __init__(self, limit: float) -> None:
-        super().__init__(limit)
+    def __init__(self, limit: float, clocked: bool = False) -> None:
+        super().__init__(limit, clocked)
         self._threaded = True
         self.tells_interrupts = True  # Ctrl-C only ever reaches the main thread
         self._lock = threading.Lock()
@@ -206,7 +219,7 @@ class ThreadGuard(Guard):
         self._raised_at = 0.0
 
     def __enter__(self) -> ThreadGuard:
-        if math.isfinite(self.limit):
+        if math.isfinite(self.limit) or self.clocked:
             poll = min(max(self.limit / 20, 0.002), 0.05)
             watchdog = threading.Thread(target=self._watch, args=(poll,), name="arena-referee-watchdog", daemon=True)
             watchdog.start()
@@ -223,7 +236,7 @@ class ThreadGuard(Guard):
             with self._lock:
                 now = perf_counter()
                 started = self.started
-                if started and now - started > self.limit and now - self._raised_at > _RETRY:
+                if started and now - started > self.call_limit and now - self._raised_at > _RETRY:
                     self._raised_at = now
                     self._async_raise(BotTimeout)
 

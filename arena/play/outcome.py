@@ -33,6 +33,7 @@ class GameOutcome:
         bots: Sequence[PreparedBot],
         time_limit: float,
         extra: Mapping[str, Any] | None = None,
+        clock: Mapping[str, Any] | None = None,
     ) -> None:
         self.state = state
         #: Both scorings for every seat.
@@ -48,6 +49,8 @@ class GameOutcome:
         self._bots = list(bots)
         self._time_limit = time_limit if math.isfinite(time_limit) else None
         self._extra = dict(extra or {})
+        #: The record's ``clock`` key: the time control and every move's time and clocks (None: no clock).
+        self.clock = None if clock is None else dict(clock)
         self._record: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
@@ -55,11 +58,14 @@ class GameOutcome:
 
     @property
     def extra(self) -> dict[str, Any]:
-        """The record's keys after the standard ones: ``bots``, ``time_limit``, ``faults``, then the caller's."""
+        """The record's keys after the standard ones: ``bots``, ``time_limit``, ``clock`` (in a game with
+        a clock), ``faults``, then the caller's."""
+        clock = {} if self.clock is None else {"clock": self.clock}
         return {
             "bots": [{"seat": seat, **bot_entry(bot.text, bot.options, bot.identity)}
                      for seat, bot in enumerate(self._bots)],
             "time_limit": self._time_limit,
+            **clock,
             "faults": self.faults,
             **self._extra,
         }
@@ -79,7 +85,7 @@ class GameOutcome:
             return records.dumps_line(self._record)
         # Each bot's entry was written once, when it was prepared.
         members = records.referee_members(
-            [bot.entry_tail for bot in self._bots], self._time_limit, self.faults, self._extra,
+            [bot.entry_tail for bot in self._bots], self._time_limit, self.faults, self._extra, self.clock,
         )
         return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
 

@@ -45,7 +45,13 @@ What the referee guarantees either way:
   rule it breaks, as :meth:`~arena.rules.GameState.check` names it.
 * **Determinism.** Same seed, same bots and options: the same record, byte
   for byte, with either isolation, as long as no bot runs into the time
-  limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`).
+  limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`),
+  but for a game with a clock: its record's ``clock`` key holds each move's time.
+* **Clocks.** With a ``clock`` (:mod:`arena.play.clock`), every bot seat's turns are
+  charged to a clock of its own (the same wall time, from sending the turn to reading
+  the answer; never the time it is frozen between turns), and a turn may run past the
+  per-move limit by what is left of the overage bank; a bot out of time is faulted
+  (``timeout``, naming the clock) and the fallback plays on.
 
 A seat with no legal move passes (M6) without its bot being asked.
 
@@ -65,6 +71,7 @@ from typing import Any, Self, TextIO
 
 from arena.isolation import protocol
 from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
+from arena.play.clock import NO_CLOCK, TimeControl
 from arena.play.game import Game
 from arena.play.guard import Guard, ThreadGuard, Tripwire
 from arena.play.human import HUMAN, Terminal
@@ -84,7 +91,7 @@ BOT_STREAM = protocol.SEED_STREAM
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
-RECORD_KEYS = ("bots", "time_limit", "faults")
+RECORD_KEYS = ("bots", "time_limit", "clock", "faults")
 # -- one game ----------------------------------------------------------------------
 
 
@@ -133,7 +140,8 @@ class Referee:
             outcome = referee.play(["greedy", "random", "random"], seed=7)
         referee.close()
 
-    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none).
+    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none); ``clock`` is the game
+    clock every bot seat gets (:class:`~arena.play.clock.TimeControl`: base, increment, overage bank).
     ``isolation`` is ``"process"`` (every bot a program in the sandbox, the
     default) or ``"none"`` (Python bots in this process: for trusted code, see
     the module docstring; programs still run as processes).  Bot processes
@@ -150,12 +158,14 @@ class Referee:
 
     def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
                  logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
-                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None) -> None:
+                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None,
+                 clock: TimeControl = NO_CLOCK) -> None:
         if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
             raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation is one of {', '.join(ISOLATIONS)}, not {isolation!r}")
         self.time_limit = float(time_limit)
+        self.clock = clock
         self.isolation = isolation
         self.logs = None if logs is None else os.fspath(logs)
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
@@ -178,7 +188,8 @@ class Referee:
         if self._guard is not None:
             raise RuntimeError("this Referee is already in use")
         in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-        guard = Guard(self.time_limit) if in_main else ThreadGuard(self.time_limit)
+        clocked = bool(self.clock)
+        guard = Guard(self.time_limit, clocked) if in_main else ThreadGuard(self.time_limit, clocked)
         guard.__enter__()
         self._guard = guard
         if self.isolation == "none":
@@ -269,7 +280,8 @@ class Referee:
     def _isolated_referee(self) -> Referee:
         """A referee of the same settings with every bot in a process of its own, inside its block."""
         if self._isolated is None:
-            self._isolated = Referee(self.time_limit, isolation="process", logs=self.logs, hide=self.hide)
+            self._isolated = Referee(self.time_limit, isolation="process", logs=self.logs, hide=self.hide,
+                                     clock=self.clock)
         isolated = self._isolated
         if isolated._guard is None:
             isolated.__enter__()
@@ -307,7 +319,7 @@ class Referee:
         state = GameState(settings, _deal(seed, settings))
         label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
         game = Game(state, players, names, seed, label, guard=guard, pool=self.pool, logs=self._logs,
-                    terminal=self.terminal, time_limit=self.time_limit)
+                    terminal=self.terminal, time_limit=self.time_limit, control=self.clock)
         Tripwire.tripped = ""
         result = game.play(on_move)
         if Tripwire.tripped:
@@ -320,7 +332,7 @@ class Referee:
             )
         return GameOutcome(
             state, result, game.faults, game.seconds, game.faulted_seats(), names, seed, players,
-            self.time_limit, extra,
+            self.time_limit, extra, game.clock_record(),
         )
 
     def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
@@ -352,6 +364,7 @@ def play_game(
     on_move: Callable[[GameState, Move], None] | None = None,
     isolation: str = "process",
     logs: str | os.PathLike[str] | None = None,
+    clock: TimeControl = NO_CLOCK,
 ) -> GameOutcome:
     """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`
     and :class:`Referee`.
@@ -359,7 +372,7 @@ def play_game(
     Raises ValueError for a bad number of bots, settings, names, seed or time
     limit, and :class:`~arena.bots.BotError` for a bot that cannot be used.
     """
-    referee = Referee(time_limit, isolation=isolation, logs=logs)
+    referee = Referee(time_limit, isolation=isolation, logs=logs, clock=clock)
     try:
         with referee:
             return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra,

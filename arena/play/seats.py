@@ -24,6 +24,7 @@ from arena.play.guard import Guard
 from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
 
 if TYPE_CHECKING:
+    from arena.play.clock import SeatClock
     from arena.play.pool import BotPool
     from arena.play.prepared import PreparedBot
 
@@ -70,7 +71,7 @@ class ProgramSeat:
     The process comes from the referee's pool (:class:`~arena.play.pool.BotPool`: one that never
     played this game's deal, or a fresh one: :meth:`reserve`, before the game's first turn) and goes
     back to it after the game, unless it faulted: then it is killed, and another plays its next game.
-    ``limit`` is the time limit of a turn.
+    ``limit`` is the time limit of a turn; :attr:`clock` the seat's game clock, when the game has one.
     """
 
     def __init__(self, pool: BotPool, player: PreparedBot, seat: int, settings: GameSettings,
@@ -85,6 +86,10 @@ class ProgramSeat:
         self.limit = limit
         self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
+        #: The seat's game clock (None: none), set by the game.
+        self.clock: SeatClock | None = None
+        #: The per-move limit of the last turn asked (the first has :data:`~arena.isolation.protocol.FIRST_TURN_LIMITS`).
+        self.turn_limit = limit
         self._first: bytes = b""
         self._problem = ""
         self._seconds = 0.0
@@ -126,8 +131,13 @@ class ProgramSeat:
         process = self.process
         assert process is not None
         first, self._first = self._first, b""
-        limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
-        data = first + self.writer.line(self.seat, moves, limit)
+        limit = self.turn_limit = self.limit * (protocol.FIRST_TURN_LIMITS if first else 1)
+        clock = self.clock
+        if clock is None:
+            data = first + self.writer.line(self.seat, moves, limit)
+        else:
+            data = first + self.writer.line(self.seat, moves, clock.allowed(limit), clock.view(limit))
+            limit = clock.allowed(limit)
         # The clock runs from the start of the write: a turn the bot does not take in time is late too.
         start = perf_counter()
         try:

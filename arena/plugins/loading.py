@@ -208,7 +208,7 @@ def entry_point_of(ref: str) -> EntryPoint | None:
     if not found:
         known = sorted({ep.name for ep in entry_points(group=GROUP)})
         hint = f"known bots: {', '.join(known)}" if known else "no bots are installed"
-        raise BotError(ref, f"unknown bot ({hint}; or give package.module:Name or path/to/file.py:Name)")
+        raise BotError(ref, f"unknown bot ({hint}; or give package.module:Name, path/to/file.py:Name or exec:COMMAND)")
     if len(found) > 1:
         raise BotError(ref, clash(ref, found))
     return found[0]

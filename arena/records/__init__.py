@@ -1,7 +1,7 @@
 """Game records in the ``uptown-game/1`` format: write, read, validate, replay.
 
 A record is one JSON object holding everything needed to replay and check a
-game without the program that played it (see docs/GAME-RECORD.md).  This package
+game without the program that played it (see docs/reference/game-record.md).  This package
 turns a finished :class:`~arena.rules.GameState` into a record
 (:func:`build_record`), writes it as canonical text (:func:`dumps`,
 :func:`dumps_line`, :func:`write`), and reads any valid record back, checking
@@ -16,12 +16,13 @@ the file.
 from __future__ import annotations
 
 from arena.records.reader import load, loads, read_error
-from arena.records.replayer import Replay, Step, replay
+from arena.records.replayer import MoveTime, Replay, Step, move_times, replay
 from arena.records.spec import FORMAT, RESULT_FIELDS, STANDARD_KEYS, RecordError
 from arena.records.writer import build_record, dumps, dumps_line, record_line, referee_members, turn_seats, write
 
 __all__ = [
     "FORMAT",
+    "MoveTime",
     "RESULT_FIELDS",
     "RecordError",
     "Replay",
@@ -31,6 +32,7 @@ __all__ = [
     "dumps",
     "dumps_line",
     "load",
+    "move_times",
     "loads",
     "read_error",
     "record_line",

@@ -55,6 +55,42 @@ def _cell(value: Any, where: str) -> int:
     return _CELL[value]
 
 
+class MoveTime(NamedTuple):
+    """One move's entry in a record's ``clock`` key."""
+
+    #: Seconds the seat's bot took (None: it was not asked, a forced pass or a faulted seat's move).
+    used: float | None
+    #: The seat's game clock after the move, its increment added (None: no game clock).
+    left: float | None
+    #: The seat's overage bank after the move (None: no bank).
+    bank: float | None
+
+
+def _seconds_list(value: Any, n: int, nullable: bool) -> list[float | None] | None:
+    if not isinstance(value, list) or len(value) != n:
+        return None
+    for item in value:
+        if item is None and nullable:
+            continue
+        if isinstance(item, bool) or not isinstance(item, (int, float)) or not item >= 0:
+            return None
+    return [None if item is None else float(item) for item in value]
+
+
+def move_times(clock: Any, n: int) -> tuple[MoveTime, ...] | None:
+    """The ``n`` moves' entries of a record's ``clock`` key (its ``used``, ``left`` and ``bank`` lists, one
+    entry per move), or None when it is missing or not of that shape."""
+    if not isinstance(clock, Mapping):
+        return None
+    used = _seconds_list(clock.get("used"), n, True)
+    left = None if clock.get("left") is None else _seconds_list(clock.get("left"), n, True)
+    bank = None if clock.get("bank") is None else _seconds_list(clock.get("bank"), n, False)
+    if used is None or (left is None and clock.get("left") is not None) or (bank is None and clock.get("bank") is not None):
+        return None
+    return tuple(MoveTime(used[i], None if left is None else left[i], None if bank is None else bank[i])
+                 for i in range(n))
+
+
 class Step(NamedTuple):
     """One turn of a replayed game: the state right after ``move``."""
 
@@ -99,6 +135,12 @@ class Replay:
         if not isinstance(faults, list):
             return []
         return [f for f in faults if isinstance(f, Mapping) and _is_int(f.get("seat"))]
+
+    @property
+    def times(self) -> tuple[MoveTime, ...] | None:
+        """Every move's time and clocks from the record's ``clock`` key (the arena's, in a game with a
+        clock), or None when it has none, or none of that shape."""
+        return move_times(self.record.get("clock"), len(self.moves))
 
     def states(self) -> Iterator[Step]:
         """The game from the deal again, one :class:`Step` per move (each with its own state copy)."""

@@ -1,4 +1,4 @@
-"""The ``uptown-game/1`` format's constants and its one error type (docs/GAME-RECORD.md)."""
+"""The ``uptown-game/1`` format's constants and its one error type (docs/reference/game-record.md)."""
 
 from __future__ import annotations
 

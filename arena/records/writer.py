@@ -287,9 +287,10 @@ def referee_members(
     time_limit: float | None,
     faults: Sequence[Mapping[str, Any]],
     extra: Mapping[str, Any],
+    clock: Mapping[str, Any] | None = None,
 ) -> str:
-    """The referee's keys as :func:`record_line`'s ``members`` text: ``bots``, ``time_limit``, ``faults``,
-    then ``extra``'s, exactly as :func:`dumps_line` writes them.
+    """The referee's keys as :func:`record_line`'s ``members`` text: ``bots``, ``time_limit``, ``clock``
+    (only when given), ``faults``, then ``extra``'s, exactly as :func:`dumps_line` writes them.
 
     ``bot_tails[s]`` is the JSON text of seat ``s``'s ``bots`` entry after its ``"seat"`` member
     (made once per bot, when it is prepared); ``time_limit`` None is written as null.
@@ -297,6 +298,7 @@ def referee_members(
     return "".join((
         '"bots":[', ",".join([f'{{"seat":{seat},{tail}' for seat, tail in enumerate(bot_tails)]),
         '],"time_limit":', "null" if time_limit is None else _encode_line(time_limit),
+        "" if clock is None else ',"clock":' + _encode_line(dict(clock)),
         ',"faults":', _encode_line(faults) if faults else "[]",
         "," + _encode_line(dict(extra))[1:-1] if extra else "",
     ))

@@ -60,7 +60,10 @@ _RC: dict[str, Any] = {
     "grid.alpha": 0.3,
     "axes.axisbelow": True,
 }
-INTERVAL = "95% interval (bootstrap over deals)"
+#: The legends name the interval each figure has: a win share's is Wilson's on the deals as clusters,
+#: a rating's comes from a bootstrap that resamples whole deals.
+SHARE_INTERVAL = "95% Wilson interval over deals"
+RATING_INTERVAL = "95% interval (bootstrap over deals)"
 
 log = logging.getLogger("arena.report.plots")
 
@@ -218,7 +221,7 @@ def win_share_plot(tables: Any, path: Path) -> bool:
             high = _numbers(standings, interval[1]) if interval else None
             deciding = k == 0
             label = f"{scoring}{' (decides wins and the order)' if deciding else ''}"
-            label += f", {INTERVAL}" if interval else ", no interval in the table"
+            label += f", {SHARE_INTERVAL}" if interval else ", no interval in the table"
             offset = (k - (len(found) - 1) / 2) * 0.2
             color = "tab:blue" if deciding else "tab:orange"
             ax.errorbar(
@@ -256,7 +259,7 @@ def rating_plot(tables: Any, path: Path) -> bool:
         figure = _figure(_width(len(names)), 5.0)
         ax = figure.add_subplot()
         ax.errorbar(x, value, yerr=_errors(value, low, high), fmt="o", color="tab:green", markersize=7, capsize=4,
-                    linewidth=1.5, label=f"{rating}, {INTERVAL}")
+                    linewidth=1.5, label=f"{rating}, {RATING_INTERVAL}")
         for xi, v in zip(x, value):
             if not math.isnan(v):
                 ax.annotate(f"{v:.0f}", (xi, v), textcoords="offset points", xytext=(-8, 0), ha="right", va="center",
@@ -391,7 +394,7 @@ def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str, 
         high = _numbers(seats, interval[1]) if interval else None
         x = seats["seat"].to_numpy(dtype=float) + (k - (len(columns) - 1) / 2) * width
         color = "tab:blue" if scoring == deciding else "tab:orange"
-        label = f"{scoring}{' (decides)' if scoring == deciding else ''}" + (f", {INTERVAL}" if interval else "")
+        label = f"{scoring}{' (decides)' if scoring == deciding else ''}" + (f", {SHARE_INTERVAL}" if interval else "")
         ax.bar(x, value, width * 0.9, yerr=_errors(value, low, high), capsize=3 if interval else 0, color=color,
                alpha=0.85 if scoring == deciding else 0.6, label=label)
         finite = np.isfinite(value)

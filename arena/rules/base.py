@@ -288,6 +288,12 @@ class BaseGameState:
         """M6: the seat to move passes (draws nothing); :class:`IllegalMove` (M4) while it has a legal move."""
         raise NotImplementedError
 
+    def set_next_draw(self, color: int, tile: int) -> None:
+        """The next tile ``color`` draws (M5) is ``tile``, one of its pile: the tiles above it in the pile move
+        down one place, in the order they were; ValueError for a tile not in the pile.  How a game whose
+        draws come from outside (OpenSpiel's chance nodes) hands the engine each draw."""
+        raise NotImplementedError
+
     def color_at(self, cell: int) -> int:
         """The color of the tile on ``cell``, or -1 if it is empty."""
         raise NotImplementedError

@@ -129,6 +129,8 @@ elif ENGINE == "native":
 else:
     GameState = _pure.GameState
 
+#: The native engine's MoveSet type (what its ``legal_moves`` returns); None with the pure engine.
+NativeMoveSet: Any = _native.MoveSet if ENGINE == "native" else None
 #: The mcts bot's tree search in C (bots/mcts.py: PySearch is the same in Python); None with the pure engine.
 NativeSearch: Any = _native.Search if ENGINE == "native" else None
 

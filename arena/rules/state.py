@@ -243,6 +243,23 @@ class GameState(BaseGameState):
         new._capturable = self._capturable[:]
         return new
 
+    def set_next_draw(self, color: int, tile: int) -> None:
+        """The next tile ``color`` draws is ``tile``; the tiles above it in its pile move down one place."""
+        if not isinstance(color, int) or not isinstance(tile, int):
+            raise TypeError(f"a color and a tile are ints, not {color!r} and {tile!r}")
+        if not 0 <= color < len(COLORS) or not 0 <= tile < N_TILES:
+            raise ValueError(f"no color {color} or no tile {tile}")
+        if not self._deals[color]:
+            raise ValueError(f"{COLORS[color]} is not in play")
+        deal, at = self._deals[color], self._drawn[color]
+        if tile not in deal[at:]:
+            raise ValueError(f"{COLORS[color]} cannot draw {tile} next: it is not in its pile")
+        where = deal.index(tile, at)
+        if where != at:
+            deals = list(self._deals)  # a new tuple: copies of this state share the old one
+            deals[color] = (*deal[:at], tile, *deal[at:where], *deal[where + 1:])
+            self._deals = tuple(deals)
+
     def playout(self, rng: SplitMix64, policy: str = "random") -> tuple[tuple[int, int, int], ...]:
         """Play a copy to the end with ``policy`` (``random`` or ``greedy``, :mod:`.playout`) drawing from
         ``rng``; each seat's ``(groups, captured_total, blockers_penalty)``.  The state is left as it was."""

@@ -21,6 +21,23 @@ from arena.rules.tiles import COLORS, N_TILES, color_index
 _tuple_new = tuple.__new__
 
 
+class TurnClock(NamedTuple):
+    """A seat's clock at its turn, as the referee tells it (numbers only: the rules read no clock).
+
+    ``time`` is how long this turn may take (the per-move limit plus the overage bank, at most
+    the clock's remaining time; ``inf`` for no limit); ``remaining`` is what is left on the game
+    clock before the turn (None: the game has no clock), ``increment`` what each answered turn
+    adds back, ``overage`` what is left of the bank (None: no bank) and ``moves_to_go`` the
+    seat's turns before its base time is added again (None: no periods).
+    """
+
+    time: float
+    remaining: float | None
+    increment: float
+    overage: float | None
+    moves_to_go: int | None
+
+
 class SeatView(NamedTuple):
     """The game as ``seat`` sees it: public facts plus its own rack(s), nothing more (S2).
 
@@ -56,6 +73,8 @@ class SeatView(NamedTuple):
     passes: int
     #: The seat's legal moves; empty when it is not its turn, it must pass, or the game is over.
     legal: MoveSet
+    #: The seat's clock at its turn, in a game with a clock or an overage bank; None otherwise.
+    clock: TurnClock | None = None
 
     @classmethod
     def of(cls, state: GameState, seat: int, legal: MoveSet | None = None, *,
@@ -226,7 +245,7 @@ class SeatView(NamedTuple):
 
 
 def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSettings,
-              captures: tuple[tuple[int, ...], ...]) -> SeatView:
+              captures: tuple[tuple[int, ...], ...], clock: TurnClock | None = None) -> SeatView:
     """The one place a :class:`SeatView` is put together: ``legal`` and ``captures`` are taken as given.
 
     For the referee's loop, which builds a view every turn: ``legal`` goes into
@@ -236,7 +255,8 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
     does to its MoveSet), and ``captures`` is
     the copy of ``state.captures`` made at the last capture.  Everything else
     is copied from ``state`` here; ``settings`` is the seat's own copy of the
-    settings.  :meth:`SeatView.of` is the general way in.
+    settings, and ``clock`` the seat's clock as the referee tells it (None: no clock).
+    :meth:`SeatView.of` is the general way in.
     """
     if type(legal) is not MoveSet:
         legal = MoveSet._of(legal.options, len(legal), legal.open_mask)
@@ -260,6 +280,7 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
         tuple(state.history),
         state.passes,
         legal,
+        clock,
     ))
 
 

@@ -23,6 +23,9 @@ def test_lists_installed_bots(cli):
     assert "  random  " in result.output or "  random" in result.output
     assert "Plays a legal move chosen uniformly at random." in result.output
     assert "from arena_bots.random_bot:RandomBot (uptown-arena " in result.output
+    # The footer names every kind of spec, programs in other languages too.
+    footer = " ".join(result.output.split("Play one with", 1)[1].split())
+    assert "package.module:Name" in footer and "path/to/file.py:Name" in footer and "exec:COMMAND" in footer
 
 
 def test_lists_bots_with_options_and_broken_plugins_with_reasons(cli, monkeypatch):

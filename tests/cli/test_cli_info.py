@@ -53,12 +53,19 @@ def test_info_says_version_python_engine_sandbox_and_extras(run) -> None:
     assert sys.executable in info["python"]
     assert "rules engine: " + info["rules engine"] == native.engine_line()
     assert info["sandbox"].split(":")[0] == walls() and walls() in LEVELS
-    for extra, module in (("dask", "distributed"), ("playwright", "playwright")):
+    for extra, module in (("dask", "distributed"), ("playwright", "playwright"), ("mkdocs-material", "mkdocs-material")):
         try:
             expected = importlib.metadata.version(module)
         except importlib.metadata.PackageNotFoundError:
             expected = "not installed"
         assert expected in info[extra], (extra, info[extra])
+    for extra, distributions in (("openspiel", ("open-spiel",)), ("rl", ("pettingzoo", "gymnasium"))):
+        for distribution in distributions:
+            try:
+                expected = f"{distribution} {importlib.metadata.version(distribution)}"
+            except importlib.metadata.PackageNotFoundError:
+                expected = f"{distribution} missing"
+            assert expected in info[extra], (extra, info[extra])
 
 
 def test_info_names_the_native_engine_when_it_is_built(run) -> None:

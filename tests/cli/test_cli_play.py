@@ -274,8 +274,9 @@ def test_probe_shows_what_a_program_declares(cli):
     assert lines[lines.index("  options:") + 1] == "    captures=true"
     # A Python bot: its options' values with their ranges and docs, each on a line.
     at = lines.index("    iterations=7 (at least 0): iterations per move, 0 for no iteration budget")
-    assert [line.split("=")[0].strip() for line in lines[at:at + 8]] == [
-        "iterations", "seconds", "exploration", "candidates", "widening", "widen_root", "playout", "engine"]
+    assert [line.split("=")[0].strip() for line in lines[at:at + 9]] == [
+        "iterations", "seconds", "clock_share", "exploration", "candidates", "widening", "widen_root", "playout",
+        "engine"]
     bad = cli.invoke(main, ["bots", "--probe", "exec:true"])
     assert bad.exit_code == 1 and bad.output.strip().splitlines() == [
         "Error: bot 'exec:true': true: ended before answering hello: exit code 0"]

@@ -1,7 +1,8 @@
-"""The commands' ``--help`` and the README's command reference say the same thing.
+"""The commands' ``--help`` and the pages that describe them say the same thing.
 
-Every option the README gives a command exists in that command; every option of a command is
-in the README; a default the README states is click's.  And the help says what the code does.
+Every option the README and the site give a command exists in that command; every option of a
+command is in them; a default a page states is click's.  And the help says what the code does.
+(The site's command reference, docs/reference/cli.md, is generated from the Click definitions.)
 """
 
 from __future__ import annotations
@@ -15,17 +16,22 @@ import pytest
 from arena.cli import COMMANDS, main
 from arena.play.referee import DEFAULT_TIME_LIMIT
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The README and every page of the site, as one text: where a command is written out.
+EVERYWHERE = "\n".join([README, *(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md")))])
 
-#: The README sections that are each command's reference (besides every `arena CMD ...` written out).
-SECTIONS = {
-    "play": ["Playing a game"],
-    "replay": ["Replaying a game"],
-    "view": ["Watching a game"],
+#: The pages (and their ``## `` sections; None: the whole page) that describe each command's options, in prose
+#: (besides every `arena CMD ...` written out anywhere).
+SECTIONS: dict[str, list[tuple[str, str | None]]] = {
+    "play": [("tutorials/first-game.md", "Playing a game")],
+    "replay": [("how-to/reproduce-a-game.md", "Replay a record")],
+    "view": [("how-to/reproduce-a-game.md", "Watch it in a browser")],
     "bots": [],
-    "run": ["Running a tournament", "Resume"],
-    "report": ["Report"],
-    "match": ["Matches"],
+    "run": [("tutorials/first-tournament.md", "Options of `arena run`"), ("how-to/resume.md", None)],
+    "report": [("how-to/reports-and-plots.md", None)],
+    "match": [("tutorials/first-sprt.md", None)],
+    "docs": [],
     "info": [],
 }
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
@@ -56,9 +62,12 @@ def default(param: click.Option) -> object:
     return None if value is None or type(value).__name__ == "Sentinel" else value
 
 
-def section(heading: str) -> str:
-    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", README, re.MULTILINE | re.DOTALL)
-    assert match, heading
+def section(page: str, heading: str | None) -> str:
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    if heading is None:
+        return text
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
+    assert match, (page, heading)
     return match.group(1)
 
 
@@ -70,9 +79,9 @@ def code_lines(text: str) -> list[str]:
 
 
 def invoked(name: str) -> set[str]:
-    """The options written after ``arena NAME`` anywhere in the README's code."""
+    """The options written after ``arena NAME`` anywhere in the code of the README and the site."""
     found = set()
-    for line in code_lines(README):
+    for line in code_lines(EVERYWHERE):
         for match in _INVOCATION.finditer(line):
             if match.group(1) == name:
                 found.update(_OPTION.findall(match.group(2).split("#")[0]))
@@ -82,8 +91,8 @@ def invoked(name: str) -> set[str]:
 def described(name: str) -> dict[str, str | None]:
     """The options the command's sections name in their prose, with the default said after each (or None)."""
     found: dict[str, str | None] = {}
-    for heading in SECTIONS[name]:
-        text = re.sub(r"^```[a-z]*\n.*?^```", "", section(heading), flags=re.MULTILINE | re.DOTALL)
+    for page, heading in SECTIONS[name]:
+        text = re.sub(r"^```[a-z]*\n.*?^```", "", section(page, heading), flags=re.MULTILINE | re.DOTALL)
         for line in text.splitlines():
             # Options inside a written-out command belong to that command (`arena bots --probe`).
             line = re.sub(r"`[^`]*\barena \w+[^`]*`", "", line)
@@ -99,18 +108,18 @@ def described(name: str) -> dict[str, str | None]:
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_option_the_readme_gives_exists(name):
+def test_every_option_the_docs_give_exists(name):
     options = long_options(name)
     mentioned = invoked(name) | set(described(name))
     unknown = sorted(mentioned - set(options) - {"--help"})
-    assert not unknown, f"README gives arena {name} options it does not have: {unknown}"
+    assert not unknown, f"the docs give arena {name} options it does not have: {unknown}"
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_option_is_in_the_readme(name):
+def test_every_option_is_in_the_docs(name):
     mentioned = invoked(name) | set(described(name))
     missing = sorted(set(long_options(name)) - mentioned)
-    assert not missing, f"arena {name} options the README does not mention: {missing}"
+    assert not missing, f"arena {name} options the docs do not mention: {missing}"
 
 
 def _same(said: str, default: object) -> bool:
@@ -123,14 +132,14 @@ def _same(said: str, default: object) -> bool:
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_the_readme_s_defaults_are_click_s(name):
+def test_the_docs_defaults_are_click_s(name):
     said_in_readme = described(name)
     for option, param in long_options(name).items():
         if param.is_flag or param.multiple or default(param) is None:
             continue
         said = said_in_readme.get(option)
-        assert said is not None, f"README does not say the default of arena {name} {option} ({default(param)})"
-        assert _same(said, default(param)), f"arena {name} {option}: README says {said!r}, click {default(param)!r}"
+        assert said is not None, f"the docs do not say the default of arena {name} {option} ({default(param)})"
+        assert _same(said, default(param)), f"arena {name} {option}: the docs say {said!r}, click {default(param)!r}"
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
@@ -160,5 +169,5 @@ def test_every_help_works(name, cli):
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_command_is_in_the_readme(name):
-    assert any(m.group(1) == name for line in code_lines(README) for m in _INVOCATION.finditer(line)), name
+def test_every_command_is_in_the_docs(name):
+    assert any(m.group(1) == name for line in code_lines(EVERYWHERE) for m in _INVOCATION.finditer(line)), name

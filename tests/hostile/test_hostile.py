@@ -380,7 +380,7 @@ def test_results_file_spy_reads_nothing_of_the_tournament_being_written(file_spy
 @pytest.mark.parametrize("name, kind", SPIES, ids=["gc_get_objects", "frame_walking", "module_globals"])
 @pytest.mark.slow
 def test_none_isolation_spy_does_find_the_piles(capfd, name, kind):
-    """Documents the README's warning (isolation ``none`` is for trusted code): in process, the same spies
+    """Documents the warning of docs/how-to/isolation.md (isolation ``none`` is for trusted code): in process, the same spies
     read every pile.  So the spies above are not blind: it is the walls that leave them nothing to see."""
     import arena.play.referee
 
@@ -746,7 +746,7 @@ def test_none_isolation_closing_the_workers_descriptors_is_played_again_isolated
 @pytest.mark.slow
 def test_kill_parent_under_the_rlimits_walls_stops_the_run_in_one_line_and_keeps_what_is_stored(tmp_path):
     """``ARENA_SANDBOX=rlimits`` (no namespaces to be had): a bot runs as the referee's user and can signal
-    it, as the README says.  Its worker dies, and so does the one that plays its game again isolated; the
+    it, as docs/tutorials/first-tournament.md says.  Its worker dies, and so does the one that plays its game again isolated; the
     run then stops with one line naming that game, every game stored so far is kept and valid, and the
     run can be resumed.  What it can never do is leave wrong results."""
     path = write_tournament(tmp_path, [{"name": "hostile", "bot": f"{HOSTILE}:KillParentBot"}] + OTHERS)

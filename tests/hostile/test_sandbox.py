@@ -197,7 +197,7 @@ def test_kill_ends_everything_it_started_and_removes_its_folder(level):
     while _running(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     if level == "rlimits":
-        # Without namespaces or cgroups a program that left its session is out of reach: the README says so.
+        # Without namespaces or cgroups a program that left its session is out of reach: docs/explanation/sandbox.md says so.
         for pid in _pids(marker):
             os.kill(pid, 9)
     else:

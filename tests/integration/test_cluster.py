@@ -348,3 +348,28 @@ def test_tasks_hold_a_tenth_of_a_second_of_play_at_least_when_there_are_games_en
     assert task_size(100_000, 2, 0.01) == 50  # half a second of play
     assert task_size(100_000, 2, 1.0) == 1
     assert task_size(80, 2, 0.001) == 10  # at least four tasks per worker
+
+
+def _without_times(found: tuple[list[list[str]], dict[str, str]]) -> tuple[list[list[str]], dict[str, dict]]:
+    """games.csv and the records with each move's time left out of their clock key (it differs run to run)."""
+    rows, lines = found
+    games = {}
+    for game_id, line in lines.items():
+        record = json.loads(line)
+        clock = record["clock"]
+        assert len(clock.pop("used")) == len(clock.pop("left")) == len(clock.pop("bank")) == len(record["moves"])
+        games[game_id] = record
+    return rows, games
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("isolation", ["none", "process"])
+def test_clocks_hold_on_workers_started_by_hand(tmp_path, scheduler, write_tournament, run, local_results, isolation):
+    file = write_tournament(
+        f'name = "clocked"\nplayers = 2\ndeals = 2\nseed = 7\ntime_limit = 5\nclock = "30+0.5"\noverage = 2\n'
+        f'isolation = "{isolation}"\n[[entrants]]\nbot = "random"\n[[entrants]]\nbot = "greedy"\n', "clocked.toml")
+    result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    on_cluster = _without_times(results(tmp_path / "dask"))
+    assert on_cluster == _without_times(local_results(file))
+    assert {json.dumps(r["clock"]) for r in on_cluster[1].values()} == {'{"control": "30+0.5", "overage": 2.0}'}

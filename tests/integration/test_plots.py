@@ -333,3 +333,22 @@ def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path, run_cli, wri
     assert run_cli(*args, "--overwrite").exit_code == 0
     assert not (out / "llr.png").exists()
     assert_picture(out / "seats.png")
+
+
+@pytest.mark.slow
+def test_each_legend_names_the_interval_its_figure_has(tables, tmp_path, monkeypatch):
+    # A win share's interval is Wilson's over deals; only the rating's comes from the deal bootstrap.
+    import arena.report.plots as plots
+
+    legends: dict[str, list[str]] = {}
+
+    def keep(figure, path):
+        legends[path.name] = [text.get_text() for ax in figure.axes if ax.get_legend()
+                              for text in ax.get_legend().get_texts()]
+
+    monkeypatch.setattr(plots, "_save", keep)
+    write_plots(tmp_path, tables)
+    shares = [label for label in legends["win_share.png"] if "interval" in label]
+    assert shares and all("Wilson" in label for label in shares), legends["win_share.png"]
+    assert not any("bootstrap" in label for label in legends["win_share.png"] + legends["seats.png"])
+    assert any("bootstrap over deals" in label for label in legends["rating.png"]), legends["rating.png"]

@@ -1,6 +1,6 @@
 """The bot protocol uptown-bot/1: messages written and read, views rebuilt exactly, the transcript in docs.
 
-Regenerate docs/protocol-transcript.md after a deliberate change with
+Regenerate docs/reference/protocol-transcript.md after a deliberate change with
 ``python tests/integration/test_protocol.py --regenerate``.
 """
 
@@ -32,7 +32,7 @@ from arena.isolation.protocol import (
 from arena.rules import PASS, GameSettings, GameState, Move, SeatView, deal, derived_random
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSCRIPT = ROOT / "docs" / "protocol-transcript.md"
+TRANSCRIPT = ROOT / "docs" / "reference" / "protocol-transcript.md"
 EXAMPLE = ROOT / "examples" / "protocol" / "random_bot.py"
 
 

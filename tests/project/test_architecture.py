@@ -29,11 +29,13 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.tournament.plan",),
     ("arena.play",),
     ("arena.isolation",),
+    ("arena.envs",),
     ("arena.display",),
     ("arena.records",),
     ("arena.bots",),
     ("arena.plugins",),
     ("arena.api",),
+    ("arena.spaces",),
     ("arena.rules",),
     ("arena",),
 ]

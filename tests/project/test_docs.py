@@ -1,5 +1,5 @@
 """The project's own documents: the rules with every id the tests and the engine name, the record
-format with every key the arena writes, and a README that links to them."""
+format with every key the arena writes, a README that links to them, and a site whose links resolve."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from arena.play.referee import play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+REFERENCE = DOCS / "reference"
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 # A rule id is a capital letter and a digit, the way cells are written too (B1 is a cell and a rule),
@@ -53,7 +54,7 @@ def rule_ids_named_in(text: str) -> set[str]:
 
 
 def defined_rule_ids() -> set[str]:
-    return set(_DEFINED.findall((DOCS / "RULES.md").read_text(encoding="utf-8")))
+    return set(_DEFINED.findall((REFERENCE / "rules.md").read_text(encoding="utf-8")))
 
 
 def test_the_rule_id_finder_reads_ids_and_skips_cells() -> None:
@@ -78,7 +79,7 @@ def test_every_rule_id_the_tests_name_is_defined_in_docs_rules() -> None:
             named.setdefault(rule, []).append(path.name)
     assert {"B1", "M3", "C2", "E3", "S2", "T2"} <= set(named)  # the finder finds them at all
     missing = {rule: files for rule, files in named.items() if rule not in defined_rule_ids()}
-    assert not missing, f"rule ids named in tests/ but not defined in docs/RULES.md: {missing}"
+    assert not missing, f"rule ids named in tests/ but not defined in docs/reference/rules.md: {missing}"
 
 
 def test_every_rule_id_the_engine_cites_is_defined_in_docs_rules() -> None:
@@ -91,7 +92,7 @@ def test_every_rule_id_the_engine_cites_is_defined_in_docs_rules() -> None:
 
 
 def test_docs_rules_defines_each_id_once_in_order() -> None:
-    text = (DOCS / "RULES.md").read_text(encoding="utf-8")
+    text = (REFERENCE / "rules.md").read_text(encoding="utf-8")
     ids = _DEFINED.findall(text)
     assert len(ids) == len(set(ids))
     for letter in "BTSMEC":
@@ -105,11 +106,11 @@ _KEY_ROW = re.compile(r"^\| `([a-z_]+)`", re.MULTILINE)
 
 
 def described_keys(section: str) -> set[str]:
-    """The keys listed in the table under the heading ``section`` of docs/GAME-RECORD.md."""
-    text = (DOCS / "GAME-RECORD.md").read_text(encoding="utf-8")
+    """The keys listed in the table under the heading ``section`` of docs/reference/game-record.md."""
+    text = (REFERENCE / "game-record.md").read_text(encoding="utf-8")
     parts = re.split(r"^#+ ", text, flags=re.MULTILINE)
     bodies = [p for p in parts if p.splitlines()[:1] == [section]]
-    assert bodies, f"docs/GAME-RECORD.md has no section {section!r}"
+    assert bodies, f"docs/reference/game-record.md has no section {section!r}"
     return set(_KEY_ROW.findall(bodies[0]))
 
 
@@ -162,42 +163,43 @@ def test_every_key_of_a_tournament_record_is_described(tmp_path: Path, cli, writ
         assert set(record["tournament"]) <= described_keys("Tournament")
 
 
-# -- links ------------------------------------------------------------------------------------------
+# -- links ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["RULES.md", "GAME-RECORD.md", "BOTS.md"])
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("name", ["rules.md", "game-record.md", "bots.md", "protocol.md"])
 def test_the_readme_links_the_project_s_own_documents(name: str) -> None:
-    assert (DOCS / name).is_file()
-    assert f"](docs/{name})" in README
+    assert (REFERENCE / name).is_file()
+    assert f"](docs/reference/{name})" in README
 
 
 def test_the_readme_sends_nobody_to_documents_the_repository_does_not_have() -> None:
     assert "shared documents" not in README
-    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README):
+    for target in _LINK.findall(README):
         if "://" not in target:
             assert (ROOT / target).exists(), target
-    # Where the README names one of the documents as `NAME.md`, it links to the file in docs/.
-    for name in ("RULES.md", "GAME-RECORD.md", "BOTS.md"):
-        for match in re.finditer(re.escape(f"`{name}`"), README):
-            assert README[match.end():].startswith(f"](docs/{name})"), README[match.start() - 40:match.end() + 20]
 
 
-@pytest.mark.parametrize("name", ["RULES.md", "GAME-RECORD.md", "BOTS.md", "PROTOCOL.md"])
-def test_the_documents_link_only_to_files_that_exist(name: str) -> None:
-    path = DOCS / name
-    text = path.read_text(encoding="utf-8")
-    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+@pytest.mark.parametrize("path", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_the_pages_link_only_to_pages_and_files_of_the_site(path: Path) -> None:
+    # mkdocs build --strict checks the anchors too; this needs no docs extra.
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+    for target in _LINK.findall(text):
         if "://" not in target:
-            assert (path.parent / target).exists(), f"{name}: {target}"
+            found = (path.parent / target).resolve()
+            assert found.exists() and found.is_relative_to(DOCS.resolve()), f"{path.relative_to(ROOT)}: {target}"
+            assert "README" not in target, f"{path.relative_to(ROOT)}: {target}"
 
 
 # -- the bot author's guide -------------------------------------------------------------------------
 
 def test_the_bot_guide_s_sessions_give_what_they_show() -> None:
-    text = (DOCS / "BOTS.md").read_text(encoding="utf-8")
+    text = (REFERENCE / "bots.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```pycon\n(.*?)```", text, flags=re.DOTALL)
     assert len(blocks) >= 3
     # One session through the whole page: later blocks use what earlier ones made.
-    test = doctest.DocTestParser().get_doctest("".join(blocks), {}, "docs/BOTS.md", str(DOCS / "BOTS.md"), 0)
+    test = doctest.DocTestParser().get_doctest("".join(blocks), {}, "docs/reference/bots.md", str(REFERENCE / "bots.md"), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     output: list[str] = []
     runner.run(test, out=output.append)
@@ -205,9 +207,31 @@ def test_the_bot_guide_s_sessions_give_what_they_show() -> None:
 
 
 def test_the_bot_guide_s_imports_are_the_public_ones() -> None:
-    text = (DOCS / "BOTS.md").read_text(encoding="utf-8")
+    text = (REFERENCE / "bots.md").read_text(encoding="utf-8")
     for block in re.findall(r"```(?:python|pycon)\n(.*?)```", text, flags=re.DOTALL):
         assert "geometry" not in block and "arena.rules.tiles" not in block and "arena.rules.state" not in block
     block = re.search(r"```python\n(from arena.rules import \(.*?\))\n```", text, flags=re.DOTALL)
     assert block, "the guide lists what arena.rules exports for bots"
     exec(block.group(1), {})
+
+
+# -- exit statuses ----------------------------------------------------------------------------------
+
+def exit_status_examples() -> list[tuple[int, str]]:
+    """(status, command) of every row of docs/reference/exit-statuses.md that gives an example."""
+    text = (REFERENCE / "exit-statuses.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \|.*\| `(arena [^`]+)` \|$", text, flags=re.MULTILINE)
+    return [(int(status), command) for status, command in rows]
+
+
+def test_the_exit_status_table_gives_examples() -> None:
+    assert {status for status, _ in exit_status_examples()} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("status, command", exit_status_examples())
+def test_each_exit_status_example_exits_with_its_status(status: int, command: str, cli) -> None:
+    result = cli.invoke(main, command.split()[1:])
+    assert result.exit_code == status, result.output
+    if status:  # one error line (Click puts the usage before a usage error's)
+        lines = result.output.strip().splitlines()
+        assert lines[-1].startswith("Error: ") and sum(line.startswith("Error") for line in lines) == 1

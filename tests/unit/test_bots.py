@@ -186,7 +186,7 @@ def test_module_in_the_current_folder_can_be_named(monkeypatch):
     "ref, message",
     [
         ("no_such_bot",
-         "unknown bot \\(known bots: .*random.*; or give package.module:Name or path/to/file.py:Name\\)"),
+         "unknown bot \\(known bots: .*random.*; or give package.module:Name, path/to/file.py:Name or exec:COMMAND\\)"),
         ("no_such_module.sub:Bot", "no module named 'no_such_module'"),
         ("bots.no_such_module:Bot", "no module named 'bots.no_such_module'"),
         ("arena_bots.random_bot:NoSuchBot", "arena_bots.random_bot has no class 'NoSuchBot'"),

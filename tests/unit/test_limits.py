@@ -162,9 +162,9 @@ def test_workers_on_the_command_line(tmp_path, value, cli, write_tournament):
 
 def test_the_documented_maximums_are_the_code_s():
     root = Path(__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    tournaments = (root / "tournaments" / "README.md").read_text(encoding="utf-8")
-    for text in (readme, tournaments):
+    play = (root / "docs" / "tutorials" / "first-game.md").read_text(encoding="utf-8")
+    tournaments = (root / "docs" / "reference" / "tournament-file.md").read_text(encoding="utf-8")
+    for text in (play, tournaments):
         assert f"at most {limits.MAX_TIME_LIMIT:g}" in text
     assert f"at most {limits.MAX_DEALS:,}" in tournaments
     assert f"{limits.MIN_MEMORY_MB} to {limits.MAX_MEMORY_MB:,}" in tournaments

@@ -74,7 +74,7 @@ def ranged(request, tmp_path: Path) -> str:
 @pytest.mark.parametrize("text, message", [
     ("mcts:playout=bogus", "option 'playout' must be one of greedy, random, not 'bogus'"),
     ("mcts:iterations=-5", "option 'iterations' must be at least 0, not -5"),
-    ("mcts:iterations=0", "options: set an iteration budget (iterations), a time budget (seconds), or both"),
+    ("mcts:iterations=0", "options: set an iteration budget (iterations), a time budget (seconds or clock_share), or both"),
     ("mcts:candidates=-1", "option 'candidates' must be at least 0, not -1"),
     ("mcts:exploration=-0.5", "option 'exploration' must be at least 0, not -0.5"),
     ("lookahead:width=-1", "option 'width' must be at least 0, not -1"),
@@ -265,8 +265,10 @@ def test_the_names_a_bot_author_imports():
 def test_ranges_and_docs_in_arena_bots(cli):
     result = cli.invoke(main, ["bots"])
     assert result.exit_code == 0
-    assert "\n               iterations=600 (at least 0): iterations per move, 0 for no iteration budget\n" in result.output
-    assert "\n               playout=greedy (one of greedy, random): how a playout picks its moves\n" in result.output
+    # Indented under the bot's name, as wide as the longest name listed.
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "iterations=600 (at least 0): iterations per move, 0 for no iteration budget" in lines
+    assert "playout=greedy (one of greedy, random): how a playout picks its moves" in lines
 
 
 # -- the commands -----------------------------------------------------------------------
@@ -276,7 +278,7 @@ def test_ranges_and_docs_in_arena_bots(cli):
 @pytest.mark.parametrize("bot, message", [
     ("mcts:playout=bogus", "bot 'mcts': option 'playout' must be one of greedy, random, not 'bogus'"),
     ("mcts:iterations=0", "bot 'mcts': options: set an iteration budget (iterations), a time budget "
-                          "(seconds), or both"),
+                          "(seconds or clock_share), or both"),
 ])
 def test_arena_play_refuses_bad_options_in_one_line(tmp_path, isolation, bot, message, cli):
     record = tmp_path / "game.json"

@@ -240,6 +240,8 @@ static PyMethodDef moveset_methods[] = {
      "The legal cells of a tile of a color (a bitboard)."},
     {"targets", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL, "The old name of targets_mask."},
     {"copy", (PyCFunction)moveset_copy, METH_NOARGS, "A MoveSet of its own over the same moves."},
+    {"_action_ids", (PyCFunction)moveset_action_ids, METH_NOARGS, NULL},
+    {"_action_mask_into", (PyCFunction)moveset_action_mask_into, METH_O, NULL},
     {"__reduce__", (PyCFunction)moveset_reduce, METH_NOARGS, NULL},
     {NULL}};
 

@@ -47,5 +47,10 @@ int rng_set(PyObject *rng, uint64_t x);
 int read_policy(PyObject *policy);
 PyObject *new_move(int color, int tile, int cell);
 MoveSetObject *moveset_of(const Moves *m);
+/* spaces.c: action ids, masks and observations (arena.spaces) and the OpenSpiel game's redeal. */
+PyObject *moveset_action_ids(MoveSetObject *self, PyObject *unused);
+PyObject *moveset_action_mask_into(MoveSetObject *self, PyObject *out);
+PyObject *state_observe_into(StateObject *self, PyObject *args);
+PyObject *state_set_next_draw(StateObject *self, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -149,7 +149,7 @@ static PyObject *state_copy(StateObject *self, PyObject *unused) {
     new->core = self->core;
     Py_INCREF(self->settings);
     new->settings = self->settings;
-    Py_INCREF(self->deals);
+    Py_XINCREF(self->deals);
     new->deals = self->deals;
     new->history = PyList_GetSlice(self->history, 0, PY_SSIZE_T_MAX);
     if (!new->history) {
@@ -485,7 +485,11 @@ static PyObject *get_to_move(StateObject *self, void *c_) { return PyLong_FromLo
 static PyObject *get_passes(StateObject *self, void *c_) { return PyLong_FromLong(self->core.passes); }
 static PyObject *get_over(StateObject *self, void *c_) { return PyBool_FromLong(self->core.over); }
 static PyObject *get_settings(StateObject *self, void *c_) { return Py_NewRef(self->settings); }
-static PyObject *get_deals(StateObject *self, void *c_) { return Py_NewRef(self->deals); }
+/* The deals tuple is made again when set_next_draw has changed a deal (it leaves NULL). */
+static PyObject *get_deals(StateObject *self, void *c_) {
+    if (!self->deals && !(self->deals = deals_tuple(&self->rules, &self->core))) return NULL;
+    return Py_NewRef(self->deals);
+}
 static PyObject *get_history(StateObject *self, void *c_) { return Py_NewRef(self->history); }
 
 static PyGetSetDef state_getset[] = {
@@ -518,6 +522,9 @@ static PyMethodDef state_methods[] = {
     {"capturable_mask", (PyCFunction)state_capturable_mask, METH_O, "M3: the tiles of a color that may be captured (a bitboard)."},
     {"_keys", (PyCFunction)state_keys, METH_NOARGS, NULL},
     {"_set", (PyCFunction)state_set, METH_VARARGS, NULL},
+    {"_observe_into", (PyCFunction)state_observe_into, METH_VARARGS, NULL},
+    {"set_next_draw", (PyCFunction)(void (*)(void))state_set_next_draw, METH_FASTCALL,
+     "The next tile a color draws is this one; the tiles above it in its pile move down one place."},
     {"playout", (PyCFunction)(void (*)(void))state_playout, METH_VARARGS | METH_KEYWORDS,
      "Play a copy to the end with a policy and a SplitMix64; per seat (groups, captured, penalty)."},
     {NULL}};

@@ -130,7 +130,7 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) ->
     if missing:
         from arena.play.referee import Referee
 
-        referee = Referee(config.time_limit, isolation=config.isolation)
+        referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
         try:
             prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in missing])
         finally:
@@ -234,7 +234,7 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         if entrant.command is not None and not os.path.isdir(entrant.folder()):
             where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
             raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
-    referee = Referee(config.time_limit, isolation=config.isolation)
+    referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
     walls: dict[str, str] = {}
     index = 0
     try:

@@ -382,7 +382,7 @@ def _records_hold_data(out: Path) -> bool:
 
 
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
-    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "format",
+    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "format",
                         "challengers", "pool", "max_tables", "entrants")
             if getattr(a, k) != getattr(b, k)]
     return ", ".join(keys) or "content"

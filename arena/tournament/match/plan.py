@@ -8,7 +8,6 @@ or ``max_games`` (rounded up to whole deals) are counted: then the verdict is
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import shlex
@@ -17,10 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.play import ranges as limits
+from arena.play.clock import parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.stats.sprt import SprtParameters
 from arena.tournament.folder.files import MATCH_FILE
-from arena.tournament.plan.config import ConfigError, TournamentConfig, _default_name, default_seating, parse_config
+from arena.tournament.plan.config import (
+    ConfigError,
+    TournamentConfig,
+    _default_name,
+    default_seating,
+    parse_config,
+    toml_string,
+)
 from arena.tournament.plan.seating import seatings
 
 #: ``--max-games`` when not given.
@@ -73,11 +80,6 @@ def parse_sprt(text: str, players: int) -> SprtParameters:
         raise MatchError(f"--sprt: {str(exc).removeprefix('SPRT ')}") from None
 
 
-def _toml_string(text: str) -> str:
-    """``text`` as a TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
 def _short_spec(spec: str) -> str:
     """A spec without the folders and file of a ``path/file.py:Name`` or ``module:Name`` ref (``Name:p=0.5``)."""
     from arena.plugins.specs import EXEC_PREFIX, BotError, split_bot_spec
@@ -125,6 +127,9 @@ class MatchPlan:
     scoring: str = "uptown"
     time_limit: float = DEFAULT_TIME_LIMIT
     isolation: str = "process"
+    #: The game clock (``60+0.5``) and overage bank of every seat (None: none).
+    clock: str | None = None
+    overage: float | None = None
     names: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -148,6 +153,12 @@ class MatchPlan:
             limits.time_limit(self.time_limit)
         except limits.LimitError as exc:
             raise MatchError(f"--time-limit: {exc}") from None
+        for option, check, value in (("--clock", parse_clock, self.clock), ("--overage", parse_overage, self.overage)):
+            try:
+                if value is not None:
+                    check(value)
+            except limits.LimitError as exc:
+                raise MatchError(f"{option}: {exc}") from None
         if not self.names:
             object.__setattr__(self, "names", entrant_names(self.specs))
 
@@ -204,18 +215,20 @@ class MatchPlan:
         lines = [
             f"# arena match {self.describe()}",
             f"# {self.names[0]} (the first entrant) is A, the challenger; the test and its verdict are in {MATCH_FILE}.",
-            f"name = {_toml_string(self.name)}",
+            f"name = {toml_string(self.name)}",
             f"players = {self.players}",
             f"deals = {self.deals if deals is None else deals}",
             f"seed = {self.seed}",
-            f"scoring = {_toml_string(self.scoring)}",
+            f"scoring = {toml_string(self.scoring)}",
             f"time_limit = {float(self.time_limit)!r}",
+            *([] if self.clock is None else [f"clock = {toml_string(self.clock)}"]),
+            *([] if self.overage is None else [f"overage = {float(self.overage)!r}"]),
             # two players: the two rotations, which are the balanced design (the same games and ids)
-            "rotate = true" if self.players == 2 else f"seating = {_toml_string(self.seating)}",
-            f"isolation = {_toml_string(self.isolation)}",
+            "rotate = true" if self.players == 2 else f"seating = {toml_string(self.seating)}",
+            f"isolation = {toml_string(self.isolation)}",
         ]
         for name, spec in zip(self.names, self.specs):
-            lines += ["", "[[entrants]]", f"name = {_toml_string(name)}", f"bot = {_toml_string(spec)}"]
+            lines += ["", "[[entrants]]", f"name = {toml_string(name)}", f"bot = {toml_string(spec)}"]
         return "\n".join(lines) + "\n"
 
     def config(self, deals: int | None = None) -> TournamentConfig:

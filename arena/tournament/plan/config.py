@@ -1,6 +1,6 @@
 """Tournament files: TOML, read with :mod:`tomllib` and checked key by key.
 
-A tournament file looks like this (tournaments/README.md is the reference)::
+A tournament file looks like this (docs/reference/tournament-file.md is the reference)::
 
     name = "quickstart"
     players = 4
@@ -8,6 +8,8 @@ A tournament file looks like this (tournaments/README.md is the reference)::
     seed = 2024
     scoring = "uptown"
     time_limit = 5.0
+    clock = "60+0.5"        # optional: a game clock per seat (base+increment seconds)
+    overage = 10            # optional: seconds a bot may spend past time_limit over a game
     seating = "balanced"
 
     [[entrants]]
@@ -25,6 +27,7 @@ file, the key and the reason.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -37,6 +40,7 @@ from typing import Any, TypeVar
 
 from arena.api.options import format_option
 from arena.play import ranges as limits
+from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.referee import ISOLATIONS
 from arena.rules.state import PENALTIES, SCORINGS
@@ -48,10 +52,11 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 
 TOP_KEYS = (
-    "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "seating", "rotate", "format",
+    "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "overage", "seating", "rotate",
+    "format",
     "challengers", "pool", "max_tables", "isolation", "entrants",
 )
-#: The ways a tournament makes its tables (tournaments/README.md, "The schedule").
+#: The ways a tournament makes its tables (docs/reference/tournament-file.md, "The schedule").
 TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -163,6 +168,8 @@ class TournamentConfig:
     scoring: str = "uptown"
     penalty: str = "color"
     time_limit: float = DEFAULT_TIME_LIMIT
+    #: Every seat's game clock and overage bank (:mod:`arena.play.clock`; falsy: none).
+    clock: TimeControl = NO_CLOCK
     #: The seating design every deal is played in (:mod:`.seating`).
     seating: str = "balanced"
     #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).
@@ -319,6 +326,7 @@ def parse_config(
     scoring = _choice(source, "scoring", data.get("scoring", "uptown"), SCORINGS)
     penalty = _choice(source, "penalty", data.get("penalty", "color"), PENALTIES)
     time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
+    clock = _clock(source, data)
     seating = _seating(source, data, players)
     tournament_format = _choice(source, "format", data.get("format", "round-robin"), TOURNAMENT_FORMATS)
     max_tables = data.get("max_tables")
@@ -347,9 +355,17 @@ def parse_config(
     challengers, pool = _gauntlet(source, data, tournament_format, players, names)
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=time_limit, seating=seating, format=tournament_format,
+        scoring=scoring, penalty=penalty, time_limit=time_limit, clock=clock, seating=seating, format=tournament_format,
         challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
     )
+
+
+def _clock(source: str, data: dict[str, Any]) -> TimeControl:
+    """The ``clock`` and ``overage`` keys as one time control (either may be left out)."""
+    base, increment, moves = (None, 0.0, None) if "clock" not in data else \
+        _checked(source, "clock", parse_clock, data["clock"])
+    overage = 0.0 if "overage" not in data else _checked(source, "overage", parse_overage, data["overage"])
+    return TimeControl(base, increment, moves, overage)
 
 
 def default_seating(players: int) -> str:
@@ -434,6 +450,29 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+
+
+def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:
+    """A tournament file's text with its ``clock`` and ``overage`` given anew (None: as the file says): the
+    new keys first, the file's own commented out.  The text is the one the results folder keeps, so a
+    ``--resume`` plays on with the same clocks."""
+    given = {key: value for key, value in (("clock", clock), ("overage", overage)) if value is not None}
+    if not given:
+        return text
+    head = [f"{key} = {toml_string(value) if isinstance(value, str) else repr(float(value))}"
+            "  # given on the command line\n" for key, value in given.items()]
+    lines, top = [], True
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        top = top and not stripped.startswith("[")
+        key = re.match(r"(\w+)\s*=", stripped)
+        lines.append(f"# {line}" if top and key and key.group(1) in given else line)
+    return "".join(head + lines)
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:

@@ -283,7 +283,7 @@ def _play(
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
     settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
     init_args = (settings, str(logs.path), logging.INFO)
-    bound = game_bound(config.players, config.time_limit)
+    bound = game_bound(config.players, config.time_limit, config.clock.overage)
     stored = len(done)
     played = 0
     bar = tqdm(

@@ -41,7 +41,7 @@ import os
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any, Self
 
 from arena.tournament.folder.files import HELD_LOCKS, LOG_FORMAT
@@ -83,6 +83,7 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
         "scoring": config.scoring,
         "penalty": config.penalty,
         "time_limit": config.time_limit,
+        "clock": astuple(config.clock),
         "isolation": config.isolation,
         "logs": logs,
         "hide": tuple(hide),
@@ -111,12 +112,14 @@ def init_worker(settings: dict[str, Any], log_path: str | None = None, level: in
         logger.addHandler(handler)
         logger.setLevel(level)
         logger.propagate = False
+    from arena.play.clock import TimeControl
     from arena.play.referee import Referee
 
     _WORKER.clear()
     _WORKER.update(settings)
     # Pinned workers (a CPU each) pin their referees to it; more workers than CPUs pin nothing.
-    places = {"logs": settings["logs"], "hide": settings["hide"], "pin": bool(settings.get("pin"))}
+    places = {"logs": settings["logs"], "hide": settings["hide"], "pin": bool(settings.get("pin")),
+              "clock": TimeControl(*settings["clock"])}
     referee = Referee(settings["time_limit"], isolation=settings["isolation"], **places)
     _WORKER["referee"] = referee
     # Resolved once per process; the bot itself is made fresh for every game by the referee.
@@ -292,15 +295,16 @@ class _Worker:
     one_shot: bool = False
 
 
-def game_bound(players: int, time_limit: float) -> float:
+def game_bound(players: int, time_limit: float, overage: float = 0.0) -> float:
     """The longest one game can take (seconds) if no call into a bot runs past the limit.
 
     Every call is bounded: a bot is asked at most once a turn (24 turns a color) and once
-    each to start and to hear the result.  A game still running after this has a bot stuck
-    where the in-process clock cannot stop it (inside C code).
+    each to start and to hear the result, and may run past the limit by its ``overage`` bank,
+    once in all (a game clock only ever shortens a turn).  A game still running after this has
+    a bot stuck where the in-process clock cannot stop it (inside C code).
     """
     colors = 4 if players == 2 else players
-    return (24 * colors + 2 * players) * time_limit + _BOUND_MARGIN
+    return (24 * colors + 2 * players) * time_limit + players * overage + _BOUND_MARGIN
 
 
 # Added to game_bound: the referee's own work, a busy machine.
