@@ -51,5 +51,9 @@ def summary_lines(match: dict[str, Any]) -> list[str]:
             text += f", normalized {elo_text(e['nelo'])} ({elo_text(e['nelo_low'])} to {elo_text(e['nelo_high'])})"
         if e["los"] is not None:
             text += f", LOS {100 * e['los']:.1f}%"
-        lines.append(text)
+        lines.append(text + (" [fixed-sample]" if match.get("elo_sequential") else ""))
+    seq = match.get("elo_sequential")  # absent from older match.json files
+    if seq and seq.get("elo") is not None:
+        lines.append(f"  Elo after the stop ({seq['model']}, stopping-aware): {elo_text(seq['elo'])} "
+                     f"(95%: {elo_text(seq['low'])} to {elo_text(seq['high'])})")
     return lines

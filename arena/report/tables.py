@@ -23,26 +23,21 @@ shared first place is a win for every seat that shares it.
   right after a given rival does, which the seating design (``balanced``) spreads
   evenly over the entrants.
 
-The **rating** is the Plackett-Luce (Weng-Lin) rating of
-:func:`arena.stats.ratings.ratings` (openskill), fitted on every game's whole
-ranking by tournament rank under the deciding scoring: ``mu`` and ``sigma``
-are openskill's, ``rating`` the same on the Elo scale with the entrants' mean
-at 0 (100 points more: ahead of the other in 64% of the games), and
-``rating_low``-``rating_high`` its 95% interval from a bootstrap that
-resamples whole deals, seeded from the master seed and the scoring, so the
-same games give the same tables.  The point estimate is the mean of one-pass
-fits over seeded shuffles of the deals (openskill updates one game at a time;
-see :mod:`arena.stats.ratings`).  Up to 600 games it takes 16 orders and
-1,000 resamples, the stats module's own counts; beyond, as many as keep the
-tables of a few thousand games near a second, never fewer than 4 orders and
-200 resamples (:func:`rating_effort`; figures in the README, Report).
-The interval always holds the point estimate (the bootstrap refits one
-order per resample, the point is a mean of several), and for an entrant
-that finished ahead of every opponent in every game, or behind in every
-one, it is widened to hold openskill's own 95% interval too
-(``rating`` +- 1.96 posterior standard deviations, from the sigmas):
-resampling such deals draws the same outcomes each time and would show
-no uncertainty at all, as a percentile interval of a share does at 0 wins.
+The **rating** is the maximum-likelihood Plackett-Luce rating of
+:func:`arena.stats.ratings.ratings_of`, fitted on every game's whole ranking
+by tournament rank under the deciding scoring (faulted seats last, ties
+shared): ``mu`` is the entrant's strength (natural log units, the entrants'
+mean at 0) and ``sigma`` its standard error, ``rating`` the same on the Elo
+scale (100 points more: ahead of the other in 64% of the games), and
+``rating_low``-``rating_high`` its 95% interval from the observed Fisher
+information.  The fit counts the games by pattern (who finished where), so
+its cost does not grow with the games; the same games give the same tables,
+with no seed.  An entrant that finished ahead of every opponent every time
+(or behind) has no finite maximum: then a weak prior (one virtual win and
+one virtual loss against an entrant of strength 0, for every entrant) keeps
+the ratings finite, with a wide interval (see :mod:`arena.stats.ratings`).
+Games with a number of seats other than the tournament's most common one
+are left out of the rating.
 
 The **win share**'s interval is
 :func:`arena.stats.intervals.win_share_interval`: Wilson's interval on the
@@ -60,7 +55,6 @@ only who came first.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -72,20 +66,12 @@ import pandas as pd
 
 from arena.report.stamp import write_stamp
 from arena.rules.state import SCORINGS
-from arena.stats.intervals import Z95, win_share_interval
-from arena.stats.ratings import RankedGame, elo_figures
-from arena.stats.ratings import ratings as fit_ratings
+from arena.stats.intervals import win_share_interval
+from arena.stats.ratings import RankedGame, ratings_of
 from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, RunError, write_atomically
 from arena.tournament.folder.rows import COLUMNS
 from arena.tournament.plan.config import TournamentConfig
 
-#: The rating's effort: shuffled orders its point estimate is the mean of, and bootstrap resamples of its
-#: interval, each as many as a budget of games fitted allows, between a floor and the stats module's own
-#: counts (a small tournament, where the intervals are widest, gets the full counts; see :func:`rating_effort`).
-RATING_ORDERS = (4, 16)
-RATING_RESAMPLES = (200, 1000)
-RATING_ORDER_GAMES = 12_000
-RATING_RESAMPLE_GAMES = 600_000
 FORMATS = ("text", "csv", "markdown", "json")
 
 
@@ -274,10 +260,6 @@ def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:
 # -- tables ----------------------------------------------------------------
 
 
-def _derived_seed(*parts: object) -> int:
-    return int.from_bytes(hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:8], "big")
-
-
 def pairs(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
     """Every ordered pair of seats of different entrants in the same game, with who finished ahead."""
     rank = f"t_{scoring}_rank"
@@ -360,11 +342,10 @@ def _pair_table(names: list[str], counts: np.ndarray, columns: list[str],
 
 
 def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
-    """Each game's ranking by tournament rank under ``scoring``, by game id, for :func:`arena.stats.ratings.ratings`.
+    """Each game's ranking by tournament rank under ``scoring``, by game id, as :class:`~arena.stats.ratings.RankedGame` s.
 
     What :func:`arena.stats.ratings.ranked_games` gives (a game's deal is its
-    ``(table, deal)``, its seats in seat order), read with numpy rather than a
-    group per game: it is most of the time a large tournament's tables take.
+    ``(table, deal)``, its seats in seat order), read with numpy rather than a group per game.
     """
     if games.empty:
         return []
@@ -384,74 +365,50 @@ def rated_games(games: pd.DataFrame, scoring: str) -> list[RankedGame]:
     ]
 
 
-def rating_effort(games: int) -> tuple[int, int]:
-    """``(orders, resamples)`` of the rating of ``games`` games: see :data:`RATING_ORDERS`.
+def rating_arrays(games: pd.DataFrame, scoring: str,
+                  names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(seats, ranks, deals)``: per game (one row each) the entrant index (into ``names``) and
+    tournament rank under ``scoring`` of every seat, and a code of its ``(table, deal)``, for
+    :func:`arena.stats.ratings.ratings_of`.
 
-    Openskill's one-pass fits of the point estimate cost about 50 us a game, the
-    bootstrap's vectorised refits about 1 us a game and resample; the budgets keep
-    the tables of 3,000 games to about a second of CPU.
+    Vectorised (no object a game).  Games whose seat count differs from the most common one are
+    left out (a table of another size is another model).
     """
-    def within(budget: int, bounds: tuple[int, int]) -> int:
-        return int(min(bounds[1], max(bounds[0], budget // max(games, 1))))
+    codes = pd.Categorical(games["entrant"], categories=list(names)).codes.astype(np.int64)
+    game = pd.factorize(games["game_id"])[0]
+    order = np.lexsort((games["seat"].to_numpy(), game))
+    game, codes = game[order], codes[order]
+    ranks = games[f"t_{scoring}_rank"].to_numpy(dtype=float)[order]
+    deal = (games["table"].to_numpy(dtype=np.int64) * (int(games["deal"].max()) + 1)
+            + games["deal"].to_numpy(dtype=np.int64))[order]
+    size = np.bincount(game)
+    players = int(np.bincount(size).argmax())
+    keep = size[game] == players
+    return (codes[keep].reshape(-1, players), ranks[keep].reshape(-1, players),
+            deal[keep].reshape(-1, players)[:, 0])
 
-    return within(RATING_ORDER_GAMES, RATING_ORDERS), within(RATING_RESAMPLE_GAMES, RATING_RESAMPLES)
 
-
-def ratings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str]) -> pd.DataFrame:
+def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
     """Per entrant (indexed by name): ``rating``, ``rating_low``, ``rating_high``, ``mu``, ``sigma``.
 
     See the module docstring.  An entrant without games has ``nan`` everywhere.
     """
     columns = ["rating", "rating_low", "rating_high", "mu", "sigma"]
     table = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=columns)
-    ranked = rated_games(games, scoring)
-    if not ranked:
+    if games.empty:
         return table
     played = set(games["entrant"].astype(str))
-    orders, resamples = rating_effort(len(ranked))
-    fitted = fit_ratings(
-        ranked, [name for name in entrants if name in played], resamples=resamples,
-        seed=_derived_seed("uptown-rating/1", master_seed, scoring), orders=orders,
-    ).set_index("entrant")
-    names = fitted.index
-    rating = fitted["elo"]
-    # The percentile interval is of one-pass fits, the point the mean of several: hold the point in any case.
-    low = np.minimum(fitted["elo_low"], rating)
-    high = np.maximum(fitted["elo_high"], rating)
-    one_sided = _one_sided(games, scoring).reindex(names, fill_value=False)
-    if one_sided.any():
-        posterior = _posterior_sd(fitted["sigma"], len(ranked[0].entrants)) * Z95
-        low = low.where(~one_sided, np.minimum(low, rating - posterior))
-        high = high.where(~one_sided, np.maximum(high, rating + posterior))
-    table.loc[names, "rating"] = rating
-    table.loc[names, "rating_low"] = low
-    table.loc[names, "rating_high"] = high
+    names = [name for name in entrants if name in played]
+    seats, ranks, deals = rating_arrays(games, scoring, names)
+    if not len(seats):
+        return table
+    fitted = ratings_of(seats, ranks, names, deals).set_index("entrant")
+    table.loc[names, "rating"] = fitted["elo"]
+    table.loc[names, "rating_low"] = fitted["elo_low"]
+    table.loc[names, "rating_high"] = fitted["elo_high"]
     table.loc[names, "mu"] = fitted["mu"]
     table.loc[names, "sigma"] = fitted["sigma"]
     return table
-
-
-def _one_sided(games: pd.DataFrame, scoring: str) -> pd.Series:
-    """Per entrant: True when it finished ahead of its opponent in every pairing of every game, or behind in every one.
-
-    Resampling deals then draws the same outcomes every time, and the bootstrap cannot show how far
-    ahead (behind) the entrant is: the one-sided case of a rating, as 0 or 100% wins is of a share.
-    """
-    p = pairs(games, scoring)
-    if p.empty:
-        return pd.Series(dtype=bool)
-    counts = p.groupby("entrant")[["ahead", "behind"]].sum()
-    total = p.groupby("entrant").size()
-    return (counts["ahead"] == total) | (counts["behind"] == total)
-
-
-def _posterior_sd(sigma: pd.Series, players: int) -> pd.Series:
-    """openskill's own standard deviation of each Elo figure (the entrants' mean subtracted), from their sigmas."""
-    scale = float(elo_figures(np.array([1.0, -1.0]), players)[0])  # Elo points per unit of mu
-    count = len(sigma)
-    variance = sigma**2
-    centred = ((count - 1) / count) ** 2 * variance + (variance.sum() - variance) / count**2
-    return scale * np.sqrt(centred)
 
 
 def win_share_intervals(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.DataFrame:
@@ -477,7 +434,7 @@ def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Seq
     first_bot = grouped["bot"].first()
     table["bot"] = first_bot.reindex(table.index).fillna("")
     table["games"] = grouped.size().reindex(table.index, fill_value=0).astype(int)
-    table = table.join(ratings(games, scoring, master_seed, list(entrants)))
+    table = table.join(ratings(games, scoring, list(entrants)))
     for s in SCORINGS:
         won = f"t_{s}_won"
         table[f"wins_{s}"] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)

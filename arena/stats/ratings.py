@@ -1,91 +1,93 @@
-"""Plackett-Luce (Weng-Lin) ratings of multi-player rankings, on an Elo scale, with deal-bootstrap intervals.
+"""Plackett-Luce ratings of multi-player rankings by maximum likelihood, on an Elo scale, with their intervals.
 
-The fit
--------
+The model
+---------
 
-Each game's whole ranking (ties allowed) updates the entrants' ``(mu, sigma)``
-with ``openskill``'s Plackett-Luce model (Weng and Lin, 2011): openskill's
-defaults (``mu = 25``, ``sigma = 25/3``, ``beta = 25/6``) except ``tau = 0``,
-since a bot does not change strength between games (openskill's default ``tau``
-keeps forgetting old games).
+Entrant ``e`` has a strength ``theta_e``.  A game's ranking is read from the
+top: the first place goes to a seat with probability proportional to
+``exp(theta)`` among all seats, the next among the seats left, and so on
+(Plackett-Luce).  A faulted seat has already been ranked behind every seat
+that did not fault (the tournament rank), so it is just a low place.  Seats
+that tie share their place: each of the ``m`` tied seats is chosen against
+the whole set of seats still unplaced, the tied ones included (Breslow's
+handling of ties, as in a Cox model): a tie says the seats were close and
+pulls their strengths together; no tie parameter is needed.  An entrant in two
+seats of one game (a filled table) is two seats of one strength.
 
-Weng-Lin is an online updater: its result depends on the order of the games,
-and with ``tau = 0`` early games weigh more than late ones.  Measured on
-sampled tournaments (5 entrants of known strength, 3 seats, balanced seating),
-the Elo figure of one pass moves with the order of the deals by a standard
-deviation of about 10 points at 40 deals a table (2,400 games), about as much
-as the sampling error itself, and still by about 3 at 2,000 deals, where the
-sampling error is nearer 2: a single fixed order would leave a noise that more
-games hardly remove.  So the fit is **the mean of ``ORDERS = 16`` one-pass
-fits over seeded shuffles of the deals** (a deal's games stay together, in a
-shuffled order too: with a fixed order inside the deal, the last game, whose
-seating always favours the same entrant when seats matter, would weigh a
-little more in every deal), which divides that noise by 4; it makes the result a function
-of the set of games and the seed only, not of the order ``games.csv`` lists
-them in.  Without ties or seat luck the mean over orders converges to the
-true strengths (150 Elo sampled, 149.7 fitted at 2,000 deals); ties carry less
-information and pull the figures in a little (133 for 150 with the
-calibration's tie rate).  More passes over the same games were not used:
-openskill's sigmas would count every game again.
+The fit is the maximum of the likelihood of all the games' rankings, by
+Newton's method on the concave log-likelihood, with the entrants' mean
+strength at 0.  The likelihood depends on the games only through how many
+times each **pattern** occurs, a pattern being the entrants at the table in
+order of finish with the ties marked, so the games are counted by pattern
+first (:func:`patterns`): a million games of four entrants at one table have
+at most 75 patterns, and the fit costs the same as for a hundred games.
 
-An entrant in two seats of one game (a filled table) is rated as two players of
-one rating; both changes are applied.
+Plackett-Luce's pairwise marginal is logistic: ``i`` finishes ahead of ``j``
+with probability ``1 / (1 + exp(-(theta_i - theta_j)))`` in any game of the
+tournament's size, which is Elo's ``1 / (1 + 10^(-(R_i - R_j) / 400))`` for
+``R = theta * 400 / ln 10``: a 100-point gap means finishing ahead 64% of the
+time.
 
-The Elo scale
--------------
+No prior, except where the maximum does not exist
+--------------------------------------------------
 
-In openskill's Plackett-Luce a game of ``k`` players with ratings ``mu_i``
-ranks them like ``exp(mu_i / c)``, ``c^2 = sum_i (sigma_i^2 + beta^2)``; as
-the sigmas shrink with games, ``c -> beta sqrt(k)``.  Plackett-Luce's
-pairwise marginal is logistic, so entrant ``i`` finishes ahead of ``j`` with
-probability ``1 / (1 + exp(-(mu_i - mu_j) / c))``, which is Elo's
-``1 / (1 + 10^(-(R_i - R_j) / 400))`` for
-``R = mu * 400 / (ln(10) * beta * sqrt(k))``.  The Elo figure is that, with
-the entrants' mean set to 0 (ratings are only defined up to a shift): a
-100-point gap means the better entrant finishes ahead of the other 64% of the
-time, in any game of the tournament's size.
+The maximum is finite exactly when the graph "``i`` finished ahead of or level
+with ``j`` in some game" is strongly connected (Hunter, 2004): otherwise some
+set of entrants finished ahead of all the others every time they met and the
+likelihood keeps rising as the gap grows.  Then, and only then, every entrant
+gets a prior of one virtual win and one virtual loss against a virtual entrant
+of strength 0 (a weak prior, worth two pairwise results), which keeps every
+rating finite; an entrant that won every game gets a high rating with a wide
+interval, not an infinite one.
 
 The interval
 ------------
 
-The games of a deal share the tiles, so they are not independent: the
-bootstrap resamples whole deals, each deal drawn from the deals of its own
-table (the set of entrants at it), so the design is kept
-(:func:`arena.stats.intervals.deal_resamples`), and refits every resample in
-one shuffled order of its deals and games, so that the interval also holds the order's
-noise (a little more than the 16-order mean keeps: the interval errs wide).
-The 95% interval is the percentile interval of the resampled Elo figures.  Refitting 1000 resamples one game at a time through openskill takes
-minutes for a few thousand games, so the resamples run through
-:func:`pl_update`, the same update written for numpy arrays (every resample
-advanced one game at a time, together); a test checks it against openskill,
-game by game.  Deterministic given the seed.
+Games of one deal share the tiles, so the interval does not trust the model's
+information alone: the standard error is the sandwich's (Huber-White), the
+inverse observed information (the negative Hessian at the maximum, its
+generalised inverse for the centred strengths) around the spread of the
+games' scores **summed by deal**, and the 95% interval is
+``elo +- t * se``, ``t`` Student's on the deals minus one.  A few deals say
+little of their own spread, so the middle term mixes in the model's
+information as :data:`PRIOR_DEALS` deals' worth (its weight
+``1 / (deals + 1)``): a tournament whose every deal came out the same still
+gets an interval.  With fewer than :data:`MIN_DEALS` deals the scores are
+summed by game and ``t`` is the normal quantile.  When the prior was needed
+the interval is the posterior's (the inverse of the negative Hessian with the
+prior): the one-sided games say nothing of their own spread.  Deterministic,
+no resampling, as cheap as the fit.  The calibration benchmark measures the
+coverage on sampled tournaments with a per-deal seat luck and ties
+(``docs/explanation/statistics.md``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from openskill.models import PlackettLuce
 
-from arena.stats.intervals import deal_resamples, percentile_interval
+from arena.stats.intervals import z_value
 
-MU = 25.0
-SIGMA = 25.0 / 3.0
-BETA = 25.0 / 6.0
-KAPPA = 1e-4  # openskill's floor on the factor a sigma^2 can shrink by in one game
-RESAMPLES = 1000
-ORDERS = 16
+#: Elo points per unit of Plackett-Luce strength.
+ELO_PER_THETA = 400.0 / math.log(10.0)
+#: Newton iterations at most, and the step (in strength units) below which the fit has converged.
+MAX_ITERATIONS = 100
+TOLERANCE = 1e-10
+#: Deals at least for the interval to sum the scores by deal (fewer: by game).
+MIN_DEALS = 10
+#: The model's information counts as this many deals in the interval's middle term.
+PRIOR_DEALS = 1
 
 
 @dataclass(frozen=True)
 class RankedGame:
     """One game's ranking: ``entrants[s]`` finished ``ranks[s]`` (1 best, equal ranks tie).
 
-    ``deal`` is the key of the deal the game was dealt (games of a deal are resampled together).
+    ``deal`` is the key of the deal the game was dealt.
     """
 
     game_id: str
@@ -116,132 +118,223 @@ def ranked_games(frame: pd.DataFrame, rank: str = "uptown_rank") -> list[RankedG
     return games
 
 
-def model() -> PlackettLuce:
-    """openskill's Plackett-Luce model with the arena's settings (``tau = 0``)."""
-    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=0.0)
+# -- patterns -------------------------------------------------------------------
 
 
-def fit_openskill(games: Iterable[RankedGame], entrants: Sequence[str] | None = None) -> dict[str, tuple[float, float]]:
-    """``{entrant: (mu, sigma)}`` after one pass of openskill over ``games`` in the order given."""
-    games = list(games)
-    names = list(entrants) if entrants is not None else sorted({e for g in games for e in g.entrants})
-    pl = model()
-    state = {name: (MU, SIGMA) for name in names}
-    for game in games:
-        teams = [[pl.rating(mu=state[e][0], sigma=state[e][1])] for e in game.entrants]
-        new = pl.rate(teams, ranks=list(game.ranks))
-        change: dict[str, float] = {}
-        shrink: dict[str, float] = {}
-        for e, (before,), (after,) in zip(game.entrants, teams, new):
-            change[e] = change.get(e, 0.0) + after.mu - state[e][0]
-            shrink[e] = shrink.get(e, 1.0) * (after.sigma / state[e][1]) ** 2
-        for e in change:
-            mu, sigma = state[e]
-            state[e] = (mu + change[e], sigma * math.sqrt(shrink[e]))
-    return state
+@dataclass(frozen=True)
+class Patterns:
+    """Distinct rankings and how often each occurred.
 
-
-def pl_update(mu: np.ndarray, s2: np.ndarray, seats: np.ndarray, ranks: np.ndarray,
-              active: np.ndarray | None = None) -> None:
-    """One game for each of ``B`` rating sets at once, in place: openskill's Plackett-Luce update (``tau = 0``).
-
-    ``mu``, ``s2``: ``(B, E)`` means and variances; ``seats``: ``(B, k)`` entrant
-    indices of the game's seats; ``ranks``: ``(B, k)``; ``active``: ``(B,)``,
-    False for a set that skips this step.
+    ``order[p]``: the entrant indices of pattern ``p`` by finish (ties in index order);
+    ``start[p, j]``: the first position of the tie group of position ``j``; ``count[p]``: its games.
     """
-    b = np.arange(mu.shape[0])[:, None]
-    m = mu[b, seats]
-    v = s2[b, seats]
-    c = np.sqrt((v + BETA * BETA).sum(axis=1))[:, None]  # (B, 1)
-    e = np.exp(m / c)
-    at_or_behind = ranks[:, None, :] >= ranks[:, :, None]  # [b, q, s]: seat s ranked at or behind q
-    sum_q = (e[:, None, :] * at_or_behind).sum(axis=2)  # (B, k)
-    same = ranks[:, None, :] == ranks[:, :, None]
-    a = same.sum(axis=2)  # (B, k): seats sharing q's rank
-    p = e[:, :, None] / sum_q[:, None, :]  # [b, i, q]
-    weight = (ranks[:, None, :] <= ranks[:, :, None]) / a[:, None, :]  # [b, i, q]: q ranked at or ahead of i
-    k = seats.shape[1]
-    eye = np.eye(k, dtype=bool)[None, :, :]
-    omega = (weight * (eye - p)).sum(axis=2) * v / c
-    delta = (weight * p * (1.0 - p)).sum(axis=2) * v / (c * c) * np.sqrt(v) / c
-    # openskill 6.2 means to give tied seats the mean of their changes, but its averaging step reads
-    # ratings it has already updated, so each tied seat keeps its own change; the twin does what openskill does
-    dmu = omega
-    factor = np.maximum(1.0 - delta, KAPPA)
-    if active is not None:
-        dmu = np.where(active[:, None], dmu, 0.0)
-        factor = np.where(active[:, None], factor, 1.0)
-    rows = np.broadcast_to(b, seats.shape)
-    np.add.at(mu, (rows, seats), dmu)
-    np.multiply.at(s2, (rows, seats), factor)
+
+    order: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+    #: ``pattern[g]``: the pattern of game ``g``.
+    pattern: np.ndarray
 
 
-def elo_figures(mu: np.ndarray, players: int) -> np.ndarray:
-    """The Elo scale of ratings ``mu`` (last axis: entrants): ``mu * 400 / (ln 10 * beta * sqrt(k))``, mean 0."""
-    scale = 400.0 / (math.log(10.0) * BETA * math.sqrt(players))
-    return (mu - mu.mean(axis=-1, keepdims=True)) * scale
+def patterns(seats: np.ndarray, ranks: np.ndarray) -> Patterns:
+    """Count the games ``seats`` (``(games, k)`` entrant indices) with ``ranks`` (``(games, k)``) by pattern."""
+    seats = np.asarray(seats, dtype=np.int64)
+    ranks = np.asarray(ranks, dtype=float)
+    if seats.ndim != 2 or seats.shape != ranks.shape or seats.shape[1] < 2:
+        raise ValueError("games need one rank per seat and at least 2 seats")
+    games, k = seats.shape
+    # canonical order: by rank, then by entrant index (so the seat order does not matter)
+    by = np.lexsort((seats, ranks), axis=1) if games else np.zeros((0, k), dtype=np.int64)
+    order = np.take_along_axis(seats, by, axis=1)
+    r = np.take_along_axis(ranks, by, axis=1)
+    new_group = np.ones((games, k), dtype=bool)
+    new_group[:, 1:] = r[:, 1:] != r[:, :-1]
+    position = np.broadcast_to(np.arange(k), (games, k))
+    start = np.maximum.accumulate(np.where(new_group, position, 0), axis=1)
+    key = np.concatenate([order, start], axis=1)
+    width = int(order.max(initial=0)) + 1
+    if games and (width ** k) * (k ** k) < 2 ** 62:  # one integer a game: np.unique on it is fast
+        code = np.zeros(games, dtype=np.int64)
+        for column in range(k):
+            code = code * width + order[:, column]
+        for column in range(k):
+            code = code * k + start[:, column]
+        _, first, inverse, count = np.unique(code, return_index=True, return_inverse=True, return_counts=True)
+        rows = key[first]
+    else:
+        rows, inverse, count = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    return Patterns(order=rows[:, :k].copy(), start=rows[:, k:].copy(), count=count.astype(float),
+                    pattern=inverse.reshape(-1))
 
 
-def _arrays(games: Sequence[RankedGame], names: Sequence[str]) -> tuple[list[Hashable], np.ndarray, np.ndarray, np.ndarray]:
-    """Deals in first-seen order, and per deal slot ``j``: seats, ranks, and which slots hold a game."""
+def game_arrays(games: Sequence[RankedGame], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(seats, ranks)`` arrays of :class:`RankedGame` s, seats as indices into ``names``."""
     index = {name: i for i, name in enumerate(names)}
-    by_deal: dict[Hashable, list[RankedGame]] = {}
-    for g in games:
-        by_deal.setdefault(g.deal, []).append(g)
-    deals = list(by_deal)
-    width = max(len(v) for v in by_deal.values())
-    k = len(games[0].entrants)
-    seats = np.zeros((len(deals), width, k), dtype=np.int64)
-    ranks = np.zeros((len(deals), width, k))
-    present = np.zeros((len(deals), width), dtype=bool)
-    for d, key in enumerate(deals):
-        for j, g in enumerate(by_deal[key]):
-            seats[d, j] = [index[e] for e in g.entrants]
-            ranks[d, j] = g.ranks
-            present[d, j] = True
-    return deals, seats, ranks, present
+    seats = np.array([[index[e] for e in g.entrants] for g in games], dtype=np.int64)
+    ranks = np.array([g.ranks for g in games], dtype=float)
+    return seats, ranks
 
 
-def fit_arrays(seats: np.ndarray, ranks: np.ndarray, present: np.ndarray, entrants: int,
-               order: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
-    """Final ``mu`` ``(B, entrants)`` of ``B`` passes at once; pass ``b`` plays deals ``order[b]``, in that order.
+# -- the fit ----------------------------------------------------------------------
 
-    ``within[b, slot]`` orders the games inside the deal of that slot (default: as stored).
+
+def _choices(theta: np.ndarray, pats: Patterns) -> tuple[np.ndarray, np.ndarray]:
+    """``(pi, denom)``: ``pi[p, j, l]`` the chance of position ``l`` at the choice of position ``j``'s place."""
+    k = pats.order.shape[1]
+    t = theta[pats.order]  # (P, k)
+    w = np.exp(t - t.max(axis=1, keepdims=True))
+    # risk[p, j, l]: position l is still unplaced when position j's tie group is chosen
+    risk = np.arange(k)[None, None, :] >= pats.start[:, :, None]
+    denom = (w[:, None, :] * risk).sum(axis=2)  # (P, k)
+    return w[:, None, :] * risk / denom[:, :, None], denom
+
+
+def pattern_scores(theta: np.ndarray, pats: Patterns, entrants: int) -> np.ndarray:
+    """``(P, entrants)``: the gradient of one game's log-likelihood, for each pattern."""
+    pi, _ = _choices(theta, pats)
+    seat = 1.0 - pi.sum(axis=1)  # (P, l)
+    out = np.zeros((len(pats.order), entrants))
+    rows = np.arange(len(pats.order))
+    for column in range(pats.order.shape[1]):
+        np.add.at(out, (rows, pats.order[:, column]), seat[:, column])
+    return out
+
+
+def _derivatives(theta: np.ndarray, pats: Patterns, entrants: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-likelihood, gradient and Hessian of the Breslow Plackett-Luce model at ``theta``."""
+    order, count = pats.order, pats.count
+    k = order.shape[1]
+    t = theta[order]
+    pi, denom = _choices(theta, pats)
+    loglik = float((count[:, None] * (t - t.max(axis=1, keepdims=True) - np.log(denom))).sum())
+    grad_seat = count[:, None] * (1.0 - pi.sum(axis=1))  # (P, l): once chosen, minus its chances
+    grad = np.bincount(order.ravel(), weights=grad_seat.ravel(), minlength=entrants)
+    # Hessian per pattern: -sum_j (diag(pi_j) - pi_j pi_j^T), scattered onto the entrants
+    block = np.einsum("pjl,pjm->plm", pi, pi) - np.einsum("pjl,lm->plm", pi, np.eye(k))
+    block *= count[:, None, None]
+    rows = np.broadcast_to(order[:, :, None], block.shape).ravel()
+    cols = np.broadcast_to(order[:, None, :], block.shape).ravel()
+    hess = np.bincount(rows * entrants + cols, weights=block.ravel(), minlength=entrants * entrants)
+    return loglik, grad, hess.reshape(entrants, entrants)
+
+
+def connected(pats: Patterns, entrants: int) -> bool:
+    """Whether "finished ahead of or level with" is strongly connected: the maximum likelihood is finite."""
+    if entrants <= 1:
+        return True
+    reach = np.eye(entrants, dtype=bool)
+    k = pats.order.shape[1]
+    for j in range(k):
+        for m in range(k):
+            ahead = pats.start[:, j] <= pats.start[:, m]  # j's group chosen no later than m's: j reached m
+            reach[pats.order[ahead, j], pats.order[ahead, m]] = True
+    while True:
+        grown = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+        if (grown == reach).all():
+            return bool(reach.all())
+        reach = grown
+
+
+def fit(pats: Patterns, entrants: int,
+        deals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, bool, int]:
+    """Maximum-likelihood strengths (mean 0), their covariance, whether the prior was needed, and the
+    deals the covariance summed over (0: games, or the prior's curvature).
+
+    See the module docstring for the model and the prior.
     """
-    sets = order.shape[0]
-    mu = np.full((sets, entrants), MU)
-    s2 = np.full((sets, entrants), SIGMA * SIGMA)
-    for slot in range(order.shape[1]):
-        d = order[:, slot]
-        for j in range(seats.shape[1]):
-            g = within[:, slot, j] if within is not None else np.full(sets, j)
-            pl_update(mu, s2, seats[d, g], ranks[d, g], present[d, g])
-    return mu
+    prior = not connected(pats, entrants)
+    theta = np.zeros(entrants)
+    centre = np.eye(entrants) - 1.0 / entrants
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        loglik, grad, hess = _derivatives(x, pats, entrants)
+        if prior:  # one win and one loss against a virtual entrant of strength 0, for each entrant
+            p = 1.0 / (1.0 + np.exp(-x))
+            loglik += float((x - 2.0 * np.logaddexp(0.0, x)).sum())
+            grad = grad + 1.0 - 2.0 * p
+            hess = hess - np.diag(2.0 * p * (1.0 - p))
+        return loglik, grad, hess
+
+    loglik, grad, hess = objective(theta)
+    for _ in range(MAX_ITERATIONS):
+        info = -hess if prior else -hess + 1.0 / entrants  # the free shift (no prior) pinned by the mean
+        step = np.linalg.solve(info, grad)
+        size = 1.0
+        while True:  # halve a step that would lower the likelihood (far from the maximum)
+            trial = theta + size * step
+            new = objective(trial)
+            if new[0] >= loglik - 1e-12 or size < 1e-6:
+                break
+            size /= 2.0
+        theta = trial
+        loglik, grad, hess = new
+        if np.abs(size * step).max() < TOLERANCE:
+            break
+    theta = theta - theta.mean()
+    if prior:  # a one-sided entrant's games say nothing of their spread: the posterior's curvature
+        return theta, centre @ np.linalg.inv(-hess) @ centre, prior, 0
+    inverse = np.linalg.pinv(-hess)
+    # the sandwich: the spread of the games' (or deals') scores, not the model's, between two inverse informations
+    scores = pattern_scores(theta, pats, entrants)
+    clusters = 0 if deals is None else len(np.unique(deals))
+    if clusters < MIN_DEALS:
+        meat = (scores.T * pats.count) @ scores
+        clusters = 0
+    else:
+        _, index = np.unique(np.asarray(deals), return_inverse=True)
+        per_deal = np.stack([np.bincount(index.reshape(-1), weights=scores[pats.pattern, e], minlength=clusters)
+                             for e in range(entrants)], axis=1)
+        # a few deals say little of their own spread: mix in the model's, as PRIOR_DEALS deals' worth
+        weight = PRIOR_DEALS / (clusters + PRIOR_DEALS)
+        meat = (1 - weight) * per_deal.T @ per_deal * (clusters / (clusters - 1)) + weight * -hess
+    return theta, centre @ inverse @ meat @ inverse @ centre, prior, clusters
 
 
-def _deals(games: Iterable[RankedGame]) -> list[list[RankedGame]]:
-    """The games grouped by deal: deals sorted by key, a deal's games by id (whatever order they came in)."""
-    by_deal: dict[Hashable, list[RankedGame]] = {}
-    for g in games:
-        by_deal.setdefault(g.deal, []).append(g)
-    try:
-        keys = sorted(by_deal)  # type: ignore[type-var]  # comparable keys; the except below takes the rest
-    except TypeError:  # keys of mixed types: their text orders them
-        keys = sorted(by_deal, key=repr)
-    return [sorted(by_deal[k], key=lambda g: g.game_id) for k in keys]
+def t_value(confidence: float, freedom: float) -> float:
+    """The two-sided Student-t quantile (Cornish-Fisher expansion in ``1 / freedom``; ``z`` when infinite)."""
+    z = z_value(confidence)
+    if not math.isfinite(freedom):
+        return z
+    v = float(freedom)
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3))
 
 
-def ratings(
-    games: Sequence[RankedGame], entrants: Sequence[str] | None = None, resamples: int = RESAMPLES,
-    seed: int = 0, confidence: float = 0.95, orders: int = ORDERS,
-) -> pd.DataFrame:
+def ratings_of(seats: np.ndarray, ranks: np.ndarray, names: Sequence[str], deals: np.ndarray | None = None,
+               confidence: float = 0.95) -> pd.DataFrame:
+    """Per entrant of ``names``: games, ``mu`` (strength, mean 0), ``sigma`` (its standard error), ``elo``,
+    ``elo_low``, ``elo_high``; ``seats`` index ``names``, ``deals`` (one key a game) groups the games
+    whose scores the interval sums (each game its own without).  See the module docstring.
+    """
+    seats = np.asarray(seats, dtype=np.int64)
+    if seats.size == 0:
+        raise ValueError("no games to rate")
+    pats = patterns(seats, ranks)
+    theta, cov, _, clusters = fit(pats, len(names), deals)
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    half = t_value(confidence, clusters - 1 if clusters else math.inf) * se * ELO_PER_THETA
+    played = np.zeros(len(names), dtype=np.int64)
+    for column in range(seats.shape[1]):  # an entrant in two seats of a game played it once
+        seen = (seats[:, :column] == seats[:, column:column + 1]).any(axis=1)
+        played += np.bincount(seats[~seen, column], minlength=len(names))
+    elo = theta * ELO_PER_THETA
+    return pd.DataFrame({
+        "entrant": list(names),
+        "games": played,
+        "mu": theta,
+        "sigma": se,
+        "elo": elo,
+        "elo_low": elo - half,
+        "elo_high": elo + half,
+    })
+
+
+def ratings(games: Sequence[RankedGame], entrants: Sequence[str] | None = None,
+            confidence: float = 0.95) -> pd.DataFrame:
     """Per entrant: games, ``mu``, ``sigma``, ``elo`` and its interval ``elo_low``-``elo_high``.
 
-    ``mu``/``sigma`` are openskill's, averaged over ``orders`` seeded shuffles of
-    the deals (see the module docstring); the interval is the deal bootstrap's.
-    All games need the same number of seats.  The result depends only on the
-    set of games and ``seed``, not on the order the games are given in.  With
-    ``resamples = 0`` the interval is left out (``nan``).
+    The maximum-likelihood Plackett-Luce fit of the module docstring; it depends only on the set
+    of games (in fact on their patterns' counts).  All games need the same number of seats.
     """
     games = list(games)
     if not games:
@@ -253,56 +346,6 @@ def ratings(
     unknown = sorted({e for g in games for e in g.entrants} - set(names))
     if unknown:
         raise ValueError(f"games name entrants that are not rated: {', '.join(unknown)}")
-    deals = _deals(games)
-    fit_seed, boot_seed = np.random.SeedSequence(seed).spawn(2)
-    rng = np.random.default_rng(fit_seed)
-    mus = np.empty((orders, len(names)))
-    sigmas = np.empty((orders, len(names)))
-    for r in range(orders):
-        shuffled = [deals[d][j] for d in rng.permutation(len(deals)) for j in rng.permutation(len(deals[d]))]
-        state = fit_openskill(shuffled, names)
-        mus[r] = [state[n][0] for n in names]
-        sigmas[r] = [state[n][1] for n in names]
-    mu = mus.mean(axis=0)
-    elo = elo_figures(mu, players)
-    low = np.full(len(names), math.nan)
-    high = np.full(len(names), math.nan)
-    if resamples > 0:
-        samples = bootstrap_elo([g for d in deals for g in d], names, resamples, boot_seed)
-        for i in range(len(names)):
-            low[i], high[i] = percentile_interval(samples[:, i], confidence)
-    counts = {n: 0 for n in names}
-    for g in games:
-        for e in set(g.entrants):
-            counts[e] += 1
-    return pd.DataFrame({
-        "entrant": names,
-        "games": [counts[n] for n in names],
-        "mu": mu,
-        "sigma": np.sqrt((sigmas**2).mean(axis=0)),
-        "elo": elo,
-        "elo_low": low,
-        "elo_high": high,
-    })
-
-
-def bootstrap_elo(games: Sequence[RankedGame], names: Sequence[str], resamples: int,
-                  seed: int | np.random.SeedSequence, block: int = 250) -> np.ndarray:
-    """``(resamples, entrants)`` Elo figures, each refitted on a resample of whole deals in a shuffled order.
-
-    Deals are drawn within their table (stratum: the entrants at it); deterministic given ``seed``.
-    """
-    deals, seats, ranks, present = _arrays(list(games), names)
-    strata = [tuple(sorted(set(names[i] for i in seats[d][present[d]].ravel()))) for d in range(len(deals))]
-    draw_seed, order_seed = np.random.SeedSequence(seed).spawn(2) if isinstance(seed, int) else seed.spawn(2)
-    order = deal_resamples(deals, resamples, int(draw_seed.generate_state(1)[0]), strata)
-    shuffle = np.random.default_rng(order_seed)
-    order = shuffle.permuted(order, axis=1)
-    within = shuffle.permuted(np.broadcast_to(np.arange(seats.shape[1]), (*order.shape, seats.shape[1])), axis=2)
-    players = seats.shape[2]
-    out = np.empty((resamples, len(names)))
-    for start in range(0, resamples, block):  # blocks keep the (B, k, k) temporaries small
-        part = slice(start, start + block)
-        mu = fit_arrays(seats, ranks, present, len(names), order[part], within[part])
-        out[part] = elo_figures(mu, players)
-    return out
+    seats, ranks = game_arrays(games, names)
+    deals = pd.factorize(pd.Series([repr(g.deal) for g in games]))[0]
+    return ratings_of(seats, ranks, names, deals, confidence)

@@ -1,4 +1,4 @@
-"""Plackett-Luce ratings with openskill, their Elo scale and the deal bootstrap's intervals."""
+"""Plackett-Luce ratings by maximum likelihood: the fit, its patterns, the prior where it is needed, the interval."""
 
 from __future__ import annotations
 
@@ -9,58 +9,16 @@ import pandas as pd
 import pytest
 
 from arena.stats.ratings import (
-    BETA,
-    SIGMA,
+    ELO_PER_THETA,
     RankedGame,
-    bootstrap_elo,
-    elo_figures,
-    fit_openskill,
-    model,
-    pl_update,
+    connected,
+    patterns,
     ranked_games,
     ratings,
+    ratings_of,
+    t_value,
 )
 from arena.stats.simulate import sample_tournament
-
-
-def test_numpy_update_is_openskills_game_by_game():
-    """The vectorised twin used by the bootstrap gives openskill's ratings, ties and all."""
-    rng = np.random.default_rng(3)
-    names = ["a", "b", "c", "d"]
-    pl = model()
-    state = {n: (25.0, SIGMA) for n in names}
-    mu = np.full((1, 4), 25.0)
-    s2 = np.full((1, 4), SIGMA**2)
-    for _ in range(60):
-        seats = rng.permutation(4)[:3]
-        ranks = [float(r) for r in rng.integers(1, 4, size=3)]  # ties included
-        teams = [[pl.rating(mu=state[names[i]][0], sigma=state[names[i]][1])] for i in seats]
-        for i, (team,) in zip(seats, pl.rate(teams, ranks=ranks)):
-            state[names[i]] = (team.mu, team.sigma)
-        pl_update(mu, s2, seats[None, :], np.array([ranks]))
-        assert mu[0] == pytest.approx([state[n][0] for n in names], abs=1e-9)
-        assert np.sqrt(s2[0]) == pytest.approx([state[n][1] for n in names], abs=1e-9)
-
-
-def test_inactive_sets_do_not_move():
-    mu = np.full((2, 3), 25.0)
-    s2 = np.full((2, 3), SIGMA**2)
-    pl_update(mu, s2, np.array([[0, 1, 2], [0, 1, 2]]), np.array([[1.0, 2.0, 3.0]] * 2), np.array([True, False]))
-    assert mu[0, 0] > 25.0 and (mu[1] == 25.0).all() and (s2[1] == SIGMA**2).all()
-
-
-def test_elo_scale():
-    # R = mu * 400 / (ln 10 * beta * sqrt(k)), mean 0: a gap of beta * sqrt(2) * ln(10) / 4 mu is 100 Elo for 2 seats
-    gap = BETA * math.sqrt(2) * math.log(10) / 4
-    assert elo_figures(np.array([25.0, 25.0 + gap]), 2) == pytest.approx([-50.0, 50.0])
-
-
-def test_an_entrant_in_two_seats_gets_both_changes():
-    game = RankedGame("g", 0, ("a", "b", "a", "b"), (1.0, 2.0, 1.0, 2.0))
-    state = fit_openskill([game], ["a", "b"])
-    pl = model()
-    new = pl.rate([[pl.rating()] for _ in range(4)], ranks=[1.0, 2.0, 1.0, 2.0])
-    assert state["a"][0] == pytest.approx(25.0 + 2 * (new[0][0].mu - 25.0))
 
 
 def _games(deals: int = 15, seed: int = 1) -> list[RankedGame]:
@@ -68,34 +26,90 @@ def _games(deals: int = 15, seed: int = 1) -> list[RankedGame]:
                              np.random.default_rng(seed), seat_luck=0.5, tie_width=0.5)
 
 
-@pytest.mark.slow
-def test_ratings_are_deterministic_given_a_seed_and_ignore_the_input_order():
+def test_two_players_is_the_logistic_mle():
+    """Two entrants, 30 wins of a against 10 of b: the maximum is log(30/10), in Elo 400 log10(3)."""
+    games = [RankedGame(f"g{i}", i, ("a", "b"), (1.0, 2.0) if i < 30 else (2.0, 1.0)) for i in range(40)]
+    table = ratings(games).set_index("entrant")
+    assert table.loc["a", "elo"] - table.loc["b", "elo"] == pytest.approx(400 * math.log10(3.0), abs=1e-6)
+    assert table["elo"].sum() == pytest.approx(0.0, abs=1e-9)
+    # a binomial's: var(theta_a - theta_b) = 1 / (n p (1 - p)), each half of it, whether from the games'
+    # scores (40 deals of one game, times 40/39) or the model's
+    assert table.loc["a", "sigma"] == pytest.approx(0.5 / math.sqrt(40 * 0.75 * 0.25), rel=2e-2)
+
+
+def test_three_player_rankings_match_a_direct_likelihood():
+    """Newton's maximum is where the Plackett-Luce log-likelihood (with a Breslow tie) has no slope."""
+    games = _games(deals=6)
+    table = ratings(games).set_index("entrant")
+    theta = table["mu"]
+
+    def loglik(th: dict[str, float]) -> float:
+        total = 0.0
+        for g in games:
+            for i, (e, r) in enumerate(zip(g.entrants, g.ranks)):
+                left = [f for f, q in zip(g.entrants, g.ranks) if q >= r]
+                total += th[e] - math.log(sum(math.exp(th[f]) for f in left))
+        return total
+
+    base = loglik(theta.to_dict())
+    for name in theta.index:
+        for step in (1e-3, -1e-3):
+            moved = theta.to_dict()
+            moved[name] += step
+            assert loglik(moved) <= base + 1e-9
+
+
+def test_patterns_count_games_whatever_the_seat_order():
+    seats = np.array([[0, 1, 2], [2, 0, 1], [1, 2, 0], [0, 1, 2]])
+    ranks = np.array([[1, 2, 3], [3, 1, 2], [2, 3, 1], [1, 1, 3]], dtype=float)
+    pats = patterns(seats, ranks)
+    assert sorted(pats.count.tolist()) == [1.0, 3.0]  # the first three are one ranking: 0, 1, 2
+    tied = int(np.flatnonzero(pats.count == 1)[0])
+    assert pats.order[tied].tolist() == [0, 1, 2] and pats.start[tied].tolist() == [0, 0, 2]
+    assert pats.pattern.tolist().count(tied) == 1
+
+
+def test_ratings_depend_only_on_the_set_of_games():
     games = _games()
-    one = ratings(games, resamples=100, seed=5)
-    assert one.equals(ratings(list(reversed(games)), resamples=100, seed=5))
-    other = ratings(games, resamples=100, seed=6)
-    assert not one[["elo_low", "elo_high"]].equals(other[["elo_low", "elo_high"]])
+    one = ratings(games)
+    pd.testing.assert_frame_equal(one, ratings(list(reversed(games))), check_exact=False, rtol=1e-9)
     assert list(one.columns) == ["entrant", "games", "mu", "sigma", "elo", "elo_low", "elo_high"]
-    assert (one["elo_low"] <= one["elo"]).all() and (one["elo"] <= one["elo_high"]).all()
+    assert (one["elo_low"] < one["elo"]).all() and (one["elo"] < one["elo_high"]).all()
     assert one["elo"].sum() == pytest.approx(0.0, abs=1e-9)
-    # the strongest and the weakest sampled entrants come out so
     assert one.loc[one["elo"].idxmax(), "entrant"] == "d" and one.loc[one["elo"].idxmin(), "entrant"] == "a"
+    assert (one["elo"] == one["mu"] * ELO_PER_THETA).all()
 
 
-def test_bootstrap_resamples_whole_deals():
-    """Every deal the same two games (A wins one, B the other): resampling deals can only give the same data.
+def test_an_entrant_ahead_every_time_gets_the_prior_and_a_finite_rating():
+    games = [RankedGame(f"g{i}", i, ("a", "b", "c"), (1.0, 2.0 + i % 2, 3.0 - i % 2)) for i in range(20)]
+    names = ["a", "b", "c"]
+    seats = np.array([[0, 1, 2]] * 20)
+    ranks = np.array([g.ranks for g in games])
+    assert not connected(patterns(seats, ranks), 3)
+    table = ratings(games).set_index("entrant")
+    assert np.isfinite(table["elo"]).all() and table.loc["a", "elo"] > 300
+    assert table.loc["a", "elo_high"] - table.loc["a", "elo_low"] > 200  # wide: the data do not say how far ahead
+    assert table.loc["b", "elo"] == pytest.approx(table.loc["c", "elo"], abs=1e-6)
+    assert ratings_of(seats, ranks, names)["elo"].tolist() == table["elo"].tolist()
 
-    Resampling single games would mix the two outcomes unevenly (A's wins out of 60 games would vary like a
-    binomial's, about +-4, some 45 Elo); with whole deals only the shuffled order of the games moves the figures.
-    """
+
+def test_the_interval_sums_scores_by_deal_with_a_t_quantile():
+    """Every deal the same two games (A wins one, B the other): the deals agree exactly, so the
+    deal-clustered interval keeps only the model's share (1 / 31 of it); the game-level one (no deals)
+    is that of 60 coin flips."""
     games = []
     for d in range(30):
         games.append(RankedGame(f"d{d:02d}-r0", d, ("a", "b"), (1.0, 2.0)))
         games.append(RankedGame(f"d{d:02d}-r1", d, ("b", "a"), (1.0, 2.0)))
-    samples = bootstrap_elo(games, ["a", "b"], 50, seed=1)
-    assert (samples.std(axis=0) < 10).all()
-    table = ratings(games, resamples=50, seed=1)
-    assert table["elo"].abs().max() < 5.0  # the mean over 16 orders
+    by_deal = ratings(games)
+    assert by_deal["elo"].abs().max() < 1e-9
+    model = 0.5 / math.sqrt(60 * 0.25)
+    assert by_deal["sigma"].iloc[0] == pytest.approx(model * math.sqrt(1 / 31), rel=1e-6)
+    seats = np.array([[0, 1] if g.entrants[0] == "a" else [1, 0] for g in games])
+    ranks = np.array([g.ranks for g in games])
+    by_game = ratings_of(seats, ranks, ["a", "b"])
+    assert by_game["sigma"].iloc[0] == pytest.approx(0.5 / math.sqrt(60 * 0.25), rel=1e-6)
+    assert t_value(0.95, 9) == pytest.approx(2.262, abs=2e-3) and t_value(0.95, math.inf) == pytest.approx(1.95996, abs=1e-5)
 
 
 def test_ranked_games_from_games_csv_rows():

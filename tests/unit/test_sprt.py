@@ -9,11 +9,13 @@ import pytest
 
 from arena.stats.simulate import field_scores, pair_scores
 from arena.stats.sprt import (
+    FIELD_MIN_DEALS,
     NELO_PER_T,
     Pentanomial,
     SprtParameters,
     field_elo,
     field_llr,
+    field_llr_path,
     field_score,
     field_sprt,
     game_score,
@@ -24,6 +26,7 @@ from arena.stats.sprt import (
     mle_t_value,
     pentanomial,
     pentanomial_elo,
+    pentanomial_sequential,
     run_field_sprt,
     run_sprt,
     sprt,
@@ -154,15 +157,55 @@ def test_field_score_counts_rivals_finished_behind():
         field_score([])
 
 
-def test_field_llr_on_two_values_is_the_bernoulli_sprt():
-    # only 0s and 1s seen (both ends present, no regularisation): the MLE on {0, 1} with mean s is Bernoulli(s),
-    # so LLR = 60 log(s1 / 0.5) + 40 log((1 - s1) / 0.5), s1 = L(50) = 1 / (1 + 10^(-0.125)) = 0.5714631
-    #   = 60 * 0.1335918 + 40 * (-0.1542313) = 8.015511 - 6.169252 = 1.846259
-    assert field_llr([1.0] * 60 + [0.0] * 40, 0, 50) == pytest.approx(1.846259, abs=1e-5)
+def test_field_llr_is_the_normal_glr_with_the_variance_estimated_under_each_hypothesis():
+    # 60 deals at 1 and 40 at 0: mean 0.6, variance 0.24 * 100 / 99 = 0.2424242; s1 = L(50) = 0.5714631
+    # r0 = 0.2424242 + 0.1^2 = 0.2524242, r1 = 0.2424242 + 0.0285369^2 = 0.2432386
+    # LLR = 100 / 2 * log(r0 / r1) = 50 * 0.0370673 = 1.853417
+    assert field_llr([1.0] * 60 + [0.0] * 40, 0, 50) == pytest.approx(1.853417, abs=1e-5)
+    assert field_llr([0.7], 0, 50) == 0.0  # one deal has no variance
     with pytest.raises(ValueError, match="logistic model only"):
         field_sprt([0.5], SprtParameters(0, 20))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        field_llr([0.5, 1.5], 0, 20)
     est = field_elo([1.0] * 60 + [0.0] * 40)
     assert est.score == 0.6 and est.elo == pytest.approx(-400 * math.log10(1 / 0.6 - 1))
+
+
+def test_field_llr_path_is_field_llr_deal_by_deal():
+    scores = list(np.random.default_rng(3).uniform(0.3, 0.8, 40))
+    path = field_llr_path(scores, 0, 20)
+    assert path == pytest.approx([field_llr(scores[: i + 1], 0, 20) for i in range(40)], abs=1e-9)
+
+
+def test_a_lopsided_field_decides_in_few_deals_without_a_cap():
+    """Deal scores near 0.75 with a spread of 0.1 (greedy against lookahead and random): the old test's
+    0.001 of a deal at 0 and 1 capped a deal at +0.056 of LLR, 53 deals at least; now a handful do."""
+    params = SprtParameters(0, 20, model="logistic")
+    scores = list(np.random.default_rng(5).normal(0.75, 0.1, 60).clip(0, 1))
+    status, deals = run_field_sprt(scores, params)
+    assert status.verdict == "H1" and FIELD_MIN_DEALS <= deals < 40
+    # never before FIELD_MIN_DEALS deals, however clear: deals right at s1 with almost no spread
+    s1 = logistic_score(20)
+    close = [s1 + 1e-4, s1 - 1e-4] * 3
+    assert field_sprt(close[:4], params).llr > params.upper and field_sprt(close[:4], params).verdict == "continue"
+    assert field_sprt(close[:5], params).verdict == "H1"
+
+
+def test_stopping_aware_estimate_after_a_pentanomial_sprt():
+    params = SprtParameters(0, 5, model="normalized")
+    counts = Pentanomial(10, 200, 500, 220, 12)
+    seq = pentanomial_sequential(counts, params)
+    plain = pentanomial_elo(counts)
+    assert seq.model == "normalized" and seq.low < seq.elo < seq.high
+    # not stopped (LLR inside the bounds): close to the plain figures
+    assert seq.elo == pytest.approx(plain.nelo, abs=0.5) and seq.low == pytest.approx(plain.nelo_low, abs=1.0)
+    # stopped early on a lucky run: the estimate is pulled back towards the hypotheses
+    lucky = Pentanomial(0, 5, 20, 40, 15)
+    assert sprt(lucky, SprtParameters(0, 20, model="normalized")).verdict == "H1"
+    after = pentanomial_sequential(lucky, SprtParameters(0, 20, model="normalized"))
+    assert after.elo < pentanomial_elo(lucky).nelo
+    assert math.isnan(pentanomial_sequential(Pentanomial(), params).elo)
+    assert math.isnan(pentanomial_sequential(Pentanomial(ww=30), params).elo)  # no spread: no normalized scale
 
 
 def test_run_sprt_stops_at_the_first_verdict():

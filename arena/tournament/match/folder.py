@@ -10,7 +10,11 @@ repeat), ``test`` (``"pentanomial"``, ``"field"`` or None for a fixed count),
 (``"H0"``, ``"H1"``, ``"inconclusive"``, None for a fixed count or a match
 still running), ``pentanomial`` (``LL``, ``LD``, ``DD+WL``, ``WD``, ``WW``;
 two players), ``score`` (A's mean score), ``elo`` (the estimate with its 95%
-interval, logistic and normalized, and the likelihood of superiority), and
+interval, logistic and normalized, and the likelihood of superiority: the
+plain interval of the counts as they stand), ``elo_sequential`` (after a
+two-player SPRT: the stopping-aware estimate and 95% interval of
+:func:`arena.stats.sprt.pentanomial_sequential`, ``elo``, ``low``, ``high``
+in the test's ``model``; null otherwise, and absent from older files), and
 ``history``: ``{"games": [...], "llr": [...]}``, the LLR after every deal
 counted, for the LLR plot.  Numbers that are not finite are written as null.
 """
@@ -39,6 +43,7 @@ def _finite(x: float) -> float | None:
 def match_dict(plan: MatchPlan, tally: MatchTally, state: str) -> dict[str, Any]:
     """What ``match.json`` holds (see the module docstring) for ``plan`` counted as far as ``tally``."""
     elo = tally.elo()
+    sequential = tally.sequential_elo()
     lower = upper = None
     if plan.sprt is not None:
         lower, upper = plan.sprt.lower, plan.sprt.upper
@@ -63,6 +68,9 @@ def match_dict(plan: MatchPlan, tally: MatchTally, state: str) -> dict[str, Any]
         "pentanomial": dict(zip(PAIR_LABELS, tally.counts)) if plan.players == 2 else None,
         "score": _finite(tally.score()),
         "elo": {key: _finite(value) for key, value in elo._asdict().items()},
+        "elo_sequential": None if sequential is None else {
+            "elo": _finite(sequential.elo), "low": _finite(sequential.low), "high": _finite(sequential.high),
+            "model": sequential.model},
         "history": {"games": [g for g, _ in tally.history], "llr": [_finite(x) for x in
                                                                        (llr for _, llr in tally.history)]},
     }

@@ -32,12 +32,14 @@ from arena.report.match import elo_text
 from arena.stats.sprt import (
     EloEstimate,
     Pentanomial,
+    SequentialEstimate,
     SprtStatus,
     field_elo,
     field_score,
     field_sprt,
     game_score,
     pentanomial_elo,
+    pentanomial_sequential,
     sprt,
 )
 from arena.tournament.folder.rows import COLUMNS, tournament_ranks
@@ -125,6 +127,12 @@ class MatchTally:
     def elo(self) -> EloEstimate:
         """A's Elo over B (two players) or over the field, with its 95% interval."""
         return pentanomial_elo(self.counts) if self.plan.players == 2 else field_elo(self.scores)
+
+    def sequential_elo(self) -> SequentialEstimate | None:
+        """The stopping-aware estimate after the two-player SPRT (None for the field test or a fixed count)."""
+        if self.plan.sprt is None or self.plan.players != 2 or not self.counts.pairs:
+            return None
+        return pentanomial_sequential(self.counts, self.plan.sprt)
 
     def score(self) -> float:
         """A's mean score: points per game (two players) or the mean deal score (the field)."""
