@@ -37,15 +37,14 @@ DUTY = 50.0
 _ENTRANT, _WON, _FAULTED = COLUMNS.index("entrant"), COLUMNS.index("won"), COLUMNS.index("faulted")
 
 
-def fit_rows(data: bytes, players: int, scoring: str, seed: int,
-             names: Sequence[str]) -> tuple[dict[str, tuple[float, float, float]], float]:
+def fit_rows(data: bytes, players: int, scoring: str, names: Sequence[str]) -> tuple[dict[str, tuple[float, float, float]], float]:
     """The rating of every entrant (rating, low, high) from ``games.csv`` text, and the CPU seconds it took:
     :func:`arena.report.tables.ratings`, the tables' own fit."""
     from arena.report.tables import games_frame, ratings
 
     started = time.process_time()
     try:
-        table = ratings(games_frame(data, players=players), scoring, seed, list(names))
+        table = ratings(games_frame(data, players=players), scoring, list(names))
     except ValueError:
         return {}, time.process_time() - started
     found = {str(name): (float(row.rating), float(row.rating_low), float(row.rating_high))
@@ -60,7 +59,6 @@ class LiveStandings:
         self.names = config.names
         self.players = config.players
         self.scoring = config.scoring
-        self.seed = config.seed
         self.clock = clock
         self.games: collections.Counter[str] = collections.Counter()
         self.wins: collections.Counter[str] = collections.Counter()
@@ -107,7 +105,7 @@ class LiveStandings:
         self._collect()
         if wait:
             if self.stored:
-                self._take(self.stored, *fit_rows(self._data(), self.players, self.scoring, self.seed, self.names))
+                self._take(self.stored, *fit_rows(self._data(), self.players, self.scoring, self.names))
             return
         now = self.clock()
         if self.stored == self.rated or now < self._next_fit or self._future is not None:
@@ -116,8 +114,7 @@ class LiveStandings:
             # A process of its own: a fit in a thread would hold the GIL the storing thread needs at every chunk.
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         self._next_fit = now + RATE_EVERY  # until the fit says what it cost
-        self._future = (self.stored, self._pool.submit(fit_rows, self._data(), self.players, self.scoring, self.seed,
-                                                       self.names))
+        self._future = (self.stored, self._pool.submit(fit_rows, self._data(), self.players, self.scoring, self.names))
 
     def _data(self) -> bytes:
         return "".join(self._text).encode("utf-8")
