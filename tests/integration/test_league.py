@@ -8,6 +8,7 @@ first played); an edit that would change what stored games mean is refused befor
 from __future__ import annotations
 
 import hashlib
+import gzip
 import json
 import re
 from collections.abc import Callable
@@ -59,7 +60,7 @@ def played(output: str) -> int:
 def records(folder: Path) -> dict[tuple[Any, ...], dict[str, Any]]:
     """Every record of ``folder`` by who sat where, deal and seating, without the table's number."""
     found = {}
-    for line in (folder / "records.jsonl").read_text().splitlines():
+    for line in gzip.decompress((folder / "records.jsonl.gz").read_bytes()).decode().splitlines():
         record = json.loads(line)
         key = (tuple(p["name"] for p in record["players"]), record["tournament"]["deal"],
                record["tournament"]["rotation"])

@@ -235,7 +235,7 @@ def test_tables_escape_names_in_every_format(wide):
     from arena.report.text import format_tables
 
     games = load_games(wide[0] / "games.csv", 3)
-    games["entrant"] = games["entrant"].replace("greedy", "gr\x1b[2Jeedy\u202e")
+    games["entrant"] = games["entrant"].astype(str).replace("greedy", "gr\x1b[2Jeedy\u202e")
     tables = build_tables(games, "uptown", 11)
     for fmt in ("text", "markdown", "csv", "json"):
         for width in (None, 50):
