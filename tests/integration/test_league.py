@@ -7,8 +7,8 @@ first played); an edit that would change what stored games mean is refused befor
 
 from __future__ import annotations
 
-import hashlib
 import gzip
+import hashlib
 import json
 import re
 from collections.abc import Callable
