@@ -61,9 +61,9 @@ _RC: dict[str, Any] = {
     "axes.axisbelow": True,
 }
 #: The legends name the interval each figure has: a win share's is Wilson's on the deals as clusters,
-#: a rating's comes from a bootstrap that resamples whole deals.
+#: a rating's from the maximum-likelihood fit's information, summed by deal.
 SHARE_INTERVAL = "95% Wilson interval over deals"
-RATING_INTERVAL = "95% interval (bootstrap over deals)"
+RATING_INTERVAL = "95% interval (information summed by deal)"
 
 log = logging.getLogger("arena.report.plots")
 

@@ -351,4 +351,4 @@ def test_each_legend_names_the_interval_its_figure_has(tables, tmp_path, monkeyp
     shares = [label for label in legends["win_share.png"] if "interval" in label]
     assert shares and all("Wilson" in label for label in shares), legends["win_share.png"]
     assert not any("bootstrap" in label for label in legends["win_share.png"] + legends["seats.png"])
-    assert any("bootstrap over deals" in label for label in legends["rating.png"]), legends["rating.png"]
+    assert any("information summed by deal" in label for label in legends["rating.png"]), legends["rating.png"]
