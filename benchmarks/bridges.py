@@ -33,6 +33,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -63,10 +64,16 @@ def pettingzoo_loop(settings: GameSettings, seeds: list[int]) -> int:
     from arena.envs.pettingzoo_env import env
 
     game = env(players=settings.players, scoring=settings.scoring)
+    return aec_moves(game, [{"seed": seed} for seed in seeds])
+
+
+def aec_moves(game: Any, resets: list[dict[str, Any]]) -> int:
+    """Play a game of the AEC environment ``game`` per ``resets`` (the arguments of its ``reset``), each move
+    a uniform choice among the action mask's legal ids; the number of moves."""
     rng = np.random.default_rng(1)
     moves = 0
-    for seed in seeds:
-        game.reset(seed=seed)
+    for reset in resets:
+        game.reset(**reset)
         for _ in game.agent_iter():
             observation, _, termination, truncation, _ = game.last()
             if termination or truncation:
@@ -141,20 +148,7 @@ def null_pettingzoo_loop(moves_per_game: int, games: int) -> int:
                 self.terminations = {a: True for a in self.agents}
             self.agent_selection = self.agents[1 - self.agents.index(self.agent_selection)]
 
-    game = Null()
-    rng = np.random.default_rng(1)
-    moves = 0
-    for _ in range(games):
-        game.reset()
-        for _ in game.agent_iter():
-            observation, _, termination, truncation, _ = game.last()
-            if termination or truncation:
-                game.step(None)
-                continue
-            legal = np.flatnonzero(observation["action_mask"])
-            game.step(int(legal[rng.integers(len(legal))]))
-            moves += 1
-    return moves
+    return aec_moves(Null(), [{}] * games)
 
 
 def null_openspiel_loop(moves_per_game: int, games: int, legal_count: int = 40, draws_per_game: int = 0) -> int:
