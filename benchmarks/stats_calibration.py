@@ -51,14 +51,13 @@ import pandas as pd
 from arena.stats.ratings import ELO_PER_THETA, ratings_of
 from arena.stats.simulate import field_scores, pair_scores, sample_table
 from arena.stats.sprt import (
-    FIELD_MIN_DEALS,
     NELO_PER_T,
     Pentanomial,
     SprtParameters,
-    field_llr_path,
     logistic_score,
     pentanomial_elo,
     pentanomial_sequential,
+    run_field_sprt,
     sprt,
 )
 from arena.tournament.plan.seating import design
@@ -182,11 +181,8 @@ FIELD_CASES: tuple[tuple[str, int, str, float, tuple[float, ...]], ...] = (
 
 
 def _run_field(scores: np.ndarray, params: SprtParameters) -> tuple[str, int]:
-    path = field_llr_path(scores.tolist(), params.elo0, params.elo1)
-    for deals, value in enumerate(path, start=1):
-        if deals >= FIELD_MIN_DEALS and (value >= params.upper or value <= params.lower):
-            return ("H1" if value >= params.upper else "H0"), deals
-    return "continue", len(path)
+    status, deals = run_field_sprt(scores.tolist(), params)
+    return status.verdict, deals
 
 
 def field(runs: int, seed: int, max_deals: int, long: int) -> None:

@@ -477,8 +477,9 @@ def _match_fields(match: Any) -> tuple[np.ndarray, float, float, str, dict[str, 
         lower, upper = float(match["lower"]), float(match["upper"])
     except (TypeError, ValueError):
         raise PlotError("match: lower and upper must be numbers") from None
-    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
-        raise PlotError(f"match: the bounds must be finite with lower < upper, not {lower} and {upper}")
+    # the field test's corrected bounds meet where the deals have no spread: equal is allowed
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower <= upper):
+        raise PlotError(f"match: the bounds must be finite with lower <= upper, not {lower} and {upper}")
     return points[np.isfinite(points[:, 1])], lower, upper, str(match["verdict"]), sprt
 
 
@@ -487,7 +488,7 @@ def llr_plot(match: dict[str, Any], path: Path) -> None:
 
     ``match`` is the object of the match's ``match.json`` (:mod:`arena.tournament.match.folder`); these keys
     are read, any other is ignored: ``history`` (``{"games": [...], "llr": [...]}``, one entry per deal
-    counted, in counting order), ``lower`` and ``upper`` (the SPRT bounds), ``verdict``,
+    counted, in counting order), ``lower`` and ``upper`` (the SPRT bounds at the last deal), ``verdict``,
     ``parameters.sprt`` (``elo0``, ``elo1``, ``alpha``, ``beta``, ``model``) and ``bots`` (names, A first).
 
     Raises :class:`PlotError` (one line) for a missing or malformed key or a file that cannot be written.
@@ -508,7 +509,7 @@ def llr_plot(match: dict[str, Any], path: Path) -> None:
         ax.axhline(lower, color="tab:red", linestyle="--", linewidth=1.5,
                    label=f"lower bound {lower:.3f}: accept H0 (elo <= {elo0:g})")
         ax.axhline(0.0, color="grey", linewidth=0.8)
-        span = upper - lower
+        span = upper - lower or 1.0
         low_y = min(lower, float(points[:, 1].min()) if len(points) else lower) - 0.1 * span
         high_y = max(upper, float(points[:, 1].max()) if len(points) else upper) + 0.1 * span
         ax.set_ylim(low_y, high_y)

@@ -111,8 +111,9 @@ part ways; the field keeps its plain interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -124,7 +125,10 @@ NELO_PER_T = 800.0 / math.log(10.0)
 REGULARIZE = 1e-3
 MODELS: tuple[str, ...] = ("normalized", "logistic")
 #: The field test gives no verdict before this many deals (their variance is too rough).
-FIELD_MIN_DEALS = 5
+FIELD_MIN_DEALS = 8
+#: Siegmund's overshoot constant ``-zeta(1/2) / sqrt(2 pi)``: the mean overshoot of a normal random walk
+#: over a far bound, in standard deviations of one step.
+FIELD_RHO = 1.4603545088095868 / math.sqrt(2.0 * math.pi)
 #: The largest normalised Elo an SPRT bound may take (far beyond what a comparison of bots needs).
 MAX_NELO = 200.0
 VERDICTS: tuple[str, ...] = ("H0", "H1", "continue")
@@ -429,9 +433,8 @@ def field_score(games: Iterable[tuple[float, Sequence[float]]]) -> float:
     return points / count
 
 
-def field_llr_path(scores: Sequence[float], elo0: float, elo1: float) -> list[float]:
-    """:func:`field_llr` after each of the deal ``scores`` in turn (0 before the second), in one pass."""
-    out: list[float] = []
+def _field_running(scores: Iterable[float], elo0: float, elo1: float) -> Iterator[tuple[float, float]]:
+    """``(LLR, variance)`` after each of the deal ``scores`` in turn, in one pass (both 0 before the second)."""
     n = total = total2 = 0.0
     s0, s1 = logistic_score(elo0), logistic_score(elo1)
     shift = 0.5  # sums of (x - 1/2) keep the variance's cancellation small
@@ -442,14 +445,28 @@ def field_llr_path(scores: Sequence[float], elo0: float, elo1: float) -> list[fl
         total += score - shift
         total2 += (score - shift) ** 2
         if n < 2:
-            out.append(0.0)
+            yield 0.0, 0.0
             continue
         mean = total / n
         var = max(0.0, (total2 - n * mean * mean) / (n - 1))
-        r0, r1 = var + (mean + shift - s0) ** 2, var + (mean + shift - s1) ** 2
-        out.append(0.0 if r0 == r1 else math.inf if r1 == 0.0 else -math.inf if r0 == 0.0
-                   else n / 2.0 * math.log(r0 / r1))
-    return out
+        yield _glr(n, var, mean + shift - s0, mean + shift - s1), var
+
+
+def _glr(n: float, var: float, off0: float, off1: float) -> float:
+    """``n / 2 * log(r0 / r1)``, ``r_h = var + off_h^2``, infinite where one of them is 0."""
+    r0, r1 = var + off0 * off0, var + off1 * off1
+    if r0 == r1:
+        return 0.0
+    if r1 == 0.0:
+        return math.inf
+    if r0 == 0.0:
+        return -math.inf
+    return n / 2.0 * math.log(r0 / r1)
+
+
+def field_llr_path(scores: Sequence[float], elo0: float, elo1: float) -> list[float]:
+    """:func:`field_llr` after each of the deal ``scores`` in turn (0 before the second), in one pass."""
+    return [llr for llr, _ in _field_running(scores, elo0, elo1)]
 
 
 def field_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
@@ -463,25 +480,53 @@ def field_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
             raise ValueError(f"a deal score lies between 0 and 1, not {score}")
     if n < 2:
         return 0.0
-    mean = math.fsum(scores) / n
-    var = math.fsum((x - mean) ** 2 for x in scores) / (n - 1)
-    r0, r1 = (var + (mean - logistic_score(e)) ** 2 for e in (elo0, elo1))
-    if r0 == r1:
-        return 0.0
-    if r1 == 0.0:
-        return math.inf
-    if r0 == 0.0:
-        return -math.inf
-    return n / 2.0 * math.log(r0 / r1)
+    mean, var = _mean_var(scores)
+    return _glr(n, var, mean - logistic_score(elo0), mean - logistic_score(elo1))
+
+
+def _mean_var(scores: Sequence[float]) -> tuple[float, float]:
+    """The deal scores' mean and variance (divided by ``N - 1``; at least 2 scores)."""
+    mean = math.fsum(scores) / len(scores)
+    return mean, math.fsum((x - mean) ** 2 for x in scores) / (len(scores) - 1)
+
+
+def field_bounds(params: SprtParameters, var: float) -> tuple[float, float]:
+    """Wald's bounds each moved in by ``FIELD_RHO`` standard deviations of one deal's LLR step.
+
+    The step's sd under the normal model is ``(s1 - s0) / sqrt(var)``, ``var`` the deal scores'
+    variance (Siegmund's corrected diffusion approximation: the module docstring).  The bounds never
+    pass each other: where a single deal's step is as wide as they are apart (no spread) they meet
+    half-way and the next deal decides by which side of that point the LLR lies.
+    """
+    half = (params.upper - params.lower) / 2.0
+    s0, s1 = logistic_score(params.elo0), logistic_score(params.elo1)
+    shift = half if var <= 0.0 else min(half, FIELD_RHO * (s1 - s0) / math.sqrt(var))
+    return params.lower + shift, params.upper - shift
+
+
+def _field_status(llr: float, var: float, deals: int, params: SprtParameters) -> SprtStatus:
+    # one deal has no variance, so nothing to correct by: Wald's bounds until a second
+    lower, upper = field_bounds(params, var) if deals >= 2 else (params.lower, params.upper)
+    if deals < FIELD_MIN_DEALS:
+        return SprtStatus(llr, lower, upper, "continue")
+    decided = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
+    return SprtStatus(llr, lower, upper, decided)
+
+
+def _field_params(params: SprtParameters) -> None:
+    if params.model != "logistic":
+        raise ValueError("the field test (3-5 players) takes the logistic model only")
 
 
 def field_sprt(scores: Sequence[float], params: SprtParameters) -> SprtStatus:
-    """The 3-5 player SPRT of A against the field on per-deal scores (:func:`field_score`); logistic model only."""
-    if params.model != "logistic":
-        raise ValueError("the field test (3-5 players) takes the logistic model only")
+    """The 3-5 player SPRT of A against the field on per-deal scores (:func:`field_score`); logistic model only.
+
+    The status's bounds are :func:`field_bounds` at the deals' variance: the ones its verdict used.
+    """
+    _field_params(params)
     value = field_llr(scores, params.elo0, params.elo1)
-    decided = verdict(value, params) if len(scores) >= FIELD_MIN_DEALS else "continue"
-    return SprtStatus(value, params.lower, params.upper, decided)
+    var = _mean_var(scores)[1] if len(scores) >= 2 else 0.0
+    return _field_status(value, var, len(scores), params)
 
 
 def field_elo(scores: Sequence[float], confidence: float = 0.95) -> EloEstimate:
@@ -660,11 +705,12 @@ def run_sprt(pairs: Iterable[tuple[float, float]], params: SprtParameters,
 def run_field_sprt(scores: Iterable[float], params: SprtParameters,
                    max_deals: int | None = None) -> tuple[SprtStatus, int]:
     """Count per-deal ``scores`` in the order given until the field SPRT decides or ``max_deals``; status and deals used."""
-    seen = [float(x) for x in scores][:max_deals]
+    _field_params(params)
     status = SprtStatus(0.0, params.lower, params.upper, "continue")
-    for deals, value in enumerate(field_llr_path(seen, params.elo0, params.elo1), start=1):
-        decided = verdict(value, params) if deals >= FIELD_MIN_DEALS else "continue"
-        status = SprtStatus(value, params.lower, params.upper, decided)
-        if decided != "continue":
-            return status, deals
-    return status, len(seen)
+    deals = 0
+    # lazily: the test stops reading at its verdict
+    for deals, (value, var) in enumerate(_field_running(islice(scores, max_deals), params.elo0, params.elo1), 1):
+        status = _field_status(value, var, deals, params)
+        if status.verdict != "continue":
+            break
+    return status, deals

@@ -221,7 +221,7 @@ def test_llr_plot_from_a_hand_made_match(tmp_path):
         ({"upper": None}, "lower and upper must be numbers"),
         ({"history": {"games": [1, 2], "llr": [0.5]}}, "'history' is not {games: [...], llr: [...]}"),
         ({"history": 5}, "'history' is not {games: [...], llr: [...]}"),
-        ({"lower": 3.0}, "lower < upper"),
+        ({"lower": 3.0}, "lower <= upper"),
         ({"parameters": {"games": 10, "sprt": None}}, "not a sequential test"),
     ],
 )

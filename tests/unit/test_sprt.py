@@ -10,9 +10,11 @@ import pytest
 from arena.stats.simulate import field_scores, pair_scores
 from arena.stats.sprt import (
     FIELD_MIN_DEALS,
+    FIELD_RHO,
     NELO_PER_T,
     Pentanomial,
     SprtParameters,
+    field_bounds,
     field_elo,
     field_llr,
     field_llr_path,
@@ -184,11 +186,61 @@ def test_a_lopsided_field_decides_in_few_deals_without_a_cap():
     scores = list(np.random.default_rng(5).normal(0.75, 0.1, 60).clip(0, 1))
     status, deals = run_field_sprt(scores, params)
     assert status.verdict == "H1" and FIELD_MIN_DEALS <= deals < 40
-    # never before FIELD_MIN_DEALS deals, however clear: deals right at s1 with almost no spread
+
+
+def test_the_field_test_gives_no_verdict_before_eight_deals_however_clear():
+    params = SprtParameters(0, 20, model="logistic")
+    assert FIELD_MIN_DEALS == 8
     s1 = logistic_score(20)
-    close = [s1 + 1e-4, s1 - 1e-4] * 3
-    assert field_sprt(close[:4], params).llr > params.upper and field_sprt(close[:4], params).verdict == "continue"
-    assert field_sprt(close[:5], params).verdict == "H1"
+    # deals right at s1, or right at s0, with almost no spread
+    for scores, expected in (([s1 + 1e-4, s1 - 1e-4] * 5, "H1"), ([0.5 + 1e-4, 0.5 - 1e-4] * 5, "H0")):
+        early = field_sprt(scores[:7], params)
+        assert abs(early.llr) > params.upper and early.verdict == "continue"
+        assert run_field_sprt(scores[:7], params)[0].verdict == "continue"
+        assert field_sprt(scores[:8], params).verdict == expected
+        assert run_field_sprt(scores, params)[1] == 8
+
+
+def test_field_bounds_lie_inside_walds_and_widen_toward_them_as_the_variance_grows():
+    params = SprtParameters(0, 20, model="logistic")
+    # var 0.01: one deal's LLR step has sd (L(20) - 1/2) / 0.1 = 0.0287506 / 0.1 = 0.287506, and each
+    # bound moves in by 0.5825972 of it, 0.167500: upper 2.944439 - 0.167500 = 2.776939
+    assert FIELD_RHO == pytest.approx(0.5825972, abs=1e-7)
+    assert field_bounds(params, 0.01) == pytest.approx((-2.776939, 2.776939), abs=1e-6)
+    widths = []
+    for var in (1e-4, 1e-3, 0.01, 0.03, 0.1, 0.25):
+        lower, upper = field_bounds(params, var)
+        assert params.lower < lower < upper < params.upper
+        widths.append(upper - lower)
+    assert widths == sorted(widths) and len(set(widths)) == len(widths)
+    assert params.upper - widths[-1] / 2 == pytest.approx(FIELD_RHO * (logistic_score(20) - 0.5) / 0.5)
+    # no spread: a deal's step is unbounded, and the bounds meet half-way instead of passing each other
+    assert field_bounds(params, 0.0) == (0.0, 0.0)
+    skew = SprtParameters(0, 20, alpha=0.01, beta=0.2, model="logistic")
+    assert field_bounds(skew, 0.0) == pytest.approx(((skew.lower + skew.upper) / 2,) * 2)
+
+
+def test_a_deal_by_deal_field_status_is_the_one_shot_field_sprt():
+    params = SprtParameters(0, 20, model="logistic")
+    scores = list(np.random.default_rng(11).normal(0.53, 0.08, 200).clip(0, 1))
+    stop = None
+    for deals in range(1, 201):
+        one_shot = field_sprt(scores[:deals], params)
+        running, counted = run_field_sprt(scores, params, max_deals=deals)
+        if stop is None:
+            assert counted == deals
+            assert running.llr == pytest.approx(one_shot.llr, abs=1e-9)
+            assert (running.lower, running.upper) == pytest.approx((one_shot.lower, one_shot.upper), abs=1e-9)
+            assert running.verdict == one_shot.verdict
+            if deals >= 2:  # the status carries the corrected bounds its verdict used
+                var = float(np.var(scores[:deals], ddof=1))
+                assert (one_shot.lower, one_shot.upper) == pytest.approx(field_bounds(params, var), abs=1e-9)
+            if one_shot.verdict != "continue":
+                stop = deals
+        else:
+            assert counted == stop  # the run stopped at the first verdict
+    assert stop is not None and stop >= FIELD_MIN_DEALS
+    assert field_sprt(scores[:1], params)[1:3] == (params.lower, params.upper)  # one deal: Wald's bounds
 
 
 def test_stopping_aware_estimate_after_a_pentanomial_sprt():

@@ -6,7 +6,9 @@ Written when the match starts (``state`` ``"running"``) and when it ends
 (``"done"``): the bots, players, seating, games a deal, seed, scoring,
 ``parameters`` (``games``, ``sprt``, ``max_games``: what ``--resume`` must
 repeat), ``test`` (``"pentanomial"``, ``"field"`` or None for a fixed count),
-``deals`` and ``games`` counted, ``llr``, ``lower``, ``upper``, ``verdict``
+``deals`` and ``games`` counted, ``llr``, ``lower``, ``upper`` (the bounds of
+the last deal counted: Wald's for two players, the field test's corrected
+bounds for 3-5, Wald's in files written before the correction), ``verdict``
 (``"H0"``, ``"H1"``, ``"inconclusive"``, None for a fixed count or a match
 still running), ``pentanomial`` (``LL``, ``LD``, ``DD+WL``, ``WD``, ``WW``;
 two players), ``score`` (A's mean score), ``elo`` (the estimate with its 95%
@@ -45,7 +47,9 @@ def match_dict(plan: MatchPlan, tally: MatchTally, state: str) -> dict[str, Any]
     elo = tally.elo()
     sequential = tally.sequential_elo()
     lower = upper = None
-    if plan.sprt is not None:
+    if tally.status is not None:  # the bounds the verdict used (the field test's move with its variance)
+        lower, upper = tally.status.lower, tally.status.upper
+    elif plan.sprt is not None:
         lower, upper = plan.sprt.lower, plan.sprt.upper
     return {
         "format": FORMAT,
