@@ -56,8 +56,28 @@ the plain ``N`` one understates the spread of few deals and let false
 positives through).  Every deal moves the LLR by what it says: nothing caps a
 deal's evidence, and the per-deal spread, tight (many games a deal, sd about
 0.08 at 4 players) or loose, is read from the deals themselves.  No verdict
-before :data:`FIELD_MIN_DEALS` deals: a variance of fewer is too rough.  The
-bounds and verdicts are the pentanomial test's.
+before :data:`FIELD_MIN_DEALS` (8) deals: a variance of fewer is too rough.
+
+The bounds are Wald's moved in for the overshoot (:func:`field_bounds`).  A
+test that decides in 30-50 deals, each moving the LLR by a few tenths, ends
+past its bound by a fair part of a step, so with Wald's bounds its error rates
+fall below alpha and beta and it plays more deals than it needs (1.2x Wald's
+ideal at 5 players).  Siegmund's corrected diffusion approximation (D.
+Siegmund, *Sequential Analysis: Tests and Confidence Intervals*, Springer
+1985, the corrected diffusion approximations) treats the LLR as a normal random walk: its overshoot over a
+far bound is on average ``rho`` standard deviations of one step, ``rho =
+-zeta(1/2) / sqrt(2 pi) = 0.5826`` (:data:`FIELD_RHO`), so a walk that stops
+at the bound moved in by that much has close to the error rates Wald's bound
+promises a continuous one.  The test stops when::
+
+    LLR >= upper - rho * sd_step   (H1)   or   LLR <= lower + rho * sd_step   (H0)
+
+``sd_step = (s1 - s0) / sqrt(v_hat)``, the standard deviation of one deal's
+LLR increment under the normal model with the running variance ``v_hat``
+(divided by ``N - 1``).  The correction is largest where the deals are tight
+and few are needed, and fades as the spread grows.  The bounds never pass each
+other: with no spread at all they meet half-way.  :func:`field_sprt` and
+:func:`run_field_sprt` return the corrected bounds of the deal they stopped at.
 
 Its assumptions, written down:
 
@@ -76,6 +96,10 @@ Its assumptions, written down:
   distribution with this mean and variance); like fishtest's, the test's error
   rates are alpha and beta only asymptotically, and the calibration benchmark
   measures them (``docs/explanation/statistics.md``);
+* the overshoot correction assumes the LLR moves by steps of a normal walk
+  whose spread the running variance gives, and a bound far compared with a
+  step; it is an approximation of the error rates, not a guarantee, measured
+  by the same benchmark (false positives 0.040-0.063 at alpha = 0.05);
 * the LLR depends only on the multiset of counted deal scores; the order in
   which deals are counted must be the deals' own order (not the order workers
   finish them) so that the stopping point does not depend on the workers.

@@ -20,7 +20,7 @@ import pytest
 
 from arena.report.tables import load_games
 from arena.rules.state import SeatResult
-from arena.stats.sprt import Pentanomial, SprtParameters, sprt
+from arena.stats.sprt import FIELD_MIN_DEALS, Pentanomial, SprtParameters, sprt
 from arena.tournament.folder.files import MATCH_FILE
 from arena.tournament.folder.rows import game_rows_text
 from arena.tournament.folder.verify import without_timing
@@ -261,6 +261,8 @@ def test_the_field_test_of_three_players(tmp_path):
     assert match["verdict"] == "H1" and match["test"] == "field" and match["seating"] == "balanced"
     assert match["games_per_deal"] == 6 and match["games"] == 6 * match["deals"]
     assert match["pentanomial"] is None and match["score"] == 1.0
+    # every deal scores 1, no spread: the corrected bounds meet half-way and the first deal allowed decides
+    assert match["deals"] == FIELD_MIN_DEALS and match["lower"] == match["upper"] == 0.0
     games = load_games(out / "games.csv", 3)
     assert sorted(games.groupby("deal")["rotation"].nunique().unique()) == [6]
     assert games["deal"].max() == match["deals"] - 1

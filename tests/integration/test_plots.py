@@ -213,6 +213,9 @@ def test_llr_plot_from_a_hand_made_match(tmp_path):
     # The verdict and the bounds are drawn: another verdict is another picture.
     llr_plot({**MATCH, "verdict": "H0"}, tmp_path / "h0.png")
     assert (tmp_path / "h0.png").read_bytes() != (tmp_path / "llr.png").read_bytes()
+    # a field test on deals with no spread: its corrected bounds meet
+    llr_plot({**MATCH, "lower": 0.0, "upper": 0.0}, tmp_path / "met.png")
+    assert_picture(tmp_path / "met.png")
 
 
 @pytest.mark.parametrize(
