@@ -68,9 +68,9 @@ Siegmund, *Sequential Analysis: Tests and Confidence Intervals*, Springer
 far bound is on average ``rho`` standard deviations of one step, ``rho =
 -zeta(1/2) / sqrt(2 pi) = 0.5826`` (:data:`FIELD_RHO`), so a walk that stops
 at the bound moved in by that much has close to the error rates Wald's bound
-promises a continuous one.  The test stops when::
+promises a continuous one.  The test accepts H1 at the first, H0 at the second::
 
-    LLR >= upper - rho * sd_step   (H1)   or   LLR <= lower + rho * sd_step   (H0)
+    LLR >= upper - rho * sd_step    or    LLR <= lower + rho * sd_step
 
 ``sd_step = (s1 - s0) / sqrt(v_hat)``, the standard deviation of one deal's
 LLR increment under the normal model with the running variance ``v_hat``
