@@ -103,6 +103,8 @@ _TEXT_COLUMNS = ("game_id", "entrant", "bot")
 #: smallest integer that holds the rest (a million games' rows then take tens of megabytes, not hundreds).
 _DTYPES: dict[str, str] = {
     **{c: "int32" for c in COLUMNS if c not in _TEXT_COLUMNS},
+    **{c: "int16" for c in ("groups", "captured_total", "blockers_penalty", "blockers_score")},
+    **{c: "int8" for c in ("seat", "uptown_rank", "blockers_rank", "faulted")},
     "seed": "int64", "seconds": "float64", "game_id": "category", "entrant": "category", "bot": "category",
 }
 #: The columns the tables read (:func:`build_tables`); the others are for people and other tools.
@@ -239,21 +241,21 @@ def _distinct_entrants(codes: np.ndarray) -> bool:
 
 def with_tournament_ranks(games: pd.DataFrame) -> pd.DataFrame:
     """Add ``t_uptown_rank`` and ``t_blockers_rank``: the ranks with faulted seats put last."""
-    games = games.copy()
+    games = games.copy(deep=False)  # copy-on-write: the caller's frame is never changed, and nothing is copied
     grid = seat_grid(games)
     for scoring in SCORINGS:
         if grid is not None:
             # Ranks are at most 5, so faulting dominates any rank difference; a seat's rank is one more
             # than the seats of its game with a smaller key ("min" ranks).
             key = (games["faulted"].to_numpy() * 10 + games[f"{scoring}_rank"].to_numpy())[grid]
-            rank = 1 + (key[:, None, :] < key[:, :, None]).sum(axis=2)
-            games[f"t_{scoring}_rank"] = rank.ravel().astype(int)
-            games[f"t_{scoring}_won"] = (games[f"t_{scoring}_rank"] == 1).astype(int)
+            rank = 1 + (key[:, None, :] < key[:, :, None]).sum(axis=2, dtype=np.int8)
+            games[f"t_{scoring}_rank"] = rank.ravel()
+            games[f"t_{scoring}_won"] = (rank.ravel() == 1).astype(np.int8)
             continue
         # Ranks are at most 5, so faulting dominates any rank difference.
         key = games["faulted"].astype(int) * 10 + games[f"{scoring}_rank"]
-        games[f"t_{scoring}_rank"] = key.groupby(games["game_id"]).rank(method="min").astype(int)
-        games[f"t_{scoring}_won"] = (games[f"t_{scoring}_rank"] == 1).astype(int)
+        games[f"t_{scoring}_rank"] = key.groupby(games["game_id"], observed=True).rank(method="min").astype(np.int8)
+        games[f"t_{scoring}_won"] = (games[f"t_{scoring}_rank"] == 1).astype(np.int8)
     return games
 
 
@@ -374,13 +376,20 @@ def rating_arrays(games: pd.DataFrame, scoring: str,
     Vectorised (no object a game).  Games whose seat count differs from the most common one are
     left out (a table of another size is another model).
     """
-    codes = pd.Categorical(games["entrant"], categories=list(names)).codes.astype(np.int64)
+    codes = pd.Categorical(games["entrant"], categories=list(names)).codes
+    tables, deals = games["table"].to_numpy(dtype=np.int64), games["deal"].to_numpy(dtype=np.int64)
+    width = int(deals.max()) + 1
+    grid = seat_grid(games)
+    if grid is not None:  # a run's own file: each game's rows together, in seat order; no copy of a row each
+        first = grid[:, 0]
+        return (codes[grid].astype(np.int64), games[f"t_{scoring}_rank"].to_numpy()[grid].astype(float),
+                tables[first] * width + deals[first])
+    codes = codes.astype(np.int64)
     game = pd.factorize(games["game_id"])[0]
     order = np.lexsort((games["seat"].to_numpy(), game))
     game, codes = game[order], codes[order]
     ranks = games[f"t_{scoring}_rank"].to_numpy(dtype=float)[order]
-    deal = (games["table"].to_numpy(dtype=np.int64) * (int(games["deal"].max()) + 1)
-            + games["deal"].to_numpy(dtype=np.int64))[order]
+    deal = (tables * width + deals)[order]
     size = np.bincount(game)
     players = int(np.bincount(size).argmax())
     keep = size[game] == players

@@ -98,7 +98,10 @@ def tournament_digest(out: Path) -> str:
 
 
 def _matching(path: Path, ends: list[tuple[int, str]]) -> int:
-    """How many of ``ends`` (``(offset, chained digest)``, offsets rising) the file ``path`` still matches."""
+    """How many of ``ends`` (``(offset, chained digest)``, offsets rising) the file ``path`` still matches.
+
+    Each block is hashed as it is read, a few megabytes at a time: a block may be the whole file.
+    """
     if not ends:
         return 0
     try:
@@ -106,12 +109,10 @@ def _matching(path: Path, ends: list[tuple[int, str]]) -> int:
     except OSError:
         return 0
     with f:
-        digest, at, count = "", 0, 0
+        digest: str | None = ""
+        at, count = 0, 0
         for end, want in ends:
-            data = _read_exactly(f, end - at)
-            if data is None:
-                break
-            digest = chain(digest, data)
+            digest = _chain_read(f, digest or "", end - at)[1]
             if digest != want:
                 break
             at = end
@@ -119,15 +120,18 @@ def _matching(path: Path, ends: list[tuple[int, str]]) -> int:
         return count
 
 
-def _read_exactly(f: IO[bytes], size: int) -> bytes | None:
-    parts = []
-    while size > 0:
-        part = f.read(min(size, 64 * _BLOCK))
+def _chain_read(f: IO[bytes], previous: str, size: int | None = None) -> tuple[int, str | None]:
+    """``(bytes read, digest)``: :func:`chain` of the next ``size`` bytes of ``f`` (None: up to its end) after
+    ``previous``, read piece by piece; the digest is None when the file ends before ``size`` bytes."""
+    h = hashlib.blake2b(previous.encode("ascii"), digest_size=16)
+    read = 0
+    while size is None or read < size:
+        part = f.read(8 * _BLOCK if size is None else min(size - read, 8 * _BLOCK))
         if not part:
-            return None
-        parts.append(part)
-        size -= len(part)
-    return b"".join(parts)
+            break
+        h.update(part)
+        read += len(part)
+    return read, (h.hexdigest() if size is None or read == size else None)
 
 
 def trusted_prefix(out: Path, records_path: Path, rows_path: Path) -> tuple[int, list[Checkpoint]]:
@@ -170,15 +174,12 @@ class CheckpointWriter:
 
 def _chain_file(path: Path, start: int, previous: str) -> tuple[int, str]:
     """``(size, digest)``: the bytes of ``path`` from ``start`` on as one block after ``previous`` (:func:`chain`)."""
-    h = hashlib.blake2b(previous.encode("ascii"), digest_size=16)
-    size = start
-    if path.exists():
-        with open(path, "rb") as f:
-            f.seek(start)
-            for block in iter(lambda: f.read(8 * _BLOCK), b""):
-                h.update(block)
-                size += len(block)
-    return size, h.hexdigest()
+    if not path.exists():
+        return start, chain(previous, b"")
+    with open(path, "rb") as f:
+        f.seek(start)
+        read, digest = _chain_read(f, previous)
+    return start + read, digest or ""
 
 
 def after(base: Checkpoint | None, records_path: Path, rows_path: Path, games: int,

@@ -60,6 +60,7 @@ from arena.tournament.folder.files import (
 from arena.tournament.folder.identity import settle
 from arena.tournament.folder.league import numbered, start_league
 from arena.tournament.folder.rows import COLUMNS, header_text
+from arena.tournament.folder.sorting import game_ids
 from arena.tournament.folder.verify import (
     REASONS,
     GameCheckError,
@@ -316,7 +317,7 @@ def recover(out: Path, config: TournamentConfig) -> Recovered:
     trusted: set[str] = set()
     faults = FaultSummary()
     if base is not None:
-        trusted = _game_ids(games_path, base.rows)
+        trusted = game_ids(games_path, base.rows)
         for entry in faults_of(points[:count]):
             faults.add_entry(entry)
         if (count == len(points) and _size(games_path) == base.rows and _size(records_path) == base.records):
@@ -332,24 +333,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return -1
-
-
-def _game_ids(path: Path, end: int) -> set[str]:
-    """The game ids of ``games.csv``'s rows before byte ``end`` (rows the run wrote itself: plain ids)."""
-    ids: set[bytes] = set()
-    with open(path, "rb") as f:
-        f.readline()
-        left = end - f.tell()
-        tail = b""
-        while left > 0:
-            block = f.read(min(_BLOCK * 8, left))
-            if not block:
-                break
-            left -= len(block)
-            lines = (tail + block).split(b"\n")
-            tail = lines.pop()
-            ids.update(line[: line.find(b",")] for line in lines)
-    return {game_id.decode("utf-8") for game_id in ids}
 
 
 def _tail_ids(games_path: Path, records_path: Path, compressed: bool, base: Checkpoint | None) -> set[str] | None:
@@ -760,53 +743,6 @@ def retire_games(out: Path, game_ids: Collection[str]) -> None:
         except OSError as exc:
             raise RunError(f"{out / RETIRED_FILE}: cannot write: {exc.strerror or exc} (nothing was dropped)") from None
     drop_games(out, drop)
-
-
-def sort_games_file(path: Path) -> bool:
-    """Rewrite ``games.csv`` in schedule order: table, deal, rotation, seat; True when it was not in that order.
-
-    Plain text order is that order: a line starts with the game id, whose
-    zero-padded fields have widths fixed by the tournament, and the seat
-    (one digit) is the first field after it that differs within a game.  A
-    game's rows are stored together in seat order, so a stable sort by game
-    id sorts the text.  It sorts one buffer through an index of its lines
-    (numpy), not a list of strings: a million games' rows cost their size and
-    a few dozen bytes a line, not a Python object each.
-    """
-    import numpy as np
-
-    data = path.read_bytes()
-    header_end = data.find(b"\n") + 1
-    body = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(body == ord("\n")) + 1
-    ends = ends[ends > header_end]
-    if ends.size <= 1:
-        return False
-    starts = np.concatenate(([header_end], ends[:-1]))
-    commas = np.flatnonzero(body == ord(","))
-    # Each line's first field (its game id), up to its first comma (or its end, for a line without one).
-    firsts = commas[np.minimum(np.searchsorted(commas, starts), len(commas) - 1)] if len(commas) else ends
-    firsts = np.where((firsts >= starts) & (firsts < ends), firsts, ends)
-    width = int((firsts - starts).max())
-    table = np.zeros((len(starts), max(width, 1)), dtype=np.uint8)
-    for column in range(width):
-        at = starts + column
-        table[:, column] = np.where(at < firsts, body[np.minimum(at, len(body) - 1)], 0)
-    keys = table.view(f"S{max(width, 1)}").ravel()
-    if not (keys[1:] < keys[:-1]).any():
-        return False
-    order = np.argsort(keys, kind="stable")
-    del keys, table, commas, firsts
-    view = memoryview(data)
-
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            f.write(view[:header_end])
-            for a, b in zip(starts[order].tolist(), ends[order].tolist()):
-                f.write(view[a:b])
-
-    write_atomically(path, write)
-    return True
 
 
 def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:

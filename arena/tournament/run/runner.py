@@ -44,7 +44,8 @@ from arena.tournament.folder.checkpoints import Checkpoint, CheckpointWriter, af
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
 from arena.tournament.folder.league import numbered
-from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, sort_games_file, stored_games
+from arena.tournament.folder.sorting import sort_games_file
+from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, stored_games
 from arena.tournament.plan.config import TournamentConfig
 from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
 from arena.tournament.run.showing import Showing
