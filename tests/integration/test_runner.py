@@ -401,8 +401,8 @@ def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monke
     real = Workers.play
     seen = {"games": 0}
 
-    def stop_after_four(self, games, remaining):
-        for result in real(self, games, remaining):
+    def stop_after_four(self, games, remaining, *args, **kwargs):
+        for result in real(self, games, remaining, *args, **kwargs):
             if seen["games"] >= 4:
                 raise KeyboardInterrupt
             seen["games"] += result[0]

@@ -10,7 +10,8 @@ import pytest
 
 from arena.tournament.plan.config import parse_config
 from arena.tournament.plan.schedule import count_games, schedule
-from arena.tournament.run.chunks import LOCAL_CHUNKS
+from arena.tournament.plan.schedule import by_seating
+from arena.tournament.run.chunks import LOCAL_CHUNKS, PASS_MOST, ChunkSizes
 from arena.tournament.run.workers import (
     _BOUND_MARGIN,
     WorkerError,
@@ -82,6 +83,33 @@ def test_chunks_follow_the_time_a_game_takes():
     assert chunk_size(100_000, 2, 2.0) == 1  # slow bots: one game at a time keeps the bar moving
     assert chunk_size(160, 2, 0.001) == 10  # at least eight chunks per worker
     assert chunk_size(3, 2, 0.001) == 1
+
+
+def _chunks(games, workers: int, passes: bool) -> list[list]:
+    sizes = ChunkSizes(LOCAL_CHUNKS, workers, 2 * workers, len(games), LOCAL_CHUNKS.most, passes)
+    stream, chunks = iter(games), []
+    while chunk := sizes.take(stream):
+        chunks.append(chunk)
+        sizes.timed(0.001 * len(chunk), len(chunk))  # random bots' pace
+    return chunks
+
+
+def test_with_bots_in_processes_a_chunk_is_one_seatings_run_of_deals():
+    # 4 players, every seating: 24 games a deal; bots in processes get whole passes (one seating, every
+    # deal once), so a worker's processes play a game of every deal before any needs replacing
+    config = parse_config('name = "p"\nplayers = 4\ndeals = 40\nseed = 1\nseating = "all"\n'
+                          + "".join(f'[[entrants]]\nname = "r{i}"\nbot = "random"\n' for i in range(4)), "p.toml")
+    games = list(by_seating(schedule(config)))
+    chunks = _chunks(games, 2, passes=True)
+    assert [g for chunk in chunks for g in chunk] == games  # every game once, in order
+    assert all(len({g.rotation for g in chunk}) == 1 for chunk in chunks)
+    assert all(len({g.seed for g in chunk}) == len(chunk) for chunk in chunks)  # no deal twice in a chunk
+    assert max(len(c) for c in chunks) == 40  # whole passes while plenty is left, none longer than PASS_MOST
+    assert max(len(c) for c in chunks) <= PASS_MOST
+    # near the end a pass is cut so that every worker still gets a share
+    assert min(len(c) for c in chunks) < 40
+    # without processes the chunks follow the time a game takes, and cross seatings
+    assert any(len({g.rotation for g in chunk}) > 1 for chunk in _chunks(games, 2, passes=False))
 
 
 def test_the_longest_a_game_may_take_follows_the_bot_calls_it_can_make():

@@ -396,18 +396,19 @@ class DaskWorkers:
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write("".join(line + "\n" for line in lines))
 
-    def play(self, games: Iterator[Game], remaining: int,
-             max_chunk: int = DASK_CHUNKS.most) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+    def play(self, games: Iterator[Game], remaining: int, max_chunk: int = DASK_CHUNKS.most,
+             passes: bool = False) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
         """Play ``games``: ``(how many, record lines, rows, faults)`` per task, as tasks end (see the module docstring).
 
         The first task per worker thread holds one game, to time them; then tasks of
-        :data:`~.chunks.DASK_CHUNKS`' size, at most ``max_chunk`` games.
+        :data:`~.chunks.DASK_CHUNKS`' size, at most ``max_chunk`` games; with ``passes``, a seating's
+        consecutive games a task (bots in processes: :mod:`~.chunks`).
         """
         import distributed
 
         threads = self.cluster.threads()
         queue = distributed.as_completed()
-        sizes = ChunkSizes(DASK_CHUNKS, threads, threads, remaining, max_chunk)
+        sizes = ChunkSizes(DASK_CHUNKS, threads, threads, remaining, max_chunk, passes)
         ahead = 2 * threads
 
         def top_up() -> None:

@@ -327,7 +327,7 @@ def _play(
         with open(records_path, "ab") as records, open(out / GAMES_FILE, "ab") as games, \
                 CheckpointWriter(out, last or after(None, records_path, out / GAMES_FILE, len(done), [])) as checkpoints, \
                 _pool(connection, ctx, min(workers, remaining), init_args, bound) as pool:
-            chunks = (pool.play(_tasks(config, done), remaining) if feed is None
+            chunks = (pool.play(_tasks(config, done), remaining, passes=config.isolation == "process") if feed is None
                       else pool.play(feed.tasks(done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
                 # The records first: a game counts once its rows follow it (see recover()).  Compressed,

@@ -378,12 +378,13 @@ class Workers:
         worker.conn.close()
         _PARENT_ENDS.remove(worker.conn)
 
-    def play(self, games: Iterator[Game], remaining: int,
-             max_chunk: int = LOCAL_CHUNKS.most) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+    def play(self, games: Iterator[Game], remaining: int, max_chunk: int = LOCAL_CHUNKS.most,
+             passes: bool = False) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
         """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` per chunk, as chunks end.
 
         The first two games per worker go one by one, to time them; then chunks
-        of :data:`~.chunks.LOCAL_CHUNKS`' size, at most ``max_chunk`` games.  ``games`` may run dry
+        of :data:`~.chunks.LOCAL_CHUNKS`' size, at most ``max_chunk`` games; with ``passes``, a seating's
+        consecutive games a chunk (bots in processes: :mod:`~.chunks`).  ``games`` may run dry
         and fill again (a match hands out games only a few deals ahead of the
         deals it has counted, :mod:`arena.tournament.match.feed`): it is asked again whenever a worker
         is free, and play ends when it is dry and no worker holds a game.  Raises
@@ -392,7 +393,7 @@ class Workers:
         """
         handed_back: collections.deque[_Chunk] = collections.deque()
         to_isolate: collections.deque[_Chunk] = collections.deque()
-        sizes = ChunkSizes(LOCAL_CHUNKS, self.count, 2 * self.count, remaining, max_chunk)
+        sizes = ChunkSizes(LOCAL_CHUNKS, self.count, 2 * self.count, remaining, max_chunk, passes)
 
         def next_chunk() -> _Chunk | None:
             if handed_back:
