@@ -2,6 +2,7 @@
 
     python benchmarks/scale.py                          # 10,000 and 100,000 games in process, 1,000 and 10,000 sandboxed
     python benchmarks/scale.py --sizes 1000000 --no-sandboxed --no-kill   # the million-game run
+    python benchmarks/scale.py --scaling 2400      # sandboxed play on one worker against two, side by side
 
 Four ``random`` entrants in four-player games, every seating of a deal (24 games a deal), two workers,
 the default compressed records.  For each size and isolation it runs, each
@@ -185,6 +186,24 @@ def measure(size: int, isolation: str, workers: int, root: Path, kill: bool, reb
     return row
 
 
+def scaling(size: int, workers: int, rounds: int, root: Path) -> None:
+    """Sandboxed play on one worker and on ``workers``, alternately, ``rounds`` times: games a second and the ratio."""
+    deals = max(1, round(size / 24))
+    games = deals * 24
+    path = root / f"scaling-{games}.toml"
+    path.write_text(TOURNAMENT.format(deals=deals, isolation="process"))
+    print(f"\n## sandboxed play of {games:,} games on 1 and {workers} workers, {rounds} round(s)")
+    print(f"| round | 1 worker (games/s) | {workers} workers (games/s) | ratio |")
+    print("| --- | --- | --- | --- |")
+    for index in range(rounds):
+        rate = {}
+        for count in (1, workers):
+            out = root / f"scaling-{count}"
+            rate[count] = games / child(CHILD, str(path), str(out), str(count), "0")["play"]
+            shutil.rmtree(out)
+        print(f"| {index + 1} | {rate[1]:.1f} | {rate[workers]:.1f} | {rate[workers] / rate[1]:.2f}x |", flush=True)
+
+
 def show(rows: list[dict[str, float]], isolation: str) -> None:
     keys = [k for k in rows[0] if k != "games"]
     print(f"\n## isolation {isolation}")
@@ -222,10 +241,16 @@ def main() -> None:
                         help="skip arena report --scoring blockers (the tables built again from games.csv)")
     parser.add_argument("--keep", action="store_true", help="keep the results folders")
     parser.add_argument("--dir", default=None, help="where the folders go (default: a temporary folder)")
+    parser.add_argument("--scaling", type=int, default=0, metavar="GAMES",
+                        help="only compare sandboxed play of GAMES games on one worker and on --workers")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --scaling")
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="arena-scale-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"{os.cpu_count()} CPUs, {args.workers} workers, folders in {root}")
+    if args.scaling:
+        scaling(args.scaling, args.workers, args.rounds, root)
+        return
     plans = [("none", args.sizes)] + ([] if args.no_sandboxed else [("process", args.sandboxed_sizes)])
     for isolation, sizes in plans:
         rows = []
