@@ -68,6 +68,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
@@ -89,6 +90,29 @@ _DRAIN_SECONDS = 0.5
 
 #: The levels, strongest first.
 LEVELS = ("jail", "userns", "rlimits")
+
+
+#: How long a bot frozen after its answer has to stop.  The kernel freezes a bot in microseconds, but a
+#: task inside a system call the freezer cannot interrupt (``madvise(MADV_POPULATE_WRITE)`` over a large
+#: range, ``munmap`` of one, a large write to its tmpfs) runs on until the call returns, on the CPU the
+#: next seat thinks on.  The next seat's clock starts only once every other bot has stopped, so this
+#: bound costs no one time: past it, the bot is killed (its next turn is a ``crash`` fault saying why).
+FREEZE_SECONDS = 1.0
+
+
+#: This process's bots frozen since the last :func:`settle` (each once, while alive), with when each was frozen.
+_freezing: dict[int, tuple[Sandboxed, float]] = {}
+
+
+def settle() -> None:
+    """Return once every bot this process froze since the last call has stopped (its cgroup reads
+    frozen); one that has not within :data:`FREEZE_SECONDS` of its freezing is killed.
+
+    Called before a seat's clock starts, so that a seat thinks only while every other bot is frozen.
+    A bot frozen by SIGSTOP (no cgroup freezer) stops before the signal returns: nothing to wait for."""
+    while _freezing:
+        _, (box, since) = _freezing.popitem()
+        box._settle(since + FREEZE_SECONDS)
 
 
 @functools.lru_cache(maxsize=1)
@@ -186,6 +210,12 @@ class Sandboxed:
         # The freezer's control file (``freezer``), kept open as ``freezer_fd``: freezing is one write.
         self._freezer = freezer_fd
         self._v2 = freezer is not None and freezer.name == "cgroup.freeze"
+        # Where the freezer says whether every task has stopped: v1's state file itself, v2's events.
+        self._state = -1
+        if freezer is not None:
+            self._state = freezer_fd if not self._v2 else os.open(freezer.with_name("cgroup.events"), os.O_RDONLY)
+        #: Killed for running on after it was frozen (see :data:`FREEZE_SECONDS`).
+        self.unstoppable = False
 
     def freeze(self) -> None:
         """Stop every process it has until :meth:`thaw` (its cgroup's freezer, else SIGSTOP of its process
@@ -195,6 +225,7 @@ class Sandboxed:
         self._frozen = True
         if self._freezer >= 0:
             os.write(self._freezer, b"1" if self._v2 else b"FROZEN")
+            _freezing[id(self)] = (self, time.monotonic())
         else:
             self._signal(signal.SIGSTOP)
 
@@ -207,6 +238,32 @@ class Sandboxed:
             os.write(self._freezer, b"0" if self._v2 else b"THAWED")
         else:
             self._signal(signal.SIGCONT)
+
+    def _stopped(self) -> bool:
+        """Whether every task of its freezer cgroup has stopped (reading the state makes the v1 kernel
+        check each task)."""
+        os.lseek(self._state, 0, os.SEEK_SET)
+        text = os.read(self._state, 256)
+        return b"frozen 1" in text if self._v2 else text.startswith(b"FROZEN")
+
+    def _settle(self, deadline: float) -> None:
+        """Wait until it has stopped, or kill it at ``deadline`` (``time.monotonic``)."""
+        if self._dead or not self._frozen or self._state < 0:
+            return
+        pause = 50e-6
+        while not self._stopped():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                # Killed by the jail's outer process, its pipes left open: the referee's next read or write
+                # to it ends, and its seat is faulted with :meth:`exit_text`.
+                self.unstoppable = True
+                try:
+                    os.kill(self.process.pid, signal.SIGUSR1)
+                except ProcessLookupError:
+                    pass
+                return
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.005)
 
     def _signal(self, sig: int) -> None:
         try:
@@ -257,6 +314,9 @@ class Sandboxed:
         code = self.process.poll()
         if code is None:
             return "still running"
+        if self.unstoppable:
+            return (f"killed for running on {FREEZE_SECONDS:g} s after its answer, when every other bot must "
+                    "stop (a system call the freezer cannot interrupt)")
         if self.out_of_memory():
             return f"killed for using more than its memory limit of {self.limits.memory_mb} MiB"
         if code == EXIT_JAIL:
@@ -297,6 +357,10 @@ class Sandboxed:
         self.process.wait()
         for group in self.machine_cgroups:
             empty_cgroup(group)
+        _freezing.pop(id(self), None)
+        if self._state >= 0 and self._state != self._freezer:
+            os.close(self._state)
+        self._state = -1
         if self._freezer >= 0:
             os.close(self._freezer)
             self._freezer = -1
@@ -367,7 +431,7 @@ def start(
             os.chown(folder, uid, uid)
         cgroups, controls, freezer = make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)
         if freezer is not None:
-            freezer_fd = os.open(freezer, os.O_WRONLY)
+            freezer_fd = os.open(freezer, os.O_RDWR)
     except BaseException as exc:
         _undo(cgroups, freezer_fd, folder)
         if isinstance(exc, OSError):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.api import Bot
 from arena.faults import Fault, FaultKind
-from arena.isolation import protocol
+from arena.isolation import protocol, sandbox
 from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.isolation.protocol import ProtocolError, TurnWriter
 from arena.play.guard import Guard
@@ -138,7 +138,9 @@ class ProgramSeat:
         else:
             data = first + self.writer.line(self.seat, moves, clock.allowed(limit), clock.view(limit))
             limit = clock.allowed(limit)
-        # The clock runs from the start of the write: a turn the bot does not take in time is late too.
+        # Every other bot stops before this one thinks (the wait is no one's time); the clock runs from the
+        # start of the write: a turn the bot does not take in time is late too.
+        sandbox.settle()
         start = perf_counter()
         try:
             answer = protocol.read_answer(protocol.parse_line(process.ask(data, start + limit)))

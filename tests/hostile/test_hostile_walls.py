@@ -466,8 +466,10 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
         if not state.over and state.to_move == mcts:
             thinking["start"] = cpu_seconds(marker)
 
-    outcome = play([HOGS[who](marker), "mcts:iterations=20000", "random"], 11, tmp_path / "logs",
-                   time_limit=1.0, on_move=on_move)
+    # mcts thinks by the clock (0.2 s a move) under a limit far above it: a loaded machine slows its
+    # search, never faults it.
+    outcome = play([HOGS[who](marker), "mcts:iterations=0,seconds=0.2", "random"], 11, tmp_path / "logs",
+                   time_limit=5.0, on_move=on_move)
     log = logs_of(tmp_path / "logs")
     assert f"left 30 spinning children behind: {marker}" in log, log[-2000:]
     assert finished_normally(outcome) and thinking["turns"] >= 20
@@ -481,6 +483,37 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
         if before != after:
             problems.append(f"the hog left the CPUs it was given: {affinity}")
     assert not problems, "\n".join(problems)
+    assert not leftovers(marker.encode())
+
+
+@jail_only
+@pytest.mark.slow
+def test_a_call_the_freezer_cannot_stop_takes_no_time_from_the_next_seat(tmp_path):
+    """The attacker answers each turn with a thread inside ``madvise(MADV_POPULATE_WRITE)`` over 1.8 GiB,
+    which the freezer cannot stop before the call returns.  The next seat (``mcts``, thinking 0.2 s by
+    the clock) starts only once the attacker has stopped: the attacker takes no CPU while it thinks, and
+    is killed (a ``crash`` fault naming why) when it does not stop within the bound."""
+    marker = f"hostile-unfreezable-{uuid.uuid4().hex}"
+    mcts = 1
+    thinking = {"start": None, "stolen": 0.0, "turns": 0}
+
+    def on_move(state, move):
+        if thinking["start"] is not None:
+            thinking["stolen"] += max(0.0, cpu_seconds(marker) - thinking["start"])
+            thinking["turns"] += 1
+            thinking["start"] = None
+        if not state.over and state.to_move == mcts:
+            thinking["start"] = cpu_seconds(marker)
+
+    outcome = play([program("unfreezable", marker), "mcts:iterations=0,seconds=0.2", "random"], 5,
+                   tmp_path / "logs", time_limit=5.0, on_move=on_move)
+    assert finished_normally(outcome) and thinking["turns"] >= 5
+    assert not [f for f in outcome.faults if f["seat"] != 0], outcome.faults
+    assert thinking["stolen"] <= 0.05 + 0.01 * thinking["turns"], (
+        f"the attacker took {thinking['stolen']:.2f} s of CPU while mcts thought ({thinking['turns']} turns)")
+    killed = [f for f in outcome.faults if f["seat"] == 0 and "the freezer cannot interrupt" in f["message"]]
+    log = logs_of(tmp_path / "logs")
+    assert killed or "HOSTILE populated" not in log, (outcome.faults, log[-2000:])
     assert not leftovers(marker.encode())
 
 
