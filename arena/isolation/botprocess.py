@@ -37,6 +37,14 @@ from arena.plugins.specs import EXEC_PREFIX
 _READ = 1 << 16
 #: How long a program may take to start and answer ``hello``, on top of the time limit.
 STARTUP_SECONDS = 10.0
+#: The most one entrant's log may grow to in a run, whatever number of processes wrote it (each process
+#: writes at most its ``Limits.log_mb``): a bot that floods standard error and crashes in every game
+#: would otherwise get a fresh share with each new process.
+ENTRANT_LOG_MB = 64
+#: The most all the logs of one folder (a run's) may hold together.
+RUN_LOG_MB = 1024
+#: What the log says once its entrant's share is spent.
+LOG_FULL = "--- arena: this log is past its share of {mb} MiB: the standard error of later processes is dropped ---\n"
 #: How long a program that was told to quit gets before it is killed; also how long it has to take
 #: the ``over`` and ``quit`` lines into its input.
 QUIT_SECONDS = 0.2
@@ -183,14 +191,19 @@ class BotProcess:
         so that several programs can start at once."""
         program = self.program
         _check_command(program)
-        log_fd = None
+        log_fd = left = None
         if self.log is not None:
             log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             self._log_start = os.lseek(log_fd, 0, os.SEEK_END)
+            left = log_share(self.log, self._log_start)
+            if left <= 0:  # one line a process, as the referee's own notes: bounded by the games
+                os.write(log_fd, LOG_FULL.format(mb=ENTRANT_LOG_MB).encode())
+                os.close(log_fd)
+                log_fd = None
         try:
             self._box = sandbox.start(
                 list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
-                hide=self.hide, stderr=log_fd, cpu=self.cpu, show=program.files,
+                hide=self.hide, stderr=log_fd, cpu=self.cpu, show=program.files, log_bytes=left,
             )
         except sandbox.SandboxError as exc:
             raise BotProcessError(f"{program.text}: {exc}") from None
@@ -384,6 +397,20 @@ class BotProcess:
         if box is not None:
             box.kill()
         self._buffer.clear()
+
+
+def log_share(path: str, size: int) -> int:
+    """How many more bytes a new process may add to the log ``path`` (now ``size`` bytes): what is left of
+    its entrant's :data:`ENTRANT_LOG_MB` and of the folder's :data:`RUN_LOG_MB`."""
+    total = 0
+    try:
+        with os.scandir(os.path.dirname(path) or ".") as entries:
+            for entry in entries:
+                if entry.name.endswith(".log") and entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        pass
+    return min((ENTRANT_LOG_MB << 20) - size, (RUN_LOG_MB << 20) - total)
 
 
 def stop_all(processes: Sequence[BotProcess]) -> None:

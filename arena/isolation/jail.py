@@ -95,7 +95,7 @@ PROC_DIRS = ("acpi", "scsi", "asound", "pressure", "irq", "bus", "fs", "driver",
 #: The devices a program gets, bound from the machine's /dev.
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 #: What is written to the log, in place of standard error past its cap.
-NOTE = "--- arena: standard error past {mb} MiB dropped ---\n"
+NOTE = "--- arena: standard error past {mb:g} MiB dropped ---\n"
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -355,7 +355,7 @@ def write_all(fd, data):
 def pump(source, child, log_mb):
     """Copy the program's standard error to ours up to ``log_mb`` MiB, then drop it saying so, until the
     program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe)."""
-    cap, seen = log_mb << 20, 0
+    cap, seen = int(log_mb * (1 << 20)), 0
 
     def keep(data):
         nonlocal seen

@@ -390,6 +390,7 @@ def start(
     level: str | None = None,
     cpu: int | None = None,
     show: tuple[str, ...] = (),
+    log_bytes: int | None = None,
 ) -> Sandboxed:
     """Start ``command`` inside walls, with pipes on its standard input and output.
 
@@ -397,7 +398,8 @@ def start(
     is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``show``
     are more of its own files than its command names; ``hide`` are paths it must not see; ``stderr`` is a file descriptor for its
     standard error (default: discarded), written by the jail up to
-    ``limits.log_mb``; ``cpu`` the one CPU it runs on (default: the referee's).
+    ``limits.log_mb`` (or ``log_bytes``, when less is left of its entrant's share); ``cpu`` the one CPU it
+    runs on (default: the referee's).
     """
     if not command:
         raise SandboxError("no command to start")
@@ -463,7 +465,8 @@ def start(
         "cwd": cwd or home,
         "cpus": cpus,
         "env": environment,
-        "log_mb": limits.log_mb if stderr is not None else None,
+        "log_mb": None if stderr is None else limits.log_mb if log_bytes is None else
+        min(limits.log_mb, log_bytes / (1 << 20)),
     }
     try:
         process = subprocess.Popen(
