@@ -205,10 +205,12 @@ def toml_value(value) -> str:
 
 
 def write_tournament(folder: Path, entrants: list[dict], *, isolation: str = "process", time_limit: float = 1.0,
-                     deals: int = 1, rotate: bool = True, seed: int = 1207) -> Path:
+                     deals: int = 1, rotate: bool = True, seed: int = 1207, **more) -> Path:
+    """The tournament file of ``entrants`` (``more``: further top-level keys)."""
     folder.mkdir(parents=True, exist_ok=True)
     lines = [f'name = "{TOURNAMENT}"', "players = 3", f"deals = {deals}", f"seed = {seed}",
              f"time_limit = {time_limit}", f"rotate = {toml_value(rotate)}", f'isolation = "{isolation}"']
+    lines += [f"{key} = {toml_value(value)}" for key, value in more.items()]
     for entrant in entrants:
         lines.append("[[entrants]]")
         lines += [f"{key} = {toml_value(value)}" for key, value in entrant.items()]

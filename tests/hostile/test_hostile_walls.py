@@ -257,6 +257,31 @@ def test_a_bot_that_writes_down_the_piles_never_sees_a_deal_twice(tmp_path, twin
     assert not right, "a bot process saw a deal twice: " + "; ".join(right)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_nothing_of_one_game_informs_another_whatever_the_medium(tmp_path, duplicate):
+    """The invariant, by design rather than wall by wall: a memoriser given a perfect memory (in process,
+    a class attribute shared by every game of the run: the strongest medium the page cache, timing or
+    any other could be) predicts nothing right, because no two games share a deal.  With
+    ``duplicate = true`` (deals replayed in every seating, for trusted bots) the same memoriser predicts
+    racks and draws: what the default takes away."""
+    path = write_tournament(tmp_path, [{"name": "hostile", "bot": f"{HOSTILE}:MemoriserBot"}, *OTHERS],
+                            deals=2, isolation="none", **({"duplicate": True} if duplicate else {}))
+    out = tmp_path / "results"
+    done = finish([sys.executable, "-c", RUNNER, str(path), str(out), "1"], ROOT, 120, "the tournament")
+    assert done.returncode == 0, done.stderr[-3000:]
+    games = {gid: json.loads(line) for gid, line in records_by_id(out).items()}
+    log = (out / "bots" / "hostile.log").read_text()
+    played = sum(1 for r in games.values() if any(p["name"] == "hostile" for p in r["players"]))
+    assert len(hostile_lines(log, "memoriser plays a game")) == played >= 6, "the memoriser did not play"
+    made, right = right_predictions(log, "hostile", games)
+    if duplicate:
+        assert right >= 10, f"the memoriser made {made} predictions, {right} right: the test shows no attack"
+    else:
+        assert len({r["seed"] for r in games.values()}) == len(games), "two games share a deal"
+        assert right == 0, f"{right} of {made} predictions right: a game informed another"
+
+
 # == 3. a colluding pair ===============================================================================
 
 
