@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from errno import EAFNOSUPPORT, EINVAL, ENOLCK, ENOSYS, EPERM
+from errno import EAFNOSUPPORT, EINVAL, ENOLCK, ENOSYS, EOPNOTSUPP, EPERM
 from typing import NamedTuple
 
 #: The shared library; a test points it at a missing one.
@@ -65,6 +65,12 @@ _TAKE_LOCK = ("F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW")
 #: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
 UNHELD = 0
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+#: posix_fadvise's advice that drops a file's cached pages, or ages them to be dropped first.
+POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
+#: madvise's advice that pushes pages out of memory (a file's from the page cache).
+MADV_COLD, MADV_PAGEOUT = 20, 21
+#: preadv2/pwritev2's flag "fail with EAGAIN rather than wait for the disk": whether a page is cached.
+RWF_NOWAIT = 0x8
 AF_VSOCK = 40
 #: personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 alone and with PER_LINUX32, and
 #: 0xffffffff, which only asks for the current one.
@@ -147,6 +153,20 @@ DENIED: dict[str, int | tuple[When, ...]] = {
                    for name, command in _LOCK_COMMANDS.items())
     + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),
     "inotify_init": ENOSYS, "inotify_init1": ENOSYS, "fanotify_init": ENOSYS, "cachestat": ENOSYS,
+    # The page cache of the files every bot is shown (/usr …) is the machine's: one bot caching a page
+    # (a read) and dropping it, another seeing whether it is cached, carry bits between them.  Dropping:
+    # fadvise's DONTNEED (which any reader may give) and NOREUSE, madvise's COLD and PAGEOUT succeed
+    # and do nothing (programs ignore what advice returns); madvise's DONTNEED stays, as malloc needs
+    # it, and on a file's mapping it drops the process's own view of the pages, never the cached pages.
+    # Seeing: RWF_NOWAIT fails as on a file system without it (callers then read as usual); mincore
+    # fails as on a kernel without it (HotSpot and libunwind check for that and do without; Go uses it
+    # only where it finds no auxiliary vector, glibc, Python and Node not at all).  fadvise's advice is
+    # its fourth argument on x86-64, Arm and RISC-V (the only fadvise64 there); preadv2's flags its sixth.
+    "fadvise64": (When(UNHELD, 3, _LOW_32, POSIX_FADV_DONTNEED), When(UNHELD, 3, _LOW_32, POSIX_FADV_NOREUSE)),
+    "madvise": (When(UNHELD, 2, _LOW_32, MADV_COLD), When(UNHELD, 2, _LOW_32, MADV_PAGEOUT)),
+    "preadv2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
+    "pwritev2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
+    "mincore": ENOSYS,
 }
 
 SCMP_ACT_ALLOW = 0x7FFF_0000
