@@ -7,7 +7,9 @@ marshalled and written in hexadecimal: read without the ``json`` module's
 imports, which would slow every bot's start.  In order:
 
 1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs, join the
-   bot's cgroups but the freezer's; with ``namespaces``: new PID, network,
+   bot's cgroups but the freezer's and a v1 memory cgroup's (the outer
+   process is never the one the OOM killer picks: ``oom_score_adj`` -1000
+   where the machine allows it, the program's +1000); with ``namespaces``: new PID, network,
    IPC and UTS namespaces (and, with ``userns``, a user namespace first, so
    that no root is needed);
 2. fork, at every level.  The outer process copies the program's standard
@@ -18,7 +20,7 @@ imports, which would slow every bot's start.  In order:
    its own parent-death signal where a cgroup freezer holds the program) it
    kills the program and thaws it, then takes the rest of its standard
    error and ends: how a program ends without losing its last words, and
-   how a frozen one still dies with the referee.  The child joins the freezer's cgroup, and is PID 1 of the new
+   how a frozen one still dies with the referee.  The child joins the freezer's cgroup and the memory one, and is PID 1 of the new
    PID namespace: when it ends the kernel kills everything it started;
 3. the child makes mount and cgroup namespaces of its own (it sees its
    cgroups as ``/``; the outer process keeps the machine's files), and
@@ -73,6 +75,8 @@ MNT_DETACH = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock.
 SECURE_BITS = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80
 EXIT_JAIL = 125
+#: Where the v1 memory hierarchy's cgroups are (the bot's own, under it, holds the program alone).
+MEMORY_V1 = "/sys/fs/cgroup/memory/"
 #: pivot_root has no C library wrapper: its system call number by machine.
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "ppc64": 203, "s390x": 217,
                   "i686": 217, "i386": 217, "armv7l": 218, "armv6l": 218, "loongarch64": 41}
@@ -389,8 +393,31 @@ def pump(source, child, log_mb):
             return
 
 
+def join(procs):
+    """Move this process into the cgroup of the ``cgroup.procs`` file ``procs``."""
+    try:
+        with open(procs, "w") as f:
+            f.write("0")
+    except OSError as exc:
+        fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
+
+
+def oom_score(value):
+    """Set this process's ``oom_score_adj``: -1000, never picked by the OOM killer, +1000, picked first.  Any
+    process may raise its own; lowering needs root outside a user namespace, and where it is refused the
+    program's +1000 still makes the program the one picked."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(value))
+    except OSError:
+        pass
+
+
 def outer(child, errors, settings):
     """The outer process: pump the program's standard error, wait for it and end the same way it did."""
+    # Never picked by the OOM killer (where the machine lets root lower a score): a v2 memory cgroup holds
+    # this process with the program, and a machine-wide shortage must not end the drain before the program.
+    oom_score(-1000)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
 
@@ -463,12 +490,13 @@ def main():
         os.sched_setaffinity(0, settings["cpus"])
     except OSError as exc:
         fail("keeping to the referee's CPUs", exc.strerror)
+    # The outer process stays out of a v1 memory cgroup (the program joins it alone, below): what the
+    # program writes to its tmpfs counts there but to no process's score, and the OOM killer would pick
+    # the outer process instead, whose last words are the program's.
+    memory = [procs for procs in settings["cgroups"] if procs.startswith(MEMORY_V1)]
     for procs in settings["cgroups"]:
-        try:
-            with open(procs, "w") as f:
-                f.write("0")
-        except OSError as exc:
-            fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
+        if procs not in memory:
+            join(procs)
     if settings["namespaces"]:
         # The mount namespace is the child's alone (see below): pivot_root moves every process of a
         # namespace into the new root, and the outer process keeps the machine's.
@@ -492,16 +520,13 @@ def main():
             os.close(into)
         outer(child, errors, settings)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    oom_score(1000)  # the first process the OOM killer picks, and everything it starts
     if into is not None:
         os.dup2(into, 2)
         os.close(into)
         os.close(errors)
-    if settings["freezer"] is not None:
-        try:
-            with open(settings["freezer"][0], "w") as f:
-                f.write("0")
-        except OSError as exc:
-            fail(f"joining the cgroup {os.path.dirname(settings['freezer'][0])}", exc.strerror)
+    for procs in memory + ([settings["freezer"][0]] if settings["freezer"] is not None else []):
+        join(procs)
     executable = find(command[0], settings["env"].get("PATH", ""), settings["cwd"])
     if settings["namespaces"]:
         call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))
