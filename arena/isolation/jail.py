@@ -50,6 +50,7 @@ only loads the seccomp filter into itself and prints what it denies: how
 the referee learns once what a bot gets.
 """
 
+import _socket
 import ctypes
 import importlib.machinery
 import marshal
@@ -57,7 +58,9 @@ import os
 import resource
 import select
 import signal
+import struct
 import sys
+import time
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -294,16 +297,31 @@ def load_seccomp():
 
 
 def filter_calls(seccomp):
-    """Load the filter (after no_new_privs): its description, or ``no seccomp (why)``."""
+    """Load the filter (after no_new_privs): its description, or ``no seccomp (why)``.  The calls it hands
+    over (sysinfo) wait on ``seccomp.listener``, for the outer process to answer."""
     if isinstance(seccomp, str):
         return f"no seccomp ({seccomp})"
     try:
-        return seccomp.install()
+        return seccomp.install(answer=True)
     except seccomp.SeccompUnavailable as exc:
         return f"no seccomp ({exc})"
 
 
-def drop_privileges(settings, seccomp):
+def hand_over(seccomp, answers):
+    """Send the filter's listener to the outer process through ``answers`` (then close ours): from now on
+    the program's sysinfo calls wait for it to answer them.  Without a listener, nothing is sent, and the
+    outer process sees the socket close at exec."""
+    listener = getattr(seccomp, "listener", -1)
+    if listener < 0 or answers is None:
+        return
+    try:
+        answers.sendmsg([b"l"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", listener))])
+    except OSError as exc:
+        fail("handing the seccomp listener to the jail", exc.strerror)
+    os.close(listener)
+
+
+def drop_privileges(settings, seccomp, answers=None):
     """Step 4: limits, then the bot's uid without rights; no_new_privs; the seccomp filter."""
     for name, value in settings["rlimits"].items():
         try:
@@ -330,6 +348,7 @@ def drop_privileges(settings, seccomp):
     # A change of credentials clears the parent-death signal: set it again.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     filter_calls(seccomp)
+    hand_over(seccomp, answers)
 
 
 def find(name, path, cwd):
@@ -356,9 +375,10 @@ def write_all(fd, data):
             return
 
 
-def pump(source, child, log_mb):
+def pump(source, child, log_mb, answers=None):
     """Copy the program's standard error to ours up to ``log_mb`` MiB, then drop it saying so, until the
-    program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe)."""
+    program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe);
+    meanwhile answer its sysinfo calls (``answers``).  ``source`` None: no standard error to copy."""
     cap, seen = log_mb << 20, 0
 
     def keep(data):
@@ -370,27 +390,169 @@ def pump(source, child, log_mb):
         seen += len(data)
 
     poller = select.poll()
-    poller.register(source, select.POLLIN)
+    if source is not None:
+        poller.register(source, select.POLLIN)
+    if answers is not None:
+        answers.watch(poller)
     try:
         ended = os.pidfd_open(child)
         poller.register(ended, select.POLLIN)
     except OSError:
         ended = -1  # a kernel before 5.3: until the pipe closes
+        if source is None:
+            return
     while True:
-        ready = {fd for fd, _ in poller.poll()}
+        events = poller.poll()
+        ready = {fd for fd, _ in events}
+        if answers is not None:
+            answers.serve(poller, events)
         if source in ready:
             data = os.read(source, 1 << 16)
-            if not data:
+            if data:
+                keep(data)
+            elif ended < 0:
                 return
-            keep(data)
+            else:  # the program closed its standard error: its calls are still answered until it ends
+                poller.unregister(source)
+                source = None
         elif ended in ready:
-            os.set_blocking(source, False)
-            try:
-                while data := os.read(source, 1 << 16):
-                    keep(data)
-            except BlockingIOError:
-                pass
+            if source is not None:
+                os.set_blocking(source, False)
+                try:
+                    while data := os.read(source, 1 << 16):
+                        keep(data)
+                except BlockingIOError:
+                    pass
             return
+
+
+# -- sysinfo, answered --------------------------------------------------------------------------
+
+#: The ioctls of a seccomp listener (linux/seccomp.h): receive a call, answer it, is it still waiting.
+NOTIF_RECV, NOTIF_SEND, NOTIF_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
+#: struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and its first argument's offset.
+NOTIF_SIZE, FIRST_ARGUMENT = 80, 32
+#: struct sysinfo: uptime, loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap, procs,
+#: pad, totalhigh, freehigh, mem_unit (and 4 bytes of padding to its 112).
+SYSINFO = "@l3L6LHHLLI4x"
+EFAULT = 14
+
+
+class _Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class Answers:
+    """The program's sysinfo calls, handed over by its seccomp filter, answered with its own figures: its
+    memory limit as the total, the limit less its cgroup's use as free, its cgroup's tasks as the processes,
+    its age as the uptime; no load, swap, shared or buffer memory.  The machine's figures would change with
+    every other bot's work.  This process is never frozen, so a frozen program never waits on it; once it
+    is gone the kernel fails the calls (ENOSYS)."""
+
+    def __init__(self, sock, settings):
+        self.sock = sock  # the child sends the listener through it
+        self.listener = -1
+        self.settings = settings
+        self.started = time.monotonic()
+        self.files = None  # found at the first call: (memory use, memory limit, pids) files, or None each
+
+    def watch(self, poller):
+        poller.register(self.sock.fileno(), select.POLLIN)
+
+    def close(self):
+        """No more answers: the calls still to come fail (ENOSYS)."""
+        if self.listener >= 0:
+            os.close(self.listener)
+            self.listener = -1
+
+    def serve(self, poller, events):
+        for fd, event in events:
+            if fd == self.sock.fileno():
+                poller.unregister(fd)
+                try:
+                    _, extra, _, _ = self.sock.recvmsg(1, _socket.CMSG_LEN(4))
+                except OSError:
+                    extra = []
+                self.sock.close()
+                for level, kind, data in extra:
+                    if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS and len(data) >= 4:
+                        self.listener = struct.unpack("i", data[:4])[0]
+                        poller.register(self.listener, select.POLLIN)
+            elif fd == self.listener >= 0:
+                if event & select.POLLIN:
+                    self.answer()
+                elif event & (select.POLLHUP | select.POLLERR):  # no process of the program is left
+                    poller.unregister(fd)
+                    self.close()
+
+    def valid(self, ident):
+        return libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
+
+    def answer(self):
+        """Take one call, write the caller's figures into its ``struct sysinfo``, let it return."""
+        notification = ctypes.create_string_buffer(NOTIF_SIZE)
+        if libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_RECV), notification) != 0:
+            return  # the caller was killed, or its call interrupted
+        ident, pid = struct.unpack_from("QI", notification.raw)
+        (address,) = struct.unpack_from("Q", notification.raw, FIRST_ARGUMENT)
+        figures = ctypes.create_string_buffer(self.figures(pid), struct.calcsize(SYSINFO))
+        if not self.valid(ident):
+            return  # gone: its pid may be another process's by now
+        local = _Iovec(ctypes.addressof(figures), len(figures))
+        remote = _Iovec(address, len(figures))
+        written = libc.process_vm_writev(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        error = 0 if written == len(figures) else -EFAULT
+        response = struct.pack("QqiI", ident, 0, error, 0)
+        libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_SEND), response)  # fails only if the call is gone
+
+    def figures(self, pid):
+        if self.files is None:
+            self.files = self.find_files()
+        use, limit, pids = self.files
+        total = number(limit) if limit else self.settings["rlimits"].get("AS")
+        machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        total = min(total or machine, machine)
+        if use:
+            used = number(use)
+        else:  # no memory cgroup: the caller's own resident memory
+            used = number(f"/proc/{pid}/statm", 1) * os.sysconf("SC_PAGE_SIZE")
+        if pids:
+            # The outer process is counted in a pids cgroup too.
+            procs = max(number(pids) - 1, 1)
+        else:
+            try:
+                procs = len(os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                procs = 1
+        uptime = int(time.monotonic() - self.started)
+        return struct.pack(SYSINFO, uptime, 0, 0, 0, total, max(total - used, 0), 0, 0, 0, 0,
+                           min(procs, 0xFFFF), 0, 0, 0, 1)
+
+    def find_files(self):
+        """The bot's cgroup files (v1 or v2) of its memory use and limit and of its tasks, None where missing."""
+        use = limit = pids = None
+        for procs in self.settings["cgroups"]:
+            folder = os.path.dirname(procs)
+            for name, kind in (("memory.usage_in_bytes", "use"), ("memory.current", "use"),
+                               ("memory.limit_in_bytes", "limit"), ("memory.max", "limit"), ("pids.current", "pids")):
+                path = os.path.join(folder, name)
+                if os.path.exists(path):
+                    if kind == "use":
+                        use = path
+                    elif kind == "limit":
+                        limit = path
+                    else:
+                        pids = path
+        return use, limit, pids
+
+
+def number(path, field=0):
+    """The ``field``-th number in a small file (0 when it cannot be read, or says ``max``)."""
+    try:
+        with open(path, "rb") as f:
+            return int(f.read().split()[field])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def join(procs):
@@ -413,8 +575,9 @@ def oom_score(value):
         pass
 
 
-def outer(child, errors, settings):
-    """The outer process: pump the program's standard error, wait for it and end the same way it did."""
+def outer(child, errors, settings, answers=None):
+    """The outer process: pump the program's standard error and answer its sysinfo calls, wait for it and end
+    the same way it did."""
     # Never picked by the OOM killer (where the machine lets root lower a score): a v2 memory cgroup holds
     # this process with the program, and a machine-wide shortage must not end the drain before the program.
     oom_score(-1000)
@@ -447,8 +610,11 @@ def outer(child, errors, settings):
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    if errors is not None:
-        pump(errors, child, settings["log_mb"])
+    served = None if answers is None else Answers(answers, settings)
+    if errors is not None or served is not None:
+        pump(errors, child, settings["log_mb"] if errors is not None else 0, served)
+    if served is not None:
+        served.close()  # what the program left running gets ENOSYS rather than wait
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -514,11 +680,18 @@ def main():
                 except OSError as exc:
                     fail(f"mapping the user namespace ({name})", exc.strerror)
     errors, into = os.pipe() if settings["log_mb"] is not None else (None, None)
+    # The child hands the seccomp filter's listener to the outer process through this pair.
+    answers, handing = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET) \
+        if not isinstance(seccomp, str) else (None, None)
     child = os.fork()
     if child:
         if into is not None:
             os.close(into)
-        outer(child, errors, settings)
+        if handing is not None:
+            handing.close()
+        outer(child, errors, settings, answers)
+    if answers is not None:
+        answers.close()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     oom_score(1000)  # the first process the OOM killer picks, and everything it starts
     if into is not None:
@@ -532,7 +705,7 @@ def main():
         call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))
         libc.sethostname(b"arena-bot", 9)
         build_root(settings)
-    drop_privileges(settings, seccomp)
+    drop_privileges(settings, seccomp, handing)
     try:
         os.chdir(settings["cwd"])
     except OSError as exc:
