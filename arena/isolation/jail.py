@@ -39,15 +39,17 @@ imports, which would slow every bot's start.  In order:
 
 Python, ``node``, C, Java and Rust programs start under these masks: the C
 library counts CPUs with ``sched_getaffinity`` when ``/sys`` and
-``/proc/stat`` are missing, Java finds the memory with ``sysinfo``.  What
-the masks take: ``os.cpus()`` of ``node`` is empty (it reads ``/proc/stat``;
-``os.availableParallelism()`` is right), ``free`` and ``uptime`` show
-nothing.
+``/proc/stat`` are missing, Java finds the memory with ``sysinfo``, which
+the outer process answers with the bot's own figures (:class:`Answers`).
+What the masks take: ``os.cpus()`` of ``node`` is empty (it reads
+``/proc/stat``; ``os.availableParallelism()`` is right), ``free`` and
+``uptime`` show nothing.
 
 Any step that fails ends the process with status 125 and one line on
 standard error: a wall is never silently missing.  ``jail.py --seccomp``
-only loads the seccomp filter into itself and prints what it denies: how
-the referee learns once what a bot gets.
+only loads the seccomp filter into itself and prints what it denies (and
+whether ``sysinfo`` is answered or refused): how the referee learns once
+what a bot gets.
 """
 
 import _socket
