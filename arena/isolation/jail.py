@@ -40,7 +40,8 @@ imports, which would slow every bot's start.  In order:
 Python, ``node``, C, Java and Rust programs start under these masks: the C
 library counts CPUs with ``sched_getaffinity`` when ``/sys`` and
 ``/proc/stat`` are missing, Java finds the memory with ``sysinfo``, which
-the outer process answers with the bot's own figures (:class:`Answers`).
+the outer process answers with the bot's own figures (``Answers`` of
+``seccomp.py``).
 What the masks take: ``os.cpus()`` of ``node`` is empty (it reads
 ``/proc/stat``; ``os.availableParallelism()`` is right), ``free`` and
 ``uptime`` show nothing.
@@ -62,7 +63,6 @@ import select
 import signal
 import struct
 import sys
-import time
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWCGROUP = 0x02000000
@@ -428,135 +428,6 @@ def pump(source, child, log_mb, answers=None):
             return
 
 
-# -- sysinfo, answered --------------------------------------------------------------------------
-
-#: The ioctls of a seccomp listener (linux/seccomp.h): receive a call, answer it, is it still waiting.
-NOTIF_RECV, NOTIF_SEND, NOTIF_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
-#: struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and its first argument's offset.
-NOTIF_SIZE, FIRST_ARGUMENT = 80, 32
-#: struct sysinfo: uptime, loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap, procs,
-#: pad, totalhigh, freehigh, mem_unit (and 4 bytes of padding to its 112).
-SYSINFO = "@l3L6LHHLLI4x"
-EFAULT = 14
-
-
-class _Iovec(ctypes.Structure):
-    _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
-
-
-class Answers:
-    """The program's sysinfo calls, handed over by its seccomp filter, answered with its own figures: its
-    memory limit as the total, the limit less its cgroup's use as free, its cgroup's tasks as the processes,
-    its age as the uptime; no load, swap, shared or buffer memory.  The machine's figures would change with
-    every other bot's work.  This process is never frozen, so a frozen program never waits on it; once it
-    is gone the kernel fails the calls (ENOSYS)."""
-
-    def __init__(self, sock, settings):
-        self.sock = sock  # the child sends the listener through it
-        self.listener = -1
-        self.settings = settings
-        self.started = time.monotonic()
-        self.files = None  # found at the first call: (memory use, memory limit, pids) files, or None each
-
-    def watch(self, poller):
-        poller.register(self.sock.fileno(), select.POLLIN)
-
-    def close(self):
-        """No more answers: the calls still to come fail (ENOSYS)."""
-        if self.listener >= 0:
-            os.close(self.listener)
-            self.listener = -1
-
-    def serve(self, poller, events):
-        for fd, event in events:
-            if fd == self.sock.fileno():
-                poller.unregister(fd)
-                try:
-                    _, extra, _, _ = self.sock.recvmsg(1, _socket.CMSG_LEN(4))
-                except OSError:
-                    extra = []
-                self.sock.close()
-                for level, kind, data in extra:
-                    if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS and len(data) >= 4:
-                        self.listener = struct.unpack("i", data[:4])[0]
-                        poller.register(self.listener, select.POLLIN)
-            elif fd == self.listener >= 0:
-                if event & select.POLLIN:
-                    self.answer()
-                elif event & (select.POLLHUP | select.POLLERR):  # no process of the program is left
-                    poller.unregister(fd)
-                    self.close()
-
-    def valid(self, ident):
-        return libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
-
-    def answer(self):
-        """Take one call, write the caller's figures into its ``struct sysinfo``, let it return."""
-        notification = ctypes.create_string_buffer(NOTIF_SIZE)
-        if libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_RECV), notification) != 0:
-            return  # the caller was killed, or its call interrupted
-        ident, pid = struct.unpack_from("QI", notification.raw)
-        (address,) = struct.unpack_from("Q", notification.raw, FIRST_ARGUMENT)
-        figures = ctypes.create_string_buffer(self.figures(pid), struct.calcsize(SYSINFO))
-        if not self.valid(ident):
-            return  # gone: its pid may be another process's by now
-        local = _Iovec(ctypes.addressof(figures), len(figures))
-        remote = _Iovec(address, len(figures))
-        written = libc.process_vm_writev(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
-        error = 0 if written == len(figures) else -EFAULT
-        response = struct.pack("QqiI", ident, 0, error, 0)
-        libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_SEND), response)  # fails only if the call is gone
-
-    def figures(self, pid):
-        if self.files is None:
-            self.files = self.find_files()
-        use, limit, pids = self.files
-        total = number(limit) if limit else self.settings["rlimits"].get("AS")
-        machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        total = min(total or machine, machine)
-        if use:
-            used = number(use)
-        else:  # no memory cgroup: the caller's own resident memory
-            used = number(f"/proc/{pid}/statm", 1) * os.sysconf("SC_PAGE_SIZE")
-        if pids:
-            # The outer process is counted in a pids cgroup too.
-            procs = max(number(pids) - 1, 1)
-        else:
-            try:
-                procs = len(os.listdir(f"/proc/{pid}/task"))
-            except OSError:
-                procs = 1
-        uptime = int(time.monotonic() - self.started)
-        return struct.pack(SYSINFO, uptime, 0, 0, 0, total, max(total - used, 0), 0, 0, 0, 0,
-                           min(procs, 0xFFFF), 0, 0, 0, 1)
-
-    def find_files(self):
-        """The bot's cgroup files (v1 or v2) of its memory use and limit and of its tasks, None where missing."""
-        use = limit = pids = None
-        for procs in self.settings["cgroups"]:
-            folder = os.path.dirname(procs)
-            for name, kind in (("memory.usage_in_bytes", "use"), ("memory.current", "use"),
-                               ("memory.limit_in_bytes", "limit"), ("memory.max", "limit"), ("pids.current", "pids")):
-                path = os.path.join(folder, name)
-                if os.path.exists(path):
-                    if kind == "use":
-                        use = path
-                    elif kind == "limit":
-                        limit = path
-                    else:
-                        pids = path
-        return use, limit, pids
-
-
-def number(path, field=0):
-    """The ``field``-th number in a small file (0 when it cannot be read, or says ``max``)."""
-    try:
-        with open(path, "rb") as f:
-            return int(f.read().split()[field])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def join(procs):
     """Move this process into the cgroup of the ``cgroup.procs`` file ``procs``."""
     try:
@@ -577,9 +448,9 @@ def oom_score(value):
         pass
 
 
-def outer(child, errors, settings, answers=None):
-    """The outer process: pump the program's standard error and answer its sysinfo calls, wait for it and end
-    the same way it did."""
+def outer(child, errors, settings, seccomp, answers=None):
+    """The outer process: pump the program's standard error and answer its sysinfo calls (``seccomp.Answers``),
+    wait for it and end the same way it did."""
     # Never picked by the OOM killer (where the machine lets root lower a score): a v2 memory cgroup holds
     # this process with the program, and a machine-wide shortage must not end the drain before the program.
     oom_score(-1000)
@@ -612,7 +483,8 @@ def outer(child, errors, settings, answers=None):
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    served = None if answers is None else Answers(answers, settings)
+    served = None if answers is None else seccomp.Answers(
+        answers, [os.path.dirname(procs) for procs in settings["cgroups"]], settings["rlimits"].get("AS"))
     if errors is not None or served is not None:
         pump(errors, child, settings["log_mb"] if errors is not None else 0, served)
     if served is not None:
@@ -691,7 +563,7 @@ def main():
             os.close(into)
         if handing is not None:
             handing.close()
-        outer(child, errors, settings, answers)
+        outer(child, errors, settings, seccomp, answers)
     if answers is not None:
         answers.close()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

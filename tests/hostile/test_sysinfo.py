@@ -67,8 +67,11 @@ def test_sysinfo_gives_the_bot_s_own_figures(level):
         assert box.process.stdout is not None
         first = json.loads(box.process.stdout.readline())
         later = _ask(box, "threads 5")
+        walls = box.walls
     finally:
         box.kill()
+    assert "sysinfo answered with the bot's own figures" in walls
+    assert ("those of the calling process" in walls) == (level != "jail")
     limit = LIMIT_MB << 20
     assert first["result"] == 0 and first["mem_unit"] == 1
     assert first["totalram"] == limit and first["phys"] == limit
