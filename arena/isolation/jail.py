@@ -379,8 +379,7 @@ def write_all(fd, data):
 
 def pump(source, child, log_mb, answers=None):
     """Copy the program's standard error to ours up to ``log_mb`` MiB, then drop it saying so, until the
-    program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe);
-    meanwhile answer its sysinfo calls (``answers``).  ``source`` None: no standard error to copy."""
+    program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe)."""
     cap, seen = log_mb << 20, 0
 
     def keep(data):
@@ -391,6 +390,7 @@ def pump(source, child, log_mb, answers=None):
             write_all(2, NOTE.format(mb=log_mb).encode())
         seen += len(data)
 
+    # Meanwhile answer the program's sysinfo calls (``answers``); ``source`` None: no standard error to copy.
     poller = select.poll()
     if source is not None:
         poller.register(source, select.POLLIN)
