@@ -5,10 +5,13 @@ that size themselves by it (glibc's sysconf, Node's os.totalmem, the JVM's defau
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import shutil
 import struct
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sandbox_levels import JAIL, USERNS, needs_jail
@@ -148,3 +151,23 @@ def test_the_answer_s_layout_is_the_kernel_s_struct_sysinfo():
     fields = dict(zip(FIELDS, struct.unpack("@l3L6LHHLLI4x", buffer.raw)))
     assert struct.calcsize("@l3L6LHHLLI4x") == 112
     assert fields["mem_unit"] >= 1 and fields["totalram"] * fields["mem_unit"] > 0 and fields["procs"] >= 1
+
+
+def test_where_no_call_can_be_handed_over_sysinfo_is_refused_and_the_walls_say_so():
+    """A kernel or libseccomp that cannot notify (here: told so) gets sysinfo refused, not the machine's figures."""
+    code = f"""
+import ctypes, importlib.util, sys
+spec = importlib.util.spec_from_file_location("arena_seccomp", {str(Path(sandbox.JAIL).with_name("seccomp.py"))!r})
+seccomp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(seccomp)
+seccomp._API_NOTIFY = 1 << 30
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0
+print(seccomp.install(answer=True))
+print(seccomp.listener, libc.sysinfo(ctypes.create_string_buffer(112)), ctypes.get_errno())
+"""
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    description, outcome = done.stdout.splitlines()
+    assert description.endswith("; sysinfo refused (this kernel or libseccomp cannot hand it over)")
+    assert outcome.split() == ["-1", "-1", str(errno.ENOSYS)]
