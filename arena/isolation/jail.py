@@ -7,7 +7,9 @@ marshalled and written in hexadecimal: read without the ``json`` module's
 imports, which would slow every bot's start.  In order:
 
 1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs, join the
-   bot's cgroups but the freezer's; with ``namespaces``: new PID, network,
+   bot's cgroups but the freezer's and a v1 memory cgroup's (the outer
+   process is never the one the OOM killer picks: ``oom_score_adj`` -1000
+   where the machine allows it, the program's +1000); with ``namespaces``: new PID, network,
    IPC and UTS namespaces (and, with ``userns``, a user namespace first, so
    that no root is needed);
 2. fork, at every level.  The outer process copies the program's standard
@@ -18,7 +20,7 @@ imports, which would slow every bot's start.  In order:
    its own parent-death signal where a cgroup freezer holds the program) it
    kills the program and thaws it, then takes the rest of its standard
    error and ends: how a program ends without losing its last words, and
-   how a frozen one still dies with the referee.  The child joins the freezer's cgroup, and is PID 1 of the new
+   how a frozen one still dies with the referee.  The child joins the freezer's cgroup and the memory one, and is PID 1 of the new
    PID namespace: when it ends the kernel kills everything it started;
 3. the child makes mount and cgroup namespaces of its own (it sees its
    cgroups as ``/``; the outer process keeps the machine's files), and
@@ -37,17 +39,21 @@ imports, which would slow every bot's start.  In order:
 
 Python, ``node``, C, Java and Rust programs start under these masks: the C
 library counts CPUs with ``sched_getaffinity`` when ``/sys`` and
-``/proc/stat`` are missing, Java finds the memory with ``sysinfo``.  What
-the masks take: ``os.cpus()`` of ``node`` is empty (it reads ``/proc/stat``;
-``os.availableParallelism()`` is right), ``free`` and ``uptime`` show
-nothing.
+``/proc/stat`` are missing, Java finds the memory with ``sysinfo``, which
+the outer process answers with the bot's own figures (``Answers`` of
+``seccomp.py``).
+What the masks take: ``os.cpus()`` of ``node`` is empty (it reads
+``/proc/stat``; ``os.availableParallelism()`` is right), ``free`` and
+``uptime`` show nothing.
 
 Any step that fails ends the process with status 125 and one line on
 standard error: a wall is never silently missing.  ``jail.py --seccomp``
-only loads the seccomp filter into itself and prints what it denies: how
-the referee learns once what a bot gets.
+only loads the seccomp filter into itself and prints what it denies (and
+whether ``sysinfo`` is answered or refused): how the referee learns once
+what a bot gets.
 """
 
+import _socket
 import ctypes
 import importlib.machinery
 import marshal
@@ -55,6 +61,7 @@ import os
 import resource
 import select
 import signal
+import struct
 import sys
 
 CLONE_NEWNS = 0x00020000
@@ -73,6 +80,8 @@ MNT_DETACH = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock.
 SECURE_BITS = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80
 EXIT_JAIL = 125
+#: Where the v1 memory hierarchy's cgroups are (the bot's own, under it, holds the program alone).
+MEMORY_V1 = "/sys/fs/cgroup/memory/"
 #: pivot_root has no C library wrapper: its system call number by machine.
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "ppc64": 203, "s390x": 217,
                   "i686": 217, "i386": 217, "armv7l": 218, "armv6l": 218, "loongarch64": 41}
@@ -290,16 +299,31 @@ def load_seccomp():
 
 
 def filter_calls(seccomp):
-    """Load the filter (after no_new_privs): its description, or ``no seccomp (why)``."""
+    """Load the filter (after no_new_privs): its description, or ``no seccomp (why)``.  The calls it hands
+    over (sysinfo) wait on ``seccomp.listener``, for the outer process to answer."""
     if isinstance(seccomp, str):
         return f"no seccomp ({seccomp})"
     try:
-        return seccomp.install()
+        return seccomp.install(answer=True)
     except seccomp.SeccompUnavailable as exc:
         return f"no seccomp ({exc})"
 
 
-def drop_privileges(settings, seccomp):
+def hand_over(seccomp, answers):
+    """Send the filter's listener to the outer process through ``answers`` (then close ours): from now on
+    the program's sysinfo calls wait for it to answer them.  Without a listener, nothing is sent, and the
+    outer process sees the socket close at exec."""
+    listener = getattr(seccomp, "listener", -1)
+    if listener < 0 or answers is None:
+        return
+    try:
+        answers.sendmsg([b"l"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", listener))])
+    except OSError as exc:
+        fail("handing the seccomp listener to the jail", exc.strerror)
+    os.close(listener)
+
+
+def drop_privileges(settings, seccomp, answers=None):
     """Step 4: limits, then the bot's uid without rights; no_new_privs; the seccomp filter."""
     for name, value in settings["rlimits"].items():
         try:
@@ -326,6 +350,7 @@ def drop_privileges(settings, seccomp):
     # A change of credentials clears the parent-death signal: set it again.
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     filter_calls(seccomp)
+    hand_over(seccomp, answers)
 
 
 def find(name, path, cwd):
@@ -352,7 +377,7 @@ def write_all(fd, data):
             return
 
 
-def pump(source, child, log_mb):
+def pump(source, child, log_mb, answers=None):
     """Copy the program's standard error to ours up to ``log_mb`` MiB, then drop it saying so, until the
     program has ended (not waiting for what it left running, outside a PID namespace, that holds the pipe)."""
     cap, seen = int(log_mb * (1 << 20)), 0
@@ -365,32 +390,70 @@ def pump(source, child, log_mb):
             write_all(2, NOTE.format(mb=log_mb).encode())
         seen += len(data)
 
+    # Meanwhile answer the program's sysinfo calls (``answers``); ``source`` None: no standard error to copy.
     poller = select.poll()
-    poller.register(source, select.POLLIN)
+    if source is not None:
+        poller.register(source, select.POLLIN)
+    if answers is not None:
+        answers.watch(poller)
     try:
         ended = os.pidfd_open(child)
         poller.register(ended, select.POLLIN)
     except OSError:
         ended = -1  # a kernel before 5.3: until the pipe closes
+        if source is None:
+            return
     while True:
-        ready = {fd for fd, _ in poller.poll()}
+        events = poller.poll()
+        ready = {fd for fd, _ in events}
+        if answers is not None:
+            answers.serve(poller, events)
         if source in ready:
             data = os.read(source, 1 << 16)
-            if not data:
+            if data:
+                keep(data)
+            elif ended < 0:
                 return
-            keep(data)
+            else:  # the program closed its standard error: its calls are still answered until it ends
+                poller.unregister(source)
+                source = None
         elif ended in ready:
-            os.set_blocking(source, False)
-            try:
-                while data := os.read(source, 1 << 16):
-                    keep(data)
-            except BlockingIOError:
-                pass
+            if source is not None:
+                os.set_blocking(source, False)
+                try:
+                    while data := os.read(source, 1 << 16):
+                        keep(data)
+                except BlockingIOError:
+                    pass
             return
 
 
-def outer(child, errors, settings):
-    """The outer process: pump the program's standard error, wait for it and end the same way it did."""
+def join(procs):
+    """Move this process into the cgroup of the ``cgroup.procs`` file ``procs``."""
+    try:
+        with open(procs, "w") as f:
+            f.write("0")
+    except OSError as exc:
+        fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
+
+
+def oom_score(value):
+    """Set this process's ``oom_score_adj``: -1000, never picked by the OOM killer, +1000, picked first.  Any
+    process may raise its own; lowering needs root outside a user namespace, and where it is refused the
+    program's +1000 still makes the program the one picked."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(value))
+    except OSError:
+        pass
+
+
+def outer(child, errors, settings, seccomp, answers=None):
+    """The outer process: pump the program's standard error and answer its sysinfo calls (``seccomp.Answers``),
+    wait for it and end the same way it did."""
+    # Never picked by the OOM killer (where the machine lets root lower a score): a v2 memory cgroup holds
+    # this process with the program, and a machine-wide shortage must not end the drain before the program.
+    oom_score(-1000)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
 
@@ -420,8 +483,12 @@ def outer(child, errors, settings):
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    if errors is not None:
-        pump(errors, child, settings["log_mb"])
+    served = None if answers is None else seccomp.Answers(
+        answers, [os.path.dirname(procs) for procs in settings["cgroups"]], settings["rlimits"].get("AS"))
+    if errors is not None or served is not None:
+        pump(errors, child, settings["log_mb"] if errors is not None else 0, served)
+    if served is not None:
+        served.close()  # what the program left running gets ENOSYS rather than wait
     while True:
         try:
             _, status = os.waitpid(child, 0)
@@ -463,12 +530,13 @@ def main():
         os.sched_setaffinity(0, settings["cpus"])
     except OSError as exc:
         fail("keeping to the referee's CPUs", exc.strerror)
+    # The outer process stays out of a v1 memory cgroup (the program joins it alone, below): what the
+    # program writes to its tmpfs counts there but to no process's score, and the OOM killer would pick
+    # the outer process instead, whose last words are the program's.
+    memory = [procs for procs in settings["cgroups"] if procs.startswith(MEMORY_V1)]
     for procs in settings["cgroups"]:
-        try:
-            with open(procs, "w") as f:
-                f.write("0")
-        except OSError as exc:
-            fail(f"joining the cgroup {os.path.dirname(procs)}", exc.strerror)
+        if procs not in memory:
+            join(procs)
     if settings["namespaces"]:
         # The mount namespace is the child's alone (see below): pivot_root moves every process of a
         # namespace into the new root, and the outer process keeps the machine's.
@@ -486,28 +554,32 @@ def main():
                 except OSError as exc:
                     fail(f"mapping the user namespace ({name})", exc.strerror)
     errors, into = os.pipe() if settings["log_mb"] is not None else (None, None)
+    # The child hands the seccomp filter's listener to the outer process through this pair.
+    answers, handing = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET) \
+        if not isinstance(seccomp, str) else (None, None)
     child = os.fork()
     if child:
         if into is not None:
             os.close(into)
-        outer(child, errors, settings)
+        if handing is not None:
+            handing.close()
+        outer(child, errors, settings, seccomp, answers)
+    if answers is not None:
+        answers.close()
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    oom_score(1000)  # the first process the OOM killer picks, and everything it starts
     if into is not None:
         os.dup2(into, 2)
         os.close(into)
         os.close(errors)
-    if settings["freezer"] is not None:
-        try:
-            with open(settings["freezer"][0], "w") as f:
-                f.write("0")
-        except OSError as exc:
-            fail(f"joining the cgroup {os.path.dirname(settings['freezer'][0])}", exc.strerror)
+    for procs in memory + ([settings["freezer"][0]] if settings["freezer"] is not None else []):
+        join(procs)
     executable = find(command[0], settings["env"].get("PATH", ""), settings["cwd"])
     if settings["namespaces"]:
         call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))
         libc.sethostname(b"arena-bot", 9)
         build_root(settings)
-    drop_privileges(settings, seccomp)
+    drop_privileges(settings, seccomp, handing)
     try:
         os.chdir(settings["cwd"])
     except OSError as exc:

@@ -138,11 +138,16 @@ def walls() -> str:
     return "rlimits"
 
 
+#: What the walls line says of sysinfo where the jail answers it (else ``sysinfo refused``, and why).
+_ANSWERED = "sysinfo answered with the bot's own figures"
+
+
 @functools.lru_cache(maxsize=1)
 def seccomp_text() -> str:
     """What the seccomp filter of ``arena/isolation/seccomp.py`` does here, as its ``install()`` says it (``seccomp:
-    47 system calls denied`` becomes ``seccomp (47 system calls denied)``), or ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its own,
-    as every bot's jail does."""
+    47 system calls denied`` becomes ``seccomp (47 system calls denied)``), with whether ``sysinfo`` is answered
+    or refused, or ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its
+    own, as every bot's jail does."""
     if not Path(JAIL).with_name("seccomp.py").is_file():
         return "no seccomp (arena/isolation/seccomp.py is missing)"
     try:
@@ -171,6 +176,9 @@ def walls_report() -> str:
 
 def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     seccomp = seccomp_text()
+    if _ANSWERED in seccomp and not (level == "jail" and {"memory", "pids"} <= controls):
+        # No cgroup to count: sysinfo's figures are those of the calling process (its memory, its threads).
+        seccomp += " (those of the calling process: no cgroups)"
     stop = "frozen off turn (SIGSTOP of its process group; a child in a session of its own escapes)"
     if level == "jail":
         who = "a uid of its own"  # one per process: the number would make every process's line differ

@@ -12,6 +12,9 @@ leave open: kernel interfaces a bot never needs that have a history of exploits 
 io_uring, ``userfaultfd`` …), and the kernel's shared state through which two bots could talk (keys,
 file locks, watches on files they both read).  :data:`DENIED` says what is denied and why.
 
+The calls :data:`ANSWERED` (``sysinfo``) wait for the jail's outer process, which :class:`Answers` them with
+the bot's own figures.
+
 Calls made through another ABI than the machine's own (on x86-64: ``int 0x80``, the i386 ABI, or
 x32's numbers) are not checked rule by rule: libseccomp's filter compares the architecture of every
 call first, and gives any other the "bad architecture" action, which is set here to kill the whole
@@ -20,10 +23,13 @@ process (libseccomp's default would kill only the calling thread).
 
 from __future__ import annotations
 
+import _socket
 import ctypes
 import os
-from errno import EAFNOSUPPORT, EINVAL, ENOLCK, ENOSYS, EPERM
-from typing import NamedTuple
+import select
+import struct
+import time
+from errno import EAFNOSUPPORT, EFAULT, EINVAL, ENOLCK, ENOSYS, EOPNOTSUPP, EPERM
 
 #: The shared library; a test points it at a missing one.
 LIBRARY = "libseccomp.so.2"
@@ -35,17 +41,21 @@ class SeccompUnavailable(RuntimeError):
     """The filter cannot be put on this machine (one line saying why)."""
 
 
-class When(NamedTuple):
+class When:
     """A denial for some arguments only: ``errno`` when ``argument & mask == value``.
 
     The kernel reads ``int`` arguments (commands, flags) from the low 32 bits of their register, so every
     mask stays within those bits: a value with high bits set is the same command to the kernel and
-    must be the same to the filter."""
+    must be the same to the filter.  (A plain class: ``typing.NamedTuple`` would cost every bot's start the
+    import of ``typing``, a few milliseconds.)"""
 
-    errno: int
-    argument: int
-    mask: int
-    value: int
+    __slots__ = ("errno", "argument", "mask", "value")
+
+    def __init__(self, errno: int, argument: int, mask: int, value: int) -> None:
+        self.errno, self.argument, self.mask, self.value = errno, argument, mask, value
+
+    def __repr__(self) -> str:
+        return f"When({self.errno}, {self.argument}, {self.mask:#x}, {self.value:#x})"
 
 
 _LOW_32 = 0xFFFF_FFFF
@@ -64,7 +74,16 @@ F_NOTIFY = 1026
 _TAKE_LOCK = ("F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW")
 #: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
 UNHELD = 0
+#: The "errno" of a call answered by the jail's outer process (seccomp's user notification), with figures of
+#: the bot's own; where the kernel or libseccomp cannot notify, or nothing answers, it fails with ENOSYS.
+ANSWERED = -1
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
+#: posix_fadvise's advice that drops a file's cached pages, or ages them to be dropped first.
+POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
+#: madvise's advice that pushes pages out of memory (a file's from the page cache).
+MADV_COLD, MADV_PAGEOUT = 20, 21
+#: preadv2/pwritev2's flag "fail with EAGAIN rather than wait for the disk": whether a page is cached.
+RWF_NOWAIT = 0x8
 AF_VSOCK = 40
 #: personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 alone and with PER_LINUX32, and
 #: 0xffffffff, which only asks for the current one.
@@ -147,16 +166,41 @@ DENIED: dict[str, int | tuple[When, ...]] = {
                    for name, command in _LOCK_COMMANDS.items())
     + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),
     "inotify_init": ENOSYS, "inotify_init1": ENOSYS, "fanotify_init": ENOSYS, "cachestat": ENOSYS,
+    # The page cache of the files every bot is shown (/usr …) is the machine's: one bot caching a page
+    # (a read) and dropping it, another seeing whether it is cached, carry bits between them.  Dropping:
+    # fadvise's DONTNEED (which any reader may give) and NOREUSE, madvise's COLD and PAGEOUT succeed
+    # and do nothing (programs ignore what advice returns); madvise's DONTNEED stays, as malloc needs
+    # it, and on a file's mapping it drops the process's own view of the pages, never the cached pages.
+    # Seeing: RWF_NOWAIT fails as on a file system without it (callers then read as usual); mincore
+    # fails as on a kernel without it (HotSpot and libunwind check for that and do without; Go uses it
+    # only where it finds no auxiliary vector, glibc, Python and Node not at all).  fadvise's advice is
+    # its fourth argument on x86-64, Arm and RISC-V (the only fadvise64 there); preadv2's flags its sixth.
+    "fadvise64": (When(UNHELD, 3, _LOW_32, POSIX_FADV_DONTNEED), When(UNHELD, 3, _LOW_32, POSIX_FADV_NOREUSE)),
+    "madvise": (When(UNHELD, 2, _LOW_32, MADV_COLD), When(UNHELD, 2, _LOW_32, MADV_PAGEOUT)),
+    "preadv2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
+    "pwritev2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
+    "mincore": ENOSYS,
+    # sysinfo's figures are the machine's: free memory and the count of processes change with every
+    # other bot's work, a channel between them.  The jail's outer process answers it with the bot's own
+    # (its memory limit and use, its processes, its age); glibc's sysconf(_SC_PHYS_PAGES), Node's
+    # os.totalmem and the JVM's default heap then size themselves by the bot's limit.
+    "sysinfo": ANSWERED,
 }
 
 SCMP_ACT_ALLOW = 0x7FFF_0000
 SCMP_ACT_KILL_PROCESS = 0x8000_0000
+SCMP_ACT_NOTIFY = 0x7FC0_0000
 SCMP_FLTATR_ACT_BADARCH = 2
 SCMP_FLTATR_CTL_OPTIMIZE = 8
 SCMP_FLTATR_API_SYSRAWRC = 9
 SCMP_CMP_MASKED_EQ = 7
 #: seccomp_api_get()'s level at which the kernel can kill a whole process (Linux 4.14).
 _API_KILL_PROCESS = 4
+#: seccomp_api_get()'s level at which the kernel and libseccomp can hand a call to another process (Linux 5.0).
+_API_NOTIFY = 5
+#: The listener of the calls :data:`ANSWERED` left by :func:`install` (``answer=True``): a file descriptor
+#: (close-on-exec) for the process that answers them, or -1.
+listener = -1
 
 
 def _errno_action(error: int) -> int:
@@ -202,7 +246,12 @@ def _library() -> tuple[ctypes.CDLL, str]:
                                            ctypes.POINTER(_Comparison)]
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_notify_fd.argtypes = [ctypes.c_void_p]
     return lib, name
+
+
+def _can_notify(lib: ctypes.CDLL) -> bool:
+    return lib.seccomp_api_get() >= _API_NOTIFY
 
 
 def _resolved(lib: ctypes.CDLL) -> tuple[dict[int, tuple[str, int | tuple[When, ...]]], int]:
@@ -216,11 +265,16 @@ def _resolved(lib: ctypes.CDLL) -> tuple[dict[int, tuple[str, int | tuple[When, 
     return found, len(DENIED) - len(found)
 
 
-def _description(version: str, found: dict[int, tuple[str, int | tuple[When, ...]]], absent: int) -> str:
+def _description(version: str, found: dict[int, tuple[str, int | tuple[When, ...]]], absent: int,
+                 answered: bool, can_notify: bool) -> str:
     partly = sum(not isinstance(rule, int) for _, rule in found.values())
     lacking = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
-    return (f"seccomp (libseccomp {version}): {len(found)} system calls denied, {partly} of them for some arguments"
-            f"{lacking}")
+    sysinfo = ""
+    if any(rule == ANSWERED for _, rule in found.values()):
+        sysinfo = ("; sysinfo answered with the bot's own figures" if answered else
+                   "; sysinfo refused" + ("" if can_notify else " (this kernel or libseccomp cannot hand it over)"))
+    return (f"seccomp (libseccomp {version}): {len(found) - answered} system calls denied, {partly} of them for some "
+            f"arguments{lacking}{sysinfo}")
 
 
 def available() -> str | None:
@@ -232,21 +286,27 @@ def available() -> str | None:
     return None
 
 
-def describe() -> str:
-    """What :func:`install` would return, without loading the filter (for the referee's list of walls)."""
+def describe(answer: bool = False) -> str:
+    """What :func:`install` (with ``answer``) would return, without loading the filter."""
     lib, version = _library()
-    return _description(version, *_resolved(lib))
+    can = _can_notify(lib)
+    return _description(version, *_resolved(lib), answer and can, can)
 
 
-def install() -> str:
+def install(answer: bool = False) -> str:
     """Load the filter into the calling process, for good; returns what :func:`describe` says.
 
     The caller has set ``no_new_privs``, has built every other wall (the filter denies ``mount``,
     ``unshare`` and ``sethostname`` to it too) and has started no thread (the filter covers the calling
-    thread and what it starts afterwards).  Raises :class:`SeccompUnavailable` when libseccomp is missing
-    or too old, or the kernel refuses the filter."""
+    thread and what it starts afterwards).  With ``answer``, the calls :data:`ANSWERED` wait for another
+    process to answer them through :data:`listener` (where the machine can: else, and without ``answer``,
+    they fail with ENOSYS).  Raises :class:`SeccompUnavailable` when libseccomp is missing or too old, or
+    the kernel refuses the filter."""
+    global listener
     lib, version = _library()
     found, absent = _resolved(lib)
+    can_notify = _can_notify(lib)
+    answer = answer and can_notify
     context = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not context:
         raise SeccompUnavailable("libseccomp could not start a filter")
@@ -258,6 +318,10 @@ def install() -> str:
                                  (SCMP_FLTATR_CTL_OPTIMIZE, 2)):
             _check(lib.seccomp_attr_set(context, attribute, value), f"setting the filter's attribute {attribute}")
         for number, (name, rule) in found.items():
+            if rule == ANSWERED:
+                action = SCMP_ACT_NOTIFY if answer else _errno_action(ENOSYS)
+                _check(lib.seccomp_rule_add_array(context, action, number, 0, None), f"answering {name}")
+                continue
             if isinstance(rule, int):
                 _check(lib.seccomp_rule_add_array(context, _errno_action(rule), number, 0, None), f"denying {name}")
                 continue
@@ -268,11 +332,137 @@ def install() -> str:
         result = lib.seccomp_load(context)
         if result < 0:
             raise SeccompUnavailable(f"the kernel refused the seccomp filter: {os.strerror(-result)}")
+        if answer:
+            listener = lib.seccomp_notify_fd(context)
+            if listener < 0:
+                raise SeccompUnavailable(f"libseccomp gave no listener: {os.strerror(-listener)}")
     finally:
         lib.seccomp_release(context)
-    return _description(version, found, absent)
+    return _description(version, found, absent, answer, can_notify)
 
 
 def _check(result: int, what: str) -> None:
     if result < 0:
         raise SeccompUnavailable(f"libseccomp failed {what}: {os.strerror(-result)}")
+
+
+# -- the calls ANSWERED, answered ------------------------------------------------------------------------------
+
+#: The ioctls of a seccomp listener (linux/seccomp.h): receive a call, answer it, is it still waiting.
+NOTIF_RECV, NOTIF_SEND, NOTIF_ID_VALID = 0xC0502100, 0xC0182101, 0x40082102
+#: The size of struct seccomp_notif (id, pid, flags, then seccomp_data: nr, arch, ip, args[6]), and the offset of
+#: the call's first argument in it.
+NOTIF_SIZE, FIRST_ARGUMENT = 80, 32
+#: struct sysinfo: uptime, loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap, procs, pad,
+#: totalhigh, freehigh, mem_unit, and the padding to its 112 bytes.
+SYSINFO = "@l3L6LHHLLI4x"
+#: The cgroup files (v1 and v2) of a bot's memory use and limit and of its tasks.
+_CGROUP_FILES = (("memory.usage_in_bytes", "use"), ("memory.current", "use"), ("memory.limit_in_bytes", "limit"),
+                 ("memory.max", "limit"), ("pids.current", "tasks"))
+
+
+class _Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+
+class Answers:
+    """The program's sysinfo calls, handed over by its filter, answered by the jail's outer process with its own
+    figures: its memory limit as the total, the limit less its cgroup's use as free, its cgroup's tasks (but the
+    outer process) as the processes, its age as the uptime; no load, swap, shared or buffer memory.  The machine's
+    figures would change with every other bot's work.  Without cgroups (the weaker levels), the use and tasks are
+    those of the calling process.
+
+    The outer process is never frozen, so a frozen program never waits on it; once it is gone (or has called
+    :meth:`close`) the kernel fails the calls with ENOSYS."""
+
+    def __init__(self, sock: _socket.socket, cgroups: list[str], memory_limit: int | None) -> None:
+        #: The jail's child sends the listener (:data:`listener`) through ``sock``, or closes it unsent.
+        self.sock = sock
+        self.listener = -1
+        self.cgroups = cgroups
+        self.memory_limit = memory_limit
+        self.started = time.monotonic()
+        self.files: dict[str, str] | None = None  # found at the first call
+        self.libc = ctypes.CDLL(None, use_errno=True)
+
+    def watch(self, poller: select.poll) -> None:
+        poller.register(self.sock.fileno(), select.POLLIN)
+
+    def close(self) -> None:
+        """No more answers: the calls still to come fail (ENOSYS)."""
+        if self.listener >= 0:
+            os.close(self.listener)
+            self.listener = -1
+
+    def serve(self, poller: select.poll, events: list[tuple[int, int]]) -> None:
+        """Take the listener when it comes, answer one call when one waits."""
+        for fd, event in events:
+            if fd == self.sock.fileno():
+                poller.unregister(fd)
+                try:
+                    _, extra, _, _ = self.sock.recvmsg(1, _socket.CMSG_LEN(4))
+                except OSError:
+                    extra = []
+                self.sock.close()
+                for level, kind, data in extra:
+                    if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS and len(data) >= 4:
+                        self.listener = struct.unpack("i", data[:4])[0]
+                        poller.register(self.listener, select.POLLIN)
+            elif fd == self.listener >= 0:
+                if event & select.POLLIN:
+                    self.answer()
+                elif event & (select.POLLHUP | select.POLLERR):  # no process of the program is left
+                    poller.unregister(fd)
+                    self.close()
+
+    def _valid(self, ident: int) -> bool:
+        return self.libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_ID_VALID), ctypes.byref(ctypes.c_uint64(ident))) == 0
+
+    def answer(self) -> None:
+        """Take one call, write the caller's figures into its ``struct sysinfo``, let it return (EFAULT where its
+        pointer does not lead to writable memory, as the kernel's own call would)."""
+        notification = ctypes.create_string_buffer(NOTIF_SIZE)
+        if self.libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_RECV), notification) != 0:
+            return  # the caller was killed, or its call interrupted
+        ident, pid = struct.unpack_from("QI", notification.raw)
+        (address,) = struct.unpack_from("Q", notification.raw, FIRST_ARGUMENT)
+        figures = ctypes.create_string_buffer(self.figures(pid), struct.calcsize(SYSINFO))
+        # Still waiting, so ``pid`` is still the caller's (a pid is free again only once its process is gone).
+        if not self._valid(ident):
+            return
+        local, remote = _Iovec(ctypes.addressof(figures), len(figures)), _Iovec(address, len(figures))
+        written = self.libc.process_vm_writev(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if not self._valid(ident):
+            return  # gone meanwhile: nothing to answer
+        error = 0 if written == len(figures) else -EFAULT
+        self.libc.ioctl(self.listener, ctypes.c_ulong(NOTIF_SEND), struct.pack("QqiI", ident, 0, error, 0))
+
+    def figures(self, pid: int) -> bytes:
+        """The ``struct sysinfo`` of the bot whose process ``pid`` asks."""
+        if self.files is None:
+            self.files = {kind: os.path.join(folder, name) for folder in self.cgroups for name, kind in _CGROUP_FILES
+                          if os.path.exists(os.path.join(folder, name))}
+        page = os.sysconf("SC_PAGE_SIZE")
+        machine = os.sysconf("SC_PHYS_PAGES") * page
+        limit = _number(self.files["limit"]) if "limit" in self.files else 0  # 0: none, or "max"
+        total = min(limit or self.memory_limit or machine, machine)
+        used = _number(self.files["use"]) if "use" in self.files else _number(f"/proc/{pid}/statm", 1) * page
+        if "tasks" in self.files:
+            procs = _number(self.files["tasks"]) - 1  # the outer process is counted there too
+        else:
+            try:
+                procs = len(os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                procs = 1
+        uptime = int(time.monotonic() - self.started)
+        return struct.pack(SYSINFO, uptime, 0, 0, 0, total, max(total - used, 0), 0, 0, 0, 0,
+                           min(max(procs, 1), 0xFFFF), 0, 0, 0, 1)
+
+
+def _number(path: str, field: int = 0) -> int:
+    """The ``field``-th number in a small file (0 when it cannot be read, or says ``max``)."""
+    try:
+        with open(path, "rb") as f:
+            return int(f.read().split()[field])
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -119,6 +119,10 @@ DENIALS = [
     # Unfiltered, this could make the kernel load the vsock module: checked filtered only.
     ("socket AF_VSOCK", "print(call('socket', 40, 1, 0))", "EAFNOSUPPORT"),
     ("personality ADDR_NO_RANDOMIZE", "print(call('personality', 0x0040000))", "EPERM"),
+    # The page cache as a channel (tests/hostile/test_pagecache.py has the bots' side).
+    ("mincore", "print(call('mincore', 0, 4096, None))", "ENOSYS"),
+    ("preadv2 RWF_NOWAIT", "print(call('preadv2', -1, None, 0, 0, 0, 0x8))", "ENOTSUP"),  # EOPNOTSUPP, as Python names it
+    ("pwritev2 RWF_NOWAIT", "print(call('pwritev2', -1, None, 0, 0, 0, (1 << 32) | 0x9))", "ENOTSUP"),
 ]
 
 
