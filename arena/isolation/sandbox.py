@@ -138,7 +138,7 @@ def walls() -> str:
     return "rlimits"
 
 
-#: What the walls line says of sysinfo where the jail answers it (else ``sysinfo refused``, and why).
+#: What the walls line says of sysinfo where the jail answers it (else ``sysinfo open``, and why).
 _ANSWERED = "sysinfo answered with the bot's own figures"
 
 
@@ -146,7 +146,7 @@ _ANSWERED = "sysinfo answered with the bot's own figures"
 def seccomp_text() -> str:
     """What the seccomp filter of ``arena/isolation/seccomp.py`` does here, as its ``install()`` says it (``seccomp:
     47 system calls denied`` becomes ``seccomp (47 system calls denied)``), with whether ``sysinfo`` is answered
-    or refused, or ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its
+    or open, or ``no seccomp (why)``.  Found once per process by loading the filter into a jail process of its
     own, as every bot's jail does."""
     if not Path(JAIL).with_name("seccomp.py").is_file():
         return "no seccomp (arena/isolation/seccomp.py is missing)"
