@@ -27,16 +27,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from arena.isolation.limits import GID_BASE, SandboxError
-from arena.tournament.folder.files import (
-    CHECKPOINTS_FILE,
-    GAMES_FILE,
-    IDENTITY_FILE,
-    LOCK_FILE,
-    MATCH_FILE,
-    RECORDS_FILE,
-    RECORDS_GZ_FILE,
-    TOURNAMENT_FILE,
-)
 
 #: The most a staged entrant (a program or folder others may not read) may weigh.
 STAGE_MB = 256
@@ -45,8 +35,13 @@ STAGE_MB = 256
 STAGE_ENTRIES = 100_000
 STAGE_DEPTH = 64
 
-#: A results folder's files beside its ``tournament.toml``: with one of them, the folder is a run's results.
-RESULTS_FILES = frozenset({RECORDS_FILE, RECORDS_GZ_FILE, GAMES_FILE, IDENTITY_FILE, CHECKPOINTS_FILE, MATCH_FILE})
+#: The files that mark a results folder of the arena (named as in :mod:`arena.tournament.folder.files`, which
+#: the sandbox, a lower layer, does not import): the lock every run takes, and the tournament file, which
+#: marks one with any of the others beside it (records, games, entrants, checkpoints, a match's verdict).
+LOCK_FILE = ".arena.lock"
+TOURNAMENT_FILE = "tournament.toml"
+RESULTS_FILES = frozenset({"records.jsonl", "records.jsonl.gz", "games.csv", "entrants.json", "checkpoints.jsonl",
+                           "match.json"})
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
