@@ -156,7 +156,7 @@ class _Listing:
             if not self._as_named(inner).isdisjoint(self.left_out):
                 continue
             exact, kept = self._kept(inner)
-            if not kept and (only_named or not self._as_named(inner).isdisjoint(self.shared)):
+            if only_named and not kept:
                 continue
             try:
                 found = os.stat(name, dir_fd=fd, follow_symlinks=False)
@@ -179,6 +179,8 @@ class _Listing:
                     listed = _names(sub)
                     if kept or not is_results_folder(set(listed)):
                         self.add(_entry(inner, found, "d"))
+                        # A shared place (the working folder, a home): the folder, for a bot to start in,
+                        # and only what the command names in it.
                         shared = not exact and not self._as_named(inner).isdisjoint(self.shared)
                         self.folder(sub, inner, listed, found.st_uid if exact else owner, depth + 1,
                                     only_named or shared)
@@ -321,7 +323,7 @@ def stage_copy(path: str, hidden: tuple[str, ...], named: tuple[str, ...] = (),
     """A copy of what a bot may be shown of ``path`` (see the module docstring), owned by root and readable
     by a group of its own (made once per referee process, again when anything in it changes), and that
     group.  ``hidden`` are left out; ``named`` (what the command names) are always in it; of the shared
-    places ``shared`` in it (a home folder, the working folder), only what is named."""
+    places ``shared`` in it (a home folder, the working folder), the folder and only what is named."""
     pid = os.getpid()
     if pid not in staging_folders:
         folder = tempfile.mkdtemp(prefix=f"arena-stage-{pid}-")

@@ -507,3 +507,23 @@ def test_a_stage_is_made_once_per_referee_process_while_nothing_in_it_changes(tm
     again, same = staging.stage_copy(str(entrant), ())
     assert again != first and same == gid
     assert Path(again, "bot.py").read_text() == "print('changed')\n"
+
+
+def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_command_names(tmp_path, monkeypatch):
+    """A bot may start in it, and sees there only the files its command names (here the arena's working
+    folder holds a transcript and a results folder besides)."""
+    from arena.isolation.rootfs import layout_of
+    entrant = tmp_path / "entrant"
+    work = entrant / "work"
+    work.mkdir(parents=True)
+    entrant.chmod(0o700)
+    (entrant / "bot.py").write_text("pass\n")
+    (work / "data.txt").write_text("named\n")
+    (work / "transcript.txt").write_text("every rack\n")
+    _results(work / "results", lock=True)
+    monkeypatch.chdir(work)
+    own = [str(entrant / "bot.py"), str(entrant), str(work / "data.txt")]
+    layout = layout_of(own, [], [], stage=True)
+    (copy,) = [source for path, source in layout.binds if path == str(entrant)]
+    assert sorted(os.listdir(copy)) == ["bot.py", "work"]
+    assert os.listdir(os.path.join(copy, "work")) == ["data.txt"]
