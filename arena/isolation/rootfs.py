@@ -255,12 +255,14 @@ def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool
                if os.path.exists(p) and os.path.realpath(p) != p}
     # The files the command names (and what the sandbox is asked to show): the entrant's, always shown.
     named = tuple(sorted({p for p in own if os.path.lexists(p) and not os.path.isdir(p)}))
+    left_out: list[str] = []  # shared places inside a folder shown: not shown with it
     for path, is_own, via_link in sorted(wanted):
         if any(_under(path, h) for h in hidden):
             continue
         if not os.path.islink(path) and (shared_place(path, named) if is_own else _shared_runtime(path)):
             continue  # only what the command names in it, each on its own
-        holder = max((f for f in shown if _under(path, f)), key=len, default=None)
+        holder = max((f for f in shown if _under(path, f) and not any(_under(path, s) and _under(s, f)
+                                                                          for s in left_out)), key=len, default=None)
         if holder is not None and shown[holder]:
             continue  # in the staged copy of its folder
         closed = stage and not open_to_others(path)
@@ -274,16 +276,24 @@ def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool
             layout.links.append((path, os.readlink(path)))
         elif closed:
             inside = tuple(p for p in own if _under(p, path))
-            shared = tuple(sorted(p for p in home_folders() | _working_folder()
-                                  if _under(p, path) and p != path and shared_place(p, named)))
-            copy, gid = stage_copy(path, tuple(h for h in hidden if _under(h, path)), inside, shared)
+            copy, gid = stage_copy(path, tuple(h for h in hidden if _under(h, path)), inside,
+                                   _shared_within(path, named))
             layout.binds.append((path, copy))
             if gid not in layout.gids:
                 layout.gids.append(gid)
         else:
-            _show(path, hidden, layout)
+            shared = list(_shared_within(path, named))
+            _show(path, hidden + shared, layout)
+            left_out += shared
         shown[path] = closed
     return layout
+
+
+def _shared_within(path: str, named: tuple[str, ...]) -> tuple[str, ...]:
+    """The shared places inside the folder ``path`` (a home folder, a busy working folder): shown with it only
+    as a folder holding what the command names."""
+    return tuple(sorted(p for p in home_folders() | _working_folder()
+                        if _under(p, path) and p != path and shared_place(p, named)))
 
 
 def _shared_runtime(path: str) -> bool:

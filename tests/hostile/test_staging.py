@@ -527,3 +527,19 @@ def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_comm
     (copy,) = [source for path, source in layout.binds if path == str(entrant)]
     assert sorted(os.listdir(copy)) == ["bot.py", "work"]
     assert os.listdir(os.path.join(copy, "work")) == ["data.txt"]
+
+
+@needs_jail
+def test_the_working_folder_in_an_open_entrant_folder_shows_only_what_the_command_names(tmp_path, monkeypatch):
+    entrant = tmp_path / "entrant"
+    work = entrant / "work"
+    work.mkdir(parents=True)
+    for folder in (entrant, work):
+        folder.chmod(0o755)
+    (entrant / "bot.py").write_text("import os, sys\nprint(sorted(os.listdir('.')), open(sys.argv[1]).read().strip())\n")
+    (work / "data.txt").write_text("named\n")
+    (work / "tournament.toml").write_text("seed = 8675309\n")  # open to others, but not the bot's
+    monkeypatch.chdir(work)
+    code, out = run([SYSTEM_PYTHON, str(entrant / "bot.py"), "data.txt"], cwd=str(work))
+    assert code == 0
+    assert out == "['data.txt'] named\n"
