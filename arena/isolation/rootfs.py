@@ -139,7 +139,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
     ``bin`` folder), every argument that names a path, and for a file (a script, a Python bot's
     ``file.py:Name``) its folder too, as a script imports what lies beside it: keep each entrant in a
-    folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
+    folder of its own (a shared place, :func:`shared_place`, is never shown for a file in it).  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
     folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
     named (:func:`layout_of` adds what they resolve to), its runtime's both as named and resolved.  Its

@@ -22,7 +22,8 @@ walls this machine allows, found once per process by :func:`walls`:
   - **never uid 0**: every bot process runs as a uid of its own, owner of
     nothing on the machine and in none of its groups, so what it is shown
     that others may not read stays closed to it.  An entrant's folder that
-    others may read is shown as it is.  One that others may not read is
+    others may read is shown as it is (but for the shared places in it,
+    below).  One that others may not read is
     *staged* (:mod:`arena.isolation.staging`): copied by descriptor, never
     following a link, once per referee process (at most
     :data:`~arena.isolation.staging.STAGE_MB` MiB) into a folder of root's
@@ -33,8 +34,9 @@ walls this machine allows, found once per process by :func:`walls`:
     place* (:func:`~arena.isolation.rootfs.shared_place`: the root folder, a
     home folder, a folder others may write such as ``/tmp``, the working
     folder when it holds more than the bot) is never shown whole nor
-    staged: only the files the command names in it, each on its own.  The
-    bot gets the groups of its stages;
+    staged: only the files the command names in it, each on its own (in an
+    entrant's folder, a folder holding only those).  The bot gets the groups
+    of its stages;
   - PID, mount, network, IPC, UTS and **cgroup namespaces**, so it sees no
     other process, no network, and only its own cgroup; everything it
     starts dies with it;
