@@ -5,7 +5,8 @@ open to others by its own mode, and every entry owned by the folder's owner (the
 of another uid's that is closed to others, never a results folder of the arena (one holding ``.arena.lock``,
 or ``tournament.toml`` beside its records, games, entrants or checkpoints file), never a path left out
 (hidden), never a FIFO, device or socket.  What the command names is the entrant's, whoever owns it, and
-always staged.
+always staged; a shared place in the folder (a home folder, the arena's working folder) is staged as a
+folder holding only that.  Every file of the copy is root's, readable by the entrant's group alone.
 
 Root makes the copy, so it never follows a path that someone else may change under it: every folder is
 opened with ``O_DIRECTORY | O_NOFOLLOW`` from the one that holds it (``dir_fd``), every file with
@@ -86,8 +87,8 @@ def is_results_folder(names: set[str] | frozenset[str]) -> bool:
 
 def _readable(found: os.stat_result) -> bool:
     """Whether a uid of no group may read it by its own mode (and list and enter it, for a folder)."""
-    return found.st_mode & (0o005 if stat.S_ISDIR(found.st_mode) else 0o004) == (
-        0o005 if stat.S_ISDIR(found.st_mode) else 0o004)
+    need = 0o005 if stat.S_ISDIR(found.st_mode) else 0o004
+    return found.st_mode & need == need
 
 
 def _entry(name: str, found: os.stat_result, kind: str, target: str = "") -> Entry:
