@@ -164,6 +164,9 @@ class _Listing:
             except FileNotFoundError:
                 continue
             mine = kept or found.st_uid == owner
+            # A shared place (the working folder, a home): the folder, for a bot to start in, whoever owns
+            # it, and only what the command names in it.
+            shared = not exact and not self._as_named(inner).isdisjoint(self.shared)
             if stat.S_ISLNK(found.st_mode):
                 if mine:
                     try:
@@ -174,15 +177,12 @@ class _Listing:
             elif stat.S_ISREG(found.st_mode):
                 if mine or _readable(found):
                     self.add(_entry(inner, found, "f"))
-            elif stat.S_ISDIR(found.st_mode) and (mine or _readable(found)):
+            elif stat.S_ISDIR(found.st_mode) and (mine or shared or _readable(found)):
                 sub = _open_checked(name, fd, found)
                 try:
                     listed = _names(sub)
-                    if kept or not is_results_folder(set(listed)):
+                    if kept or shared or not is_results_folder(set(listed)):
                         self.add(_entry(inner, found, "d"))
-                        # A shared place (the working folder, a home): the folder, for a bot to start in,
-                        # and only what the command names in it.
-                        shared = not exact and not self._as_named(inner).isdisjoint(self.shared)
                         self.folder(sub, inner, listed, found.st_uid if exact else owner, depth + 1,
                                     only_named or shared)
                 finally:

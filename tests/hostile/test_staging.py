@@ -509,9 +509,11 @@ def test_a_stage_is_made_once_per_referee_process_while_nothing_in_it_changes(tm
     assert Path(again, "bot.py").read_text() == "print('changed')\n"
 
 
-def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_command_names(tmp_path, monkeypatch):
-    """A bot may start in it, and sees there only the files its command names (here the arena's working
-    folder holds a transcript and a results folder besides)."""
+@pytest.mark.parametrize("owner", ["the entrant", "another, closed to others"])
+def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_command_names(tmp_path, monkeypatch,
+                                                                                          owner):
+    """A bot may start in it, whoever owns it, and sees there only the files its command names (here the
+    arena's working folder holds a transcript and a results folder besides)."""
     from arena.isolation.rootfs import layout_of
     entrant = tmp_path / "entrant"
     work = entrant / "work"
@@ -521,6 +523,9 @@ def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_comm
     (work / "data.txt").write_text("named\n")
     (work / "transcript.txt").write_text("every rack\n")
     _results(work / "results", lock=True)
+    if owner != "the entrant":
+        os.chown(work, ENTRANT_UID, ENTRANT_UID)
+        work.chmod(0o700)
     monkeypatch.chdir(work)
     own = [str(entrant / "bot.py"), str(entrant), str(work / "data.txt")]
     layout = layout_of(own, [], [], stage=True)
