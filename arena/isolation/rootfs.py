@@ -6,9 +6,11 @@ import functools
 import glob
 import importlib.util
 import os
+import pwd
 import shutil
 import stat
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.isolation.limits import SandboxError
@@ -72,6 +74,52 @@ def is_closed(path: str, whole: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
+def _passwd_homes() -> frozenset[str]:
+    """The home folder of every user of this machine, as named and resolved."""
+    homes = {user.pw_dir for user in pwd.getpwall() if os.path.isabs(user.pw_dir)}
+    return frozenset({os.path.abspath(h) for h in homes} | {os.path.realpath(h) for h in homes})
+
+
+def home_folders() -> set[str]:
+    """Every user's home folder, and the referee's own (``~``: ``HOME`` when set)."""
+    mine = os.path.expanduser("~")
+    return set(_passwd_homes()) | ({os.path.abspath(mine), os.path.realpath(mine)} if os.path.isabs(mine) else set())
+
+
+def _working_folder() -> set[str]:
+    try:
+        here = os.getcwd()
+    except OSError:
+        return set()
+    return {here, os.path.realpath(here)}
+
+
+def shared_place(path: str, named: Iterable[str] = ()) -> bool:
+    """Whether ``path`` is a place where users keep all sorts of things, never shown whole to a bot nor staged:
+    the root folder, a home folder (:func:`home_folders`), a folder others may write (``/tmp``, ``/var/tmp``,
+    ``/dev/shm``), or the working folder when it holds anything but ``named`` (the files the command names)
+    and their ``__pycache__``.  In one, a bot is shown only the files its command names."""
+    path = os.path.abspath(path)
+    if path == "/" or path in home_folders():
+        return True
+    try:
+        found = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(found.st_mode):
+        return False
+    if found.st_mode & 0o002:
+        return True
+    if path in _working_folder():
+        mine = {os.path.abspath(n) for n in named} | {os.path.realpath(n) for n in named}
+        try:
+            return any(name != "__pycache__" and os.path.join(path, name) not in mine for name in os.listdir(path))
+        except OSError:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
 def _python_packages() -> tuple[str, ...]:
     """The arena's own packages (the bot host needs them), and the metadata of a checkout installed in
     development mode (its entry points).  The packages' folders only: a checkout holds much else (the
@@ -91,7 +139,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
     Its own: its executable, and the entrant's folder that holds it (for a program not installed in a
     ``bin`` folder), every argument that names a path, and for a file (a script, a Python bot's
     ``file.py:Name``) its folder too, as a script imports what lies beside it: keep each entrant in a
-    folder of its own.  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
+    folder of its own (a shared place, :func:`shared_place`, is never shown for a file in it).  Its runtime: for the referee's own Python (the bot host), ``sys.prefix``,
     ``sys.base_prefix``, the arena's packages and ``PYTHONPATH``; for a program in a ``bin`` folder, that
     folder's prefix; for a script, its interpreter's (``#!``, through ``env`` too).  Absolute; its own as
     named (:func:`layout_of` adds what they resolve to), its runtime's both as named and resolved.  Its
@@ -188,7 +236,14 @@ class Layout:
 
 def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool) -> Layout:
     """What the fresh root shows of the machine: the system, then the runtime's folders and the program's
-    own files (a staged copy for what others may not read, with ``stage``), never a hidden path.
+    own files, never a hidden path.
+
+    With ``stage`` (a bot run as a uid of its own), a path others may read (by its own mode) is bound as it
+    is: what it holds that others may not read stays closed to the bot.  A path others may not read is
+    staged (:func:`~arena.isolation.staging.stage_copy`): a copy holding the entrant's files and what others
+    may read, never another's file closed to others nor a results folder, and always what the command names.
+    A shared place (:func:`shared_place`: the root folder, a home folder, ``/tmp``, a busy working folder)
+    is neither bound nor staged: only the files the command names in it are shown, each on its own.
 
     What an own path resolves to through a symbolic link is shown too, but never staged: the copy is made
     as root, and a link would let an entrant choose what root copies for it."""
@@ -198,13 +253,19 @@ def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool
     wanted = {(p, p in own, False) for p in own + runtime if os.path.lexists(p)}
     wanted |= {(os.path.realpath(p), True, True) for p in own
                if os.path.exists(p) and os.path.realpath(p) != p}
+    # The files the command names (and what the sandbox is asked to show): the entrant's, always shown.
+    named = tuple(sorted({p for p in own if os.path.lexists(p) and not os.path.isdir(p)}))
+    left_out: list[str] = []  # shared places inside a folder shown: not shown with it
     for path, is_own, via_link in sorted(wanted):
         if any(_under(path, h) for h in hidden):
             continue
-        holder = max((f for f in shown if _under(path, f)), key=len, default=None)
+        if not os.path.islink(path) and (shared_place(path, named) if is_own else _shared_runtime(path)):
+            continue  # only what the command names in it, each on its own
+        holder = max((f for f in shown if _under(path, f) and not any(_under(path, s) and _under(s, f)
+                                                                          for s in left_out)), key=len, default=None)
         if holder is not None and shown[holder]:
             continue  # in the staged copy of its folder
-        closed = stage and is_closed(path, whole=is_own)
+        closed = stage and not open_to_others(path)
         if holder is not None and (not closed or os.path.islink(path)):
             continue  # shown with its folder (a link there too: what it points to is a path of its own)
         if via_link and (closed or any(_under(h, path) for h in hidden)):
@@ -214,14 +275,30 @@ def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool
         if os.path.islink(path):
             layout.links.append((path, os.readlink(path)))
         elif closed:
-            copy, gid = stage_copy(path, tuple(h for h in hidden if _under(h, path)))
+            inside = tuple(p for p in own if _under(p, path))
+            copy, gid = stage_copy(path, tuple(h for h in hidden if _under(h, path)), inside,
+                                   _shared_within(path, named))
             layout.binds.append((path, copy))
             if gid not in layout.gids:
                 layout.gids.append(gid)
         else:
-            _show(path, hidden, layout)
+            shared = list(_shared_within(path, named))
+            _show(path, hidden + shared, layout)
+            left_out += shared
         shown[path] = closed
     return layout
+
+
+def _shared_within(path: str, named: tuple[str, ...]) -> tuple[str, ...]:
+    """The shared places inside the folder ``path`` (a home folder, a busy working folder): shown with it only
+    as a folder holding what the command names."""
+    return tuple(sorted(p for p in home_folders() | _working_folder()
+                        if _under(p, path) and p != path and shared_place(p, named)))
+
+
+def _shared_runtime(path: str) -> bool:
+    """Whether a runtime's folder is a shared place: the root folder, a home folder, a folder others may write."""
+    return path == "/" or path in home_folders() or (os.path.isdir(path) and bool(os.stat(path).st_mode & 0o002))
 
 
 def _show(path: str, hidden: list[str], layout: Layout) -> None:

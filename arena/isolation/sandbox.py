@@ -19,11 +19,24 @@ walls this machine allows, found once per process by :func:`walls`:
     folder shown that holds a ``hide`` path is shown entry by entry, the
     hidden one left out).  Its working folder is made empty in the fresh
     root when nothing shown holds it (so relative paths in its command work);
-  - **never uid 0**: every bot process runs as a uid of its own; an
-    entrant whose files others may not read is *staged*: copied once per
-    referee process (at most :data:`~arena.isolation.staging.STAGE_MB` MiB) into a folder of root's,
-    readable by a group of that entrant, and shown at its own path; the bot
-    gets that group;
+  - **never uid 0**: every bot process runs as a uid of its own, owner of
+    nothing on the machine and in none of its groups, so what it is shown
+    that others may not read stays closed to it.  An entrant's folder that
+    others may read is shown as it is (but for the shared places in it,
+    below).  One that others may not read is
+    *staged* (:mod:`arena.isolation.staging`): copied by descriptor, never
+    following a link, once per referee process (at most
+    :data:`~arena.isolation.staging.STAGE_MB` MiB) into a folder of root's
+    readable by a group of that entrant, and shown at its own path; the
+    copy holds what the folder's owner owns and what others may read, never
+    another's file closed to others, an earlier run's results folder or a
+    hidden path.  What the command names is always shown.  A *shared
+    place* (:func:`~arena.isolation.rootfs.shared_place`: the root folder, a
+    home folder, a folder others may write such as ``/tmp``, the working
+    folder when it holds more than the bot) is never shown whole nor
+    staged: only the files the command names in it, each on its own (in an
+    entrant's folder, a folder holding only those).  The bot gets the groups
+    of its stages;
   - PID, mount, network, IPC, UTS and **cgroup namespaces**, so it sees no
     other process, no network, and only its own cgroup; everything it
     starts dies with it;
@@ -73,7 +86,16 @@ from pathlib import Path
 
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
-from arena.isolation.rootfs import PATH, Layout, etc_files, is_closed, layout_of, open_to_others, program_paths
+from arena.isolation.rootfs import (
+    PATH,
+    Layout,
+    etc_files,
+    is_closed,
+    layout_of,
+    open_to_others,
+    program_paths,
+    shared_place,
+)
 from arena.isolation.staging import sweep_folders
 
 JAIL = str(Path(__file__).with_name("jail.py"))
@@ -432,11 +454,16 @@ def start(
         if fresh_root:
             layout = layout_of(own, runtime, hidden, stage=uid is not None)
         elif uid is not None:
-            # No namespaces and no staging: every folder on the way to its files must be open to others.
+            # No namespaces and no staging: every folder on the way to its files must be open to others.  A
+            # shared place (a home folder, /tmp) that holds them is not the entrant's to open.
+            named = [p for p in own if not os.path.isdir(p)]
             for path in own + runtime:
+                if path in own and shared_place(path, named):
+                    continue
                 if is_closed(path, whole=path in own) or not all(open_to_others(str(f)) for f in Path(path).parents):
                     raise SandboxError(f"{path} cannot be read by others, and without namespaces a bot run by "
-                                       "root runs as a uid of its own: make it readable (chmod o+rX)")
+                                       "root runs as a uid of its own that reads only what others may: keep the "
+                                       "bot in a folder of its own that others may read, outside any home folder")
         if uid is not None:
             os.chown(folder, uid, uid)
         cgroups, controls, freezer = make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)

@@ -404,7 +404,8 @@ def test_bot_text_is_one_escaped_bounded_line():
 
 
 def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch, cli):
-    """The transcript is written in the folder arena runs in, which the bots start in and see."""
+    """The transcript is written in the folder arena runs in, which the bots start in and where they see what
+    their command names."""
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -431,7 +432,8 @@ def test_a_transcript_is_private_and_hidden_from_the_bots(tmp_path, monkeypatch,
             elif message["type"] == "quit":
                 break
     """)
-    result = cli.invoke(main, ["play", spy, "random", "--seed", "2", "-q", "--transcript", "talk.txt",
+    # The working folder holds more than the bot: a bot is shown only the files its command names there.
+    result = cli.invoke(main, ["play", f"{spy} control.txt", "random", "--seed", "2", "-q", "--transcript", "talk.txt",
                                "--logs", str(tmp_path / "logs")])
     assert result.exit_code == 0, result.output
     assert stat.S_IMODE(talk.stat().st_mode) == 0o600

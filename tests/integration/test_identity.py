@@ -11,7 +11,7 @@ import pytest
 
 from arena.cli import main
 from arena.tournament.folder.files import IDENTITY_FILE
-from arena.tournament.folder.identity import bot_identity, differences
+from arena.tournament.folder.identity import _program_identity, bot_identity, differences
 from arena.tournament.plan.config import parse_config
 from arena.tournament.run.runner import RunError, run_tournament
 
@@ -217,3 +217,29 @@ def test_arena_play_records_name_the_resolved_class(tmp_path: Path, cli) -> None
     bots = json.loads(out.read_text())["bots"]
     assert [b["identity"]["class"] for b in bots] == ["arena_bots.random_bot:RandomBot", "arena_bots.greedy:GreedyBot"]
     assert all(b["identity"]["distribution"] == "uptown-arena" and len(b["identity"]["sha256"]) == 64 for b in bots)
+
+
+def _bytes_read() -> int:
+    """What this process has read so far through read() and its kin (``rchar``)."""
+    fields = dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())
+    return int(fields["rchar"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="no /proc/self/io here to count what is read")
+def test_a_large_file_a_command_names_is_not_read_whole_to_identify_it(tmp_path):
+    """A 64 MiB library named in a command: its identity reads its first and last MiB, not all of it, and
+    still changes when either changes; a small file is hashed whole."""
+    library = tmp_path / "model.bin"
+    with open(library, "wb") as f:
+        f.truncate(64 << 20)
+    small = tmp_path / "bot.js"
+    small.write_text("// a bot\n")
+    before = _bytes_read()
+    first = _program_identity(["node", str(small), str(library)], str(tmp_path))["sha256"]
+    read = _bytes_read() - before
+    assert read < 8 << 20, f"{read} bytes read"
+    assert first[str(small)] == hashlib.sha256(small.read_bytes()).hexdigest()
+    with open(library, "r+b") as f:
+        f.seek(1 << 10)
+        f.write(b"changed")
+    assert _program_identity(["node", str(small), str(library)], str(tmp_path))["sha256"][str(library)] != first[str(library)]

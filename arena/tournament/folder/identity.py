@@ -10,6 +10,9 @@ An entrant's *identity* is read without running any of its code:
 * a program (``command = [...]`` or ``exec:COMMAND``): the command and the
   SHA-256 of every word of it that names a file (``bot.js`` in ``node bot.js``).
 
+A file larger than 16 MiB (a library, a model) is not read whole at each
+start: its SHA-256 is that of its size, mtime, inode and first and last MiB.
+
 Every record's ``bots`` entry carries it (``"identity"``).  A run stores each
 entrant's identity and every option value it plays with in the results
 folder (``entrants.json``); ``--resume`` compares them with the bots of now
@@ -39,13 +42,29 @@ from arena.tournament.plan.config import Entrant, TournamentConfig, _fail
 FORMAT = "arena-entrants/1"
 
 
+#: Files up to this size are hashed whole; a larger one (a library, a model) by its size, mtime and inode and
+#: its first and last :data:`HASH_ENDS` bytes, so that a bot's start never reads it all.
+HASH_WHOLE = 16 << 20
+HASH_ENDS = 1 << 20
+
+
 def _sha256(path: str | os.PathLike[str] | None) -> str | None:
+    """The SHA-256 of the file ``path`` (None when it is not one): of its bytes, for a file of at most
+    :data:`HASH_WHOLE` bytes; of its size, mtime (ns), inode and first and last :data:`HASH_ENDS` bytes, for
+    a larger one (a change in its middle that keeps its size and times goes unseen)."""
     if path is None or not os.path.isfile(path):
         return None
     digest = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
+        found = os.fstat(f.fileno())
+        if found.st_size <= HASH_WHOLE:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        else:
+            digest.update(f"large:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:".encode())
+            digest.update(f.read(HASH_ENDS))
+            f.seek(found.st_size - HASH_ENDS)
+            digest.update(f.read(HASH_ENDS))
     return digest.hexdigest()
 
 
