@@ -119,11 +119,6 @@ class MoveSet:
         moves._count = count
         return moves
 
-    @property
-    def open_cells(self) -> int | None:
-        """The old name of :attr:`open_mask` (a bitboard, not a Cells), kept for existing code."""
-        return self.open_mask
-
     def copy(self) -> MoveSet:
         """A MoveSet of its own over the same (immutable) options."""
         return MoveSet._of(self.options, len(self), self.open_mask)
@@ -191,6 +186,3 @@ class MoveSet:
             if c == color and t == tile:
                 return cells
         return 0
-
-    #: The old name of :meth:`targets_mask` (it gives a bitboard, not a Cells), kept for existing code.
-    targets = targets_mask

@@ -47,7 +47,6 @@ class SeatView(NamedTuple):
     Two levels of the same facts, as python-chess has ``pieces_mask()`` and
     ``pieces()``: a name ending in ``_mask`` is a raw 81-bit int (a bitboard,
     for fast inner loops); the others are :class:`~arena.rules.cells.Cells`.
-    ``boards`` is the old name of ``board_masks``.
     """
 
     settings: GameSettings
@@ -144,11 +143,6 @@ class SeatView(NamedTuple):
         return len(self.played_tiles[color]) >= TILES_PLAYED
 
     # -- the boards: bitboards (``_mask``) and sets of cells (arena.rules.cells) ---------------------
-
-    @property
-    def boards(self) -> tuple[int, ...]:
-        """The old name of :attr:`board_masks` (bitboards, not Cells), kept for existing bots."""
-        return self.board_masks
 
     @property
     def occupied_mask(self) -> int:

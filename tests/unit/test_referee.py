@@ -569,7 +569,7 @@ def test_changing_a_view_changes_nothing_in_the_state():
     view.racks.clear()
     view.legal.options = ()
     with pytest.raises((AttributeError, TypeError)):
-        view.boards[0] = 0  # type: ignore[index]
+        view.board_masks[0] = 0  # type: ignore[index]
     with pytest.raises(AttributeError):
         view.history = ()  # type: ignore[misc]
     after = (list(map(list, state.racks)), list(state.boards), list(state.history), [list(r) for r in state.captures],

@@ -105,7 +105,7 @@ def test_S2_the_view_holds_the_public_facts() -> None:
     state = played_state(4, 9, 40)
     view = SeatView.of(state, 2)
     assert view.seat == 2 and view.to_move == state.to_move and view.over is False
-    assert view.boards == tuple(state.boards) and view.history == tuple(state.history)
+    assert view.board_masks == tuple(state.boards) and view.history == tuple(state.history)
     assert view.captures == tuple(tuple(r) for r in state.captures)
     assert view.rack_sizes == tuple(len(r) for r in state.racks)
     assert view.pile_sizes == tuple(len(state.pile(c)) if c in state.settings.colors else 0 for c in range(5))
@@ -143,7 +143,7 @@ def test_mutating_the_view_changes_nothing_in_the_state() -> None:
         with pytest.raises(AttributeError):
             setattr(view, name, None)
     with pytest.raises(TypeError):
-        view.boards[0] = 0  # type: ignore[index]
+        view.board_masks[0] = 0  # type: ignore[index]
     with pytest.raises(AttributeError):
         view.extra = 1  # type: ignore[attr-defined]
     assert snapshot(state) == before
@@ -157,7 +157,7 @@ def test_views_pickle_and_compare_by_identity() -> None:
     view = SeatView.of(state, 1)
     again = pickle.loads(pickle.dumps(view))
     assert isinstance(again, SeatView) and isinstance(again.legal, MoveSet)
-    assert again.boards == view.boards and again.racks == view.racks and again.history == view.history
+    assert again.board_masks == view.board_masks and again.racks == view.racks and again.history == view.history
     assert again.legal.options == view.legal.options
     twin = view
     assert view == twin and view != SeatView.of(state, 1)
@@ -170,7 +170,7 @@ def test_views_pickle_and_compare_by_identity() -> None:
 def assert_consistent(sample: GameState, view: SeatView) -> None:
     settings = view.settings
     assert sample.settings == settings
-    assert tuple(sample.boards) == view.boards
+    assert tuple(sample.boards) == view.board_masks
     assert tuple(map(tuple, sample.captures)) == view.captures
     assert tuple(sample.history) == view.history
     assert (sample.to_move, sample.passes, sample.over) == (view.to_move, view.passes, view.over)
@@ -319,17 +319,17 @@ def test_every_public_helper_has_a_docstring_and_is_in_the_guide() -> None:
 
 
 def test_masks_and_cells_are_two_levels_of_the_same_facts() -> None:
-    """A name ending in _mask is the bitboard, the same name without it the Cells; boards is board_masks."""
+    """A name ending in _mask is the bitboard, the same name without it the Cells."""
     settings = GameSettings.for_players(2)
     state = GameState(settings, deal(3, settings))
     for _ in range(30):
         state.push(state.legal_moves()[0])
     view = SeatView.of(state, state.to_move)
-    assert view.boards is view.board_masks and view.board_masks == tuple(state.boards)
+    assert view.board_masks == tuple(state.boards)
     for name in ("occupied", "empty", "own"):
         assert type(getattr(view, name + "_mask")) is int and getattr(view, name).mask == getattr(view, name + "_mask")
     for color in settings.colors:
         assert view.capturable(color).mask == view.capturable_mask(color)
         assert view.cells_of(color).mask == view.board_masks[color]
     for color, tile, cells in view.legal.options:
-        assert view.legal.targets_mask(color, tile) == view.legal.targets(color, tile) == cells
+        assert view.legal.targets_mask(color, tile) == cells
