@@ -18,7 +18,17 @@ from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 class Move(NamedTuple):
     """One turn: ``color`` plays ``tile`` onto ``cell``; :data:`PASS` when nothing is legal (M6).
 
-    Text form ``red:ring@B2`` (or ``pass``), as made by ``str()`` and read by :meth:`parse`.
+    Text form ``red:ring@B2`` (or ``pass``), as made by ``str()`` and read by :meth:`parse`;
+    the ``repr`` pastes back.  A Move is a tuple of three ints (color, tile and cell indices).
+
+    >>> move = Move.parse("red:ring@B2")
+    >>> move
+    Move.parse('red:ring@B2')
+    >>> tuple(move), move.cell == cell_index("B2"), str(move)
+    ((0, 19, 10), True, 'red:ring@B2')
+    >>> color, tile, cell = move
+    >>> Move(color, tile, cell) == move, move.is_pass, PASS.is_pass, str(PASS)
+    (True, False, True, 'pass')
     """
 
     color: int
@@ -95,6 +105,20 @@ class MoveSet:
     Iterating yields :class:`Move` objects in a fixed order (the seat's colors
     in order, each rack in order, cells in increasing order); ``len()``,
     ``[i]``, ``choice()`` and ``in`` work on the bitboards without building them.
+    A game's is :meth:`GameState.legal_moves`'s (or ``view.legal``); one can be made from its options:
+
+    >>> from arena.rules.tiles import FITS
+    >>> moves = MoveSet([(0, tile_index("A"), FITS[tile_index("A")] & 0b111), (0, tile_index("2"), 1 << 10)])
+    >>> moves, len(moves), bool(MoveSet())
+    (<MoveSet of 4 moves>, 4, False)
+    >>> list(moves)
+    [Move.parse('red:A@A1'), Move.parse('red:A@A2'), Move.parse('red:A@A3'), Move.parse('red:2@B2')]
+    >>> moves[3], Move.parse("red:A@A2") in moves, Move.parse("red:A@B2") in moves
+    (Move.parse('red:2@B2'), True, False)
+    >>> bin(moves.targets_mask(0, tile_index("A"))), moves.targets_mask(1, 0)
+    ('0b111', 0)
+    >>> moves.choice(random.Random(1)) in moves
+    True
     """
 
     __slots__ = ("_count", "open_mask", "options")
