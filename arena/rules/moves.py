@@ -99,6 +99,12 @@ def legal_in(options: tuple[tuple[int, int, int], ...], value: object) -> Move |
     return None
 
 
+def _native_moveset(value: object) -> bool:
+    """Whether ``value`` is the native engine's MoveSet (this module is below the engine that defines it)."""
+    kind = type(value)
+    return kind.__name__ == "MoveSet" and kind.__module__ == "arena.rules._native"
+
+
 class MoveSet:
     """The legal moves of one turn, kept as one bitboard of target cells per (color, tile).
 
@@ -119,6 +125,8 @@ class MoveSet:
     ('0b111', 0)
     >>> moves.choice(random.Random(1)) in moves
     True
+    >>> moves == MoveSet(moves.options), moves == MoveSet(moves.options[:1])
+    (True, False)
     """
 
     __slots__ = ("_count", "open_mask", "options")
@@ -166,6 +174,15 @@ class MoveSet:
 
     def __repr__(self) -> str:
         return f"<MoveSet of {len(self)} moves>"
+
+    def __eq__(self, other: object) -> bool:
+        """The same moves: the same options in the same order, whichever engine made either."""
+        if isinstance(other, MoveSet) or _native_moveset(other):
+            return self.options == tuple(other.options)  # type: ignore[attr-defined]
+        return NotImplemented
+
+    # Its options may be replaced (a bot's own copy): a MoveSet is no dict key.
+    __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, index: int) -> Move:
         """The ``index``-th move in iteration order."""

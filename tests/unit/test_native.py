@@ -655,6 +655,19 @@ def test_capture_legality_has_one_name_and_the_same_answers() -> None:
             assert at == (color >= 0 and geometry.capturable_at(pure_state.boards[color], cell))
 
 
+def test_movesets_are_equal_when_they_hold_the_same_moves_with_either_engine() -> None:
+    for pure_state, native_state, _ in mid_game_pairs(4, 5):
+        p, n = pure_state.legal_moves(), native_state.legal_moves()
+        assert p == n and n == p and not p != n  # across the engines, either way round
+        assert n == native_state.legal_moves() and p == pure.MoveSet(p.options) == pickle.loads(pickle.dumps(n))
+        fewer = pure.MoveSet(p.options[1:])
+        assert (p != fewer and n != fewer and fewer != n) == bool(p.options)
+        for moves in (p, n):
+            assert moves != p.options and moves != list(moves)  # a MoveSet equals MoveSets only
+            with pytest.raises(TypeError, match="unhashable"):
+                hash(moves)
+
+
 def test_the_masks_agree() -> None:
     """MoveSet.targets_mask and open_mask, on both engines."""
     for pure_state, native_state, _ in mid_game_pairs(6, 11):

@@ -172,6 +172,17 @@ static PyObject *moveset_targets(MoveSetObject *self, PyObject *const *args, Py_
 
 static PyObject *moveset_copy(MoveSetObject *self, PyObject *unused) { return (PyObject *)moveset_of(&self->m); }
 
+/* Equal to a MoveSet holding the same moves: the same options in the same order (the pure one's __eq__). */
+static PyObject *moveset_richcompare(MoveSetObject *self, PyObject *other, int op) {
+    if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(other, &MoveSetType)) Py_RETURN_NOTIMPLEMENTED;
+    const Moves *a = &self->m, *b = &((MoveSetObject *)other)->m;
+    int same = a->n == b->n;
+    for (int i = 0; same && i < a->n; i++)
+        same = a->opt[i].color == b->opt[i].color && a->opt[i].tile == b->opt[i].tile &&
+               a->opt[i].cells == b->opt[i].cells;
+    return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
 static PyObject *moveset_repr(MoveSetObject *self) {
     return PyUnicode_FromFormat("<MoveSet of %d moves>", self->m.count);
 }
@@ -265,6 +276,8 @@ PyTypeObject MoveSetType = {
     .tp_as_sequence = &moveset_as_sequence,
     .tp_as_number = &moveset_as_number,
     .tp_iter = (getiterfunc)moveset_iter,
+    .tp_richcompare = (richcmpfunc)moveset_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The legal moves of one turn (the native arena.rules.MoveSet).",
     .tp_methods = moveset_methods,
