@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 #: The modules whose docstrings hold examples, and at least how many each runs.
-MODULES = {"arena.rules.cells": 7, "arena.rules.moves": 10}
+MODULES = {"arena.rules.cells": 7, "arena.rules.moves": 12, "arena.rules.view": 10}
 
 
 @pytest.mark.parametrize("name", list(MODULES))

@@ -12,6 +12,7 @@ difference names the game and the first turn where the engines part.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import random
@@ -330,7 +331,7 @@ def test_views_and_their_samples_are_the_same_with_either_engine() -> None:
         for seat in range(pure_state.settings.players):
             vp, vn = SeatView.of(pure_state, seat), SeatView.of(native_state, seat)
             assert type(vn.legal) is pure.MoveSet
-            fields = [f for f in SeatView._fields if f != "legal"]
+            fields = [f.name for f in dataclasses.fields(SeatView) if f.name != "legal"]
             assert [getattr(vp, f) for f in fields] == [getattr(vn, f) for f in fields]
             assert vp.legal.options == vn.legal.options
             sp, sn = vp.sample(random.Random(k)), vn.sample(random.Random(k))
