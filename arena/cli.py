@@ -7,7 +7,6 @@ imported only when it runs, so ``arena --help`` starts fast.
 from __future__ import annotations
 
 import importlib
-import warnings
 
 import click
 
@@ -57,10 +56,6 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     ctx.exit()
 
 
-#: The warning of a bot that declares its options the older way (arena.api.options.declared_options).
-OLD_OPTIONS = r".*: options declared as \{name: default\}"
-
-
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version and the rules engine in use, and exit.")
@@ -71,5 +66,3 @@ def main() -> None:
     Every game is seeded: the same seed and bots give the same game record
     (format uptown-game/1), byte for byte, on any machine.
     """
-    # Python hides a DeprecationWarning raised outside __main__; a bot author runs their bot through here.
-    warnings.filterwarnings("default", message=OLD_OPTIONS, category=DeprecationWarning)

@@ -35,12 +35,11 @@ from arena import records
 from arena.play.referee import BOT_STREAM
 from arena.rules import PASS, GameSettings, GameState, Move, deal, derived_random
 from arena.rules.tiles import FITS
-from arena.rules.view import SeatView
+from arena.rules.view import seat_view
 from arena.tournament.folder.rows import game_rows_text
 
 PLAYERS = 4
 NAMES = [f"random-{seat}" for seat in range(PLAYERS)]
-_tuple_new = tuple.__new__
 
 
 def floor_games(settings: GameSettings, deals: dict[int, dict[int, tuple[int, ...]]], seeds: list[int],
@@ -61,10 +60,8 @@ def floor_games(settings: GameSettings, deals: dict[int, dict[int, tuple[int, ..
                 state.push(PASS)
                 continue
             open_cells = moves.open_mask
-            view = _tuple_new(SeatView, (
-                settings, seat, seat, False, tuple(boards), {seat: tuple(racks[seat])}, tuple(drawn),
-                tuple(played_tiles), captures_seen, tuple(history), state.passes, moves, None,
-            ))
+            view = seat_view(settings, seat, seat, False, tuple(boards), {seat: tuple(racks[seat])}, tuple(drawn),
+                             tuple(played_tiles), captures_seen, tuple(history), state.passes, moves, None)
             start = perf_counter()
             value = chooses[seat](view)
             seconds[seat] += perf_counter() - start

@@ -275,7 +275,7 @@ def million(games: int, seed: int) -> None:
     frame["won"] = (ranks == 1).astype(int)
     frame = with_tournament_ranks(frame)
     started = time.process_time()
-    table = standings(frame, "uptown", 0)
+    table = standings(frame, "uptown")
     seconds = time.process_time() - started
     print(f"standings of {n:,} four-player games ({rows:,} rows): {seconds:.1f} s CPU; ratings "
           + ", ".join(f"{r:.1f}" for r in table["rating"]))

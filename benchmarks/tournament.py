@@ -98,7 +98,7 @@ rss_play = peak["play"]
 rss_sorted = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 games = load_games(out / "games.csv", config.players)
-write_tables(out, build_tables(games, config.scoring, config.seed, config.names))
+write_tables(out, build_tables(games, config.scoring, config.names))
 tables = time.perf_counter() - start
 rss_tables = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"games": summary.played, "seconds": seconds, "cpu": cpu_seconds, "tables": tables,

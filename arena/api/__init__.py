@@ -1,14 +1,13 @@
-"""What a bot author imports: :class:`Bot`, :class:`Option`, and the rules' names a bot works with.
+"""Where the Bot API is defined: :class:`Bot` (:mod:`.bot`), :class:`Option` (:mod:`.options`), and the
+rules' names a bot works with.
 
-``arena.bots`` re-exports all of it, and is the documented place to import it from::
-
-    from arena.bots import Bot, Option, PASS
-
-This package sits just above the rules engine and below everything else of the arena.
+:mod:`arena.bots` is the documented place to import them from, name for name the same
+(``from arena.bots import Bot, Option, PASS``).  This package sits just above the rules engine and
+below everything else of the arena.
 """
 
 from arena.api.bot import Bot
-from arena.api.options import OPTION_TYPES, Option, OptionRange, format_option
+from arena.api.options import Option
 from arena.rules import (
     BOARD,
     CELL_NAMES,
@@ -42,9 +41,9 @@ from arena.rules import (
 )
 
 __all__ = [
-    "BOARD", "CELL_NAMES", "COLORS", "OPTION_TYPES", "PASS", "REGIONS", "TILE_NAMES", "WILD",
-    "Bot", "Cells", "GameSettings", "GameState", "IllegalMove", "Move", "MoveSet", "Option", "OptionRange",
+    "BOARD", "CELL_NAMES", "COLORS", "PASS", "REGIONS", "TILE_NAMES", "WILD",
+    "Bot", "Cells", "GameSettings", "GameState", "IllegalMove", "Move", "MoveSet", "Option",
     "SeatResult", "SeatView", "SplitMix64", "TurnClock",
-    "cell_index", "color_index", "column", "column_of", "fits", "format_option", "groups", "neighbours",
+    "cell_index", "color_index", "column", "column_of", "fits", "groups", "neighbours",
     "region", "region_of", "row", "row_of", "tile_index",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from arena.api.options import declared_options, defaults
+from arena.api.options import Option, declared_options, defaults
 
 if TYPE_CHECKING:
     from arena.rules import GameSettings, Move, SeatResult, SeatView
@@ -20,9 +20,7 @@ class Bot:
     """
 
     #: The options this bot accepts, each declared once: ``{"depth": Option(2, min=1, max=5, doc="...")}``.
-    options: ClassVar[dict[str, Any]] = {}
-    #: Deprecated: the values of options declared as bare defaults (declare them in the :class:`Option`).
-    option_ranges: ClassVar[dict[str, Any]] = {}
+    options: ClassVar[dict[str, Option]] = {}
 
     @classmethod
     def check_options(cls, config: dict[str, Any]) -> None:

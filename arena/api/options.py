@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import warnings
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -159,79 +158,45 @@ def _as_type(kind: type, value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class OptionRange:
-    """Deprecated: the values an option may take, declared apart from it in ``Bot.option_ranges``.
-    Declare them in the option instead: ``Option(2, min=1, max=5)``."""
-
-    min: float | None = None
-    max: float | None = None
-    choices: tuple[Any, ...] | None = None
-
-    def allows(self, value: Any) -> bool:
-        return _allows(self.min, self.max, self.choices, value)
-
-    def __str__(self) -> str:
-        return _range_text(self.min, self.max, self.choices)
-
-
-# Each class's options, read once: (its options, its option_ranges, what they declare).
-_declared: weakref.WeakKeyDictionary[type, tuple[Any, Any, dict[str, Option]]] = weakref.WeakKeyDictionary()
+# Each class's options, read once: (its options, what they declare).
+_declared: weakref.WeakKeyDictionary[type, tuple[Any, dict[str, Option]]] = weakref.WeakKeyDictionary()
 
 
 def declared_options(cls: type) -> dict[str, Option]:
-    """Every option the bot class ``cls`` declares, as :class:`Option`\\ s.
+    """Every option the bot class ``cls`` declares (its ``options``, ``{name: Option}``).
 
-    A class may still declare them the old way, ``options = {name: default}`` with
-    ``option_ranges = {name: OptionRange(...)}``: that is read the same, with a
-    :class:`DeprecationWarning` (once per class).  :class:`ValueError` (one line naming the class
-    and the option) for a declaration that cannot be used.
+    :class:`ValueError` (one line naming the class and the option) for a declaration that cannot
+    be used: not a dict, too many options, a name that is not an identifier, a value that is not
+    an :class:`Option`.
     """
-    options, ranges = getattr(cls, "options", {}), getattr(cls, "option_ranges", {})
+    options = getattr(cls, "options", {})
     seen = _declared.get(cls)
-    if seen is not None and seen[0] is options and seen[1] is ranges:
-        return seen[2]
+    if seen is not None and seen[0] is options:
+        return seen[1]
     name = getattr(cls, "__qualname__", None) or repr(cls)
     if not isinstance(options, Mapping):
         raise ValueError(f"{name}.options must be a dict of name -> Option")
-    if not isinstance(ranges, Mapping):
-        raise ValueError(f"{name}.option_ranges must be a dict of name -> OptionRange")
     if len(options) > MAX_OPTIONS:
         raise ValueError(f"{name}.options: {len(options)} options, more than {MAX_OPTIONS}")
     found: dict[str, Option] = {}
-    old = [key for key, value in options.items() if not isinstance(value, Option)]
     for key, value in options.items():
         if not isinstance(key, str) or not _NAME.fullmatch(key):
             raise ValueError(f"{name}.options: {key!r} is not a valid option name")
         if len(key) > MAX_DECLARED:
             raise ValueError(f"{name}.options: an option's name is {len(key)} characters long, "
                              f"more than {MAX_DECLARED}")
-        if isinstance(value, Option):
-            if key in ranges:
-                raise ValueError(f"{name}.option_ranges[{key!r}]: declare its range in its Option, "
-                                 f"as Option(default, min=..., max=..., choices=...)")
-            found[key] = value
-            continue
-        allowed = ranges.get(key)
-        if allowed is not None and not isinstance(allowed, OptionRange):
-            raise ValueError(f"{name}.option_ranges[{key!r}] must be an OptionRange")
-        try:
-            found[key] = Option(value) if allowed is None else Option(
-                value, min=allowed.min, max=allowed.max, choices=allowed.choices)
-        except ValueError as exc:
-            raise ValueError(f"{name}.options[{key!r}]: {exc}") from None
-    for key in ranges:
-        if key not in options:
-            raise ValueError(f"{name}.option_ranges[{key!r}]: not one of its options")
-    if old or ranges:
-        warnings.warn(
-            f"{name}: options declared as {{name: default}}"
-            + (" with option_ranges" if ranges else "")
-            + f" ({', '.join(old or list(ranges))}) are deprecated; declare each once, as "
-            "options = {name: Option(default, min=..., max=..., choices=..., doc=...)}",
-            DeprecationWarning, stacklevel=2)
-    _declared[cls] = (options, ranges, found)
+        if not isinstance(value, Option):
+            raise ValueError(f"{name}.options[{key!r}]: {_shown(value)} is not an Option; "
+                             f"declare it as Option(default, min=..., max=..., choices=..., doc=...)")
+        found[key] = value
+    _declared[cls] = (options, found)
     return found
+
+
+def _shown(value: Any) -> str:
+    """A declared value in an error message, cut short: a class body can hold anything."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def defaults(declared: Mapping[str, Option]) -> dict[str, Any]:

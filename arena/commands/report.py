@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.tournament.folder.files import TABLES
+
+if TYPE_CHECKING:
+    from arena.report.tables import Tables
 
 
 @click.command(name="report")
@@ -129,7 +132,7 @@ def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
     ignored = games.attrs.get("unreadable", 0) + foreign
     if games.empty:
         return None, ignored, 0
-    tables = build_tables(games, scoring, config.seed, config.names)
+    tables = build_tables(games, scoring, config.names)
     return tables, ignored, int(games["game_id"].nunique())
 
 
@@ -171,7 +174,7 @@ def _echo_league(path: Path, tables: Any) -> None:
         click.echo("\n" + "\n".join(lines))
 
 
-def _write_plots(out: Path, tables: object, match: dict[str, Any] | None) -> None:
+def _write_plots(out: Path, tables: Tables, match: dict[str, Any] | None) -> None:
     """The pictures of ``tables`` (and of a sequential ``match``'s LLR) into ``out``, each path on standard error."""
     from arena.report.plots import PlotError, write_plots
 

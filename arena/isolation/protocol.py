@@ -20,7 +20,7 @@ from arena.faults import Fault, FaultKind
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
 from arena.rules.tiles import COLORS, TILE_NAMES
-from arena.rules.view import SeatView, TurnClock
+from arena.rules.view import SeatView, TurnClock, seat_view
 
 PROTOCOL = "uptown-bot/1"
 #: The longest line either side may write, its newline included.
@@ -457,14 +457,11 @@ class ViewReader:
         if clock is not None:
             time = obj.get("time")
             clock = read_clock(clock, math.inf if time is None else float(time))
-        return _tuple_new(SeatView, (
-            self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played),
-            self._captures, tuple(history), view["passes"], _move_set(obj["legal"]), clock,
-        ))
+        return seat_view(self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played),
+                         self._captures, tuple(history), view["passes"], _move_set(obj["legal"]), clock)
 
 
 _new_move = Move.__new__
-_tuple_new = tuple.__new__
 
 
 def _read_move(text: str) -> tuple[int, int, int]:

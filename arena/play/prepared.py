@@ -93,7 +93,7 @@ def with_identity(bot: PreparedBot, identity: Mapping[str, Any]) -> PreparedBot:
 def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
     """An in-process bot: load and check the bot of a spec (text or :class:`BotSpec`) once.
 
-    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.bots.BotError`
+    A :class:`PreparedBot` is kept as it is.  Raises :class:`~arena.plugins.BotError`
     for a bot that cannot be loaded or options it does not take.  Bots that
     are programs are prepared by :meth:`Referee.prepare`.
     """

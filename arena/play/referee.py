@@ -226,14 +226,14 @@ class Referee:
         shake hands and check the options against what it declares (the process is kept for its
         first game).  ``program`` gives the command of an entrant that names one.
 
-        Raises :class:`~arena.bots.BotError` (one line) for a bot that cannot be used.
+        Raises :class:`~arena.plugins.BotError` (one line) for a bot that cannot be used.
         """
         return self.prepare_all([(bot, name, program)])[0]
 
     def prepare_all(self, bots: Sequence[tuple[PreparedBot | BotSpec | str, str, Program | None]]) -> list[PreparedBot]:
         """:meth:`prepare` for ``(bot, name, program)`` triples, their programs started all at once.
 
-        A :class:`~arena.bots.BotError` carries ``index``: the position of the bot it is about.
+        A :class:`~arena.plugins.BotError` carries ``index``: the position of the bot it is about.
         """
         prepared: list[PreparedBot | None] = []
         waiting: list[tuple[int, str, dict[str, Any], str, BotProcess]] = []
@@ -243,7 +243,7 @@ class Referee:
                     if isinstance(bot, PreparedBot):
                         prepared.append(bot)
                         continue
-                    ref, given = (bot.ref, dict(bot.options)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
+                    ref, given = (bot.ref, dict(bot.given)) if isinstance(bot, BotSpec) else split_bot_spec(bot)
                     if ref == HUMAN:
                         if given:
                             raise BotError(ref, "a human seat takes no options")
@@ -311,7 +311,7 @@ class Referee:
         ``on_move(state, move)`` is called after every move, passes included.
 
         Raises ValueError for a bad number of bots, settings, names or seed,
-        and :class:`~arena.bots.BotError` for a bot that cannot be loaded.
+        and :class:`~arena.plugins.BotError` for a bot that cannot be loaded.
         """
         guard = self._guard
         if guard is None:
@@ -371,7 +371,7 @@ def play_game(
     and :class:`Referee`.
 
     Raises ValueError for a bad number of bots, settings, names, seed or time
-    limit, and :class:`~arena.bots.BotError` for a bot that cannot be used.
+    limit, and :class:`~arena.plugins.BotError` for a bot that cannot be used.
     """
     referee = Referee(time_limit, isolation=isolation, logs=logs, clock=clock)
     try:

@@ -2,8 +2,8 @@
 (:mod:`~arena.plugins.loading`), every installed bot (:mod:`~arena.plugins.discovery`) and a bot's
 failure in one line (:mod:`~arena.faults`).
 
-This package sits above :mod:`arena.api` and below the isolation of bots.  Bot authors import
-from :mod:`arena.bots`, which re-exports what they need of it.
+This package sits above :mod:`arena.api` and below the isolation of bots: it is the arena's
+machinery, not the bot author's (whose names are :mod:`arena.bots`'s).
 """
 
 from arena.plugins.discovery import BotInfo, PluginFailure, description, discover

@@ -55,11 +55,6 @@ class BotSpec:
     ref: str
     given: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def options(self) -> dict[str, Any]:
-        """The given values (the name :attr:`given` had before)."""
-        return self.given
-
     def __str__(self) -> str:
         if not self.given:
             return self.ref

@@ -25,7 +25,7 @@ from typing import Any
 
 from arena import records
 from arena.display.html import GameList, replay_page, report_page
-from arena.report.tables import Tables
+from arena.report.tables import GAMES, SEAT, Tables
 from arena.report.text import (
     TITLES,
     head_to_head_matrix,
@@ -78,9 +78,9 @@ def _record_lines(folder: Path, limit: int) -> list[str]:
 def _games_counted(tables: Tables) -> int:
     """How many games the tables count: every game has one seat 0 (the seats table's first row)."""
     seats = tables.seats
-    if seats.empty or "games" not in seats.columns:
+    if seats.empty:
         return 0
-    return int(seats["games"].max())
+    return int(seats[GAMES].max())
 
 
 def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
@@ -199,7 +199,7 @@ def write_report(
             raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         links[game_id] = f"{GAMES_FOLDER}/{game_id}.html"
-    players = int(tables.seats["seat"].max()) + 1 if len(tables.seats) else 0
+    players = int(tables.seats[SEAT].max()) + 1 if len(tables.seats) else 0
     games = game_list(folder, players, tables.scoring)
     games.links = links
     games.replays_left = max(0, count - len(links))

@@ -6,16 +6,18 @@ as Axelrod's tournament plots rank their strategies):
 
 * ``win_share.png``: each entrant's win share under both scorings (the deciding one
   filled) with its 95% interval over deals;
-* ``rating.png``: each entrant's rating with its 95% interval, when the standings have
-  one (a column ``X`` with ``X_low`` and ``X_high``: ``rating``, ``elo`` ...);
+* ``rating.png``: each entrant's rating with its 95% interval;
 * ``head_to_head.png``: the share of shared games the row entrant finished ahead of the
-  column entrant, as a heatmap with the share (and the games) written in each cell;
-* ``seats.png``: win share and mean rank by seat (per entrant when the seat table has
-  an ``entrant`` column);
-* ``order.png``: the deciding win share by who sits directly before whom, when the
-  tables have an ``order`` frame;
+  column entrant, as a heatmap with the share (and the games) written in each cell,
+  when a pair of entrants has met;
+* ``seats.png``: win share and mean rank by seat;
+* ``order.png``: the share of games the row entrant finished ahead of the one who moves
+  just before it, when the tables have an ``order`` frame with a row;
 * ``llr.png``: a match's log-likelihood ratio over the games counted, with the SPRT
   bounds (:func:`llr_plot`), when a match is given.
+
+The columns are read by the names :mod:`arena.report.tables` gives them (``RATING``,
+``WIN_SHARE[scoring]`` ...): the tables and the pictures share one contract.
 
 matplotlib is imported only here, and only when a picture is drawn, so ``arena``
 starts without it.  Figures are drawn on the Agg canvas (no window, no global
@@ -36,6 +38,24 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
+from arena.report.tables import (
+    AFTER,
+    AHEAD_SHARE,
+    BEFORE,
+    CI_HIGH,
+    CI_LOW,
+    ENTRANT,
+    GAMES,
+    MEAN_RANK,
+    OPPONENT,
+    PLACE,
+    RATING,
+    RATING_HIGH,
+    RATING_LOW,
+    SEAT,
+    WIN_SHARE,
+    Tables,
+)
 from arena.rules.state import SCORINGS
 from arena.tournament.folder.files import LLR_PLOT, PLOT_FILES
 
@@ -123,10 +143,8 @@ def _percent_axis(ax: Axes) -> None:
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
 
 
-def _errors(value: np.ndarray, low: np.ndarray | None, high: np.ndarray | None) -> np.ndarray | None:
+def _errors(value: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """The (2, n) distances from each value to its interval ends, 0 where an end is missing."""
-    if low is None or high is None:
-        return None
     below = np.nan_to_num(value - low, nan=0.0).clip(min=0.0)
     above = np.nan_to_num(high - value, nan=0.0).clip(min=0.0)
     return np.vstack([below, above])
@@ -136,93 +154,40 @@ def _numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
     return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
 
 
-# -- finding the columns ------------------------------------------------------------
+# -- the tables -----------------------------------------------------------------------
 
 
-def _interval_columns(frame: pd.DataFrame, column: str) -> tuple[str, str] | None:
-    """The columns holding the interval of ``column``: ``X_low``/``X_high`` and their usual spellings."""
-    names = set(frame.columns)
-    for low, high in (
-        (f"{column}_low", f"{column}_high"), (f"{column}_lo", f"{column}_hi"),
-        (f"{column}_ci_low", f"{column}_ci_high"), (f"ci_low_{column}", f"ci_high_{column}"),
-    ):
-        if low in names and high in names:
-            return low, high
-    return None
-
-
-def _win_share_columns(frame: pd.DataFrame, scoring: str) -> tuple[str, tuple[str, str] | None] | None:
-    """``(share, (low, high) or None)`` for ``scoring`` in a standings or seats frame, None without a share."""
-    for share in (f"win_share_{scoring}", f"{scoring}_win_share"):
-        if share in frame.columns:
-            interval = _interval_columns(frame, share)
-            if interval is None and {f"ci_low_{scoring}", f"ci_high_{scoring}"} <= set(frame.columns):
-                interval = (f"ci_low_{scoring}", f"ci_high_{scoring}")
-            return share, interval
-    return None
-
-
-def _mean_rank_column(frame: pd.DataFrame, scoring: str) -> str | None:
-    for name in (f"mean_rank_{scoring}", f"{scoring}_mean_rank"):
-        if name in frame.columns:
-            return name
-    return None
-
-
-def _rating_columns(frame: pd.DataFrame) -> tuple[str, str, str] | None:
-    """``(rating, low, high)``: the first rating-like column of the standings that has an interval."""
-    shares = {c for s in SCORINGS if (found := _win_share_columns(frame, s)) for c in (found[0], *(found[1] or ()))}
-    preferred = [c for c in ("rating", "elo", "rating_elo", "elo_rating") if c in frame.columns]
-    others = [c for c in frame.columns if ("rating" in str(c) or "elo" in str(c)) and c not in preferred]
-    for column in preferred + others:
-        if column in shares:
-            continue
-        interval = _interval_columns(frame, column)
-        if interval is not None and pd.api.types.is_numeric_dtype(frame[column]):
-            return column, *interval
-    return None
-
-
-def _scorings(tables: Any) -> list[str]:
+def _scorings(tables: Tables) -> list[str]:
     """The deciding scoring first, then the other."""
-    deciding = getattr(tables, "scoring", SCORINGS[0])
-    return [deciding] + [s for s in SCORINGS if s != deciding]
+    return [tables.scoring] + [s for s in SCORINGS if s != tables.scoring]
 
 
-def _standings(tables: Any) -> pd.DataFrame:
-    standings = getattr(tables, "standings", None)
-    if not isinstance(standings, pd.DataFrame) or standings.empty or "entrant" not in standings.columns:
+def _standings(tables: Tables) -> pd.DataFrame:
+    standings = tables.standings
+    if standings.empty or not (pd.to_numeric(standings[GAMES], errors="coerce") > 0).any():
         raise PlotError("no standings to plot (no game is stored yet)")
-    if "games" in standings.columns and not (pd.to_numeric(standings["games"], errors="coerce") > 0).any():
-        raise PlotError("no standings to plot (no game is stored yet)")
-    if "place" in standings.columns:
-        standings = standings.sort_values("place", kind="mergesort")
-    return standings.reset_index(drop=True)
+    return standings.sort_values(PLACE, kind="mergesort").reset_index(drop=True)
 
 
 # -- the pictures ------------------------------------------------------------------
 
 
-def win_share_plot(tables: Any, path: Path) -> bool:
-    """``win_share.png``: win share per entrant under each scoring, with its interval; False if there is none."""
+def win_share_plot(tables: Tables, path: Path) -> bool:
+    """``win_share.png``: win share per entrant under each scoring, with its interval."""
     standings = _standings(tables)
-    found = [(s, cols) for s in _scorings(tables) if (cols := _win_share_columns(standings, s)) is not None]
-    if not found:
-        return False
-    names = [str(n) for n in standings["entrant"]]
+    scorings = _scorings(tables)
+    names = [str(n) for n in standings[ENTRANT]]
     x = np.arange(len(names), dtype=float)
     with _style():
         figure = _figure(_width(len(names)), 5.0)
         ax = figure.add_subplot()
         top = 0.0
-        for k, (scoring, (share, interval)) in enumerate(found):
-            value = _numbers(standings, share)
-            low = _numbers(standings, interval[0]) if interval else None
-            high = _numbers(standings, interval[1]) if interval else None
+        for k, scoring in enumerate(scorings):
+            value = _numbers(standings, WIN_SHARE[scoring])
+            low, high = _numbers(standings, CI_LOW[scoring]), _numbers(standings, CI_HIGH[scoring])
             deciding = k == 0
-            label = f"{scoring}{' (decides wins and the order)' if deciding else ''}"
-            label += f", {SHARE_INTERVAL}" if interval else ", no interval in the table"
-            offset = (k - (len(found) - 1) / 2) * 0.2
+            label = f"{scoring}{' (decides wins and the order)' if deciding else ''}, {SHARE_INTERVAL}"
+            offset = (k - (len(scorings) - 1) / 2) * 0.2
             color = "tab:blue" if deciding else "tab:orange"
             ax.errorbar(
                 x + offset, value, yerr=_errors(value, low, high), fmt="o" if deciding else "s", color=color,
@@ -233,55 +198,51 @@ def win_share_plot(tables: Any, path: Path) -> bool:
                     if not math.isnan(v):
                         ax.annotate(f"{100 * v:.0f}%", (xi, v), textcoords="offset points", xytext=(-8, 0),
                                     ha="right", va="center", fontsize=8, color=color)
-            top = max(top, float(np.nanmax(high)) if high is not None and np.isfinite(high).any() else 0.0,
+            top = max(top, float(np.nanmax(high)) if np.isfinite(high).any() else 0.0,
                       float(np.nanmax(value)) if np.isfinite(value).any() else 0.0)
         ax.set_ylim(0.0, min(1.04, top * 1.15 + 0.05))  # 100% drawn whole, the scale never past it
         _percent_axis(ax)
         _entrant_axis(ax, names)
         ax.set_ylabel("win share (games won / games played)")
-        ax.set_title(f"Win share per entrant ({found[0][0]} scoring decides)")
+        ax.set_title(f"Win share per entrant ({scorings[0]} scoring decides)")
         ax.legend(loc="best", fontsize=8)
         _save(figure, path)
     return True
 
 
-def rating_plot(tables: Any, path: Path) -> bool:
-    """``rating.png``: each entrant's rating with its interval; False when the standings have no rating interval."""
+def rating_plot(tables: Tables, path: Path) -> bool:
+    """``rating.png``: each entrant's rating (on the Elo scale) with its interval."""
     standings = _standings(tables)
-    columns = _rating_columns(standings)
-    if columns is None:
-        return False
-    rating = columns[0]
-    names = [str(n) for n in standings["entrant"]]
-    value, low, high = (_numbers(standings, c) for c in columns)
+    names = [str(n) for n in standings[ENTRANT]]
+    value, low, high = (_numbers(standings, c) for c in (RATING, RATING_LOW, RATING_HIGH))
     x = np.arange(len(names), dtype=float)
     with _style():
         figure = _figure(_width(len(names)), 5.0)
         ax = figure.add_subplot()
         ax.errorbar(x, value, yerr=_errors(value, low, high), fmt="o", color="tab:green", markersize=7, capsize=4,
-                    linewidth=1.5, label=f"{rating}, {RATING_INTERVAL}")
+                    linewidth=1.5, label=f"{RATING}, {RATING_INTERVAL}")
         for xi, v in zip(x, value):
             if not math.isnan(v):
                 ax.annotate(f"{v:.0f}", (xi, v), textcoords="offset points", xytext=(-8, 0), ha="right", va="center",
                             fontsize=8)
         _entrant_axis(ax, names)
-        ax.set_ylabel(f"{rating} (Elo scale: +100 = ahead 64% of the time)" if "elo" in rating or rating == "rating"
-                      else rating)
-        ax.set_title(f"Rating per entrant, ordered as the standings ({getattr(tables, 'scoring', '')} scoring)")
+        ax.set_ylabel(f"{RATING} (Elo scale: +100 = ahead 64% of the time)")
+        ax.set_title(f"Rating per entrant, ordered as the standings ({tables.scoring} scoring)")
         ax.legend(loc="best", fontsize=8)
         _save(figure, path)
     return True
 
 
-def _heatmap(ax: Axes, matrix: np.ndarray, rows: Sequence[str], columns: Sequence[str],
-             cell: Callable[[int, int], str], vmin: float, vmax: float, colorbar_label: str,
-             colors: str = "RdBu", percent: bool = True) -> None:
-    """``matrix`` as coloured cells (missing ones grey) with ``cell(i, j)`` written in each."""
+def _heatmap(ax: Axes, matrix: np.ndarray, names: Sequence[str], cell: Callable[[int, int], str],
+             colorbar_label: str) -> None:
+    """``matrix`` (shares, entrants by entrants) as coloured cells from 0 to 100% (missing ones grey) with
+    ``cell(i, j)`` written in each."""
     import matplotlib as mpl
     from matplotlib.ticker import PercentFormatter
 
-    cmap = mpl.colormaps[colors].with_extremes(bad="#e8e8e8")
-    image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    rows = columns = names
+    cmap = mpl.colormaps["RdBu"].with_extremes(bad="#e8e8e8")
+    image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
     ax.grid(False)
     ax.set_xticks(range(len(columns)), list(columns), rotation=30 if len(columns) > 3 else 0,
                   ha="right" if len(columns) > 3 else "center")
@@ -296,26 +257,25 @@ def _heatmap(ax: Axes, matrix: np.ndarray, rows: Sequence[str], columns: Sequenc
             ax.text(j, i, cell(i, j), ha="center", va="center", fontsize=size, color="white" if dark else "black")
     colorbar = ax.figure.colorbar(image, ax=ax, shrink=0.9)
     colorbar.set_label(colorbar_label)
-    if percent:
-        colorbar.ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    colorbar.ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
 
 
-def head_to_head_plot(tables: Any, path: Path) -> bool:
+def head_to_head_plot(tables: Tables, path: Path) -> bool:
     """``head_to_head.png``: the head-to-head matrix as a heatmap; False when no pair of entrants met."""
     standings = _standings(tables)
-    h2h = getattr(tables, "head_to_head", None)
-    if not isinstance(h2h, pd.DataFrame) or h2h.empty or not {"entrant", "opponent", "ahead_share"} <= set(h2h.columns):
+    h2h = tables.head_to_head
+    if h2h.empty:
         return False
-    names = [str(n) for n in standings["entrant"]]
+    names = [str(n) for n in standings[ENTRANT]]
     index = {n: i for i, n in enumerate(names)}
     n = len(names)
     share = np.full((n, n), math.nan)
     games = np.zeros((n, n), dtype=int)
-    for row in h2h.itertuples(index=False):
-        i, j = index.get(str(row.entrant)), index.get(str(row.opponent))
+    for entrant, opponent, count, ahead in zip(h2h[ENTRANT], h2h[OPPONENT], h2h[GAMES], h2h[AHEAD_SHARE], strict=True):
+        i, j = index.get(str(entrant)), index.get(str(opponent))
         if i is not None and j is not None:
-            share[i, j] = float(row.ahead_share)
-            games[i, j] = int(getattr(row, "games", 0) or 0)
+            share[i, j] = float(ahead)
+            games[i, j] = int(count)
 
     def cell(i: int, j: int) -> str:
         if i == j:
@@ -329,74 +289,50 @@ def head_to_head_plot(tables: Any, path: Path) -> bool:
     with _style():
         figure = _figure(side + 1.5, side)
         ax = figure.add_subplot()
-        _heatmap(ax, share, names, names, cell, 0.0, 1.0,
-                 "row entrant ahead of column entrant (share of shared games)")
+        _heatmap(ax, share, names, cell, "row entrant ahead of column entrant (share of shared games)")
         ax.set_xlabel("opponent")
         ax.set_ylabel("entrant")
-        ax.set_title(f"Head to head ({getattr(tables, 'scoring', '')} scoring; ties count as not ahead)")
+        ax.set_title(f"Head to head ({tables.scoring} scoring; ties count as not ahead)")
         _save(figure, path)
     return True
 
 
-def seats_plot(tables: Any, path: Path) -> bool:
-    """``seats.png``: win share and mean rank by seat (per entrant when the table has them); False without seats."""
-    seats = getattr(tables, "seats", None)
-    if not isinstance(seats, pd.DataFrame) or seats.empty or "seat" not in seats.columns:
+def seats_plot(tables: Tables, path: Path) -> bool:
+    """``seats.png``: win share and mean rank by seat, every entrant together; False without seats."""
+    seats = tables.seats
+    if seats.empty:
         return False
     scorings = _scorings(tables)
-    shares = [(s, cols) for s in scorings if (cols := _win_share_columns(seats, s)) is not None]
-    ranks = [(s, col) for s in scorings if (col := _mean_rank_column(seats, s)) is not None]
-    if not shares and not ranks:
-        return False
-    seats = seats.sort_values([c for c in ("seat", "entrant") if c in seats.columns], kind="mergesort")
-    seat_numbers = sorted(int(s) for s in seats["seat"].unique())
-    per_entrant = "entrant" in seats.columns
+    seats = seats.sort_values(SEAT, kind="mergesort")
+    seat_numbers = sorted(int(s) for s in seats[SEAT].unique())
     with _style():
         figure = _figure(max(9.0, 4.0 + 1.2 * len(seat_numbers)), 5.0)
-        panels = figure.subplots(1, 2 if shares and ranks else 1, squeeze=False)[0]
-        panel = 0
-        if shares:
-            ax = panels[panel]
-            panel += 1
-            if per_entrant:
-                _seat_lines(ax, seats, shares[0][1][0], seat_numbers)
-                ax.set_title(f"Win share by seat ({shares[0][0]} scoring decides)")
-            else:
-                _seat_bars(ax, seats, [(s, cols[0], cols[1]) for s, cols in shares], seat_numbers, scorings[0])
-                ax.set_title("Win share by seat, every entrant together")
-            _percent_axis(ax)
-            ax.set_ylabel("win share (games won / games played)")
-        if ranks:
-            ax = panels[panel]
-            if per_entrant:
-                _seat_lines(ax, seats, ranks[0][1], seat_numbers)
-                ax.set_title(f"Mean rank by seat ({ranks[0][0]} scoring)")
-            else:
-                _seat_bars(ax, seats, [(s, col, None) for s, col in ranks], seat_numbers, scorings[0])
-                ax.set_title("Mean rank by seat, every entrant together")
-            ax.set_ylim(bottom=1.0)  # rank 1 is the best there is: bars start there
-            ax.set_ylabel("mean rank (1 = first; ties share the better rank)")
-        for ax in panels:
+        share_ax, rank_ax = figure.subplots(1, 2, squeeze=False)[0]
+        _seat_bars(share_ax, seats, [(s, WIN_SHARE[s]) for s in scorings], scorings[0])
+        share_ax.set_title("Win share by seat, every entrant together")
+        _percent_axis(share_ax)
+        share_ax.set_ylabel("win share (games won / games played)")
+        _seat_bars(rank_ax, seats, [(s, MEAN_RANK[s]) for s in scorings], scorings[0])
+        rank_ax.set_title("Mean rank by seat, every entrant together")
+        rank_ax.set_ylim(bottom=1.0)  # rank 1 is the best there is: bars start there
+        rank_ax.set_ylabel("mean rank (1 = first; ties share the better rank)")
+        for ax in (share_ax, rank_ax):
             ax.set_xticks(seat_numbers, [str(s) for s in seat_numbers])
             ax.set_xlabel("seat (seat 0 moves first, T3)")
         _save(figure, path)
     return True
 
 
-def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str, tuple[str, str] | None]],
-               seat_numbers: Sequence[int], deciding: str) -> None:
+def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str]], deciding: str) -> None:
     """Bars per seat, one per scoring, with a dashed line at the figure over every seat."""
     width = 0.8 / len(columns)
-    weights = _numbers(seats, "games") if "games" in seats.columns else np.ones(len(seats))
-    for k, (scoring, column, interval) in enumerate(columns):
+    weights = _numbers(seats, GAMES)
+    for k, (scoring, column) in enumerate(columns):
         value = _numbers(seats, column)
-        low = _numbers(seats, interval[0]) if interval else None
-        high = _numbers(seats, interval[1]) if interval else None
-        x = seats["seat"].to_numpy(dtype=float) + (k - (len(columns) - 1) / 2) * width
+        x = seats[SEAT].to_numpy(dtype=float) + (k - (len(columns) - 1) / 2) * width
         color = "tab:blue" if scoring == deciding else "tab:orange"
-        label = f"{scoring}{' (decides)' if scoring == deciding else ''}" + (f", {SHARE_INTERVAL}" if interval else "")
-        ax.bar(x, value, width * 0.9, yerr=_errors(value, low, high), capsize=3 if interval else 0, color=color,
-               alpha=0.85 if scoring == deciding else 0.6, label=label)
+        label = f"{scoring}{' (decides)' if scoring == deciding else ''}"
+        ax.bar(x, value, width * 0.9, color=color, alpha=0.85 if scoring == deciding else 0.6, label=label)
         finite = np.isfinite(value)
         if finite.any():
             overall = float(np.average(value[finite], weights=weights[finite]))
@@ -407,29 +343,19 @@ def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str, 
     ax.legend(loc="upper left", ncols=2, fontsize=7)
 
 
-def _seat_lines(ax: Axes, seats: pd.DataFrame, column: str, seat_numbers: Sequence[int]) -> None:
-    """One line per entrant across the seats."""
-    for name, part in seats.groupby("entrant", sort=False):
-        ax.plot(part["seat"].to_numpy(dtype=float), _numbers(part, column), marker="o", label=str(name))
-    ax.legend(loc="best", fontsize=7, title="entrant", title_fontsize=7)
-
-
-def order_plot(tables: Any, path: Path) -> bool:
-    """``order.png``: from the order table (``before``, ``after``, ``games``, ``ahead_share``), the share
-    of games the row entrant finished ahead of the entrant who sits directly before it; False without."""
-    order = getattr(tables, "order", None)
-    if not isinstance(order, pd.DataFrame) or order.empty or \
-            not {"before", "after", "games", "ahead_share"} <= set(order.columns):
+def order_plot(tables: Tables, path: Path) -> bool:
+    """``order.png``: from the order table, the share of games the row entrant finished ahead of the entrant
+    who sits directly before it; False without an order table or a row in it."""
+    order = tables.order
+    if order is None or order.empty:
         return False
-    standings = getattr(tables, "standings", None)
-    ranked = [str(n) for n in standings["entrant"]] if isinstance(standings, pd.DataFrame) and "entrant" in standings \
-        else []
-    seen = {str(n) for n in order["after"]} | {str(n) for n in order["before"]}
+    ranked = [str(n) for n in _standings(tables)[ENTRANT]]
+    seen = {str(n) for n in order[AFTER]} | {str(n) for n in order[BEFORE]}
     names = [n for n in ranked if n in seen] + sorted(seen - set(ranked))
     matrix = np.full((len(names), len(names)), math.nan)
     games = np.zeros((len(names), len(names)))
-    for before, after, count, share in zip(order["before"], order["after"], _numbers(order, "games"),
-                                           _numbers(order, "ahead_share"), strict=True):
+    for before, after, count, share in zip(order[BEFORE], order[AFTER], _numbers(order, GAMES),
+                                           _numbers(order, AHEAD_SHARE), strict=True):
         i, j = names.index(str(after)), names.index(str(before))
         matrix[i, j], games[i, j] = share, count
     with_games = len(names) <= 8
@@ -444,8 +370,7 @@ def order_plot(tables: Any, path: Path) -> bool:
     with _style():
         figure = _figure(side + 1.5, side)
         ax = figure.add_subplot()
-        _heatmap(ax, matrix, names, names, cell, 0.0, 1.0, "share of games finished ahead",
-                 colors="RdBu", percent=True)
+        _heatmap(ax, matrix, names, cell, "share of games finished ahead")
         ax.set_xlabel("who sits directly before the row entrant (moves just before it)")
         ax.set_ylabel("entrant")
         ax.set_title("How often the row entrant finished ahead of the one who moves just before it")
@@ -527,12 +452,10 @@ def llr_plot(match: dict[str, Any], path: Path) -> None:
 # -- all of them ------------------------------------------------------------------
 
 
-def write_plots(folder: Path, tables: Any, match: dict[str, Any] | None = None) -> list[Path]:
+def write_plots(folder: Path, tables: Tables, match: dict[str, Any] | None = None) -> list[Path]:
     """Draw every picture ``tables`` (and ``match``, a ``match.json`` dict) allow into ``folder``; the paths written.
 
-    ``tables`` is a :class:`~arena.report.tables.Tables` (or anything with its
-    ``scoring``, ``standings``, ``head_to_head``, ``seats`` and optional ``order``
-    frames); a picture whose columns are missing is left out.  ``folder`` is made if
+    A picture of a table without a row (no pair met yet, no order table) is left out.  ``folder`` is made if
     needed.  Raises :class:`PlotError` (one line) when there is nothing to draw or a
     file cannot be written; each file is written whole or left as it was.
     """
@@ -544,7 +467,7 @@ def write_plots(folder: Path, tables: Any, match: dict[str, Any] | None = None) 
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PlotError(f"{folder}: cannot make the plots folder: {exc.strerror or exc}") from None
-    drawers: list[tuple[str, Callable[[Any, Path], bool]]] = [
+    drawers: list[tuple[str, Callable[[Tables, Path], bool]]] = [
         ("win_share.png", win_share_plot), ("rating.png", rating_plot), ("head_to_head.png", head_to_head_plot),
         ("seats.png", seats_plot), ("order.png", order_plot),
     ]
@@ -558,7 +481,7 @@ def write_plots(folder: Path, tables: Any, match: dict[str, Any] | None = None) 
     return written
 
 
-def try_write_plots(folder: Path, tables: Any, match: dict[str, Any] | None = None,
+def try_write_plots(folder: Path, tables: Tables, match: dict[str, Any] | None = None,
                     log_file: Path | None = None) -> tuple[list[Path], str | None]:
     """:func:`write_plots` that never raises: the paths written and, when a picture failed, the one-line reason.
 

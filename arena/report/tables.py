@@ -75,10 +75,58 @@ from arena.tournament.plan.config import TournamentConfig
 FORMATS = ("text", "csv", "markdown", "json")
 
 
-#: The columns of the ``order`` table (``order.csv``).
+# -- the columns -------------------------------------------------------------
+# The contract between these tables and what reads them (the plots, the text and the HTML report, the
+# CSV files): each column's name, once.  A name that depends on the scoring is a dict by scoring.
+
+
+def _by_scoring(pattern: str) -> dict[str, str]:
+    return {s: pattern.format(s) for s in SCORINGS}
+
+
+#: Who a row is about: an entrant's name (standings; the first of a pair in head_to_head), its bot spec.
+ENTRANT, BOT = "entrant", "bot"
+#: The standings' order, from 1 (the order rule of the module docstring).
+PLACE = "place"
+#: Games counted: seats played (standings, seats), games shared (head_to_head), games adjacent (order).
+GAMES = "games"
+#: The rating on the Elo scale and its 95% interval; ``mu`` and ``sigma`` the same in natural log units.
+RATING, RATING_LOW, RATING_HIGH, MU, SIGMA = "rating", "rating_low", "rating_high", "mu", "sigma"
+#: Per scoring: the wins, the win share, its 95% interval (standings only) and the mean tournament rank.
+WINS = _by_scoring("wins_{}")
+WIN_SHARE = _by_scoring("win_share_{}")
+CI_LOW = _by_scoring("ci_low_{}")
+CI_HIGH = _by_scoring("ci_high_{}")
+MEAN_RANK = _by_scoring("mean_rank_{}")
+#: Means over the seats played, and the seats faulted.
+MEAN_GROUPS, MEAN_CAPTURES = "mean_groups", "mean_captures"
+MEAN_BLOCKERS_PENALTY, MEAN_BLOCKERS_SCORE = "mean_blockers_penalty", "mean_blockers_score"
+FAULTS = "faults"
+#: The seat, from 0 (seats).
+SEAT = "seat"
+#: The second of a pair (head_to_head), and the games the first finished ahead of, level with and
+#: behind it, and the share ahead (head_to_head and order).
+OPPONENT = "opponent"
+AHEAD, TIED, BEHIND, AHEAD_SHARE = "ahead", "tied", "behind", "ahead_share"
+#: The pair of order: ``after`` moves directly after ``before``; ``after``'s win share and mean rank there.
+BEFORE, AFTER = "before", "after"
+AFTER_WIN_SHARE = _by_scoring("after_win_share_{}")
+AFTER_MEAN_RANK = _by_scoring("after_mean_rank_{}")
+
+#: The columns of each table, in the order of its CSV file.
+STANDINGS_COLUMNS = (
+    PLACE, ENTRANT, BOT, GAMES, RATING, RATING_LOW, RATING_HIGH, MU, SIGMA,
+    *(c for s in SCORINGS for c in (WINS[s], WIN_SHARE[s], CI_LOW[s], CI_HIGH[s], MEAN_RANK[s])),
+    MEAN_GROUPS, MEAN_CAPTURES, MEAN_BLOCKERS_PENALTY, MEAN_BLOCKERS_SCORE, FAULTS,
+)
+HEAD_TO_HEAD_COLUMNS = (ENTRANT, OPPONENT, GAMES, AHEAD, TIED, BEHIND, AHEAD_SHARE)
+SEATS_COLUMNS = (
+    SEAT, GAMES, *(c for s in SCORINGS for c in (WIN_SHARE[s], MEAN_RANK[s])),
+    MEAN_GROUPS, MEAN_CAPTURES, MEAN_BLOCKERS_SCORE, FAULTS,
+)
 ORDER_COLUMNS = (
-    "before", "after", "games", "ahead", "tied", "behind", "ahead_share",
-    *(f"after_{figure}_{s}" for s in SCORINGS for figure in ("win_share", "mean_rank")),
+    BEFORE, AFTER, GAMES, AHEAD, TIED, BEHIND, AHEAD_SHARE,
+    *(c for s in SCORINGS for c in (AFTER_WIN_SHARE[s], AFTER_MEAN_RANK[s])),
 )
 #: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~arena.tournament.folder.files.TABLE_FILES`).
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
@@ -86,7 +134,12 @@ TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
 
 @dataclass
 class Tables:
-    """The tables of a tournament, and the scoring they are ordered by."""
+    """The tables of a tournament, and the scoring they are ordered by.
+
+    Each frame has the columns of its ``*_COLUMNS`` tuple (:data:`STANDINGS_COLUMNS`,
+    :data:`HEAD_TO_HEAD_COLUMNS`, :data:`SEATS_COLUMNS`, :data:`ORDER_COLUMNS`), in that order, a
+    row per entrant, pair or seat (none before the first game); the standings are in place order.
+    """
 
     scoring: str
     standings: pd.DataFrame
@@ -284,7 +337,7 @@ def head_to_head(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
     A pair that met several times in one game (a filled table) counts that game once,
     by the majority of its seat pairs.
     """
-    columns = ["entrant", "opponent", "games", "ahead", "tied", "behind", "ahead_share"]
+    columns = list(HEAD_TO_HEAD_COLUMNS)
     fast = _grid_codes(games)
     if fast is not None:
         names, codes, grid = fast
@@ -308,8 +361,8 @@ def head_to_head(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
         "ahead": (outcome > 0).astype(int), "tied": (outcome == 0).astype(int), "behind": (outcome < 0).astype(int),
     })
     table = per_game.groupby(level=["entrant", "opponent"], sort=True).sum()
-    table.insert(0, "games", table[["ahead", "tied", "behind"]].sum(axis=1))
-    table["ahead_share"] = table["ahead"] / table["games"]
+    table.insert(0, GAMES, table[[AHEAD, TIED, BEHIND]].sum(axis=1))
+    table[AHEAD_SHARE] = table[AHEAD] / table[GAMES]
     return table.reset_index()[columns]
 
 
@@ -335,9 +388,9 @@ def _pair_table(names: list[str], counts: np.ndarray, columns: list[str],
     table = pd.DataFrame({
         columns[0]: pd.array([names[k // n] for k in met], dtype="str"),
         columns[1]: pd.array([names[k % n] for k in met], dtype="str"),
-        "games": total[met], "ahead": counts[0][met], "tied": counts[1][met], "behind": counts[2][met],
+        GAMES: total[met], AHEAD: counts[0][met], TIED: counts[1][met], BEHIND: counts[2][met],
     })
-    table["ahead_share"] = table["ahead"] / table["games"]
+    table[AHEAD_SHARE] = table[AHEAD] / table[GAMES]
     for name, values in (extra or {}).items():
         table[name] = values[met] / total[met]
     return table
@@ -402,8 +455,8 @@ def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.Da
 
     See the module docstring.  An entrant without games has ``nan`` everywhere.
     """
-    columns = ["rating", "rating_low", "rating_high", "mu", "sigma"]
-    table = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name="entrant"), columns=columns)
+    columns = [RATING, RATING_LOW, RATING_HIGH, MU, SIGMA]
+    table = pd.DataFrame(math.nan, index=pd.Index(list(entrants), name=ENTRANT), columns=columns)
     if games.empty:
         return table
     played = set(games["entrant"].astype(str))
@@ -412,11 +465,11 @@ def ratings(games: pd.DataFrame, scoring: str, entrants: Sequence[str]) -> pd.Da
     if not len(seats):
         return table
     fitted = ratings_of(seats, ranks, names, deals).set_index("entrant")
-    table.loc[names, "rating"] = fitted["elo"]
-    table.loc[names, "rating_low"] = fitted["elo_low"]
-    table.loc[names, "rating_high"] = fitted["elo_high"]
-    table.loc[names, "mu"] = fitted["mu"]
-    table.loc[names, "sigma"] = fitted["sigma"]
+    table.loc[names, RATING] = fitted["elo"]
+    table.loc[names, RATING_LOW] = fitted["elo_low"]
+    table.loc[names, RATING_HIGH] = fitted["elo_high"]
+    table.loc[names, MU] = fitted["mu"]
+    table.loc[names, SIGMA] = fitted["sigma"]
     return table
 
 
@@ -434,49 +487,51 @@ def win_share_intervals(games: pd.DataFrame, scoring: str, entrants: Sequence[st
     return out
 
 
-def standings(games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per entrant figures, ordered by the rating under ``scoring`` (the order rule of the module docstring)."""
+def standings(games: pd.DataFrame, scoring: str, entrants: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per entrant figures (:data:`STANDINGS_COLUMNS`), ordered by the rating under ``scoring`` (the order
+    rule of the module docstring)."""
     if entrants is None:
         entrants = sorted(games["entrant"].unique())
     grouped = games.groupby("entrant", sort=True)
-    table = pd.DataFrame(index=pd.Index(list(entrants), name="entrant"))
+    table = pd.DataFrame(index=pd.Index(list(entrants), name=ENTRANT))
     first_bot = grouped["bot"].first()
-    table["bot"] = first_bot.reindex(table.index).fillna("")
-    table["games"] = grouped.size().reindex(table.index, fill_value=0).astype(int)
+    table[BOT] = first_bot.reindex(table.index).fillna("")
+    table[GAMES] = grouped.size().reindex(table.index, fill_value=0).astype(int)
     table = table.join(ratings(games, scoring, list(entrants)))
     for s in SCORINGS:
         won = f"t_{s}_won"
-        table[f"wins_{s}"] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)
-        table[f"win_share_{s}"] = table[f"wins_{s}"] / table["games"].where(table["games"] > 0)
+        table[WINS[s]] = grouped[won].sum().reindex(table.index, fill_value=0).astype(int)
+        table[WIN_SHARE[s]] = table[WINS[s]] / table[GAMES].where(table[GAMES] > 0)
         interval = win_share_intervals(games, s, list(entrants))
-        table[f"ci_low_{s}"] = interval["low"]
-        table[f"ci_high_{s}"] = interval["high"]
-        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean().reindex(table.index)
-    table["mean_groups"] = grouped["groups"].mean().reindex(table.index)
-    table["mean_captures"] = grouped["captured_total"].mean().reindex(table.index)
-    table["mean_blockers_penalty"] = grouped["blockers_penalty"].mean().reindex(table.index)
-    table["mean_blockers_score"] = grouped["blockers_score"].mean().reindex(table.index)
-    table["faults"] = grouped["faulted"].sum().reindex(table.index, fill_value=0).astype(int)
+        table[CI_LOW[s]] = interval["low"]
+        table[CI_HIGH[s]] = interval["high"]
+        table[MEAN_RANK[s]] = grouped[f"t_{s}_rank"].mean().reindex(table.index)
+    table[MEAN_GROUPS] = grouped["groups"].mean().reindex(table.index)
+    table[MEAN_CAPTURES] = grouped["captured_total"].mean().reindex(table.index)
+    table[MEAN_BLOCKERS_PENALTY] = grouped["blockers_penalty"].mean().reindex(table.index)
+    table[MEAN_BLOCKERS_SCORE] = grouped["blockers_score"].mean().reindex(table.index)
+    table[FAULTS] = grouped["faulted"].sum().reindex(table.index, fill_value=0).astype(int)
     table = table.reset_index()
     table = table.sort_values(
-        ["rating", f"win_share_{scoring}", f"mean_rank_{scoring}", "entrant"],
+        [RATING, WIN_SHARE[scoring], MEAN_RANK[scoring], ENTRANT],
         ascending=[False, False, True, True], kind="mergesort", na_position="last",
     ).reset_index(drop=True)
-    table.insert(0, "place", range(1, len(table) + 1))
+    table.insert(0, PLACE, range(1, len(table) + 1))
     return table
 
 
 def seats(games: pd.DataFrame) -> pd.DataFrame:
-    """The figures by seat: games, win share and mean rank under each scoring, groups, captures, faults."""
+    """The figures by seat (:data:`SEATS_COLUMNS`): games, win share and mean rank under each scoring, groups,
+    captures, faults."""
     grouped = games.groupby("seat", sort=True)
-    table = pd.DataFrame({"games": grouped.size()})
+    table = pd.DataFrame({GAMES: grouped.size()})
     for s in SCORINGS:
-        table[f"win_share_{s}"] = grouped[f"t_{s}_won"].mean()
-        table[f"mean_rank_{s}"] = grouped[f"t_{s}_rank"].mean()
-    table["mean_groups"] = grouped["groups"].mean()
-    table["mean_captures"] = grouped["captured_total"].mean()
-    table["mean_blockers_score"] = grouped["blockers_score"].mean()
-    table["faults"] = grouped["faulted"].sum().astype(int)
+        table[WIN_SHARE[s]] = grouped[f"t_{s}_won"].mean()
+        table[MEAN_RANK[s]] = grouped[f"t_{s}_rank"].mean()
+    table[MEAN_GROUPS] = grouped["groups"].mean()
+    table[MEAN_CAPTURES] = grouped["captured_total"].mean()
+    table[MEAN_BLOCKERS_SCORE] = grouped["blockers_score"].mean()
+    table[FAULTS] = grouped["faulted"].sum().astype(int)
     return table.reset_index()
 
 
@@ -496,8 +551,8 @@ def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
     if games.empty:
         return pd.DataFrame(columns=list(ORDER_COLUMNS))
     # after_win_share_S and after_mean_rank_S come from the after seat's t_S_won and t_S_rank
-    figures = {f"after_{figure}_{s}": f"t_{s}_{column}" for s in SCORINGS
-               for figure, column in (("win_share", "won"), ("mean_rank", "rank"))}
+    figures = {name: f"t_{s}_{column}" for s in SCORINGS
+               for name, column in ((AFTER_WIN_SHARE[s], "won"), (AFTER_MEAN_RANK[s], "rank"))}
     fast = _grid_codes(games)
     if fast is not None:  # each ordered pair is adjacent at most once a game: a game is an adjacency
         names, codes, grid = fast
@@ -513,7 +568,7 @@ def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
                 counts[k] += np.bincount(key[hit], minlength=n * n)
             for name, column in figures.items():
                 sums[name] += np.bincount(key, weights=games[column].to_numpy()[grid][:, after], minlength=n * n)
-        table = _pair_table(names, counts, ["before", "after"], sums)
+        table = _pair_table(names, counts, [BEFORE, AFTER], sums)
         return table[list(ORDER_COLUMNS)] if len(table) else pd.DataFrame(columns=list(ORDER_COLUMNS))
     seat = games[["game_id", "seat", "entrant", *figures.values()]]
     size = games.groupby("game_id")["seat"].transform("size")
@@ -540,20 +595,18 @@ def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
                                behind=(outcome < 0).astype(int))
     grouped = per_game.groupby(level=["before", "after"], sort=True)
     table = grouped[["ahead", "tied", "behind"]].sum()
-    table.insert(0, "games", grouped.size())
-    table["ahead_share"] = table["ahead"] / table["games"]
+    table.insert(0, GAMES, grouped.size())
+    table[AHEAD_SHARE] = table[AHEAD] / table[GAMES]
     for name in figures:
         table[name] = grouped[name].mean()
     return table.reset_index()[list(ORDER_COLUMNS)]
 
 
-def build_tables(
-    games: pd.DataFrame, scoring: str, master_seed: int, entrants: Sequence[str] | None = None,
-) -> Tables:
+def build_tables(games: pd.DataFrame, scoring: str, entrants: Sequence[str] | None = None) -> Tables:
     """All the tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
     return Tables(
         scoring=scoring,
-        standings=standings(games, scoring, master_seed, entrants),
+        standings=standings(games, scoring, entrants),
         head_to_head=head_to_head(games, scoring),
         seats=seats(games),
         order=order(games, scoring),
@@ -586,10 +639,7 @@ def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
         games = load_games(folder / GAMES_FILE, config.players, TABLE_COLUMNS)
     except (OSError, ValueError) as exc:
         raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    tables = build_tables(games, config.scoring, config.seed, config.names)
+    tables = build_tables(games, config.scoring, config.names)
     write_tables(folder, tables)
     write_stamp(folder, tables.scoring, int(games["game_id"].nunique()), int(games.attrs.get("unreadable", 0)))
     return tables
-
-
-# -- printing ----------------------------------------------------------------

@@ -17,7 +17,35 @@ import numpy as np
 import pandas as pd
 
 from arena.display.terminal import Column, fit_table, printable, wrap
-from arena.report.tables import FORMATS, Tables
+from arena.report.tables import (
+    AFTER,
+    AFTER_MEAN_RANK,
+    AFTER_WIN_SHARE,
+    AHEAD,
+    AHEAD_SHARE,
+    BEFORE,
+    BEHIND,
+    CI_HIGH,
+    CI_LOW,
+    ENTRANT,
+    FAULTS,
+    FORMATS,
+    GAMES,
+    MEAN_BLOCKERS_PENALTY,
+    MEAN_BLOCKERS_SCORE,
+    MEAN_CAPTURES,
+    MEAN_GROUPS,
+    MEAN_RANK,
+    OPPONENT,
+    PLACE,
+    RATING,
+    RATING_HIGH,
+    RATING_LOW,
+    SEAT,
+    TIED,
+    WIN_SHARE,
+    Tables,
+)
 from arena.rules.state import SCORINGS
 from arena.tournament.folder.files import TABLES
 
@@ -44,22 +72,22 @@ def standings_display(tables: Tables) -> pd.DataFrame:
     other = "blockers" if s == "uptown" else "uptown"
     st = tables.standings
     return pd.DataFrame({
-        "#": st["place"],
-        "entrant": st["entrant"],
-        "games": st["games"],
-        "rating": st["rating"].map(_elo),
+        "#": st[PLACE],
+        "entrant": st[ENTRANT],
+        "games": st[GAMES],
+        "rating": st[RATING].map(_elo),
         "rating 95% CI": ["-" if _missing(lo) else f"[{_elo(lo)}, {_elo(hi)}]"
-                          for lo, hi in zip(st["rating_low"], st["rating_high"])],
-        f"wins ({s})": st[f"win_share_{s}"].map(_percent),
-        "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[f"ci_low_{s}"], st[f"ci_high_{s}"])],
-        f"rank ({s})": st[f"mean_rank_{s}"].map(lambda v: f"{v:.2f}"),
-        f"wins ({other})": st[f"win_share_{other}"].map(_percent),
-        f"rank ({other})": st[f"mean_rank_{other}"].map(lambda v: f"{v:.2f}"),
-        "groups": st["mean_groups"].map(lambda v: f"{v:.2f}"),
-        "captures": st["mean_captures"].map(lambda v: f"{v:.2f}"),
-        "penalty": st["mean_blockers_penalty"].map(lambda v: f"{v:.2f}"),
-        "blockers": st["mean_blockers_score"].map(lambda v: f"{v:.2f}"),
-        "faults": st["faults"],
+                          for lo, hi in zip(st[RATING_LOW], st[RATING_HIGH])],
+        f"wins ({s})": st[WIN_SHARE[s]].map(_percent),
+        "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[CI_LOW[s]], st[CI_HIGH[s]])],
+        f"rank ({s})": st[MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
+        f"wins ({other})": st[WIN_SHARE[other]].map(_percent),
+        f"rank ({other})": st[MEAN_RANK[other]].map(lambda v: f"{v:.2f}"),
+        "groups": st[MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
+        "captures": st[MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
+        "penalty": st[MEAN_BLOCKERS_PENALTY].map(lambda v: f"{v:.2f}"),
+        "blockers": st[MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
+        "faults": st[FAULTS],
     })
 
 
@@ -68,13 +96,12 @@ def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
 
     When the pairs did not all share as many games, each cell gives its count in brackets.
     """
-    order = list(tables.standings["entrant"])
+    order = list(tables.standings[ENTRANT])
     h2h = tables.head_to_head
     matrix = pd.DataFrame("", index=order, columns=order)
-    counted = h2h["games"].nunique() > 1
-    for row in h2h.itertuples(index=False):
-        matrix.loc[row.entrant, row.opponent] = (
-            f"{_percent(row.ahead_share)} ({row.games})" if counted else _percent(row.ahead_share))
+    counted = h2h[GAMES].nunique() > 1
+    for entrant, opponent, games, share in zip(h2h[ENTRANT], h2h[OPPONENT], h2h[GAMES], h2h[AHEAD_SHARE], strict=True):
+        matrix.loc[entrant, opponent] = f"{_percent(share)} ({games})" if counted else _percent(share)
     for name in order:
         matrix.loc[name, name] = "-"
     matrix.index.name = "ahead of"
@@ -83,7 +110,7 @@ def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
 
 def head_to_head_note(tables: Tables) -> str:
     """The line under the head-to-head matrix that says how many games its shares are of."""
-    counts = tables.head_to_head["games"].unique()
+    counts = tables.head_to_head[GAMES].unique()
     if len(counts) == 0:
         return "no pair of entrants has met yet"
     if len(counts) == 1:
@@ -95,14 +122,14 @@ def seats_display(tables: Tables) -> pd.DataFrame:
     s = tables.scoring
     se = tables.seats
     return pd.DataFrame({
-        "seat": se["seat"],
-        "games": se["games"],
-        f"wins ({s})": se[f"win_share_{s}"].map(_percent),
-        f"rank ({s})": se[f"mean_rank_{s}"].map(lambda v: f"{v:.2f}"),
-        "groups": se["mean_groups"].map(lambda v: f"{v:.2f}"),
-        "captures": se["mean_captures"].map(lambda v: f"{v:.2f}"),
-        "blockers": se["mean_blockers_score"].map(lambda v: f"{v:.2f}"),
-        "faults": se["faults"],
+        "seat": se[SEAT],
+        "games": se[GAMES],
+        f"wins ({s})": se[WIN_SHARE[s]].map(_percent),
+        f"rank ({s})": se[MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
+        "groups": se[MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
+        "captures": se[MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
+        "blockers": se[MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
+        "faults": se[FAULTS],
     })
 
 
@@ -110,11 +137,11 @@ def order_display(tables: Tables) -> pd.DataFrame:
     """The order table as text: who moves before whom, how often ``after`` finished ahead, and its results."""
     s = tables.scoring
     o = tables.order
-    shown = {"before": o["before"], "after": o["after"], "games": o["games"], "ahead": o["ahead"],
-             "tied": o["tied"], "behind": o["behind"], "after ahead": o["ahead_share"].map(_percent)}
+    shown = {"before": o[BEFORE], "after": o[AFTER], "games": o[GAMES], "ahead": o[AHEAD],
+             "tied": o[TIED], "behind": o[BEHIND], "after ahead": o[AHEAD_SHARE].map(_percent)}
     for scoring in (s, *(x for x in SCORINGS if x != s)):
-        shown[f"wins ({scoring})"] = o[f"after_win_share_{scoring}"].map(_percent)
-        shown[f"rank ({scoring})"] = o[f"after_mean_rank_{scoring}"].map(lambda v: f"{v:.2f}")
+        shown[f"wins ({scoring})"] = o[AFTER_WIN_SHARE[scoring]].map(_percent)
+        shown[f"rank ({scoring})"] = o[AFTER_MEAN_RANK[scoring]].map(lambda v: f"{v:.2f}")
     return pd.DataFrame(shown)
 
 

@@ -70,6 +70,22 @@ class Cells:
     (the rest of the board) and ``<=`` (subset) work as for sets, with another
     Cells or a raw int mask.  A Cells equals the Cells, or the int mask, of
     the same cells.
+
+    >>> tiles = Cells(["A1", "A2", "B2", "E5"])
+    >>> tiles
+    Cells(['A1', 'A2', 'B2', 'E5'])
+    >>> len(tiles), "B2" in tiles, 40 in tiles, 41 in tiles
+    (4, True, True, False)
+    >>> list(tiles)
+    [0, 1, 10, 40]
+    >>> print(tiles)
+    A1 A2 B2 E5
+    >>> tiles.groups()
+    (Cells(['A1', 'A2', 'B2']), Cells(['E5']))
+    >>> tiles & Cells(["E5", "I9"]), tiles - 0b11
+    (Cells(['E5']), Cells(['B2', 'E5']))
+    >>> Cells(tiles.mask) == tiles == tiles.mask, len(~tiles)
+    (True, 77)
     """
 
     __slots__ = ("mask",)

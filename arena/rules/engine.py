@@ -135,9 +135,9 @@ NativeMoveSet: Any = _native.MoveSet if ENGINE == "native" else None
 NativeSearch: Any = _native.Search if ENGINE == "native" else None
 
 
-def _moveset(options: tuple[tuple[int, int, int], ...], open_cells: int | None) -> Any:
+def _moveset(options: tuple[tuple[int, int, int], ...], open_mask: int | None) -> Any:
     """A native MoveSet rebuilt from its options (how one is unpickled)."""
-    return _native.MoveSet(options, open_cells)
+    return _native.MoveSet(options, open_mask)
 
 
 def engine_line() -> str:

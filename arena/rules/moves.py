@@ -18,7 +18,17 @@ from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 class Move(NamedTuple):
     """One turn: ``color`` plays ``tile`` onto ``cell``; :data:`PASS` when nothing is legal (M6).
 
-    Text form ``red:ring@B2`` (or ``pass``), as made by ``str()`` and read by :meth:`parse`.
+    Text form ``red:ring@B2`` (or ``pass``), as made by ``str()`` and read by :meth:`parse`;
+    the ``repr`` pastes back.  A Move is a tuple of three ints (color, tile and cell indices).
+
+    >>> move = Move.parse("red:ring@B2")
+    >>> move
+    Move.parse('red:ring@B2')
+    >>> tuple(move), move.cell == cell_index("B2"), str(move)
+    ((0, 19, 10), True, 'red:ring@B2')
+    >>> color, tile, cell = move
+    >>> Move(color, tile, cell) == move, move.is_pass, PASS.is_pass, str(PASS)
+    (True, False, True, 'pass')
     """
 
     color: int
@@ -89,12 +99,34 @@ def legal_in(options: tuple[tuple[int, int, int], ...], value: object) -> Move |
     return None
 
 
+def _native_moveset(value: object) -> bool:
+    """Whether ``value`` is the native engine's MoveSet (this module is below the engine that defines it)."""
+    kind = type(value)
+    return kind.__name__ == "MoveSet" and kind.__module__ == "arena.rules._native"
+
+
 class MoveSet:
     """The legal moves of one turn, kept as one bitboard of target cells per (color, tile).
 
     Iterating yields :class:`Move` objects in a fixed order (the seat's colors
     in order, each rack in order, cells in increasing order); ``len()``,
     ``[i]``, ``choice()`` and ``in`` work on the bitboards without building them.
+    A game's is :meth:`GameState.legal_moves`'s (or ``view.legal``); one can be made from its options:
+
+    >>> from arena.rules.tiles import FITS
+    >>> moves = MoveSet([(0, tile_index("A"), FITS[tile_index("A")] & 0b111), (0, tile_index("2"), 1 << 10)])
+    >>> moves, len(moves), bool(MoveSet())
+    (<MoveSet of 4 moves>, 4, False)
+    >>> list(moves)
+    [Move.parse('red:A@A1'), Move.parse('red:A@A2'), Move.parse('red:A@A3'), Move.parse('red:2@B2')]
+    >>> moves[3], Move.parse("red:A@A2") in moves, Move.parse("red:A@B2") in moves
+    (Move.parse('red:2@B2'), True, False)
+    >>> bin(moves.targets_mask(0, tile_index("A"))), moves.targets_mask(1, 0)
+    ('0b111', 0)
+    >>> moves.choice(random.Random(1)) in moves
+    True
+    >>> moves == MoveSet(moves.options), moves == MoveSet(moves.options[:1])
+    (True, False)
     """
 
     __slots__ = ("_count", "open_mask", "options")
@@ -119,11 +151,6 @@ class MoveSet:
         moves._count = count
         return moves
 
-    @property
-    def open_cells(self) -> int | None:
-        """The old name of :attr:`open_mask` (a bitboard, not a Cells), kept for existing code."""
-        return self.open_mask
-
     def copy(self) -> MoveSet:
         """A MoveSet of its own over the same (immutable) options."""
         return MoveSet._of(self.options, len(self), self.open_mask)
@@ -147,6 +174,15 @@ class MoveSet:
 
     def __repr__(self) -> str:
         return f"<MoveSet of {len(self)} moves>"
+
+    def __eq__(self, other: object) -> bool:
+        """The same moves: the same options in the same order, whichever engine made either."""
+        if isinstance(other, MoveSet) or _native_moveset(other):
+            return self.options == tuple(other.options)  # type: ignore[attr-defined]
+        return NotImplemented
+
+    # Its options may be replaced (a bot's own copy): a MoveSet is no dict key.
+    __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, index: int) -> Move:
         """The ``index``-th move in iteration order."""
@@ -191,6 +227,3 @@ class MoveSet:
             if c == color and t == tile:
                 return cells
         return 0
-
-    #: The old name of :meth:`targets_mask` (it gives a bitboard, not a Cells), kept for existing code.
-    targets = targets_mask

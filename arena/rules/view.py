@@ -8,6 +8,7 @@ nothing reachable from it leads to another rack or to any pile's order.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from operator import sub
 from typing import NamedTuple
 
@@ -17,8 +18,6 @@ from arena.rules.engine import GameState
 from arena.rules.geometry import FULL, N_CELLS, capturable_mask
 from arena.rules.moves import Move, MoveSet
 from arena.rules.tiles import COLORS, N_TILES, color_index
-
-_tuple_new = tuple.__new__
 
 
 class TurnClock(NamedTuple):
@@ -38,16 +37,41 @@ class TurnClock(NamedTuple):
     moves_to_go: int | None
 
 
-class SeatView(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SeatView:
     """The game as ``seat`` sees it: public facts plus its own rack(s), nothing more (S2).
 
-    An immutable tuple of copies, built by :meth:`of` for every turn; picklable.
+    A frozen record of copies, built by :meth:`of` for every turn; picklable.
     Per-color tuples are indexed by color (0-4); colors not in play hold 0.
+    Views compare field by field (their MoveSets by the moves they hold), so two views of the same
+    turn are equal; a view holds a dict (``racks``), so it has no hash.
 
     Two levels of the same facts, as python-chess has ``pieces_mask()`` and
     ``pieces()``: a name ending in ``_mask`` is a raw 81-bit int (a bitboard,
     for fast inner loops); the others are :class:`~arena.rules.cells.Cells`.
-    ``boards`` is the old name of ``board_masks``.
+
+    >>> from arena.rules import GameSettings, GameState, deal
+    >>> settings = GameSettings.for_players(3)
+    >>> state = GameState(settings, deal(5, settings))
+    >>> _ = state.push(state.legal_moves()[0])
+    >>> view = SeatView.of(state, 1)
+    >>> view
+    <SeatView of seat 1, move 1, 45 legal moves>
+    >>> view.seat, view.to_move, view.colors, view.racks
+    (1, 1, (1,), {1: (4, 15, 26, 14, 3)})
+    >>> view.occupied, view.occupied_mask == view.board_masks[0]
+    (Cells(['A7']), True)
+    >>> view.rack_sizes, view.pile_sizes
+    ((5, 5, 5, 0, 0), (22, 23, 23, 0, 0))
+    >>> view.history, view.legal[0]
+    (((Move.parse('red:woman@A7'), -1),), Move.parse('blue:E@E1'))
+    >>> view.board_masks[0] = 0
+    Traceback (most recent call last):
+    ...
+    TypeError: 'tuple' object does not support item assignment
+    >>> import pickle
+    >>> view == SeatView.of(state, 1) == pickle.loads(pickle.dumps(view)), view == SeatView.of(state, 2)
+    (True, False)
     """
 
     settings: GameSettings
@@ -97,16 +121,6 @@ class SeatView(NamedTuple):
     def __repr__(self) -> str:
         return f"<SeatView of seat {self.seat}, move {len(self.history)}, {len(self.legal)} legal moves>"
 
-    # Views compare and hash by identity: two turns may look alike, but they are not the same view.
-    def __eq__(self, other: object) -> bool:
-        return self is other
-
-    def __ne__(self, other: object) -> bool:
-        return self is not other
-
-    def __hash__(self) -> int:
-        return object.__hash__(self)
-
     @property
     def colors(self) -> tuple[int, ...]:
         """The seat's own colors."""
@@ -144,11 +158,6 @@ class SeatView(NamedTuple):
         return len(self.played_tiles[color]) >= TILES_PLAYED
 
     # -- the boards: bitboards (``_mask``) and sets of cells (arena.rules.cells) ---------------------
-
-    @property
-    def boards(self) -> tuple[int, ...]:
-        """The old name of :attr:`board_masks` (bitboards, not Cells), kept for existing bots."""
-        return self.board_masks
 
     @property
     def occupied_mask(self) -> int:
@@ -267,21 +276,49 @@ def turn_view(state: GameState, seat: int, legal: MoveSet, settings: GameSetting
         own = {colors[0]: tuple(racks[colors[0]])}
     else:
         own = {c: tuple(racks[c]) for c in colors}
-    return _tuple_new(SeatView, (
-        settings,
-        seat,
-        state.to_move,
-        state.over,
-        tuple(state.boards),
-        own,
-        tuple(state.drawn),
-        tuple(state.played_tiles),
-        captures,
-        tuple(state.history),
-        state.passes,
-        legal,
-        clock,
-    ))
+    return seat_view(settings, seat, state.to_move, state.over, tuple(state.boards), own, tuple(state.drawn),
+                     tuple(state.played_tiles), captures, tuple(state.history), state.passes, legal, clock)
+
+
+class _Draft:
+    """A SeatView while it is filled in: the same slots in the same order, and writable."""
+
+    __slots__ = SeatView.__slots__
+
+    def __init__(self, settings: GameSettings, seat: int, to_move: int, over: bool, board_masks: tuple[int, ...],
+                 racks: dict[int, tuple[int, ...]], drawn: tuple[int, ...], played_tiles: tuple[tuple[int, ...], ...],
+                 captures: tuple[tuple[int, ...], ...], history: tuple[tuple[Move, int], ...], passes: int,
+                 legal: MoveSet, clock: TurnClock | None) -> None:
+        self.settings = settings
+        self.seat = seat
+        self.to_move = to_move
+        self.over = over
+        self.board_masks = board_masks
+        self.racks = racks
+        self.drawn = drawn
+        self.played_tiles = played_tiles
+        self.captures = captures
+        self.history = history
+        self.passes = passes
+        self.legal = legal
+        self.clock = clock
+
+
+def seat_view(settings: GameSettings, seat: int, to_move: int, over: bool, board_masks: tuple[int, ...],
+              racks: dict[int, tuple[int, ...]], drawn: tuple[int, ...], played_tiles: tuple[tuple[int, ...], ...],
+              captures: tuple[tuple[int, ...], ...], history: tuple[tuple[Move, int], ...], passes: int,
+              legal: MoveSet, clock: TurnClock | None = None) -> SeatView:
+    """``SeatView(...)`` of these fields as they are (no copy, no check), for the loops that make one a turn.
+
+    A frozen dataclass sets each field through ``object.__setattr__``, several times the cost
+    of a tuple; this fills a writable twin of the same layout and then makes it a SeatView
+    (``__class__`` may change between classes of one slot layout), as cheap as the named tuple
+    the view once was.
+    """
+    view = _Draft(settings, seat, to_move, over, board_masks, racks, drawn, played_tiles, captures, history, passes,
+                  legal, clock)
+    view.__class__ = SeatView  # type: ignore[assignment]
+    return view  # type: ignore[return-value]
 
 
 def _color(color: int | str) -> int:

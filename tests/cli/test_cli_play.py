@@ -282,39 +282,6 @@ def test_probe_shows_what_a_program_declares(cli):
         "Error: bot 'exec:true': true: ended before answering hello: exit code 0"]
 
 
-OLD_FORM_BOT = '''
-from arena.bots import Bot, OptionRange
-
-
-class OldBot(Bot):
-    options = {"depth": 2}
-    option_ranges = {"depth": OptionRange(min=1, max=3)}
-
-    def choose(self, view):
-        return view.legal[0]
-'''
-
-
-@pytest.mark.parametrize("isolation", ["none", "process"])
-def test_a_bot_declaring_options_the_older_way_is_told_so(tmp_path, isolation):
-    """Python hides a DeprecationWarning raised outside __main__: ``arena`` shows this one, and the bot
-    host writes it to the bot's log, where the author of a bot run in the sandbox reads it."""
-    import subprocess
-    import sys
-
-    bot = tmp_path / "old.py"
-    bot.write_text(OLD_FORM_BOT)
-    done = subprocess.run([sys.executable, "-m", "arena", "play", "--isolation", isolation, "--seed", "3",
-                           f"{bot}:OldBot", "random"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    if isolation == "none":
-        told = done.stderr
-    else:
-        (folder,) = re.findall(r"bot logs \(their standard error\) in (\S+):", done.stdout)
-        told = (Path(folder) / "seat0-old.py_OldBot.log").read_text()
-    assert "OldBot: options declared as {name: default} with option_ranges (depth) are deprecated" in told
-
-
 def test_an_exec_bot_s_record_entry_keeps_the_name_it_declared(cli, tmp_path):
     import json
     import sys

@@ -326,16 +326,21 @@ def test_a_hello_at_the_limits_is_taken(tmp_path):
 def test_a_python_bot_declaring_more_than_the_limits_is_refused_in_process_and_as_a_program(tmp_path):
     bot = tmp_path / "flood.py"
     bot.write_text(textwrap.dedent("""
-        from arena.api import Bot
+        from arena.api import Bot, Option
 
         class FloodBot(Bot):
-            options = {f"o{i}": i for i in range(65)}
+            options = {f"o{i}": Option(i) for i in range(65)}
 
             def choose(self, view):
                 return view.legal.choice(self.rng)
+    """))
+    # An Option too long is refused where it is written: its module does not load.
+    long = tmp_path / "long.py"
+    long.write_text(textwrap.dedent("""
+        from arena.api import Bot, Option
 
         class LongBot(Bot):
-            options = {"text": "v" * 199}
+            options = {"text": Option("v" * 199)}
 
             def choose(self, view):
                 return view.legal.choice(self.rng)
@@ -344,7 +349,7 @@ def test_a_python_bot_declaring_more_than_the_limits_is_refused_in_process_and_a
         with pytest.raises(BotError, match="65 options, more than 64"):
             play_game([f"{bot}:FloodBot", "random"], 1, isolation=isolation)
         with pytest.raises(BotError, match="201 characters long as JSON, more than 200"):
-            play_game([f"{bot}:LongBot", "random"], 1, isolation=isolation)
+            play_game([f"{long}:LongBot", "random"], 1, isolation=isolation)
 
 
 # == what a bot writes is escaped =======================================================================

@@ -8,7 +8,6 @@ import sys
 import zlib
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import matplotlib as mpl
 import numpy as np
@@ -18,16 +17,8 @@ from click.testing import CliRunner
 from matplotlib.image import imread
 
 from arena.cli import main
-from arena.report.plots import (
-    PlotError,
-    _rating_columns,
-    _win_share_columns,
-    llr_plot,
-    try_write_plots,
-    write_plots,
-)
-from arena.report.tables import Tables, build_tables, load_games
-from arena.stats.ratings import ranked_games, ratings
+from arena.report.plots import PlotError, llr_plot, try_write_plots, write_plots
+from arena.report.tables import RATING_HIGH, RATING_LOW, Tables, build_tables, load_games
 from arena.tournament.folder.store import read_tournament
 from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
@@ -52,7 +43,8 @@ bot = "random"
 """
 
 #: Tables of a folder with no game: every frame empty.
-EMPTY = SimpleNamespace(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame())
+EMPTY = Tables(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame(),
+               order=pd.DataFrame())
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 #: The keys of a match's match.json that llr_plot reads (arena/tournament/match/folder.py writes them), and one it does not.
@@ -85,18 +77,9 @@ def folder(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tables(folder) -> Tables:
-    """The run's tables, with a rating interval made from its games where they have none."""
+    """The run's tables."""
     config, _ = read_tournament(folder)
-    games = load_games(folder / "games.csv", config.players)
-    built = build_tables(games, config.scoring, config.seed, config.names)
-    standings = built.standings.copy()
-    if "rating_low" not in standings.columns:
-        fitted = ratings(ranked_games(games, f"t_{config.scoring}_rank"), config.names, resamples=40, seed=1)
-        fitted = fitted.set_index("entrant")
-        for column in ("low", "high"):
-            standings[f"rating_{column}"] = standings["entrant"].map(fitted[f"elo_{column}"])
-        standings["rating"] = standings["entrant"].map(fitted["elo"])
-    return replace(built, standings=standings)
+    return build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)
 
 
 def assert_picture(path: Path) -> None:
@@ -152,56 +135,23 @@ def test_the_plots_are_the_same_bytes_twice_whatever_the_user_s_matplotlibrc(tab
 
 
 @pytest.mark.slow
-def test_a_rating_plot_only_with_a_rating_interval(tables, tmp_path):
-    without = tables.standings
-    while (found := _rating_columns(without)) is not None:  # every rating interval the standings have
-        without = without.drop(columns=list(found[1:]))
-    written = write_plots(tmp_path, replace(tables, standings=without))
-    assert tmp_path / "rating.png" not in written and not (tmp_path / "rating.png").exists()
-    elo = tables.standings.rename(columns={"rating": "elo", "rating_low": "elo_low", "rating_high": "elo_high"})
-    assert tmp_path / "rating.png" in write_plots(tmp_path, replace(tables, standings=elo))
-
-
-@pytest.mark.slow
-def test_win_share_intervals_are_found_under_their_other_spellings(tables, tmp_path):
-    renamed, intervals = {}, []
-    for s in ("uptown", "blockers"):
-        found = _win_share_columns(tables.standings, s)
-        assert found is not None and found[1] is not None, s
-        (share, (low, high)) = found
-        other = (f"{s}_win_share", f"{s}_win_share_low", f"{s}_win_share_high") if share.startswith("win_share") \
-            else (f"win_share_{s}", f"ci_low_{s}", f"ci_high_{s}")
-        renamed |= dict(zip((share, low, high), other))
-        intervals += [low, high]
+def test_the_rating_plot_draws_the_rating_interval_the_tables_give(tables, tmp_path):
     write_plots(tmp_path / "as-is", tables)
-    write_plots(tmp_path / "renamed", replace(tables, standings=tables.standings.rename(columns=renamed)))
-    write_plots(tmp_path / "bare", replace(tables, standings=tables.standings.drop(columns=intervals)))
-    picture = "win_share.png"
-    assert (tmp_path / "renamed" / picture).read_bytes() == (tmp_path / "as-is" / picture).read_bytes()
-    assert (tmp_path / "bare" / picture).read_bytes() != (tmp_path / "as-is" / picture).read_bytes()
+    narrow = tables.standings.assign(**{RATING_LOW: tables.standings["rating"] - 1,
+                                        RATING_HIGH: tables.standings["rating"] + 1})
+    write_plots(tmp_path / "narrow", replace(tables, standings=narrow))
+    picture = "rating.png"
+    assert (tmp_path / "narrow" / picture).read_bytes() != (tmp_path / "as-is" / picture).read_bytes()
 
 
 @pytest.mark.slow
 def test_an_order_plot_only_with_an_order_table(folder, tmp_path):
     config, _ = read_tournament(folder)
-    built = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
+    built = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)
     assert "order.png" in [p.name for p in write_plots(tmp_path / "with", built)]
     names = [p.name for p in write_plots(tmp_path, replace(built, order=None))]
     assert "order.png" not in names and "llr.png" not in names
     assert {"win_share.png", "head_to_head.png", "seats.png"} <= set(names)
-
-
-@pytest.mark.slow
-def test_seats_per_entrant_when_the_seat_table_has_entrants(folder, tables, tmp_path):
-    config, _ = read_tournament(folder)
-    games = load_games(folder / "games.csv", config.players)
-    per_entrant = games.groupby(["entrant", "seat"]).agg(
-        games=("seat", "size"), win_share_uptown=("t_uptown_won", "mean"), mean_rank_uptown=("t_uptown_rank", "mean"),
-    ).reset_index()
-    write_plots(tmp_path / "overall", tables)
-    write_plots(tmp_path / "entrants", replace(tables, seats=per_entrant))
-    assert_picture(tmp_path / "entrants" / "seats.png")
-    assert (tmp_path / "entrants" / "seats.png").read_bytes() != (tmp_path / "overall" / "seats.png").read_bytes()
 
 
 @pytest.mark.slow

@@ -105,7 +105,7 @@ def test_dist_name_picks_one_of_two(site):
 def test_dist_name_specs_take_options_after_the_last_colon():
     assert split_bot_spec("uptown-arena:mcts:iterations=5") == ("uptown-arena:mcts", {"iterations": "5"})
     spec = parse_bot_spec("uptown-arena:mcts:iterations=5")
-    assert spec.ref == "uptown-arena:mcts" and spec.options == {"iterations": 5}
+    assert spec.ref == "uptown-arena:mcts" and spec.given == {"iterations": 5}
 
 
 def test_a_dist_that_does_not_register_the_name_says_what_it_registers(site):

@@ -6,6 +6,7 @@ Regenerate docs/reference/protocol-transcript.md after a deliberate change with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -67,7 +68,7 @@ def test_a_view_read_from_its_turn_message_equals_the_seats_own_view_S2(players,
         message = json.loads(writer.line(seat, moves, 5.0))
         rebuilt = readers[seat].view(message)
         expected = SeatView.of(state, seat, moves)
-        for field in SeatView._fields:
+        for field in (f.name for f in dataclasses.fields(SeatView)):
             if field == "legal":
                 assert rebuilt.legal.options == expected.legal.options
                 assert list(rebuilt.legal) == list(expected.legal)

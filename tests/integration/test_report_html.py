@@ -99,7 +99,7 @@ def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
     from arena.tournament.plan.config import load_config
 
     config = load_config(folder / "tournament.toml")
-    tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.seed, config.names)
+    tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)
     titles = [title for title, *_ in tables_shown(tables)]
     assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order")]
     markdown = format_tables(tables, "markdown")

@@ -94,7 +94,7 @@ def tournament(write_tournament):
 def run(path: Path, out: Path, **kwargs) -> None:
     config = load_config(path)
     run_tournament(config, path.read_text(), out, **kwargs)
-    write_tables(out, build_tables(load_games(out / "games.csv", config.players), config.scoring, config.seed,
+    write_tables(out, build_tables(load_games(out / "games.csv", config.players), config.scoring,
                                    config.names))
 
 
@@ -621,7 +621,7 @@ def test_run_tournament_writes_the_tables_itself(tmp_path, tournament):
     config = load_config(path)
     summary = run_tournament(config, path.read_text(), out, workers=1)
     games = load_games(out / "games.csv", config.players)
-    expected = build_tables(games, config.scoring, config.seed, config.names)
+    expected = build_tables(games, config.scoring, config.names)
     assert summary.tables.standings.equals(expected.standings)
     written = tmp_path / "written"
     written.mkdir()

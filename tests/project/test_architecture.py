@@ -32,8 +32,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.envs",),
     ("arena.display",),
     ("arena.records",),
-    ("arena.bots",),
-    ("arena.plugins",),
+    # The bot author's names and the plug-in machinery: neither imports the other.
+    ("arena.bots", "arena.plugins"),
     ("arena.api",),
     ("arena.spaces",),
     ("arena.rules",),

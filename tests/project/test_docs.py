@@ -215,6 +215,15 @@ def test_the_bot_guide_s_imports_are_the_public_ones() -> None:
     exec(block.group(1), {})
 
 
+def test_the_bot_guide_lists_exactly_what_arena_bots_exports() -> None:
+    import arena.bots
+
+    text = (REFERENCE / "bots.md").read_text(encoding="utf-8")
+    table = text.split("`arena.bots.__all__` is exactly:", 1)[1].split("\n\n", 2)[1]
+    listed = [name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[2])]
+    assert sorted(listed) == sorted(arena.bots.__all__)
+
+
 # -- exit statuses ----------------------------------------------------------------------------------
 
 def exit_status_examples() -> list[tuple[int, str]]:

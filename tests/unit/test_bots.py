@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import arena.plugins.loading
-from arena.api import Bot, format_option
+from arena.api import Bot
+from arena.api.options import format_option
 from arena.plugins import (
     GROUP,
     BotError,
@@ -92,8 +93,8 @@ def test_bad_spec_syntax_is_one_line_naming_the_bot(text, message):
 
 def test_parse_converts_options_to_the_types_of_the_defaults():
     spec = parse_bot_spec(fixture("OptionsBot") + ":depth=5,budget=2,greedy=no,style=wild")
-    assert spec.options == {"depth": 5, "budget": 2.0, "greedy": False, "style": "wild"}
-    assert type(spec.options["budget"]) is float
+    assert spec.given == {"depth": 5, "budget": 2.0, "greedy": False, "style": "wild"}
+    assert type(spec.given["budget"]) is float
     assert bot_options(spec) == {"depth": 5, "budget": 2.0, "greedy": False, "style": "wild"}
     assert bot_options(parse_bot_spec(fixture("OptionsBot") + ":depth=1")) == {
         "depth": 1, "budget": 0.5, "greedy": True, "style": "calm",
@@ -102,7 +103,7 @@ def test_parse_converts_options_to_the_types_of_the_defaults():
 
 @pytest.mark.parametrize("text, value", [("true", True), ("YES", True), ("1", True), ("False", False), ("0", False)])
 def test_bool_option_words(text, value):
-    assert parse_bot_spec(fixture("OptionsBot") + f":greedy={text}").options == {"greedy": value}
+    assert parse_bot_spec(fixture("OptionsBot") + f":greedy={text}").given == {"greedy": value}
 
 
 @pytest.mark.parametrize(
@@ -129,8 +130,8 @@ def test_option_for_a_bot_without_options():
 
 def test_make_bot_spec_takes_typed_values_as_from_toml():
     spec = make_bot_spec(fixture("OptionsBot"), {"depth": 7, "budget": 1, "greedy": False, "style": "x"})
-    assert spec.options == {"depth": 7, "budget": 1.0, "greedy": False, "style": "x"}
-    assert make_bot_spec(fixture("OptionsBot"), {"depth": "7"}).options == {"depth": 7}
+    assert spec.given == {"depth": 7, "budget": 1.0, "greedy": False, "style": "x"}
+    assert make_bot_spec(fixture("OptionsBot"), {"depth": "7"}).given == {"depth": 7}
     with pytest.raises(BotError, match="option 'depth' takes a whole number .*not True"):
         make_bot_spec(fixture("OptionsBot"), {"depth": True})
     with pytest.raises(BotError, match="option 'greedy' takes true or false .*not 1"):
@@ -198,7 +199,7 @@ def test_module_in_the_current_folder_can_be_named(monkeypatch):
         (f"{BAD}:NotABot", "NotABot is not a Bot subclass"),
         (f"{BAD}:not_a_class", "42 is not a Bot subclass \\(it is 'int', not a class\\)"),
         (f"{BAD}:NoChooseBot", "NoChooseBot does not define choose"),
-        (f"{BAD}:BadOptionsBot", "options\\['weights'\\]: a default must be int, float, bool or str"),
+        (f"{BAD}:BadOptionsBot", "options\\['weights'\\]: \\[1, 2, 3\\] is not an Option"),
         (f"{FIXTURES / 'broken_import.py'}:Bot", "failed to load: ImportError: this plug-in is broken on purpose"),
     ],
 )
@@ -271,7 +272,7 @@ def test_discover_reports_every_broken_plugin_and_keeps_the_others(fake_plugins)
     assert "No module named 'no_such_package'" in reasons["missing", "no_such_package.bots:Bot"]
     assert "NotABot is not a Bot subclass" in reasons["notabot", "bad_bots:NotABot"]
     assert "AttributeError" in reasons["noclass", "bad_bots:Nope"]
-    assert "a default must be int, float, bool or str" in reasons["badoptions", "bad_bots:BadOptionsBot"]
+    assert "is not an Option" in reasons["badoptions", "bad_bots:BadOptionsBot"]
     assert reasons["listening", "bad_bots:ListeningBot, bad_bots:LastMoveBot"] == (
         "is registered 2 times, by an unnamed plug-in (bad_bots:ListeningBot) and an unnamed plug-in "
         "(bad_bots:LastMoveBot); name its class: bad_bots:ListeningBot or bad_bots:LastMoveBot"

@@ -229,8 +229,8 @@ def test_the_view_is_built_in_one_place() -> None:
         assert made.legal is moves  # handed over as it is: the referee keeps its own record of the options
     else:  # the native engine's: a bot is handed the pure MoveSet of the same moves
         assert type(made.legal) is MoveSet and made.legal.options == moves.options
-        assert made.legal.open_cells == moves.open_cells and len(made.legal) == len(moves)
-    assert tuple(made[:-2]) == tuple(general[:-2]) and list(made.legal) == list(general.legal)
+        assert made.legal.open_mask == moves.open_mask and len(made.legal) == len(moves)
+    assert made == general and list(made.legal) == list(general.legal)  # every field, the moves by value
     assert made.clock is general.clock is None  # a clock is the referee's to tell (arena.play.clock)
 
 

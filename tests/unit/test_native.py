@@ -12,6 +12,7 @@ difference names the game and the first turn where the engines part.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import random
@@ -116,7 +117,7 @@ def trace_game(state: Any, rng: random.Random, style: str) -> list[Any]:
     while not state.over:
         moves = state.legal_moves()
         options = moves.options
-        trace.append((state.to_move, state.passes, options, len(moves), moves.open_cells, bool(moves)))
+        trace.append((state.to_move, state.passes, options, len(moves), moves.open_mask, bool(moves)))
         move = PASS
         if moves:
             captures = capture_moves(options, state.occupied) if style != "random" else []
@@ -241,7 +242,7 @@ def test_moveset_iteration_indexing_membership_and_targets_agree() -> None:
                         n[bad]
                 probes = rng.sample(every, 60) + rng.sample(listed, min(5, len(listed)))
                 assert [m in n for m in probes] == [m in p for m in probes]
-                assert all(n.targets(c, t) == p.targets(c, t) for c in range(5) for t in range(N_TILES))
+                assert all(n.targets_mask(c, t) == p.targets_mask(c, t) for c in range(5) for t in range(N_TILES))
                 for move in probes[:20]:
                     assert outcome(pure_state.check, move) == outcome(native_state.check, move)
                     assert outcome(lambda m: native_state.copy().push(m), move) == outcome(pure_state.check, move)
@@ -330,7 +331,7 @@ def test_views_and_their_samples_are_the_same_with_either_engine() -> None:
         for seat in range(pure_state.settings.players):
             vp, vn = SeatView.of(pure_state, seat), SeatView.of(native_state, seat)
             assert type(vn.legal) is pure.MoveSet
-            fields = [f for f in SeatView._fields if f != "legal"]
+            fields = [f.name for f in dataclasses.fields(SeatView) if f.name != "legal"]
             assert [getattr(vp, f) for f in fields] == [getattr(vn, f) for f in fields]
             assert vp.legal.options == vn.legal.options
             sp, sn = vp.sample(random.Random(k)), vn.sample(random.Random(k))
@@ -409,7 +410,7 @@ def test_a_native_state_pickles_and_deep_copies_as_it_is() -> None:
     assert parts(pickle.loads(pickle.dumps(short))) == parts(short)
     moves = state.legal_moves()
     again = pickle.loads(pickle.dumps(moves))
-    assert again.options == moves.options and again.open_cells == moves.open_cells and list(again) == list(moves)
+    assert again.options == moves.options and again.open_mask == moves.open_mask and list(again) == list(moves)
 
 
 # -- whole playouts --------------------------------------------------------------------------------
@@ -655,10 +656,23 @@ def test_capture_legality_has_one_name_and_the_same_answers() -> None:
             assert at == (color >= 0 and geometry.capturable_at(pure_state.boards[color], cell))
 
 
-def test_masks_and_their_old_names_agree() -> None:
-    """MoveSet.targets_mask/open_mask and their old names targets/open_cells, on both engines."""
+def test_movesets_are_equal_when_they_hold_the_same_moves_with_either_engine() -> None:
+    for pure_state, native_state, _ in mid_game_pairs(4, 5):
+        p, n = pure_state.legal_moves(), native_state.legal_moves()
+        assert p == n and n == p and not p != n  # across the engines, either way round
+        assert n == native_state.legal_moves() and p == pure.MoveSet(p.options) == pickle.loads(pickle.dumps(n))
+        fewer = pure.MoveSet(p.options[1:])
+        assert (p != fewer and n != fewer and fewer != n) == bool(p.options)
+        for moves in (p, n):
+            assert moves != p.options and moves != list(moves)  # a MoveSet equals MoveSets only
+            with pytest.raises(TypeError, match="unhashable"):
+                hash(moves)
+
+
+def test_the_masks_agree() -> None:
+    """MoveSet.targets_mask and open_mask, on both engines."""
     for pure_state, native_state, _ in mid_game_pairs(6, 11):
         p, n = pure_state.legal_moves(), native_state.legal_moves()
-        assert p.open_mask == n.open_mask == p.open_cells == n.open_cells
+        assert p.open_mask == n.open_mask
         for color, tile, cells in p.options:
-            assert p.targets_mask(color, tile) == n.targets_mask(color, tile) == n.targets(color, tile) == cells
+            assert p.targets_mask(color, tile) == n.targets_mask(color, tile) == cells

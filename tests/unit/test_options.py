@@ -1,15 +1,14 @@
 """A bot's options, each declared once as an ``Option`` (its default, range and doc), and the given values
-checked against them (and ``check_options``) before anything starts; the older form still loads."""
+checked against them (and ``check_options``) before anything starts."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
-from arena.api import Bot, Option, OptionRange
+from arena.api import Bot, Option
 from arena.api.options import declared_options
 from arena.cli import main
 from arena.play.referee import Referee
@@ -41,33 +40,11 @@ class RangedBot(Bot):
 '''
 
 
-#: RangedBot declared the older way: defaults, and their ranges apart.
-LEGACY = RANGED.replace("from arena.bots import Bot, Option", "from arena.bots import Bot, OptionRange").replace('''
-    options: ClassVar[dict[str, Option]] = {
-        "depth": Option(2, min=1, max=5, doc="moves to look ahead"),
-        "style": Option("calm", choices=("calm", "wild")),
-        "budget": Option(0.5, min=0),
-        "fallback": Option(0),
-    }
-''', '''
-    options: ClassVar[dict[str, Any]] = {"depth": 2, "style": "calm", "budget": 0.5, "fallback": 0}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {
-        "depth": OptionRange(min=1, max=5),
-        "style": OptionRange(choices=("calm", "wild")),
-        "budget": OptionRange(min=0),
-    }
-''')
-
-
-@pytest.fixture(params=["option", "legacy"])
-def ranged(request, tmp_path: Path) -> str:
-    """The same bot declared with Options, and the older way (which loads with a DeprecationWarning)."""
-    path = tmp_path / f"ranged_{request.param}.py"
-    path.write_text(RANGED if request.param == "option" else LEGACY)
-    if request.param == "legacy":
-        with pytest.warns(DeprecationWarning, match=r"RangedBot: options declared as \{name: default\} with "
-                                                     r"option_ranges \(depth, style, budget, fallback\) are deprecated"):
-            load_bot(f"{path}:RangedBot")
+@pytest.fixture
+def ranged(tmp_path: Path) -> str:
+    """RangedBot in a file of its own: the ref of its class."""
+    path = tmp_path / "ranged.py"
+    path.write_text(RANGED)
     return f"{path}:RangedBot"
 
 
@@ -86,12 +63,12 @@ def test_builtin_bots_refuse_bad_options_when_the_spec_is_read(text, message):
 
 
 def test_good_options_of_the_builtin_bots_pass():
-    assert parse_bot_spec("mcts:iterations=0,seconds=0.5").options == {"iterations": 0, "seconds": 0.5}
-    assert parse_bot_spec("mcts:playout=random").options == {"playout": "random"}
+    assert parse_bot_spec("mcts:iterations=0,seconds=0.5").given == {"iterations": 0, "seconds": 0.5}
+    assert parse_bot_spec("mcts:playout=random").given == {"playout": "random"}
 
 
 def test_ranges_and_the_check_hook_of_a_bot(ranged):
-    assert parse_bot_spec(f"{ranged}:depth=5,style=wild").options == {"depth": 5, "style": "wild"}
+    assert parse_bot_spec(f"{ranged}:depth=5,style=wild").given == {"depth": 5, "style": "wild"}
     for options, message in [
         ("depth=0", "option 'depth' must be from 1 to 5, not 0"),
         ("depth=6", "option 'depth' must be from 1 to 5, not 6"),
@@ -102,7 +79,7 @@ def test_ranges_and_the_check_hook_of_a_bot(ranged):
         with pytest.raises(BotError) as caught:
             parse_bot_spec(f"{ranged}:{options}")
         assert str(caught.value) == f"bot {ranged!r}: {message}"
-    assert parse_bot_spec(f"{ranged}:budget=0,fallback=1").options == {"budget": 0.0, "fallback": 1}
+    assert parse_bot_spec(f"{ranged}:budget=0,fallback=1").given == {"budget": 0.0, "fallback": 1}
 
 
 @pytest.mark.parametrize("isolation", ["none", "process"])
@@ -121,44 +98,31 @@ def test_the_referee_refuses_bad_options_before_any_game(ranged, isolation):
             referee.close()
 
 
-class BadDefault(Bot):
-    """Its default is outside its own range."""
+class BareDefault(Bot):
+    """Declares an option as a bare default, not an Option."""
 
-    options: ClassVar[dict[str, Any]] = {"depth": 0}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {"depth": OptionRange(min=1)}
-
-    def choose(self, view):
-        raise NotImplementedError
-
-
-class RangeOfNothing(Bot):
-    """A range for an option it does not declare."""
-
-    options: ClassVar[dict[str, Any]] = {"depth": 1}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {"width": OptionRange(min=1)}
+    options: ClassVar[dict[str, Any]] = {"depth": 2}
 
     def choose(self, view):
         raise NotImplementedError
 
 
-def test_bad_declarations_are_refused_when_the_bot_is_loaded(monkeypatch):
-    monkeypatch.setitem(globals(), "BadDefault", BadDefault)
-    with pytest.raises(BotError, match=r"BadDefault.options\['depth'\]: the default 0 is outside its range"):
-        load_bot(f"{__file__}:BadDefault")
-    with pytest.raises(BotError, match=r"option_ranges\['width'\]: not one of its options"):
-        load_bot(f"{__file__}:RangeOfNothing")
-    with pytest.raises(BotError, match=r"option_ranges\['depth'\]: declare its range in its Option"):
-        load_bot(f"{__file__}:RangeTwice")
+class BadName(Bot):
+    """Declares an option whose name is no identifier."""
 
-
-class RangeTwice(Bot):
-    """An Option, and a range for it apart."""
-
-    options: ClassVar[dict[str, Option]] = {"depth": Option(1)}
-    option_ranges: ClassVar[dict[str, OptionRange]] = {"depth": OptionRange(min=1)}
+    options: ClassVar[dict[str, Option]] = {"two words": Option(1)}
 
     def choose(self, view):
         raise NotImplementedError
+
+
+def test_bad_declarations_are_refused_when_the_bot_is_loaded():
+    with pytest.raises(BotError, match=r"BareDefault.options\['depth'\]: 2 is not an Option; declare it as "
+                                       r"Option\(default, min=\.\.\., max=\.\.\., choices=\.\.\., doc=\.\.\.\)$"):
+        load_bot(f"{__file__}:BareDefault")
+    with pytest.raises(BotError, match=r"BadName.options: 'two words' is not a valid option name"):
+        load_bot(f"{__file__}:BadName")
+    assert declared_options(Bot) == {}
 
 
 # -- Option --------------------------------------------------------------------------------
@@ -207,59 +171,21 @@ def test_an_option_that_cannot_be_right_is_refused_where_it_is_written(make, mes
         make()
 
 
-def test_the_older_form_reads_as_options_and_plays_the_same(tmp_path):
-    new, old = tmp_path / "new.py", tmp_path / "old.py"
-    new.write_text(RANGED)
-    old.write_text(LEGACY)
-    with pytest.warns(DeprecationWarning):
-        old_cls = load_bot(f"{old}:RangedBot")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the Option form warns of nothing; the older form warns once per class
-        new_cls = load_bot(f"{new}:RangedBot")
-        assert declared_options(old_cls) == {
-            key: Option(option.default, min=option.min, max=option.max, choices=option.choices)
-            for key, option in declared_options(new_cls).items()
-        }
-        assert old_cls(0, None, {"depth": 4}, None).config == new_cls(0, None, {"depth": 4}, None).config == {
-            "depth": 4, "style": "calm", "budget": 0.5, "fallback": 0}
-    for given in ("depth=3,style=wild", "budget=0,fallback=2"):
-        assert parse_bot_spec(f"{old}:RangedBot:{given}").given == parse_bot_spec(f"{new}:RangedBot:{given}").given
-
-
 def test_the_names_a_bot_author_imports():
     import arena.api
     import arena.bots
     from arena.bots import PASS, Bot, Option  # noqa: F401 - the line the docs give
 
-    for name in ("Bot", "Option", "PASS", "SeatView", "Move", "MoveSet", "Cells", "GameSettings", "SeatResult",
-                 "IllegalMove", "OptionRange"):
+    # arena.bots is the author's module: arena.api's names, name for name, and no machinery.
+    assert sorted(arena.bots.__all__) == sorted(arena.api.__all__)
+    for name in arena.bots.__all__:
         assert getattr(arena.bots, name) is getattr(arena.api, name)
+    public = {name for name in vars(arena.bots) if not name.startswith("_")}
+    assert public == set(arena.bots.__all__), public ^ set(arena.bots.__all__)
     assert Bot is arena.api.Bot and Option is arena.api.Option and PASS == arena.api.Move(-1, -1, -1)
-    # What other code imports from arena.bots keeps working.
-    from arena.bots import (  # noqa: F401
-        EXEC_PREFIX,
-        GROUP,
-        MAX_DECLARED,
-        MAX_OPTIONS,
-        BotError,
-        BotSpec,
-        bot_options,
-        check_declared,
-        check_options,
-        describe_failure,
-        discover,
-        format_option,
-        load_bot,
-        make_bot_spec,
-        parse_bot_spec,
-        resolve_ref,
-        show_value,
-        split_bot_spec,
-    )
-    assert BotSpec("mcts", {"iterations": 5}).options == {"iterations": 5}  # the older name of BotSpec.given
-    assert check_declared({"depth": 2}, "x", {"depth": "3"}, {"depth": OptionRange(max=5)}) == {"depth": 3}
-    with pytest.raises(BotError, match="option 'depth' must be at most 5, not 6"):
-        check_declared({"depth": 2}, "x", {"depth": "6"}, {"depth": OptionRange(max=5)})
+    for machinery in ("load_bot", "parse_bot_spec", "BotError", "BotSpec", "check_options", "check_declared",
+                      "OptionRange", "resolve_ref", "clash", "format_option", "describe_failure"):
+        assert not hasattr(arena.bots, machinery), machinery
 
 
 def test_ranges_and_docs_in_arena_bots(cli):

@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 from oracles import game_rows
 
+from arena.report import tables as table_module
 from arena.report.tables import (
+    HEAD_TO_HEAD_COLUMNS,
+    ORDER_COLUMNS,
+    SEATS_COLUMNS,
+    STANDINGS_COLUMNS,
     build_tables,
     head_to_head,
     load_games,
@@ -86,7 +91,7 @@ def test_standings_count_wins_ranks_and_shared_first_places():
         (1, ["a", "b"], [6, 2], [0, 0], set()),   # b wins
         (1, ["b", "a"], [2, 6], [0, 0], {0}),     # b faulted: a wins under the tournament rule
     ])
-    table = standings(games, "uptown", 7, ["a", "b"]).set_index("entrant")
+    table = standings(games, "uptown", ["a", "b"]).set_index("entrant")
     assert table.loc["a", "games"] == 4 and table.loc["b", "games"] == 4
     assert table.loc["a", "wins_uptown"] == 3 and table.loc["b", "wins_uptown"] == 2
     assert table.loc["a", "win_share_uptown"] == pytest.approx(0.75)
@@ -95,8 +100,8 @@ def test_standings_count_wins_ranks_and_shared_first_places():
     assert table.loc["a", "mean_groups"] == pytest.approx((3 + 4 + 6 + 6) / 4)
     assert table.loc["a", "mean_captures"] == pytest.approx(0.25)
     assert table.loc["a", "mean_blockers_score"] == pytest.approx((3 + 5 + 6 + 6) / 4)
-    assert list(standings(games, "uptown", 7)["entrant"]) == ["a", "b"]
-    assert list(standings(games, "uptown", 7)["place"]) == [1, 2]
+    assert list(standings(games, "uptown")["entrant"]) == ["a", "b"]
+    assert list(standings(games, "uptown")["place"]) == [1, 2]
 
 
 def test_standings_order_follows_the_deciding_scoring():
@@ -105,17 +110,17 @@ def test_standings_order_follows_the_deciding_scoring():
         (d, ["a", "b"] if d % 2 else ["b", "a"], [5, 4] if d % 2 else [4, 5], [0, 3] if d % 2 else [3, 0], set())
         for d in range(6)
     ])
-    assert list(standings(games, "uptown", 1)["entrant"]) == ["b", "a"]
-    assert list(standings(games, "blockers", 1)["entrant"]) == ["a", "b"]
+    assert list(standings(games, "uptown")["entrant"]) == ["b", "a"]
+    assert list(standings(games, "blockers")["entrant"]) == ["a", "b"]
 
 
 @pytest.mark.slow
 def test_intervals_need_no_seed():
     spec = [(d, ["a", "b"], [3, 5] if d % 3 else [5, 3], [0, 0], set()) for d in range(30)]
     games = make_games(spec)
-    one = standings(games, "uptown", 1)
-    two = standings(games, "uptown", 2)
-    # maximum likelihood and Wilson: the same games give the same intervals whatever the master seed
+    one = standings(games, "uptown")
+    two = standings(games, "uptown")
+    # maximum likelihood and Wilson: the same games give the same intervals, with nothing drawn at random
     assert one[["rating_low", "rating_high", "ci_low_uptown", "ci_high_uptown"]].equals(
         two[["rating_low", "rating_high", "ci_low_uptown", "ci_high_uptown"]])
     row = one.set_index("entrant").loc["b"]
@@ -187,10 +192,28 @@ def test_load_games_skips_a_partial_tail_and_incomplete_games(tmp_path):
     assert sorted(games["game_id"].unique()) == ["t000-d0000-r0", "t000-d0001-r0"]
 
 
+def test_the_tables_have_exactly_the_columns_their_constants_name():
+    """The contract the plots and the text read: each frame's columns are its *_COLUMNS, in that order."""
+    spec = [(d, [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]][d % 3], [1, 2, 3], [0, 1, 0], set())
+            for d in range(6)]
+    tables = build_tables(make_games(spec), "uptown", ["a", "b", "c"])
+    assert tuple(tables.standings.columns) == STANDINGS_COLUMNS
+    assert tuple(tables.head_to_head.columns) == HEAD_TO_HEAD_COLUMNS
+    assert tuple(tables.seats.columns) == SEATS_COLUMNS
+    assert tuple(tables.order.columns) == ORDER_COLUMNS
+    # Every column name the module exports is a column of one of the tables.
+    named = set()
+    for name, value in vars(table_module).items():
+        if name.isupper() and not name.startswith("_") and name != "GAMES_FILE":  # GAMES_FILE: what they read
+            named |= set(value.values()) if isinstance(value, dict) else {value} if isinstance(value, str) else set()
+    every = {*STANDINGS_COLUMNS, *HEAD_TO_HEAD_COLUMNS, *SEATS_COLUMNS, *ORDER_COLUMNS}
+    assert named <= every, named - every
+
+
 @pytest.mark.parametrize("fmt", ["text", "csv", "markdown", "json"])
 def test_formats(fmt):
     games = make_games([(d, ["a", "b"] if d % 2 else ["b", "a"], [1, 2], [0, 1], set()) for d in range(4)])
-    tables = build_tables(games, "blockers", 3, ["a", "b"])
+    tables = build_tables(games, "blockers", ["a", "b"])
     out = format_tables(tables, fmt, title="demo")
     if fmt == "json":
         data = json.loads(out)

@@ -295,7 +295,7 @@ def moves_of(state: GameState) -> set[str]:
 
 
 def targets(state: GameState, color: str, tile: str) -> set[str]:
-    cells = state.legal_moves().targets(color_index(color), T(tile))
+    cells = state.legal_moves().targets_mask(color_index(color), T(tile))
     return {f"{ROW_NAMES[i // 9]}{COLUMN_NAMES[i % 9]}" for i in range(81) if cells >> i & 1}
 
 
@@ -440,7 +440,7 @@ def test_S2_a_seat_sees_its_racks_and_public_counts_only() -> None:
     # Anyone can work out the unplayed tiles (rack and pile together), not which are on the rack.
     for color in range(3):
         assert view.unplayed(color) == set(state.racks[color]) | set(state.pile(color))
-    assert view.boards == tuple(state.boards) and view.history == tuple(state.history)
+    assert view.board_masks == tuple(state.boards) and view.history == tuple(state.history)
     assert not hasattr(view, "deals") and not hasattr(view, "state")
 
 
@@ -756,8 +756,8 @@ def test_moveset_indexing_choice_and_membership() -> None:
     expected = [listed[random.Random(1).randrange(len(listed))]]
     assert [moves.choice(rng)] == expected
     assert MoveSet().choice(rng) is PASS and not MoveSet() and len(MoveSet()) == 0
-    assert moves.targets(0, T("A")) == bits(*[f"A{c}" for c in COLUMN_NAMES])
-    assert moves.targets(0, T("B")) == 0
+    assert moves.targets_mask(0, T("A")) == bits(*[f"A{c}" for c in COLUMN_NAMES])
+    assert moves.targets_mask(0, T("B")) == 0
     assert moves.copy().options == moves.options
 
 

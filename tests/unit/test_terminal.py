@@ -236,7 +236,7 @@ def test_tables_escape_names_in_every_format(wide):
 
     games = load_games(wide[0] / "games.csv", 3)
     games["entrant"] = games["entrant"].astype(str).replace("greedy", "gr\x1b[2Jeedy\u202e")
-    tables = build_tables(games, "uptown", 11)
+    tables = build_tables(games, "uptown")
     for fmt in ("text", "markdown", "csv", "json"):
         for width in (None, 50):
             out = format_tables(tables, fmt, title="t", width=width)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import gc
 import pickle
 import random
@@ -17,7 +19,7 @@ import pytest
 
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, deal
 from arena.rules.tiles import N_TILES
-from arena.rules.view import SeatView
+from arena.rules.view import SeatView, seat_view
 
 
 def played_state(players: int, seed: int, turns: int) -> GameState:
@@ -105,7 +107,7 @@ def test_S2_the_view_holds_the_public_facts() -> None:
     state = played_state(4, 9, 40)
     view = SeatView.of(state, 2)
     assert view.seat == 2 and view.to_move == state.to_move and view.over is False
-    assert view.boards == tuple(state.boards) and view.history == tuple(state.history)
+    assert view.board_masks == tuple(state.boards) and view.history == tuple(state.history)
     assert view.captures == tuple(tuple(r) for r in state.captures)
     assert view.rack_sizes == tuple(len(r) for r in state.racks)
     assert view.pile_sizes == tuple(len(state.pile(c)) if c in state.settings.colors else 0 for c in range(5))
@@ -139,12 +141,13 @@ def test_mutating_the_view_changes_nothing_in_the_state() -> None:
     view.racks[9] = ()
     view.legal.options = ()
     view.legal._count = 0
-    for name in SeatView._fields:
+    for name in (f.name for f in dataclasses.fields(SeatView)):
         with pytest.raises(AttributeError):
             setattr(view, name, None)
     with pytest.raises(TypeError):
-        view.boards[0] = 0  # type: ignore[index]
-    with pytest.raises(AttributeError):
+        view.board_masks[0] = 0  # type: ignore[index]
+    # Nothing can be added either (Python 3.11's frozen slotted dataclass says so with a TypeError).
+    with pytest.raises((AttributeError, TypeError)):
         view.extra = 1  # type: ignore[attr-defined]
     assert snapshot(state) == before
     assert referee_moves.options == before[-1] and len(referee_moves) > 0
@@ -152,16 +155,28 @@ def test_mutating_the_view_changes_nothing_in_the_state() -> None:
     assert SeatView.of(state, state.to_move).legal.options == before[-1]
 
 
-def test_views_pickle_and_compare_by_identity() -> None:
+def test_views_pickle_and_compare_by_their_fields() -> None:
     state = played_state(3, 6, 20)
     view = SeatView.of(state, 1)
     again = pickle.loads(pickle.dumps(view))
     assert isinstance(again, SeatView) and isinstance(again.legal, MoveSet)
-    assert again.boards == view.boards and again.racks == view.racks and again.history == view.history
+    assert again.board_masks == view.board_masks and again.racks == view.racks and again.history == view.history
     assert again.legal.options == view.legal.options
-    twin = view
-    assert view == twin and view != SeatView.of(state, 1)
-    assert len({view, SeatView.of(state, 1)}) == 2
+    # A frozen dataclass: equal field by field (the MoveSets by their moves), and no hash (racks is a dict).
+    assert again == view == SeatView.of(state, 1) == copy.copy(view)
+    assert view != SeatView.of(state, 2) and view != dataclasses.replace(view, passes=view.passes + 1)
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(view)
+
+
+def test_the_fast_constructor_makes_the_view_the_dataclass_makes() -> None:
+    state = played_state(4, 6, 9)
+    view = SeatView.of(state, state.to_move)
+    fields = [getattr(view, f.name) for f in dataclasses.fields(SeatView)]
+    made = seat_view(*fields)
+    assert type(made) is SeatView and made == view == SeatView(*fields)
+    with pytest.raises(AttributeError):
+        made.seat = 0  # type: ignore[misc]
 
 
 # -- the sampler -----------------------------------------------------------------------------------
@@ -170,7 +185,7 @@ def test_views_pickle_and_compare_by_identity() -> None:
 def assert_consistent(sample: GameState, view: SeatView) -> None:
     settings = view.settings
     assert sample.settings == settings
-    assert tuple(sample.boards) == view.boards
+    assert tuple(sample.boards) == view.board_masks
     assert tuple(map(tuple, sample.captures)) == view.captures
     assert tuple(sample.history) == view.history
     assert (sample.to_move, sample.passes, sample.over) == (view.to_move, view.passes, view.over)
@@ -281,7 +296,7 @@ def guide_rows() -> dict[str, tuple[str, str]]:
 def test_every_view_field_is_in_the_guide_with_its_type() -> None:
     rows = guide_rows()
     hints = typing.get_type_hints(SeatView)
-    for name in SeatView._fields:
+    for name in (f.name for f in dataclasses.fields(SeatView)):
         assert name in rows, f"docs/reference/bots.md does not describe SeatView.{name}"
         written = rows[name][0]
         assert written == _type_text(hints[name]), (name, written, hints[name])
@@ -294,7 +309,7 @@ def _type_text(hint: object) -> str:
 
 def test_every_public_property_and_method_of_the_view_is_in_the_guide() -> None:
     rows = guide_rows()
-    public = [name for name in vars(SeatView) if not name.startswith("_") and name not in SeatView._fields]
+    public = [name for name in vars(SeatView) if not name.startswith("_") and name not in {f.name for f in dataclasses.fields(SeatView)}]
     public.remove("of")  # the referee's, not the bot's
     assert {"occupied", "empty", "cells_of", "groups_of", "capturable", "sample"} <= set(public)
     for name in public:
@@ -319,17 +334,17 @@ def test_every_public_helper_has_a_docstring_and_is_in_the_guide() -> None:
 
 
 def test_masks_and_cells_are_two_levels_of_the_same_facts() -> None:
-    """A name ending in _mask is the bitboard, the same name without it the Cells; boards is board_masks."""
+    """A name ending in _mask is the bitboard, the same name without it the Cells."""
     settings = GameSettings.for_players(2)
     state = GameState(settings, deal(3, settings))
     for _ in range(30):
         state.push(state.legal_moves()[0])
     view = SeatView.of(state, state.to_move)
-    assert view.boards is view.board_masks and view.board_masks == tuple(state.boards)
+    assert view.board_masks == tuple(state.boards)
     for name in ("occupied", "empty", "own"):
         assert type(getattr(view, name + "_mask")) is int and getattr(view, name).mask == getattr(view, name + "_mask")
     for color in settings.colors:
         assert view.capturable(color).mask == view.capturable_mask(color)
         assert view.cells_of(color).mask == view.board_masks[color]
     for color, tile, cells in view.legal.options:
-        assert view.legal.targets_mask(color, tile) == view.legal.targets(color, tile) == cells
+        assert view.legal.targets_mask(color, tile) == cells

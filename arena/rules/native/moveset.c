@@ -51,7 +51,7 @@ static PyObject *moveset_options(MoveSetObject *self, void *closure) {
     return self->options;
 }
 
-static PyObject *moveset_open_cells(MoveSetObject *self, void *closure) {
+static PyObject *moveset_open_mask(MoveSetObject *self, void *closure) {
     if (!self->m.has_open) Py_RETURN_NONE;
     return from_u128(self->m.open);
 }
@@ -172,13 +172,24 @@ static PyObject *moveset_targets(MoveSetObject *self, PyObject *const *args, Py_
 
 static PyObject *moveset_copy(MoveSetObject *self, PyObject *unused) { return (PyObject *)moveset_of(&self->m); }
 
+/* Equal to a MoveSet holding the same moves: the same options in the same order (the pure one's __eq__). */
+static PyObject *moveset_richcompare(MoveSetObject *self, PyObject *other, int op) {
+    if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(other, &MoveSetType)) Py_RETURN_NOTIMPLEMENTED;
+    const Moves *a = &self->m, *b = &((MoveSetObject *)other)->m;
+    int same = a->n == b->n;
+    for (int i = 0; same && i < a->n; i++)
+        same = a->opt[i].color == b->opt[i].color && a->opt[i].tile == b->opt[i].tile &&
+               a->opt[i].cells == b->opt[i].cells;
+    return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
 static PyObject *moveset_repr(MoveSetObject *self) {
     return PyUnicode_FromFormat("<MoveSet of %d moves>", self->m.count);
 }
 
 static PyObject *moveset_reduce(MoveSetObject *self, PyObject *unused) {
     PyObject *options = moveset_options(self, NULL);
-    PyObject *open = options ? moveset_open_cells(self, NULL) : NULL;
+    PyObject *open = options ? moveset_open_mask(self, NULL) : NULL;
     if (!open) {
         Py_XDECREF(options);
         return NULL;
@@ -194,7 +205,7 @@ static PyObject *moveset_reduce(MoveSetObject *self, PyObject *unused) {
     return Py_BuildValue("(N(NN))", fn, options, open);
 }
 
-/* MoveSet(options, open_cells): rebuilt from its options (pickling, tests). */
+/* MoveSet(options, open_mask): rebuilt from its options (pickling, tests). */
 static PyObject *moveset_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *options, *open = Py_None;
     if (!PyArg_ParseTuple(args, "O|O:MoveSet", &options, &open)) return NULL;
@@ -228,7 +239,7 @@ static PyObject *moveset_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     m.n = (int)n;
     Py_DECREF(fast);
     if (open != Py_None) {
-        if (to_board(open, &m.open, "open_cells") < 0) return NULL;
+        if (to_board(open, &m.open, "open_mask") < 0) return NULL;
         m.has_open = 1;
     }
     return (PyObject *)moveset_of(&m);
@@ -238,7 +249,6 @@ static PyMethodDef moveset_methods[] = {
     {"choice", (PyCFunction)moveset_choice, METH_O, "A legal move drawn uniformly with rng; PASS when there is none."},
     {"targets_mask", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL,
      "The legal cells of a tile of a color (a bitboard)."},
-    {"targets", (PyCFunction)(void (*)(void))moveset_targets, METH_FASTCALL, "The old name of targets_mask."},
     {"copy", (PyCFunction)moveset_copy, METH_NOARGS, "A MoveSet of its own over the same moves."},
     {"_action_ids", (PyCFunction)moveset_action_ids, METH_NOARGS, NULL},
     {"_action_mask_into", (PyCFunction)moveset_action_mask_into, METH_O, NULL},
@@ -247,8 +257,7 @@ static PyMethodDef moveset_methods[] = {
 
 static PyGetSetDef moveset_getset[] = {
     {"options", (getter)moveset_options, NULL, "(color, tile, cells) for every rack tile with a legal cell.", NULL},
-    {"open_mask", (getter)moveset_open_cells, NULL, "The cells open to the seat (a bitboard), or None.", NULL},
-    {"open_cells", (getter)moveset_open_cells, NULL, "The old name of open_mask.", NULL},
+    {"open_mask", (getter)moveset_open_mask, NULL, "The cells open to the seat (a bitboard), or None.", NULL},
     {NULL}};
 
 static PySequenceMethods moveset_as_sequence = {
@@ -267,6 +276,8 @@ PyTypeObject MoveSetType = {
     .tp_as_sequence = &moveset_as_sequence,
     .tp_as_number = &moveset_as_number,
     .tp_iter = (getiterfunc)moveset_iter,
+    .tp_richcompare = (richcmpfunc)moveset_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The legal moves of one turn (the native arena.rules.MoveSet).",
     .tp_methods = moveset_methods,
