@@ -24,7 +24,6 @@ from arena.tournament.plan.seating import (
     seatings,
 )
 
-
 #: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
 KEY = "0f" * 32
 

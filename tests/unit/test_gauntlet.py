@@ -23,7 +23,6 @@ from arena.tournament.plan.schedule import (
 )
 from arena.tournament.plan.seating import is_follow_balanced, is_seat_balanced
 
-
 #: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
 KEY = "0f" * 32
 
