@@ -42,11 +42,12 @@ ENTRANTS = (("random", "random"), ("greedy", "greedy"), ("lookahead", "lookahead
 
 
 def tournament(seed: int, deals: int, duplicate: bool, players: int) -> str:
-    """The file of one run: the quickstart's bots at one table of ``players``, balanced seating."""
+    """The file of one run: the quickstart's bots, round-robin at tables of ``players`` (one table at 4),
+    balanced seating."""
     lines = [f'name = "dup-{seed}-{int(duplicate)}"', f"players = {players}", f"deals = {deals}", f"seed = {seed}",
              "time_limit = 30.0", 'seating = "balanced"', 'isolation = "none"', "public_deals = true",
              f"duplicate = {'true' if duplicate else 'false'}"]
-    for name, bot in ENTRANTS[:max(players, 2)]:
+    for name, bot in ENTRANTS:
         lines += ["", "[[entrants]]", f'name = "{name}"', f'bot = "{bot}"']
     return "\n".join(lines) + "\n"
 
@@ -105,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=30, help="rounds a run plays (default 30)")
     parser.add_argument("--seeds", type=int, default=4, help="master seeds, 1..N (default 4)")
-    parser.add_argument("--players", type=int, default=4, help="players a table, 2-4 (default 4: the quickstart)")
+    parser.add_argument("--players", type=int, default=4,
+                        help="players a table, 2-4 (default 4: the quickstart's one table; 2: its six pairs)")
     parser.add_argument("--workers", "-j", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--draws", type=int, default=2000, help="resamples for the ratio's interval")
     args = parser.parse_args(argv)
