@@ -82,20 +82,32 @@ def spread(scores: pd.DataFrame) -> float:
     return float(scores.groupby("pair")["score"].var(ddof=1).sum())
 
 
+def _matrix(frame: pd.DataFrame) -> np.ndarray:
+    """The round scores as an array: a row per round (in the order of ``(run, table, deal)``), a column per pair,
+    NaN where the round has no such pair."""
+    return frame.pivot_table(index=["run", "table", "deal"], columns="pair", values="score").to_numpy()
+
+
+def _spread_of(rows: np.ndarray) -> float:
+    """:func:`spread` of the rounds ``rows`` of a :func:`_matrix`."""
+    counts = (~np.isnan(rows)).sum(axis=0)
+    means = np.nanmean(np.where(counts > 0, rows, 0.0), axis=0)
+    squares = np.nansum((rows - means) ** 2, axis=0)
+    usable = counts > 1
+    return float((squares[usable] / (counts[usable] - 1)).sum())
+
+
 def ratio_interval(independent: pd.DataFrame, duplicate: pd.DataFrame, draws: int, rng: np.random.Generator
                    ) -> tuple[float, float]:
     """A 95% percentile interval of the variance ratio, resampling each format's rounds."""
-    def rounds(frame: pd.DataFrame) -> list[pd.DataFrame]:
-        return [block for _, block in frame.groupby(["run", "table", "deal"])]
-
-    a, b = rounds(independent), rounds(duplicate)
+    a, b = _matrix(independent), _matrix(duplicate)
     ratios = []
     for _ in range(draws):
-        pick_a = pd.concat([a[i] for i in rng.integers(0, len(a), len(a))])
-        pick_b = pd.concat([b[i] for i in rng.integers(0, len(b), len(b))])
-        below = spread(pick_b)
+        pick_a = a[rng.integers(0, len(a), len(a))]
+        pick_b = b[rng.integers(0, len(b), len(b))]
+        below = _spread_of(pick_b)
         if below > 0:
-            ratios.append(spread(pick_a) / below)
+            ratios.append(_spread_of(pick_a) / below)
     if not ratios:
         return float("nan"), float("nan")
     low, high = np.percentile(ratios, [2.5, 97.5])
