@@ -238,7 +238,7 @@ def test_a_bot_that_writes_down_the_piles_never_sees_a_deal_twice(tmp_path, twin
     """In the duplicate format every deal is played once per seating.  A memoriser (a class attribute and
     a file in its HOME; the program also /tmp, /dev/shm, /var/tmp) that saw a deal recognises it from the
     public play and predicts every rack and its own draws, unless no process of it sees a deal twice."""
-    settings = {"deals": 1, "rotate": True}
+    settings = {"deals": 1, "rotate": True, "duplicate": True}
     offenders = [{"name": "hostile", "bot": f"{HOSTILE}:MemoriserBot"},
                  {"name": "hostile-program", "command": program_command("memoriser")}]
     out = tournament(tmp_path, offenders, **settings)
