@@ -2,7 +2,8 @@
 
 A fenced block that follows the line ``<!-- output: NAME -->`` in README.md or in a page under docs/
 is what the command ``OUTPUTS[NAME]`` prints, byte for byte: the seeded quickstart's standings, a
-seeded match's verdict.  ``tests/project/test_outputs.py`` runs each command and compares;
+seeded match's verdict.  Both deal publicly (the quickstart's ``public_deals = true``, the match's
+``--public-deals``): with a results folder's secret deal key every run would deal other games.  ``tests/project/test_outputs.py`` runs each command and compares;
 after a change to what the arena prints, write the blocks again from real runs with
 
     python docs/outputs.py            # every block in README.md and docs/
@@ -50,8 +51,9 @@ OUTPUTS = {
         "the standings the README's first command prints at the end, on an 80-column terminal",
     ),
     "sprt-match": Output(
-        ("match", "lookahead", "greedy", "--sprt", "elo0=0,elo1=50", "--seed", "2024", "--out", "{out}", "--quiet"),
-        "a seeded SPRT match's standings and verdict",
+        ("match", "lookahead", "greedy", "--sprt", "elo0=0,elo1=50", "--seed", "2024", "--public-deals", "--out", "{out}",
+         "--quiet"),
+        "a seeded SPRT match's standings and verdict (public deals: the command alone gives every deal)",
     ),
 }
 

@@ -40,6 +40,14 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
               help="The scoring that decides wins.")
 @click.option("--isolation", type=click.Choice(["process", "none"]), default="process", show_default=True,
               help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code.")
+@click.option("--duplicate", is_flag=True,
+              help="The duplicate format: every seating of a round plays one shared deal (trusted bots only: a bot "
+                   "that leaves itself a note anywhere on the machine learns its rivals' tiles in the other seatings).")
+@click.option("--public-deals", is_flag=True,
+              help="Deal from the master seed alone, without the results folder's secret deal key (research; bots "
+                   "can then work the deals out).")
+@click.option("--deal-key", metavar="HEX", default=None,
+              help="Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted match: count the stored games in deal order and go on.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
@@ -48,12 +56,14 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 def command(
     bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
     out: str | None, seed: int | None, time_limit: float, clock: str | None, overage: float | None, scoring: str,
-    isolation: str, resume: bool, overwrite: bool, quiet: bool,
+    isolation: str, duplicate: bool, public_deals: bool, deal_key: str | None, resume: bool, overwrite: bool,
+    quiet: bool,
 ) -> None:
-    """Play bot A against bot B (or against the field B, C, ... at one table of 3-5) in the duplicate format.
+    """Play bot A against bot B (or against the field B, C, ... at one table of 3-5), seats balanced.
 
-    Every deal is played from every seat (two bots) or in the 6, 12 or 20
-    seatings of the balanced design (3, 4, 5 bots).  Deals are counted in deal
+    Every round is played from every seat (two bots) or in the 6, 12 or 20
+    seatings of the balanced design (3, 4, 5 bots), each game with a deal of
+    its own (--duplicate: one deal for the round).  Rounds are counted in
     order once all their games are stored, so the verdict and the number of
     games do not depend on --workers.  The results folder is a tournament's
     (arena report reads it) with match.json: the test, the counts, the LLR
@@ -86,8 +96,11 @@ def command(
         if seed is None:
             seed = random_seed()
             seed_note = f" (random; repeat the match with --seed {seed})"
+        if public_deals and deal_key is not None:
+            raise MatchError("--public-deals: the deals cannot be both public and keyed with --deal-key")
         plan = MatchPlan(tuple(bots), seed, games=games, sprt=params, max_games=max_games, scoring=scoring,
-                         time_limit=time_limit, isolation=isolation, clock=clock, overage=overage)
+                         time_limit=time_limit, isolation=isolation, clock=clock, overage=overage,
+                         duplicate=duplicate, public_deals=public_deals, deal_key=deal_key)
         config = plan.config()
         FolderLock.check(folder)
         walls = check_bots(config, "arena match")
@@ -123,7 +136,8 @@ def command(
     except Interrupted as exc:
         again = ["arena", "match", *bots, *(["--games", str(games)] if games is not None else []),
                  *(["--sprt", sprt, "--max-games", str(max_games)] if sprt is not None else []),
-                 "--seed", str(plan.seed), "--resume", *(["--out", out] if out else [])]
+                 "--seed", str(plan.seed), *(["--duplicate"] if duplicate else []),
+                 *(["--public-deals"] if public_deals else []), "--resume", *(["--out", out] if out else [])]
         click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {shlex.join(again)}",
                    err=True)
         sys.exit(130)

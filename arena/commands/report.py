@@ -35,9 +35,12 @@ if TYPE_CHECKING:
               help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
                    "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
                    "Not on a terminal: the standings as plain text each time they change.")
+@click.option("--deal-key", metavar="HEX", default=None,
+              help="The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
+                   "the rows' seeds are checked against the schedule it deals.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
-    html: bool, html_out: str | None, watch: bool,
+    html: bool, html_out: str | None, watch: bool, deal_key: str | None,
 ) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
@@ -59,7 +62,7 @@ def command(
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
     path = Path(folder)
     try:
-        config, _ = read_tournament(path)
+        config, _ = read_tournament(path, deal_key)
     except RunError as exc:
         raise click.ClickException(str(exc)) from None
     if watch:
@@ -120,6 +123,7 @@ def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
     from arena.tournament.folder.checkpoints import rows_digest_matches
     from arena.tournament.folder.files import GAMES_FILE
     from arena.tournament.folder.verify import schedule_games
+    from arena.tournament.plan.schedule import DealKeyMissing
 
     games_path = path / GAMES_FILE
     try:
@@ -128,7 +132,12 @@ def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
         raise click.ClickException(str(exc)) from None
     foreign = 0
     if not rows_digest_matches(path, games_path):  # rows the run checked need no second look at the schedule
-        games, foreign = schedule_games(games, config)
+        try:
+            games, foreign = schedule_games(games, config)
+        except DealKeyMissing:
+            raise click.ClickException(f"{path}: its games' seeds are checked against the schedule, which is dealt "
+                                       f"with the folder's deal key: it has no deal.key; give it with --deal-key HEX"
+                                       ) from None
     ignored = games.attrs.get("unreadable", 0) + foreign
     if games.empty:
         return None, ignored, 0

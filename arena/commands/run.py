@@ -40,6 +40,12 @@ if TYPE_CHECKING:
               help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
                    "(default: the file's isolation key, else process).")
 @clock_options(" (in place of the file's clock and overage keys).")
+@click.option("--public-deals", is_flag=True,
+              help="Deal every game from the file alone, without the results folder's secret deal key, so anyone "
+                   "with the file can deal them (research runs; bots can then find the deals); as public_deals = true.")
+@click.option("--deal-key", metavar="HEX", default=None,
+              help="Deal with this deal key (64 hex digits, from a folder's deal.key) instead of a new one: to play "
+                   "or check a published tournament's games again elsewhere.")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
                    "local cluster of N worker processes (needs the dask extra; not with --workers).")
@@ -51,12 +57,15 @@ if TYPE_CHECKING:
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
     allow_changed_bots: bool, compress: bool, start_method: str | None, isolation: str | None, clock: str | None,
-    overage: float | None, cluster: str | None, report_every: int | None, quiet: bool,
+    overage: float | None, public_deals: bool, deal_key: str | None, cluster: str | None, report_every: int | None,
+    quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
-    Every game is seeded from the file's master seed, so a run gives the same
-    games on any machine with any number of workers. Results are appended to
+    Every game is seeded from the file's master seed and the results folder's
+    secret deal key (made with the folder, kept in DIR/deal.key), so a run or
+    its resume gives the same games on any machine with any number of workers,
+    and no bot can work out a deal. Results are appended to
     the results folder (results/NAME/, or --out DIR) as each game finishes;
     after an interruption, run the same command with --resume to play only
     the missing games.  Relative paths in FILE are read from FILE's folder.
@@ -67,7 +76,15 @@ def command(
     from arena.tournament.folder.identity import check_bots
     from arena.tournament.folder.store import FolderLock, check_folder
     from arena.tournament.folder.update import check_update
-    from arena.tournament.plan.config import ConfigError, load_config, parse_config, with_clock_text, with_isolation
+    from arena.tournament.plan.config import (
+        ConfigError,
+        load_config,
+        parse_config,
+        with_clock_text,
+        with_deals,
+        with_isolation,
+        with_public_deals_text,
+    )
     from arena.tournament.plan.schedule import count_games, tournament_tables
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
@@ -93,7 +110,9 @@ def command(
             # The folder keeps the file as played: with the clock given here.
             text = with_clock_text(text, clock, overage)
             config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
-        config = with_isolation(config, isolation)
+        if public_deals and not config.public_deals:
+            text = with_public_deals_text(text)  # the folder keeps the file as played: with public deals
+        config = with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key)
         folder = Path(out) if out is not None else Path("results") / config.name
         FolderLock.check(folder)
         # A folder that would be refused is refused before any bot program starts.
@@ -119,6 +138,10 @@ def command(
             click.echo(f"bots run in {line}", err=True)
         if config.clock:
             click.echo(f"every bot seat has a {config.clock}", err=True)
+        if config.public_deals:
+            click.echo("public deals: the file alone gives every game's deal (bots can work them out too)", err=True)
+        elif config.duplicate:
+            click.echo("duplicate deals: a round's seatings share one deal (trusted bots only)", err=True)
         if config.isolation == "none":
             click.echo("Python bots run inside the workers (isolation none: trusted code only)", err=True)
     def notify(line: str) -> None:
@@ -138,7 +161,8 @@ def command(
     except Interrupted as exc:
         click.echo(
             f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; "
-            f"continue with: arena run {file} --resume" + (f" --out {out}" if out else ""),
+            f"continue with: arena run {file} --resume" + (f" --out {out}" if out else "")
+            + (" --public-deals" if public_deals else ""),
             err=True,
         )
         sys.exit(130)

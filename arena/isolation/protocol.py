@@ -10,8 +10,10 @@ are written as the game records write them.  The module does no I/O.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -83,13 +85,27 @@ def hello_options(declared: Mapping[str, Option]) -> dict[str, Any]:
     return members
 
 
-def bot_seed(seed: int, seat: int) -> str:
-    """The ``seed`` of a ``game`` message: 64 hex digits, the SHA-256 of ``uptown-bot/1:SEED:SEAT``.
+def bot_seed(seed: int, seat: int, key: str | None = None) -> str:
+    """The ``seed`` of a ``game`` message: 64 hex digits.
 
-    ``random.Random(int(bot_seed(seed, seat), 16))`` is the generator an
-    in-process bot gets, so a Python bot plays the same game either way.
+    In a keyed tournament (``key``: the results folder's deal key, 64 hex digits) it is the
+    HMAC-SHA256 of ``uptown-bot/1:SEED:SEAT`` under the key, so it says nothing about the
+    game seed (nor the deal) to whoever lacks the key.  With public deals (``key`` None:
+    ``arena play --seed``, ``public_deals = true``) it is the plain SHA-256 of that text,
+    which anyone who knows the game seed can work out, as the deal itself.
+
+    ``random.Random(int(bot_seed(seed, seat, key), 16))`` is the generator an
+    in-process bot gets (:func:`bot_random`), so a Python bot plays the same game either way.
     """
-    return hashlib.sha256(f"{SEED_STREAM}:{seed}:{seat}".encode()).hexdigest()
+    text = f"{SEED_STREAM}:{seed}:{seat}".encode()
+    if key is None:
+        return hashlib.sha256(text).hexdigest()
+    return hmac.new(bytes.fromhex(key), text, hashlib.sha256).hexdigest()
+
+
+def bot_random(seed: int, seat: int, key: str | None = None) -> random.Random:
+    """The generator of an in-process bot: the one a program would make from its ``seed`` (:func:`bot_seed`)."""
+    return random.Random(int(bot_seed(seed, seat, key), 16))
 
 
 # -- the referee's side ------------------------------------------------------------

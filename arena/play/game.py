@@ -80,8 +80,10 @@ class Game:
 
     def __init__(self, state: GameState, players: Sequence[PreparedBot], names: list[str], seed: int,
                  label: str, *, guard: Guard, pool: BotPool, logs: BotLogs, terminal: Terminal | None,
-                 time_limit: float, control: TimeControl = NO_CLOCK) -> None:
+                 time_limit: float, control: TimeControl = NO_CLOCK, deal_key: str | None = None) -> None:
         n = len(players)
+        #: The tournament's deal key (None: public deals): every bot's seed is keyed with it.
+        self.deal_key = deal_key
         self.state = state
         self.players = players
         self.names = names
@@ -147,12 +149,13 @@ class Game:
             elif player.program is not None:
                 assert writer is not None
                 self.seats.append(ProgramSeat(self.pool, player, seat, settings, self.seed, writer, self.label,
-                                              self.time_limit))
+                                              self.time_limit, key=self.deal_key))
             else:
                 assert player.cls is not None  # prepared in process: it has its class
                 # A copy of its own: a bot that changes its settings changes nothing outside.
                 self.seats.append(InProcessSeat(self.guard, player.cls, seat, copy.copy(settings), player.options,
-                                                self.seed, self.logs.stream(player.name or player.spec.ref)))
+                                                self.seed, self.logs.stream(player.name or player.spec.ref),
+                                                key=self.deal_key))
         if self.control:
             # Every bot's clock; the human plays without one (nor any time limit).
             self.clocks = [None if isinstance(s, HumanSeat) else self.control.seat_clock() for s in self.seats]

@@ -86,7 +86,7 @@ from arena.rules import GameSettings, GameState, Move, deal
 
 log = logging.getLogger("arena.play.referee")
 
-#: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)``.
+#: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)`` with public deals.
 BOT_STREAM = protocol.SEED_STREAM
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 ISOLATIONS = ("process", "none")
@@ -301,11 +301,13 @@ class Referee:
         names: Sequence[str] | None = None,
         extra: Mapping[str, Any] | None = None,
         on_move: Callable[[GameState, Move], None] | None = None,
+        deal_key: str | None = None,
     ) -> GameOutcome:
         """Play one game: seat ``i`` is played by a fresh bot made from ``bots[i]``.
 
-        The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets
-        ``derived_random("uptown-bot/1", seed, seat)`` as its generator.
+        The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets the ``seed``
+        :func:`~arena.isolation.protocol.bot_seed` makes of it, its seat and ``deal_key`` (the
+        tournament's secret key; None for public deals), and the generator made of that.
         ``names`` are the players' names in the record (default: the spec texts);
         ``extra`` keys are added to the record after the referee's own.
         ``on_move(state, move)`` is called after every move, passes included.
@@ -320,7 +322,7 @@ class Referee:
         state = GameState(settings, _deal(seed, settings))
         label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
         game = Game(state, players, names, seed, label, guard=guard, pool=self.pool, logs=self._logs,
-                    terminal=self.terminal, time_limit=self.time_limit, control=self.clock)
+                    terminal=self.terminal, time_limit=self.time_limit, control=self.clock, deal_key=deal_key)
         Tripwire.tripped = ""
         result = game.play(on_move)
         if Tripwire.tripped:
@@ -329,7 +331,7 @@ class Referee:
                         "process of its own", event, seed)
             return self._isolated_referee().play(
                 [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
-                on_move=on_move,
+                on_move=on_move, deal_key=deal_key,
             )
         return GameOutcome(
             state, result, game.faults, game.seconds, game.faulted_seats(), names, seed, players,

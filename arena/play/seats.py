@@ -21,7 +21,7 @@ from arena.isolation import protocol, sandbox
 from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.isolation.protocol import ProtocolError, TurnWriter
 from arena.play.guard import Guard
-from arena.rules import GameSettings, GameState, MoveSet, SeatResult, derived_random
+from arena.rules import GameSettings, GameState, MoveSet, SeatResult
 
 if TYPE_CHECKING:
     from arena.play.clock import SeatClock
@@ -33,8 +33,10 @@ class InProcessSeat:
     """A bot played in the referee's own process."""
 
     def __init__(self, guard: Guard, cls: type[Bot], seat: int, settings: GameSettings,
-                 options: dict[str, Any], seed: int, err: Any = None) -> None:
+                 options: dict[str, Any], seed: int, err: Any = None, key: str | None = None) -> None:
         self.guard = guard
+        #: The tournament's deal key (None: public deals), which the bot's generator is keyed with too.
+        self.key = key
         #: Where the bot's ``sys.stderr`` goes while it runs (its log), or None: left alone.
         self.err = err
         self.cls = cls
@@ -45,7 +47,7 @@ class InProcessSeat:
         self.bot: Bot | None = None
 
     def start(self) -> tuple[float, Fault | None]:
-        rng = derived_random(protocol.SEED_STREAM, self.seed, self.seat)
+        rng = protocol.bot_random(self.seed, self.seat, self.key)
         make = functools.partial(self.cls, self.seat, self.settings, dict(self.options))
         bot, elapsed, fault = self.guard.call(make, rng, self.err)
         if fault is None and not isinstance(bot, Bot):
@@ -75,8 +77,10 @@ class ProgramSeat:
     """
 
     def __init__(self, pool: BotPool, player: PreparedBot, seat: int, settings: GameSettings,
-                 seed: int, writer: TurnWriter, label: str, limit: float) -> None:
+                 seed: int, writer: TurnWriter, label: str, limit: float, key: str | None = None) -> None:
         self.pool = pool
+        #: The tournament's deal key (None: public deals): the ``seed`` the bot is sent is keyed with it.
+        self.key = key
         self.player = player
         self.seat = seat
         self.settings = settings
@@ -123,7 +127,7 @@ class ProgramSeat:
         self.process.label = f"seat {self.seat}"
         # Sent with the first turn, so that a new game costs no round trip of its own.
         self._first = protocol.game_line(
-            self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat),
+            self.settings, self.seat, self.player.options, self.limit, protocol.bot_seed(self.seed, self.seat, self.key),
         )
         return self._seconds, None
 

@@ -151,6 +151,7 @@ def test_partial_results_are_reported_as_such(folder, tmp_path, report):
     partial = tmp_path / "partial"
     partial.mkdir()
     (partial / "tournament.toml").write_text((folder / "tournament.toml").read_text())
+    (partial / "deal.key").write_text((folder / "deal.key").read_text())  # the folder's key: its deals
     lines = (folder / "games.csv").read_text().splitlines(keepends=True)
     (partial / "games.csv").write_text("".join(lines[:6]) + lines[6][:10])  # 2.5 games and a half line
     result = report(str(partial))

@@ -16,6 +16,7 @@ name = "small"
 players = 3
 deals = 2
 seed = 5
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
 seating = "rotate"
 [[entrants]]
@@ -162,7 +163,8 @@ EXAMPLES = ROOT / "examples" / "protocol"
 
 
 def programs_tournament(write_tournament: Callable[..., Path], *entrants: str, extra: str = "") -> Path:
-    text = 'name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\nseating = "rotate"\n' + extra
+    text = ('name = "programs"\nplayers = 3\ndeals = 2\nseed = 8\ntime_limit = 5\nseating = "rotate"\n'
+            f'deal_key = "{"0f" * 32}"\n' + extra)
     for entrant in entrants:
         text += "[[entrants]]\n" + entrant + "\n"
     return write_tournament(text, "programs.toml")

@@ -178,6 +178,8 @@ def play(specs, seed: int, logs: Path, time_limit: float = 1.0, **kwargs):
 # -- tournaments ----------------------------------------------------------------------------
 
 TOURNAMENT = "hostile-suite"
+#: The deal key of every tournament here (a results folder's own, in a real run).
+DEAL_KEY = "0f" * 32
 #: The three entrants beside the offender.
 OTHERS = [{"name": "greedy", "bot": "greedy"}, {"name": "rnd", "bot": "random"}, {"name": "greedy2", "bot": "greedy"}]
 TWIN = {"name": "hostile", "bot": f"{HOSTILE}:HarmlessBot"}
@@ -205,12 +207,12 @@ def toml_value(value) -> str:
 
 
 def write_tournament(folder: Path, entrants: list[dict], *, isolation: str = "process", time_limit: float = 1.0,
-                     deals: int = 1, rotate: bool = True, seed: int = 1207, **more) -> Path:
-    """The tournament file of ``entrants`` (``more``: further top-level keys)."""
+                     deals: int = 1, rotate: bool = True, seed: int = 1207, duplicate: bool = False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    lines = [f'name = "{TOURNAMENT}"', "players = 3", f"deals = {deals}", f"seed = {seed}",
+    # One deal key for every run: a tournament and its twin are dealt the same games.
+    lines = [f'name = "{TOURNAMENT}"', "players = 3", f"deals = {deals}", f"seed = {seed}", f'deal_key = "{DEAL_KEY}"',
+             f"duplicate = {toml_value(duplicate)}",
              f"time_limit = {time_limit}", f"rotate = {toml_value(rotate)}", f'isolation = "{isolation}"']
-    lines += [f"{key} = {toml_value(value)}" for key, value in more.items()]
     for entrant in entrants:
         lines.append("[[entrants]]")
         lines += [f"{key} = {toml_value(value)}" for key, value in entrant.items()]

@@ -255,10 +255,15 @@ def test_a_process_is_retired_after_its_games_and_few_are_kept_idle(tmp_path, mo
     assert [len(played) for played in games] == [1, 1, 1, 1, 2]
 
 
+#: A results folder's deal key: the bots' seeds are keyed with it.
+DEAL_KEY = "0f" * 32
+
+
 def config_of(tmp_path: Path, deals: int):
     diary_command = json.dumps([sys.executable, str(PROGRAMS / "diary.py")])
     return parse_config(
         f'name = "d"\nplayers = 3\ndeals = {deals}\nseed = 4\ntime_limit = 5\nseating = "rotate"\n'
+        f'duplicate = true\ndeal_key = "{DEAL_KEY}"\n'  # the format whose deals come back
         f'[[entrants]]\nname = "diary"\ncommand = {diary_command}\n'
         '[[entrants]]\nname = "rnd"\nbot = "random"\n'
         '[[entrants]]\nname = "greedy"\nbot = "greedy"\n',
@@ -292,7 +297,7 @@ def test_a_chunk_is_played_deal_after_deal_and_answered_in_its_own_order(tmp_pat
     assert untimed(rows.decode()) == untimed("".join(text for _, text, _ in one_by_one))
     assert faults == []
     # A process per seating, each playing its five deals.
-    deal_of = {protocol.bot_seed(g.seed, seat): g.seed for g in games for seat in range(3)}
+    deal_of = {protocol.bot_seed(g.seed, seat, DEAL_KEY): g.seed for g in games for seat in range(3)}
     assert sorted(len(played) for played in processes.values()) == [5, 5, 5]
     for played in processes.values():
         assert len({deal_of[seed] for seed in played}) == 5

@@ -26,6 +26,8 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 BAD = FIXTURES / "bad_bots.py"
 ENV = dict(os.environ)
+#: A results folder's deal key: the folders these tests compare are dealt the same games.
+KEY = "0f" * 32
 
 
 @pytest.fixture
@@ -34,6 +36,7 @@ def tournament(write_tournament):
 
     def write(bots: list[str], deals: int = 2, isolation: str = "none", name: str = "c") -> Path:
         text = (f'name = "{name}"\nplayers = 2\ndeals = {deals}\nseed = 7\ntime_limit = 5\nisolation = "{isolation}"\n'
+                f'deal_key = "{KEY}"\n'
                 + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "{bot}"\n' for i, bot in enumerate(bots)))
         return write_tournament(text, f"{name}.toml")
 
@@ -245,6 +248,7 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
     from arena.tournament.run.workers import worker_settings
 
     config = parse_config('name = "h"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = 1\nisolation = "none"\n'
+                          f'deal_key = "{KEY}"\n'
                           '[[entrants]]\nname = "rnd"\nbot = "random"\n'
                           f'[[entrants]]\nname = "stuck"\nbot = "{BAD}:CBlockingBot"\n', "h.toml")
     cluster = Cluster.connect("local:2")
@@ -268,6 +272,7 @@ def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
 
     # As if the bot's package were installed where the run starts but not on the workers.
     config = parse_config('name = "m"\nplayers = 2\ndeals = 1\nseed = 3\nisolation = "none"\n'
+                          f'deal_key = "{KEY}"\n'
                           '[[entrants]]\nname = "rnd"\nbot = "random"\n'
                           '[[entrants]]\nname = "gone"\nbot = "not_installed_here.bot:Bot"\n', "m.toml")
     cluster = Cluster.connect("local:1")
@@ -369,6 +374,7 @@ def _without_times(found: tuple[list[list[str]], dict[str, str]]) -> tuple[list[
 def test_clocks_hold_on_workers_started_by_hand(tmp_path, scheduler, write_tournament, run, local_results, isolation):
     file = write_tournament(
         f'name = "clocked"\nplayers = 2\ndeals = 2\nseed = 7\ntime_limit = 5\nclock = "30+0.5"\noverage = 2\n'
+        f'deal_key = "{KEY}"\n'
         f'isolation = "{isolation}"\n[[entrants]]\nbot = "random"\n[[entrants]]\nbot = "greedy"\n', "clocked.toml")
     result = run(str(file), "--cluster", scheduler, "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output

@@ -23,6 +23,7 @@ name = "engines"
 players = {players}
 deals = 2
 seed = 77
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # both runs dealt the same games
 scoring = "{scoring}"
 time_limit = 60.0
 # The bots in the referee's process, on its engine: what the engines decide is what is compared (a

@@ -58,6 +58,7 @@ name = "ids"
 players = 2
 deals = 2
 seed = 4
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
 isolation = "{isolation}"
 [[entrants]]

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.tournament.folder.files import LEAGUE_FILE, RETIRED_FILE
 from arena.tournament.folder.league import plan_update
-from arena.tournament.plan.config import parse_config
+from arena.tournament.plan.config import TournamentConfig, parse_config
 from arena.tournament.plan.schedule import schedule
 
 HEAD = """
@@ -102,7 +103,9 @@ def test_a_league_with_an_entrant_added_then_one_replaced_plays_exactly_the_new_
     assert len((league / RETIRED_FILE).read_text().splitlines()) == 18
 
     scratch = tmp_path / "scratch"
-    fresh = run(cli, str(path), "--out", str(scratch))
+    # the league's own deal key (its deal.key) deals a fresh folder's games the same
+    key = (league / "deal.key").read_text().strip()
+    fresh = run(cli, str(path), "--out", str(scratch), "--deal-key", key)
     assert fresh.exit_code == 0, fresh.output
     assert played(fresh.output) == 24
     mine, theirs = records(league), records(scratch)
@@ -203,15 +206,34 @@ def test_update_excludes_overwrite_and_allow_changed_bots(
         assert result.exit_code == 2 and "choose one" in result.output
 
 
+def keyed(text: str) -> TournamentConfig:
+    """The tournament of ``text`` with a results folder's deal key."""
+    return replace(parse_config(text, "t.toml"), deal_key="0f" * 32)
+
+
 def test_the_plan_counts_each_game_once_and_keeps_ids() -> None:
-    old = parse_config(FIRST, "t.toml")
-    new = parse_config(JOINED + "", "t.toml")
+    old = keyed(FIRST)
+    new = keyed(JOINED + "")
     stored = [game.game_id for game in schedule(old)]
     same = {n: {"spec": "x"} for n in ("a", "b", "c", "d")}
     plan = plan_update(old, new, stored, same, same)
     assert plan.kept == set(stored) and not plan.dropped
     assert sum(plan.added.values()) == 18
     assert plan.tables[0] == "a|b|c"
-    more = parse_config(JOINED.replace("deals = 2", "deals = 3"), "t.toml")
+    more = keyed(JOINED.replace("deals = 2", "deals = 3"))
     plan = plan_update(old, more, stored, same, same)
     assert plan.added["deals 2 -> 3"] == 3 and plan.added["entrant 'd' joined"] == 27
+
+
+def test_no_two_games_of_a_league_that_grew_share_a_deal() -> None:
+    # S1: every game its own deal, the kept games' and the new tables' alike (a league keeps its numbering)
+    old = keyed(FIRST)
+    plan = plan_update(old, keyed(JOINED.replace("deals = 2", "deals = 3")), [g.game_id for g in schedule(old)],
+                       None, {})
+    grown = replace(keyed(JOINED.replace("deals = 2", "deals = 3")), numbering=tuple(plan.tables))
+    seeds = [game.seed for game in schedule(grown)]
+    assert len(seeds) == 4 * 3 * 3 and len(set(seeds)) == len(seeds)
+    kept = {g.game_id: g.seed for g in schedule(old)}
+    assert all(kept[g.game_id] == g.seed for g in schedule(grown) if g.game_id in kept)
+    duplicate = replace(grown, duplicate=True)
+    assert len({game.seed for game in schedule(duplicate)}) == 4 * 3  # one deal a round of a table

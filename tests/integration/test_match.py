@@ -34,9 +34,15 @@ ROOT = Path(__file__).resolve().parents[2]
 MIXED = f"{ROOT / 'benchmarks' / 'match_bots.py'}:MixedBot"
 
 
+#: A results folder's deal key: matches these tests compare across folders play the same deals.
+KEY = "0f" * 32
+
+
 def plan(*specs: str, **kw) -> MatchPlan:
     kw.setdefault("seed", 7)
     kw.setdefault("isolation", "none")
+    if not kw.get("public_deals"):
+        kw.setdefault("deal_key", KEY)
     return MatchPlan(tuple(specs), **kw)
 
 
@@ -169,12 +175,26 @@ def test_names_and_the_tournament_a_match_is():
 def test_a_tournament_file_names_its_seating_design():
     from arena.tournament.plan.config import ConfigError, parse_config
 
-    text = 'name = "t"\nplayers = 3\ndeals = 1\nseed = 1\nseating = "SEATING"\n' + \
+    text = f'name = "t"\nplayers = 3\ndeals = 1\nseed = 1\ndeal_key = "{KEY}"\nseating = "SEATING"\n' + \
         "".join(f'[[entrants]]\nbot = "{b}"\nname = "{b}{i}"\n' for i, b in enumerate(["random"] * 3))
     config = parse_config(text.replace("SEATING", "balanced"))
     assert [g.rotation for g in schedule(config)] == [0, 1, 2, 3, 4, 5]
     with pytest.raises(ConfigError, match="seating: must be one of fixed, rotate, all, balanced"):
         parse_config(text.replace("SEATING", "spiral"))
+
+
+@pytest.mark.parametrize("bots", [2, 3, 5])
+def test_no_two_games_of_a_match_share_a_deal_unless_it_is_duplicate(bots):
+    # S1: every game of a match its own deal; --duplicate: one deal for the seatings of a round
+    p = plan(*["random"] * bots, games=3 * len(plan(*["random"] * bots, games=1).config().names) * 20)
+    seeds = [g.seed for g in schedule(p.config())]
+    assert len(seeds) == p.deals * p.games_per_deal and len(set(seeds)) == len(seeds)
+    duplicate = plan(*["random"] * bots, games=p.games, duplicate=True)
+    rounds: dict[int, set[int]] = {}
+    for g in schedule(duplicate.config()):
+        rounds.setdefault(g.deal, set()).add(g.seed)
+    assert all(len(found) == 1 for found in rounds.values()) and len(rounds) == p.deals
+    assert "duplicate = true" in duplicate.config_text() and "duplicate" not in p.config_text()
 
 
 # -- real matches ------------------------------------------------------------------------
@@ -206,8 +226,9 @@ def test_random_against_greedy_accepts_h0(tmp_path):
 
 @pytest.mark.slow
 def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
-    """Two copies of one bot replay each other's game from the other seat: every pair is one win, one loss."""
-    result = run_match(plan("random", "random", games=9), tmp_path / "m", workers=2)
+    """Two copies of one bot replay each other's game from the other seat (the duplicate format): every pair is
+    one win, one loss."""
+    result = run_match(plan("random", "random", games=9, duplicate=True), tmp_path / "m", workers=2)
     match = result.match
     assert match["games"] == 10 and match["deals"] == 5  # 9 games, rounded up to whole deals
     assert match["verdict"] is None and match["llr"] is None and match["history"]["llr"] == []
@@ -303,7 +324,7 @@ def _start(args: list[str]) -> subprocess.Popen:
 
 @pytest.mark.slow
 def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
-    args = [*EQUAL, "--sprt", "elo0=0,elo1=40", "--seed", "3", "--isolation", "none", "--quiet"]
+    args = [*EQUAL, "--sprt", "elo0=0,elo1=40", "--seed", "3", "--isolation", "none", "--quiet", "--deal-key", KEY]
     whole = tmp_path / "whole"
     done = subprocess.run([sys.executable, "-m", "arena", "match", *args, "--out", str(whole), "-j", "2"],
                           capture_output=True, text=True, timeout=600)

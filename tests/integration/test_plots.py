@@ -239,7 +239,7 @@ def test_report_plots_into_a_folder_it_cannot_write(folder, tmp_path, run_cli):
     assert sorted(p.name for p in taken.iterdir()) == ["win_share.png"]  # no temporary file left
     bad_match = tmp_path / "bad-match"
     bad_match.mkdir()
-    for name in ("tournament.toml", "games.csv"):
+    for name in ("tournament.toml", "deal.key", "games.csv"):
         (bad_match / name).write_text((folder / name).read_text())
     (bad_match / "match.json").write_text("{not json")
     one_line_error(run_cli("report", str(bad_match), "--plots"), "match.json")

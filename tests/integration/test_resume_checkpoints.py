@@ -21,6 +21,7 @@ name = "checkpointed"
 players = 2
 deals = 3
 seed = 31
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
 isolation = "none"
 [[entrants]]

@@ -20,6 +20,7 @@ name = "checked"
 players = 2
 deals = 2
 seed = 23
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
 isolation = "none"
 [[entrants]]

@@ -57,6 +57,7 @@ name = "{name}"
 players = {players}
 deals = {deals}
 seed = 11
+deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
 seating = "rotate"
 [[entrants]]

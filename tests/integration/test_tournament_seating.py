@@ -24,9 +24,13 @@ from arena.tournament.plan.seating import (
     seatings,
 )
 
+#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
+KEY = "0f" * 32
+
 
 def tournament(entrants: int, players: int, deals: int = 2, extra: str = "", seed: int = 5) -> str:
-    text = f'name = "s"\nplayers = {players}\ndeals = {deals}\nseed = {seed}\n{extra}\n'
+    key = "" if "public_deals" in extra else f'deal_key = "{KEY}"\n'
+    text = f'name = "s"\nplayers = {players}\ndeals = {deals}\nseed = {seed}\n{key}{extra}\n'
     return text + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "random"\n' for i in range(entrants))
 
 
@@ -77,7 +81,9 @@ def test_all_plays_every_permutation_of_each_deal(players, per_deal):
     seated = [g.seats for g in schedule(config)]
     assert len(seated) == per_deal == count_games(config)
     assert sorted(seated) == list(itertools.permutations(range(players)))
-    assert len({g.seed for g in schedule(config)}) == 1  # one deal: the duplicate format
+    assert len({g.seed for g in schedule(config)}) == per_deal  # every game a deal of its own
+    duplicate = parse_config(tournament(players, players, deals=1, extra='seating = "all"\nduplicate = true'), "s")
+    assert len({g.seed for g in schedule(duplicate)}) == 1  # one deal: the duplicate format
 
 
 def test_fixed_plays_each_deal_once():
@@ -98,7 +104,7 @@ def test_balanced_on_a_filled_table_balances_what_it_can():
 
 
 def test_the_games_of_a_deal_share_its_seed_and_ids_are_the_design_index():
-    config = parse_config(tournament(5, 4, deals=3), "s.toml")
+    config = parse_config(tournament(5, 4, deals=3, extra="duplicate = true"), "s.toml")
     games = list(schedule(config))
     for (table, deal), group in itertools.groupby(games, key=lambda g: (g.table, g.deal)):
         group = list(group)
@@ -110,7 +116,8 @@ def test_the_games_of_a_deal_share_its_seed_and_ids_are_the_design_index():
 # -- old files keep their games ---------------------------------------------------
 
 # Digests of [tuple(game) for game in schedule] as the arena listed them before the seating
-# key (rotate = true / false), for tournament(n, k, deals=3, seed=5).
+# key (rotate = true / false), for tournament(n, k, deals=3, seed=5): the duplicate format with
+# public deals, which it was then, gives them still.
 OLD_SCHEDULES = [
     (4, 3, "rotate = true", 36, "71bcb4d095179892", ("t001-d0000-r2", 1, 0, 2, 7510483727681750194, (1, 3, 0))),
     (2, 4, "rotate = true", 6, "11d5135c4be1820e", ("t000-d0002-r1", 0, 2, 1, 1056102965517917984, (1, 0, 1, 0))),
@@ -123,7 +130,8 @@ OLD_SCHEDULES = [
 
 @pytest.mark.parametrize("entrants, players, key, count, digest, sixth", OLD_SCHEDULES)
 def test_old_rotate_files_give_the_same_game_ids_and_seeds(entrants, players, key, count, digest, sixth):
-    config = parse_config(tournament(entrants, players, deals=3, extra=key), "s.toml")
+    extra = f"{key}\nduplicate = true\npublic_deals = true"
+    config = parse_config(tournament(entrants, players, deals=3, extra=extra), "s.toml")
     games = [tuple(g) for g in schedule(config)]
     assert len(games) == count == count_games(config)
     assert games[5] == sixth
@@ -229,10 +237,11 @@ def keep_games(out: Path, kept: int) -> None:
         (out / name).unlink()
 
 
-SMALL_BALANCED = """name = "small-balanced"
+SMALL_BALANCED = f"""name = "small-balanced"
 players = 4
 deals = 1
 seed = 12
+deal_key = "{KEY}"  # the same deals in every folder these tests compare
 time_limit = 5
 isolation = "none"
 [[entrants]]

@@ -20,11 +20,14 @@ from arena.tournament.run.workers import (
 )
 
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
+#: A results folder's deal key, for the schedules these tests list themselves.
+KEY = "0f" * 32
 
 
 def config_of(third: str, deals: int = 2, isolation: str = "process"):
     return parse_config(
-        f'name = "w"\nplayers = 2\ndeals = {deals}\nseed = 4\ntime_limit = 5\nisolation = "{isolation}"\n'
+        f'name = "w"\nplayers = 2\ndeals = {deals}\nseed = 4\ndeal_key = "{KEY}"\ntime_limit = 5\n'
+        f'isolation = "{isolation}"\n'
         '[[entrants]]\nname = "rnd"\nbot = "random"\n'
         '[[entrants]]\nname = "greedy"\nbot = "greedy"\n'
         f'[[entrants]]\nname = "other"\nbot = "{third}"\n',
@@ -96,7 +99,7 @@ def _chunks(games, workers: int, passes: bool) -> list[list]:
 def test_with_bots_in_processes_a_chunk_is_one_seatings_run_of_deals():
     # 4 players, every seating: 24 games a deal; bots in processes get whole passes (one seating, every
     # deal once), so a worker's processes play a game of every deal before any needs replacing
-    config = parse_config('name = "p"\nplayers = 4\ndeals = 40\nseed = 1\nseating = "all"\n'
+    config = parse_config(f'name = "p"\nplayers = 4\ndeals = 40\nseed = 1\nseating = "all"\ndeal_key = "{KEY}"\n'
                           + "".join(f'[[entrants]]\nname = "r{i}"\nbot = "random"\n' for i in range(4)), "p.toml")
     games = list(by_seating(schedule(config)))
     chunks = _chunks(games, 2, passes=True)

@@ -23,9 +23,13 @@ from arena.tournament.plan.schedule import (
 )
 from arena.tournament.plan.seating import is_follow_balanced, is_seat_balanced
 
+#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
+KEY = "0f" * 32
+
 
 def tournament(entrants: int, players: int, extra: str = "", deals: int = 1, seed: int = 5) -> str:
-    text = f'name = "g"\nplayers = {players}\ndeals = {deals}\nseed = {seed}\n{extra}\n'
+    key = "" if "public_deals" in extra else f'deal_key = "{KEY}"\n'
+    text = f'name = "g"\nplayers = {players}\ndeals = {deals}\nseed = {seed}\n{key}{extra}\n'
     return text + "".join(f'[[entrants]]\nname = "e{i}"\nbot = "random"\n' for i in range(entrants))
 
 
@@ -61,9 +65,9 @@ def test_gauntlet_tables_are_the_round_robin_tables_with_one_challenger_in_the_s
     assert tournament_tables(config) == expected
     # a gauntlet table plays the deals it plays in the round-robin of the same entrants
     round_robin = parse_config(tournament(6, 3), "g.toml")
-    rr_seed = {(tables(6, 3)[g.table], g.deal): g.seed for g in schedule(round_robin)}
+    rr_seed = {(tables(6, 3)[g.table], g.deal, g.rotation): g.seed for g in schedule(round_robin)}
     for g in schedule(config):
-        assert g.seed == rr_seed[(expected[g.table], g.deal)]
+        assert g.seed == rr_seed[(expected[g.table], g.deal, g.rotation)]
 
 
 def test_gauntlet_schedule_is_balanced_and_counted():
@@ -144,7 +148,7 @@ def test_the_choice_is_seeded_and_deterministic():
     # the chosen tables keep their seeds: TABLE is the entrants' names, not the table's number
     names = [f"e{i}" for i in range(9)]
     for g in schedule(parse_config(text, "g")):
-        assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal)
+        assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal, g.rotation, KEY)
     assert {g.game_id[:4] for g in schedule(parse_config(text, "g"))} == {f"t{t:03d}" for t in range(20)}
 
 
@@ -190,10 +194,11 @@ def test_bad_input_is_one_line_and_nothing_starts(tmp_path, cli, write_tournamen
 
 # -- a real run ---------------------------------------------------------------------
 
-GAUNTLET = """name = "small-gauntlet"
+GAUNTLET = f"""name = "small-gauntlet"
 players = 3
 deals = 1
 seed = 3
+deal_key = "{KEY}"  # the same deals in both folders the test compares
 time_limit = 5
 isolation = "none"
 format = "gauntlet"

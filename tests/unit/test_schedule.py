@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 from collections import Counter
 
@@ -10,6 +11,7 @@ import pytest
 
 from arena.tournament.plan.config import Entrant, TournamentConfig
 from arena.tournament.plan.schedule import (
+    DealKeyMissing,
     by_seating,
     count_games,
     game_seed,
@@ -20,9 +22,14 @@ from arena.tournament.plan.schedule import (
 )
 from arena.tournament.plan.seating import DESIGNS
 
+#: A results folder's deal key, as :mod:`arena.tournament.folder.dealkey` makes one.
+KEY = "0f" * 32
+
 
 def config(entrants: int, players: int, deals: int = 3, rotate: bool = True, seed: int = 5,
            seating: str | None = None, **more) -> TournamentConfig:
+    if not more.get("public_deals"):
+        more.setdefault("deal_key", KEY)
     return TournamentConfig(
         name="s", players=players, deals=deals, seed=seed,
         seating=seating or ("rotate" if rotate else "fixed"),
@@ -54,7 +61,7 @@ def test_repeated_seatings_are_played_once():
 
 
 def test_duplicate_format_same_seed_for_every_rotation():
-    games = list(schedule(config(4, 3)))
+    games = list(schedule(config(4, 3, duplicate=True)))
     by_deal: dict[tuple[int, int], set[int]] = {}
     for game in games:
         by_deal.setdefault((game.table, game.deal), set()).add(game.seed)
@@ -76,6 +83,55 @@ def test_game_seed_is_documented_sha256():
     digest = hashlib.sha256(b"uptown-tournament/1:5:e0|e1:7").digest()
     assert game_seed(5, "e0|e1", 7) == int.from_bytes(digest[:8], "big") >> 1
     assert 0 <= game_seed(2**80, "x", 0) < 2**63
+    digest = hashlib.sha256(b"uptown-tournament/1:5:e0|e1:7:3").digest()
+    assert game_seed(5, "e0|e1", 7, 3) == int.from_bytes(digest[:8], "big") >> 1
+
+
+def test_a_keyed_game_seed_is_the_documented_hmac():
+    digest = hmac.new(bytes.fromhex(KEY), b"uptown-tournament/1:5:e0|e1:7:3", hashlib.sha256).digest()
+    assert game_seed(5, "e0|e1", 7, 3, KEY) == int.from_bytes(digest[:8], "big") >> 1
+    assert game_seed(5, "e0|e1", 7, 3, KEY) != game_seed(5, "e0|e1", 7, 3)
+    assert game_seed(5, "e0|e1", 7, 3, KEY) != game_seed(5, "e0|e1", 7, 3, "1" * 64)
+
+
+def test_a_keyed_schedule_without_its_key_is_refused():
+    with pytest.raises(DealKeyMissing, match="deal key"):
+        list(schedule(config(3, 2, deal_key=None)))
+    # public deals need none: the file alone gives every seed (S1 with a public seed)
+    public = list(schedule(config(3, 2, public_deals=True)))
+    assert all(g.seed == game_seed(5, f"e{g.seats[0] if g.rotation == 0 else g.seats[1]}|"
+                                      f"e{g.seats[1] if g.rotation == 0 else g.seats[0]}", g.deal, g.rotation)
+               for g in public)
+
+
+@pytest.mark.parametrize("seating", DESIGNS)
+@pytest.mark.parametrize("n, k", [(2, 2), (4, 3), (2, 4), (5, 4), (6, 5)])
+def test_by_default_no_two_games_share_a_deal(seating, n, k):
+    for more in ({}, {"public_deals": True}):
+        seeds = [g.seed for g in schedule(config(n, k, deals=3, seating=seating, **more))]
+        assert len(set(seeds)) == len(seeds)
+
+
+def test_a_gauntlet_and_a_capped_tournament_share_no_deal_either():
+    gauntlet = config(6, 4, deals=2, seating="balanced", format="gauntlet", challengers=("e0", "e1"),
+                      pool=("e2", "e3", "e4", "e5"))
+    capped = config(8, 4, deals=2, seating="all", max_tables=5)
+    for c in (gauntlet, capped):
+        seeds = [g.seed for g in schedule(c)]
+        assert len(set(seeds)) == len(seeds)
+
+
+@pytest.mark.parametrize("seating", DESIGNS)
+def test_duplicate_rounds_share_one_deal_each(seating):
+    games = list(schedule(config(4, 3, deals=3, seating=seating, duplicate=True)))
+    rounds: dict[tuple[int, int], set[int]] = {}
+    for g in games:
+        rounds.setdefault((g.table, g.deal), set()).add(g.seed)
+    assert all(len(seeds) == 1 for seeds in rounds.values())
+    assert len({min(seeds) for seeds in rounds.values()}) == len(rounds)
+    # the duplicate format with public deals keeps the seeds this arena has always given
+    public = list(schedule(config(4, 3, deals=1, seating=seating, duplicate=True, public_deals=True)))
+    assert public[0].seed == game_seed(5, "e0|e1|e2", 0)
 
 
 def test_seeds_do_not_depend_on_other_tables():
@@ -147,12 +203,12 @@ def test_tables_of_the_schedule_are_tournament_tables():
     assert {g.table for g in schedule(c)} == set(range(9))
     names = c.names
     for g in schedule(c):
-        assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal)
+        assert g.seed == game_seed(5, "|".join(names[i] for i in chosen[g.table]), g.deal, g.rotation, KEY)
 
 
 @pytest.mark.parametrize("window", [1, 7, 4096])
 def test_by_seating_plays_every_game_once_and_spaces_out_a_deals_games(window):
-    games = list(schedule(config(4, 4, deals=25, seating="balanced")))
+    games = list(schedule(config(4, 4, deals=25, seating="balanced", duplicate=True)))
     played = list(by_seating(games, window))
     assert sorted(played) == sorted(games)
     # Within a window the games go seating by seating, so a deal comes back only after every

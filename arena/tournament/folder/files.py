@@ -17,6 +17,8 @@ LEAGUE_FILE = "league.json"
 #: The records of the games an update dropped (:mod:`.league`), kept rather than lost.
 RETIRED_FILE = "retired.jsonl"
 TOURNAMENT_FILE = "tournament.toml"
+#: The folder's secret deal key, its owner's alone (:mod:`.dealkey`).
+DEAL_KEY_FILE = "deal.key"
 #: How every line of ``arena.log`` is written, by the parent and by the workers.
 LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
 #: The folder of the bots' logs (their standard error), one file per entrant.
@@ -53,7 +55,7 @@ PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "o
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
-OUTPUT_FILES = (TOURNAMENT_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
+OUTPUT_FILES = (TOURNAMENT_FILE, DEAL_KEY_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
                 LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
 
 

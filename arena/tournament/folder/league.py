@@ -44,7 +44,8 @@ from arena.tournament.plan.schedule import schedule, table_key, tournament_table
 FORMAT = "arena-league/1"
 
 #: The keys of a tournament that say what a stored game is: an update may not change them.
-MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "clock", "seating")
+MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "duplicate",
+                "public_deals")
 
 
 class LeagueError(RunError):

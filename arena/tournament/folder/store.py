@@ -28,7 +28,7 @@ import os
 import shutil
 import zlib
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -40,9 +40,11 @@ from arena.tournament.folder.checkpoints import (
     trusted_prefix,
     write_checkpoints,
 )
+from arena.tournament.folder.dealkey import check_folder_key, folder_key, new_folder_key, read_key
 from arena.tournament.folder.faults import FaultSummary
 from arena.tournament.folder.files import (
     BOTS_FOLDER,
+    DEAL_KEY_FILE,
     GAMES_FILE,
     HELD_LOCKS,
     LOCK_FILE,
@@ -69,7 +71,7 @@ from arena.tournament.folder.verify import (
     first_difference,
     rows_digest,
 )
-from arena.tournament.plan.config import ConfigError, TournamentConfig, parse_config
+from arena.tournament.plan.config import ConfigError, TournamentConfig, parse_config, with_deals
 from arena.tournament.plan.schedule import Game, schedule
 
 _BLOCK = 1 << 20
@@ -310,6 +312,8 @@ def recover(out: Path, config: TournamentConfig) -> Recovered:
     there twice or fail a check is dropped from both files (it will be played
     again); :attr:`Recovered.reasons` and :attr:`Recovered.details` say why.
     """
+    if not config.public_deals and config.deal_key is None:
+        config = folder_key(config, out)  # the stored games are checked against the seeds of the folder's key
     games_path = out / GAMES_FILE
     records_path, compressed = records_file(out)
     count, points = trusted_prefix(out, records_path, games_path)
@@ -539,7 +543,7 @@ def _records_hold_data(out: Path) -> bool:
 
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
     keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "format",
-                        "challengers", "pool", "max_tables", "entrants")
+                        "challengers", "pool", "max_tables", "duplicate", "public_deals", "entrants")
             if getattr(a, k) != getattr(b, k)]
     return ", ".join(keys) or "content"
 
@@ -648,6 +652,7 @@ def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite
                 f"{out} already holds {stored // config.players} games of this tournament; "
                 f"add --resume to play only the missing ones, or --overwrite to start again"
             )
+        check_folder_key(config, out)
     elif any((out / name).exists() for name in (GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE)):
         raise RunError(f"{out} holds results without a {TOURNAMENT_FILE}; choose another folder with --out")
 
@@ -655,8 +660,9 @@ def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite
 def prepare_folder(
     config: TournamentConfig, text: str, out: Path, *, resume: bool, overwrite: bool, compress: bool = True,
     allow_changed_bots: bool = False,
-) -> tuple[Recovered, Path, bool]:
-    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed)``.
+) -> tuple[Recovered, Path, bool, TournamentConfig]:
+    """Check ``out`` and get it ready: ``(the games stored already, records path, compressed, config)``,
+    the config with the folder's deal key (:mod:`.dealkey`: made now for a new folder, else read).
 
     Refuses (:class:`RunError`) rather than lose data: a folder holding another
     tournament (its ``tournament.toml`` describes other games; comments and
@@ -680,7 +686,10 @@ def prepare_folder(
     except OSError as exc:
         raise RunError(f"{out}: cannot write there: {exc.strerror or exc}") from None
     if not existing.exists():
+        config = new_folder_key(config, out)  # before the tournament: a folder with one always has its key
         write_atomically(existing, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:
+        config = folder_key(config, out)
     start_league(out, config, existing)
     if not os.access(out, os.W_OK):
         raise RunError(f"{out}: cannot write there: permission denied")
@@ -691,12 +700,12 @@ def prepare_folder(
     if (out / GAMES_FILE).exists() or records_path.exists():
         recovered = recover(out, config)
         recovered.changed = changed
-        return recovered, records_path, compressed
+        return recovered, records_path, compressed, config
     _rewrite_text(out / GAMES_FILE, header_text(), ())
     _rewrite_records(records_path, compressed, ())
     start = after(None, records_path, out / GAMES_FILE, 0, [])
     write_checkpoints(out, [start])
-    return Recovered(set(), 0, 0, last=start), records_path, compressed
+    return Recovered(set(), 0, 0, last=start), records_path, compressed, config
 
 
 def drop_games(out: Path, game_ids: Collection[str]) -> None:
@@ -745,8 +754,10 @@ def retire_games(out: Path, game_ids: Collection[str]) -> None:
     drop_games(out, drop)
 
 
-def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
-    """The tournament a results folder holds, from its ``tournament.toml``."""
+def read_tournament(folder: Path, deal_key: str | None = None) -> tuple[TournamentConfig, str]:
+    """The tournament a results folder holds, from its ``tournament.toml``, with the folder's deal key when it
+    keeps one (or ``deal_key``, given: it must be the folder's); without either its seeds cannot be listed
+    (:class:`~arena.tournament.plan.schedule.DealKeyMissing`)."""
     path = folder / TOURNAMENT_FILE
     if not folder.is_dir():
         raise RunError(f"{folder}: no such results folder")
@@ -757,6 +768,14 @@ def read_tournament(folder: Path) -> tuple[TournamentConfig, str]:
     except (OSError, UnicodeDecodeError) as exc:
         raise RunError(f"{path}: cannot read: {exc}") from None
     try:
-        return numbered(parse_config(text, str(path), default_name=folder.name), folder), text
+        config = numbered(parse_config(text, str(path), default_name=folder.name), folder)
     except ConfigError as exc:
         raise RunError(str(exc)) from None
+    try:
+        config = with_deals(config, deal_key=deal_key)
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
+    if not config.public_deals and (folder / DEAL_KEY_FILE).exists():
+        check_folder_key(config, folder)
+        config = replace(config, deal_key=read_key(folder))
+    return config, text

@@ -17,9 +17,11 @@ as any resume does, and plays the games added.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from arena.plugins import BotError
+from arena.tournament.folder.dealkey import read_key
 from arena.tournament.folder.files import TOURNAMENT_FILE, RunError, write_atomically
 from arena.tournament.folder.identity import current, store_entrants, stored_entrants
 from arena.tournament.folder.league import (
@@ -47,6 +49,11 @@ def check_update(config: TournamentConfig, out: Path, source: str) -> Tournament
     problem = meaning_change(old, config, source)
     if problem is not None:
         raise LeagueError(problem)
+    if not old.public_deals:
+        if old.deal_key is None:
+            read_key(out)  # refused in one line: the stored games cannot be told apart without it
+        if config.deal_key is not None and config.deal_key != old.deal_key:
+            raise LeagueError(f"{source}: deal_key: not the deal key of {out}")
     return old
 
 
@@ -63,6 +70,7 @@ def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -
     old = check_update(config, out, source)
     if old is None:
         return [], []
+    config = replace(config, deal_key=old.deal_key)  # the folder's: its stored games were dealt with it
     try:
         now = current(config)
     except BotError as exc:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.tournament.folder.dealkey import folder_key
 from arena.tournament.folder.files import GAMES_FILE, LLR_PLOT, TOURNAMENT_FILE, write_atomically
 from arena.tournament.folder.store import drop_games
 from arena.tournament.match.folder import match_dict, settle_folder, write_match
@@ -94,6 +95,7 @@ class MatchFeed:
 
     def begin(self, out: Path, done: set[str]) -> tuple[int, int]:
         self.out = out
+        self.config = folder_key(self.config, out)  # the folder's deal key, made or read as the run began
         self.tally = MatchTally(self.plan)
         path = out / GAMES_FILE
         if done and path.exists():  # after the resume check it holds exactly the games in done

@@ -27,6 +27,7 @@ from arena.tournament.plan.config import (
     default_seating,
     parse_config,
     toml_string,
+    with_deals,
 )
 from arena.tournament.plan.seating import seatings
 
@@ -131,6 +132,12 @@ class MatchPlan:
     clock: str | None = None
     overage: float | None = None
     names: tuple[str, ...] = field(default=())
+    #: The duplicate format (a deal played in every seating of a round) rather than a deal for every game.
+    duplicate: bool = False
+    #: Seeds from the master seed alone (``--public-deals``), rather than keyed with the folder's deal key.
+    public_deals: bool = False
+    #: The deal key to play with (``--deal-key``; None: the folder's, or a new one).
+    deal_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.specs) <= 5:
@@ -226,6 +233,8 @@ class MatchPlan:
             # two players: the two rotations, which are the balanced design (the same games and ids)
             "rotate = true" if self.players == 2 else f"seating = {toml_string(self.seating)}",
             f"isolation = {toml_string(self.isolation)}",
+            *(["duplicate = true"] if self.duplicate else []),
+            *(["public_deals = true"] if self.public_deals else []),
         ]
         for name, spec in zip(self.names, self.specs):
             lines += ["", "[[entrants]]", f"name = {toml_string(name)}", f"bot = {toml_string(spec)}"]
@@ -234,7 +243,8 @@ class MatchPlan:
     def config(self, deals: int | None = None) -> TournamentConfig:
         """The tournament the match plays (``deals``: default the cap)."""
         try:
-            return parse_config(self.config_text(deals), "arena match", default_name=self.name)
+            config = parse_config(self.config_text(deals), "arena match", default_name=self.name)
+            return with_deals(config, deal_key=self.deal_key)
         except ConfigError as exc:
             raise MatchError(str(exc).removeprefix("arena match: ")) from None
 

@@ -11,6 +11,8 @@ A tournament file looks like this (docs/reference/tournament-file.md is the refe
     clock = "60+0.5"        # optional: a game clock per seat (base+increment seconds)
     overage = 10            # optional: seconds a bot may spend past time_limit over a game
     seating = "balanced"
+    duplicate = false       # optional: true plays a round's seatings with one shared deal (trusted bots)
+    public_deals = false    # optional: true derives the deals from this file alone (research runs)
 
     [[entrants]]
     name = "greedy"
@@ -54,8 +56,10 @@ ENTRANT_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@#-]{0,39}")
 TOP_KEYS = (
     "name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "overage", "seating", "rotate",
     "format",
-    "challengers", "pool", "max_tables", "isolation", "entrants",
+    "challengers", "pool", "max_tables", "isolation", "duplicate", "public_deals", "deal_key", "entrants",
 )
+#: A deal key: 32 bytes as 64 hexadecimal digits (:mod:`arena.tournament.folder.dealkey`).
+DEAL_KEY_PATTERN = re.compile(r"[0-9a-fA-F]{64}")
 #: The ways a tournament makes its tables (docs/reference/tournament-file.md, "The schedule").
 TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
@@ -181,6 +185,14 @@ class TournamentConfig:
     max_tables: int | None = None
     #: Not part of what makes two runs the same: isolation never changes a game.
     isolation: str = field(default="process", compare=False)
+    #: True: the duplicate format, a round's games all played with one deal; False: every game a deal of its own.
+    duplicate: bool = False
+    #: True: seeds derive from the file alone (no deal key), so anyone holding it can deal every game.
+    public_deals: bool = False
+    #: The secret deal key (64 lowercase hex digits) the seeds are keyed with, when known: given by the
+    #: file's ``deal_key``, ``--deal-key``, or the results folder's key file.  Not part of what makes two
+    #: configs equal: the folder checks it against its own key.
+    deal_key: str | None = field(default=None, compare=False, repr=False)
     #: The table keys (:func:`~.schedule.table_key`) by table number, as a league's results folder keeps them
     #: (:mod:`arena.tournament.folder.league`); empty: tables are numbered by their place in the schedule.
     numbering: tuple[str, ...] = field(default=(), compare=False)
@@ -199,6 +211,13 @@ def spec_text(bot: str, options: dict[str, Any]) -> str:
     if not options:
         return bot
     return bot + ":" + ",".join(f"{key}={format_option(value)}" for key, value in options.items())
+
+
+def check_deal_key(value: Any) -> str:
+    """A deal key as 64 lowercase hexadecimal digits; ValueError (one line) for anything else."""
+    if not isinstance(value, str) or not DEAL_KEY_PATTERN.fullmatch(value.strip()):
+        raise ValueError("a deal key is 64 hexadecimal digits (32 bytes)")
+    return value.strip().lower()
 
 
 def _fail(source: str, key: str, reason: str) -> ConfigError:
@@ -336,6 +355,7 @@ def parse_config(
     if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
         raise _fail(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
     isolation = _choice(source, "isolation", data.get("isolation", "process"), ISOLATIONS)
+    duplicate, public_deals, deal_key = _deals(source, data)
 
     tables = data["entrants"]
     if not isinstance(tables, list):
@@ -360,7 +380,46 @@ def parse_config(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
         scoring=scoring, penalty=penalty, time_limit=time_limit, clock=clock, seating=seating, format=tournament_format,
         challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
+        duplicate=duplicate, public_deals=public_deals, deal_key=deal_key,
     )
+
+
+def _deals(source: str, data: dict[str, Any]) -> tuple[bool, bool, str | None]:
+    """The ``duplicate``, ``public_deals`` and ``deal_key`` keys, checked (a key and public deals exclude each other)."""
+    flags = []
+    for key in ("duplicate", "public_deals"):
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            raise _fail(source, key, f"must be true or false, not {limits.shown(value)}")
+        flags.append(value)
+    deal_key = None
+    if "deal_key" in data:
+        try:
+            deal_key = check_deal_key(data["deal_key"])
+        except ValueError as exc:
+            raise _fail(source, "deal_key", str(exc)) from None
+        if flags[1]:
+            raise _fail(source, "deal_key", "a deal key keys the deals, public_deals = true makes them public: "
+                                            "give only one")
+    return flags[0], flags[1], deal_key
+
+
+def with_deals(config: TournamentConfig, *, public_deals: bool = False, deal_key: str | None = None) -> TournamentConfig:
+    """``config`` with public deals or a deal key given on the command line (``--public-deals``,
+    ``--deal-key``); :class:`ConfigError` when they contradict each other or the file."""
+    if public_deals and (deal_key is not None or config.deal_key is not None):
+        raise ConfigError("--public-deals: the deals cannot be both public and keyed with a deal key")
+    if deal_key is not None:
+        try:
+            deal_key = check_deal_key(deal_key)
+        except ValueError as exc:
+            raise ConfigError(f"--deal-key: {exc}") from None
+        if config.public_deals:
+            raise ConfigError("--deal-key: the tournament file says public_deals = true; its deals have no key")
+        if config.deal_key is not None and config.deal_key != deal_key:
+            raise ConfigError("--deal-key: the tournament file names another deal_key")
+        return replace(config, deal_key=deal_key)
+    return replace(config, public_deals=True) if public_deals else config
 
 
 def _clock(source: str, data: dict[str, Any]) -> TimeControl:
@@ -471,6 +530,18 @@ def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:
         key = re.match(r"(\w+)\s*=", stripped)
         lines.append(f"# {line}" if top and key and key.group(1) in given else line)
     return "".join(head + lines)
+
+
+def with_public_deals_text(text: str) -> str:
+    """A tournament file's text with ``public_deals = true`` (``--public-deals``): the text the results
+    folder keeps, so a ``--resume`` plays on with the same deals."""
+    lines, top, head = [], True, "public_deals = true  # given on the command line\n"
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        top = top and not stripped.startswith("[")
+        key = re.match(r"(\w+)\s*=", stripped)
+        lines.append(f"# {line}" if top and key and key.group(1) == "public_deals" else line)
+    return "".join([head, *lines])
 
 
 def toml_string(text: str) -> str:

@@ -13,17 +13,24 @@
   :func:`choose_tables` (a seeded greedy that keeps every entrant's number of
   tables within 1 of the others', and then spreads the pairs) and kept in the
   order above, numbered again from 0.
-* **Deals.** Every table plays ``deals`` deals.  The seed of a deal is
-  ``sha256("uptown-tournament/1:MASTER:TABLE:DEAL")``, its first 8 bytes read
-  big-endian and shifted right by one (63 bits, so it fits every JSON reader),
-  where TABLE is the entrants' names of the table joined by ``|``.  It never
+* **Deals.** Every table plays ``deals`` *rounds*: one game in every seating of
+  the tournament's ``seating`` design (:mod:`.seating`: ``fixed``, ``rotate``,
+  ``all``, ``balanced``).  Seatings that would repeat one already played (a
+  filled table such as A, B, A, B) are skipped.  A round is the unit the
+  statistics treat as independent (the ``deal`` column and the ``d`` of a game
+  id number it).
+* **Seeds.**  By default every game of a round has a deal of its own: its seed
+  is :func:`game_seed` of the master seed, the table, the round and the
+  seating's index, so no game can tell anything about another's tiles.  With
+  ``duplicate = true`` (the duplicate format, for trusted bots) a round's games
+  share one seed, so every entrant plays the same tiles from several seats.
+  Unless the file asks for ``public_deals``, every seed is an HMAC-SHA256 keyed
+  with the results folder's secret deal key (:mod:`arena.tournament.folder.dealkey`),
+  so nothing a bot is given or can read (the master seed, the names, its own
+  tiles) lets it find the seed; with public deals it is a plain SHA-256 of
+  public things and the tournament file alone gives every deal.  A seed never
   depends on the worker, the completion order, a resume, or which other tables
   the tournament holds.
-* **Seatings** (duplicate format).  A deal is played once in every seating of
-  the tournament's ``seating`` design (:mod:`.seating`: ``fixed``, ``rotate``,
-  ``all``, ``balanced``), all with the same seed, so every entrant plays the
-  same tiles from several seats.  Seatings that would repeat one already played
-  (a filled table such as A, B, A, B) are skipped.
 
 Game ids read ``t{table}-d{deal}-r{index}``, the index the seating's index in
 the design (under ``rotate``, the rotation), zero-padded to widths fixed by the
@@ -33,12 +40,14 @@ of ``all`` at 5).  Games are listed deal by deal, so an interrupted run has
 played every table about equally.  A run plays them in the order of
 :func:`by_seating`: within a window of deals, seating by seating, so that a
 bot process can play many deals before it must be replaced (no process ever
-plays two games of one deal: the referee sees to that).
+plays two games of one deal: the referee sees to that; outside the duplicate format
+every game is a deal of its own).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
@@ -223,10 +232,36 @@ def rotations(seating: tuple[int, ...], rotate: bool) -> list[tuple[int, tuple[i
     return seatings(seating, "rotate" if rotate else "fixed")
 
 
-def game_seed(master: int, table_key: str, deal: int) -> int:
-    """The 63-bit seed of one deal of one table."""
-    digest = hashlib.sha256(f"{SEED_PREFIX}:{master}:{table_key}:{deal}".encode()).digest()
+class DealKeyMissing(ValueError):
+    """A tournament whose seeds are keyed (no ``public_deals``) listed without its deal key."""
+
+
+def game_seed(master: int, table_key: str, deal: int, rotation: int | None = None, key: str | None = None) -> int:
+    """The 63-bit seed of a game: of round ``deal`` of one table, in the seating ``rotation`` (None: the
+    round's one shared deal, the duplicate format), keyed with the hexadecimal deal ``key`` (None: public).
+
+    The text ``uptown-tournament/1:MASTER:TABLE:DEAL[:ROTATION]`` is hashed with SHA-256 (public) or
+    HMAC-SHA256 under the key's 32 bytes; the first 8 bytes of the digest, read big-endian and
+    shifted right by one, are the seed (63 bits, so it fits every JSON reader).  A public
+    duplicate seed is the one this arena has always given, so older research runs replay.
+    """
+    text = f"{SEED_PREFIX}:{master}:{table_key}:{deal}" + ("" if rotation is None else f":{rotation}")
+    if key is None:
+        digest = hashlib.sha256(text.encode()).digest()
+    else:
+        digest = hmac.new(bytes.fromhex(key), text.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def seed_key(config: TournamentConfig) -> str | None:
+    """The deal key ``config``'s seeds are made with: None for public deals; :class:`DealKeyMissing` when
+    the tournament is keyed but was given no key (a seed made without it would be a public one)."""
+    if config.public_deals:
+        return None
+    if config.deal_key is None:
+        raise DealKeyMissing(f"{config.name}: the deals of this tournament are secret and no deal key was given "
+                             f"(the results folder keeps it; or set public_deals = true)")
+    return config.deal_key
 
 
 def _width(count: int, minimum: int) -> int:
@@ -255,17 +290,22 @@ def numbered_tables(config: TournamentConfig) -> list[tuple[int, tuple[int, ...]
 
 
 def schedule(config: TournamentConfig) -> Iterator[Game]:
-    """Every game of the tournament, deal by deal, table by table, seating by seating."""
+    """Every game of the tournament, round by round, table by table, seating by seating.
+
+    Raises :class:`DealKeyMissing` for a keyed tournament without its key.
+    """
     all_tables = numbered_tables(config)
     keys = [table_key(config.names, table) for _, table in all_tables]
     table_seatings = [seatings(table, config.seating) for _, table in all_tables]
     highest = all_tables[-1][0] if all_tables else 0
     tw, dw = _width(max(highest + 1, len(config.numbering)), 3), _width(config.deals, 4)
     rw = _width(len(design(config.seating, config.players)), 1)
+    secret = seed_key(config)
     for deal in range(config.deals):
         for (table, _), key, seated in zip(all_tables, keys, table_seatings):
-            seed = game_seed(config.seed, key, deal)
+            shared = game_seed(config.seed, key, deal, None, secret) if config.duplicate else 0
             for index, seats in seated:
+                seed = shared if config.duplicate else game_seed(config.seed, key, deal, index, secret)
                 yield Game(f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}", table, deal, index, seed, seats)
 
 

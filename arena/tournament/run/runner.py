@@ -216,7 +216,8 @@ def run_tournament(
                     notify(line)
             notes = lines + notes
         config = numbered(config, out)  # a league keeps its tables' numbers, so its game ids
-        recovered, records_path, compressed = prepare_folder(
+        # The config from here on holds the folder's deal key, for the workers to seed games with.
+        recovered, records_path, compressed, config = prepare_folder(
             config, text, out, resume=resume or update, overwrite=overwrite, compress=compress,
             allow_changed_bots=allow_changed_bots,
         )

@@ -85,6 +85,8 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
         "time_limit": config.time_limit,
         "clock": astuple(config.clock),
         "isolation": config.isolation,
+        # The secret the bots' seeds are keyed with (None: public deals); the games' seeds come made.
+        "deal_key": None if config.public_deals else config.deal_key,
         "logs": logs,
         "hide": tuple(hide),
         # The records of a chunk come back as one gzip member (made here, beside play, not in the parent).
@@ -148,7 +150,7 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
             bots = w["bots"][id(referee)] = _prepare(referee)
         outcome = referee.play(
             [bots[i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
-            extra={
+            deal_key=w.get("deal_key"), extra={
                 "game_id": game_id,
                 "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
             },
