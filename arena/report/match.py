@@ -19,7 +19,7 @@ def summary_lines(match: dict[str, Any]) -> list[str]:
     """The match's evidence and verdict as text lines, from its ``match.json`` dict."""
     bots = [b["name"] for b in match["bots"]]
     rivals = bots[1] if match["players"] == 2 else "the field (" + ", ".join(bots[1:]) + ")"
-    unit = ("deal pair" if match["players"] == 2 else "deal") + ("" if match["deals"] == 1 else "s")
+    unit = ("game pair" if match["players"] == 2 else "round") + ("" if match["deals"] == 1 else "s")
     verdict = match.get("verdict")
     state = "" if match.get("state") == "done" else f" [{match.get('state')}]"
     head = f"{bots[0]} vs {rivals}: {match['games']} games ({match['deals']} {unit})"

@@ -31,7 +31,7 @@ def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp
     text = result.output
     assert re.search(r"^seed (\d+) \(random; repeat the match with --seed \1\)$", text, re.MULTILINE)
     assert str(match["seed"]) in text
-    assert f"greedy vs random: {match['games']} games ({match['deals']} deal pairs), verdict H1" in text
+    assert f"greedy vs random: {match['games']} games ({match['deals']} game pairs), verdict H1" in text
     assert "H1 accepted: greedy is at least 200 Elo better" in text
     assert f"pentanomial LL 0, LD 0, DD+WL 0, WD 0, WW {match['deals']}" in text
     assert "bounds -2.944 and 2.944" in text

@@ -326,7 +326,7 @@ def test_a_moveset_from_junk_options_refuses_or_acts_as_the_pure_one(options: li
         assert (probe in moves) == (probe in reference)
     for color, tile in ((0, 0), (4, 27), (-1, 3)):
         assert moves.targets_mask(color, tile) == reference.targets_mask(color, tile)
-    one_line(outcome(moves.targets, 2**80, "x"))
+    one_line(outcome(moves.targets_mask, 2**80, "x"))
 
 
 @FUZZ
