@@ -58,7 +58,7 @@ def test_a_fixed_table_of_three_and_its_report(tmp_path, invoke, invoke_report):
                     "--isolation", "none", "-j", "1", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     assert "seed" not in result.output  # --quiet: the verdict and standings only
-    head = "MixedBot-salt-1 vs the field (MixedBot-salt-2, MixedBot-salt-3): 12 games (2 deals)"
+    head = "MixedBot-salt-1 vs the field (MixedBot-salt-2, MixedBot-salt-3): 12 games (2 rounds)"
     assert head in result.output
     report = invoke_report(out)
     assert head in report.output and re.search(r"\bMixedBot-salt-1\s+12\b", report.output)

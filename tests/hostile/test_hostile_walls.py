@@ -267,12 +267,13 @@ def test_a_bot_that_writes_down_the_piles_never_sees_a_deal_twice(tmp_path, twin
 
 @pytest.mark.slow
 @pytest.mark.parametrize("duplicate", [False, True])
-def test_nothing_of_one_game_informs_another_whatever_the_medium(tmp_path, duplicate):
+def test_nothing_of_one_game_informs_another_whatever_the_medium(tmp_path, monkeypatch, duplicate):
     """The invariant, by design rather than wall by wall: a memoriser given a perfect memory (in process,
     a class attribute shared by every game of the run: the strongest medium the page cache, timing or
     any other could be) predicts nothing right, because no two games share a deal.  With
     ``duplicate = true`` (deals replayed in every seating, for trusted bots) the same memoriser predicts
     racks and draws: what the default takes away."""
+    monkeypatch.setenv("HOME", str(tmp_path))  # in process it also keeps its memory in HOME: a fresh one
     path = write_tournament(tmp_path, [{"name": "hostile", "bot": f"{HOSTILE}:MemoriserBot"}, *OTHERS],
                             deals=2, isolation="none", duplicate=duplicate)
     out = tmp_path / "results"
