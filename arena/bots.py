@@ -34,44 +34,5 @@ They are defined in :mod:`arena.api` and :mod:`arena.rules`; how bots are found,
 given options (bot specs, entry points) is the arena's business, in :mod:`arena.plugins`.
 """
 
-from arena.api import (
-    BOARD,
-    CELL_NAMES,
-    COLORS,
-    PASS,
-    REGIONS,
-    TILE_NAMES,
-    WILD,
-    Bot,
-    Cells,
-    GameSettings,
-    GameState,
-    IllegalMove,
-    Move,
-    MoveSet,
-    Option,
-    SeatResult,
-    SeatView,
-    SplitMix64,
-    TurnClock,
-    cell_index,
-    color_index,
-    column,
-    column_of,
-    fits,
-    groups,
-    neighbours,
-    region,
-    region_of,
-    row,
-    row_of,
-    tile_index,
-)
-
-__all__ = [
-    "BOARD", "CELL_NAMES", "COLORS", "PASS", "REGIONS", "TILE_NAMES", "WILD",
-    "Bot", "Cells", "GameSettings", "GameState", "IllegalMove", "Move", "MoveSet", "Option",
-    "SeatResult", "SeatView", "SplitMix64", "TurnClock",
-    "cell_index", "color_index", "column", "column_of", "fits", "groups", "neighbours",
-    "region", "region_of", "row", "row_of", "tile_index",
-]
+from arena.api import *  # noqa: F403  (the author's names, the same as arena.api's)
+from arena.api import __all__ as __all__

@@ -23,7 +23,7 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
-from arena.tournament.folder.files import DEAL_KEY_FILE, RunError
+from arena.tournament.folder.files import DEAL_KEY_FILE, RunError, write_atomically
 from arena.tournament.plan.config import TournamentConfig, check_deal_key
 
 
@@ -50,9 +50,7 @@ def read_key(out: Path) -> str:
 
 def write_key(out: Path, key: str) -> None:
     """Keep ``key`` in ``out`` as a file only its owner may read or write (written whole, then renamed in)."""
-    path = out / DEAL_KEY_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    try:
+    def write(tmp: Path) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
             os.fchmod(fd, 0o600)  # an older temporary file keeps its mode through O_CREAT
@@ -60,13 +58,8 @@ def write_key(out: Path, key: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        tmp.replace(path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise RunError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+    write_atomically(out / DEAL_KEY_FILE, write)
 
 
 def folder_key(config: TournamentConfig, out: Path, given: str | None = None) -> TournamentConfig:
