@@ -122,6 +122,10 @@ LEVELS = ("jail", "userns", "rlimits")
 FREEZE_SECONDS = 1.0
 
 
+#: How many times :func:`settle` yields the CPU to a bot on its way into the freezer before it sleeps.
+_YIELDS = 200
+
+
 #: This process's bots frozen since the last :func:`settle` (each once, while alive), with when each was frozen.
 _freezing: dict[int, tuple[Sandboxed, float]] = {}
 
@@ -280,9 +284,15 @@ class Sandboxed:
         """Wait until it has stopped, or kill it at ``deadline`` (``time.monotonic``)."""
         if self._dead or not self._frozen or self._state < 0:
             return
-        pause = 50e-6
+        pause, yields = 50e-6, 0
         while not self._stopped():
             left = deadline - time.monotonic()
+            if yields < _YIELDS:
+                # The bot stops once it runs into the freezer, usually on the referee's own CPU (its worker's
+                # cpuset): yielding it the CPU costs two context switches, a sleep the timer's slack (50 us+).
+                os.sched_yield()
+                yields += 1
+                continue
             if left <= 0:
                 # Killed by the jail's outer process, its pipes left open: the referee's next read or write
                 # to it ends, and its seat is faulted with :meth:`exit_text`.
