@@ -16,10 +16,13 @@ from arena.report.text import TITLES, format_tables
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
+# Dealt publicly: the same games in every run, so the page's figures are checked against the same printed ones
+# every time (a keyed run deals others at each run).
 TOURNAMENT = """name = "listed"
 players = 3
 deals = 10
 seed = 11
+public_deals = true
 seating = "rotate"
 isolation = "none"
 [[entrants]]
