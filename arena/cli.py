@@ -1,7 +1,9 @@
 """The ``arena`` command: a thin Click layer over the library.
 
 Each command lives in its own module under :mod:`arena.commands` and is
-imported only when it runs, so ``arena --help`` starts fast.
+imported only when it runs, so ``arena --help`` starts fast.  An
+:class:`~arena.errors.ArenaError` raised by any of them is printed as one
+line (``Error: ...``) with exit status 1, here.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import importlib
 
 import click
+
+from arena.errors import ArenaError
 
 # name -> (module, one-line help); the module defines a Click command called ``command``.
 COMMANDS = {
@@ -38,6 +42,15 @@ class LazyGroup(click.Group):
             return None
         module, _ = COMMANDS[name]
         return importlib.import_module(module).command
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an :class:`~arena.errors.ArenaError` becomes one line and exit status 1 here, and only here."""
+        try:
+            return super().invoke(ctx)
+        except ArenaError as exc:
+            from arena.display.terminal import printable
+
+            raise click.ClickException(printable(exc)) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):

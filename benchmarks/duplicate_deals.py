@@ -33,7 +33,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this checkout's arena, whatever is installed
 
-from arena.tournament.plan.config import parse_config  # noqa: E402
+from arena.plan.config import parse_config  # noqa: E402
 from arena.tournament.run.runner import run_tournament  # noqa: E402
 
 #: The quickstart's entrants (tournaments/quickstart.toml).

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import arena.report.live as live
 import arena.tournament.run.runner as runner
-from arena.tournament.plan.config import parse_config
+from arena.plan.config import parse_config
 from arena.tournament.run.showing import Showing
 
 TOURNAMENT = """

@@ -33,10 +33,10 @@ from engine import play
 
 from arena import records
 from arena.play.referee import BOT_STREAM
+from arena.results.rows import game_rows_text
 from arena.rules import PASS, GameSettings, GameState, Move, deal, derived_random
 from arena.rules.tiles import FITS
 from arena.rules.view import seat_view
-from arena.tournament.folder.rows import game_rows_text
 
 PLAYERS = 4
 NAMES = [f"random-{seat}" for seat in range(PLAYERS)]

@@ -32,8 +32,8 @@ import time
 from engine import play
 
 from arena.play.referee import BOT_STREAM, Referee, prepare_bot
+from arena.results.rows import game_rows_text
 from arena.rules import GameSettings, deal, derived_random
-from arena.tournament.folder.rows import game_rows_text
 
 Result = tuple[float, int]
 

@@ -55,7 +55,7 @@ import json, resource, sys, time
 from pathlib import Path
 import arena.report.tables as tables
 import arena.tournament.run.runner as runner
-from arena.tournament.plan.config import load_config
+from arena.plan.config import load_config
 
 path, out, workers, resume = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 times = {"ratings": 0.0, "sort": 0.0, "tables": 0.0, "prepare": 0.0}

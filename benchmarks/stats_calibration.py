@@ -48,6 +48,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from arena.plan.seating import design
 from arena.stats.ratings import ELO_PER_THETA, ratings_of
 from arena.stats.simulate import field_scores, pair_scores, sample_table
 from arena.stats.sprt import (
@@ -60,7 +61,6 @@ from arena.stats.sprt import (
     run_field_sprt,
     sprt,
 )
-from arena.tournament.plan.seating import design
 
 SEAT_LUCK = 0.5
 TIE_WIDTH = 0.5
@@ -255,7 +255,7 @@ def coverage(tournaments: int, seed: int, long: int, sizes: tuple[int, ...]) -> 
 def million(games: int, seed: int) -> None:
     """CPU time of the standings of ``games`` synthetic 4-player games (tables.standings on a frame)."""
     from arena.report.tables import standings, with_tournament_ranks
-    from arena.tournament.folder.rows import COLUMNS
+    from arena.results.rows import COLUMNS
 
     players = len(RATED)
     per_deal = len(design("balanced", players))

@@ -67,7 +67,7 @@ bot = "random"
 CHILD = """
 import json, os, resource, sys, time
 from pathlib import Path
-from arena.tournament.plan.config import load_config
+from arena.plan.config import load_config
 from arena.tournament.run.runner import run_tournament
 from arena.report.tables import build_tables, load_games, write_tables
 

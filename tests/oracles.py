@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arena.results.rows import tournament_ranks
 from arena.rules import COLORS
-from arena.tournament.folder.rows import tournament_ranks
 
 
 def game_rows(
@@ -15,7 +15,7 @@ def game_rows(
     faulted: Iterable[int], seconds: Sequence[float], scoring: str,
 ) -> list[list[Any]]:
     """The ``games.csv`` rows of one finished game, in ``COLUMNS`` order, read from its record:
-    what :func:`arena.tournament.folder.rows.game_rows_text` writes as text."""
+    what :func:`arena.results.rows.game_rows_text` writes as text."""
     result = record["result"]
     faulted = set(faulted)
     flags = [seat in faulted for seat in range(len(result))]

@@ -69,13 +69,13 @@ def command(
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
     """
+    from arena.plan.config import ConfigError
     from arena.report.match import summary_lines
-    from arena.tournament.folder.identity import check_bots
-    from arena.tournament.folder.store import FolderLock
+    from arena.results.identity import check_bots
+    from arena.results.store import FolderLock
     from arena.tournament.match.feed import run_match
     from arena.tournament.match.folder import settle_folder, stored_seed
     from arena.tournament.match.plan import MatchError, MatchPlan, parse_sprt, random_seed
-    from arena.tournament.plan.config import ConfigError
     from arena.tournament.run.runner import Interrupted, RunError
 
     try:

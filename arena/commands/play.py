@@ -275,11 +275,11 @@ def command(
     log_dir = _log_folder(logs)
 
     transcript = None if transcript_path is None else _open_transcript(transcript_path)
+    from arena.plan.config import Entrant
     from arena.play.clock import time_control
     from arena.play.human import HUMAN, Terminal
     from arena.play.prepared import with_identity
-    from arena.tournament.folder.identity import bot_identity
-    from arena.tournament.plan.config import Entrant
+    from arena.results.identity import bot_identity
 
     screen = sys.stderr if to_stdout else sys.stdout
     terminal = Terminal(sys.stdin, screen, use_color(color, screen), output_width(screen))

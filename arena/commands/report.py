@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.tournament.folder.files import TABLES
+from arena.results.files import TABLES
 
 if TYPE_CHECKING:
     from arena.report.tables import Tables
@@ -51,12 +51,12 @@ def command(
     The standings are ordered by the rating, best first (README, Report).
     """
     from arena.display.terminal import output_width
+    from arena.plan.schedule import count_games
     from arena.report.stamp import cached_tables
     from arena.report.tables import Tables
     from arena.report.text import format_tables
-    from arena.tournament.folder.files import GAMES_FILE, RunError
-    from arena.tournament.folder.store import read_tournament
-    from arena.tournament.plan.schedule import count_games
+    from arena.results.files import GAMES_FILE, RunError
+    from arena.results.store import read_tournament
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
@@ -119,11 +119,11 @@ def command(
 
 def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
     """The tables built from ``path``'s games.csv: ``(tables, games left out, games counted)``."""
+    from arena.plan.schedule import DealKeyMissing
     from arena.report.tables import TABLE_COLUMNS, build_tables, load_games
-    from arena.tournament.folder.checkpoints import rows_digest_matches
-    from arena.tournament.folder.files import GAMES_FILE
-    from arena.tournament.folder.verify import schedule_games
-    from arena.tournament.plan.schedule import DealKeyMissing
+    from arena.results.checkpoints import rows_digest_matches
+    from arena.results.files import GAMES_FILE
+    from arena.results.verify import schedule_games
 
     games_path = path / GAMES_FILE
     try:
@@ -152,9 +152,9 @@ WATCH_EVERY = 2.0
 def _watch(path: Path, config: Any) -> None:
     import sys
 
+    from arena.plan.schedule import count_games
     from arena.report.live import watch as follow
-    from arena.tournament.folder.store import FolderLock
-    from arena.tournament.plan.schedule import count_games
+    from arena.results.store import FolderLock
 
     stream = sys.stdout
     total = count_games(config)
@@ -172,7 +172,7 @@ def _echo_league(path: Path, tables: Any) -> None:
     """A league's section: each entrant's games and when it joined (nothing for a folder never updated)."""
     from arena.display.terminal import output_width
     from arena.report.league import league_lines
-    from arena.tournament.folder.league import read_league
+    from arena.results.league import read_league
 
     league = read_league(path)
     if league is None:

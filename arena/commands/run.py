@@ -73,10 +73,7 @@ def command(
     standings so far above it (arena report DIR --watch shows them from
     another terminal).
     """
-    from arena.tournament.folder.identity import check_bots
-    from arena.tournament.folder.store import FolderLock, check_folder
-    from arena.tournament.folder.update import check_update
-    from arena.tournament.plan.config import (
+    from arena.plan.config import (
         ConfigError,
         load_config,
         parse_config,
@@ -85,7 +82,10 @@ def command(
         with_isolation,
         with_public_deals_text,
     )
-    from arena.tournament.plan.schedule import count_games, tournament_tables
+    from arena.plan.schedule import count_games, tournament_tables
+    from arena.results.identity import check_bots
+    from arena.results.store import FolderLock, check_folder
+    from arena.results.update import check_update
     from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
     path = Path(file)
@@ -171,7 +171,7 @@ def command(
     from arena.report.html import write_report
     from arena.report.plots import try_write_plots
     from arena.report.text import format_tables
-    from arena.tournament.folder.files import PLOT_FILES, REPORT_FILE
+    from arena.results.files import PLOT_FILES, REPORT_FILE
 
     drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
     if summary.reused and (folder / REPORT_FILE).is_file():  # the tables are unchanged: so are their pictures

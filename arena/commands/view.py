@@ -59,7 +59,7 @@ def default_output(file: Path, game_id: str | None) -> Path:
 
 def write_page(out: Path, text: str) -> None:
     """Write ``text`` to ``out``; a ClickException (one line) if it cannot be written."""
-    from arena.tournament.folder.files import RunError, write_atomically
+    from arena.results.files import RunError, write_atomically
 
     try:  # through a temporary file: a failed write leaves no half page
         write_atomically(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))

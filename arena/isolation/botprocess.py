@@ -28,6 +28,7 @@ from time import perf_counter
 from typing import Any, TextIO
 
 import arena
+from arena.errors import ArenaError
 from arena.isolation import protocol, sandbox
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
 from arena.plugins.specs import EXEC_PREFIX
@@ -50,7 +51,7 @@ LOG_FULL = "--- arena: this log is past its share of {mb} MiB: the standard erro
 QUIT_SECONDS = 0.2
 
 
-class BotProcessError(RuntimeError):
+class BotProcessError(ArenaError, RuntimeError):
     """A program that cannot be used as a bot; the message is one line."""
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
+
 #: First uid of the range bot processes run as (one each, so that limits per uid are theirs alone).
 UID_BASE = 1_500_000
 
@@ -28,7 +30,7 @@ class Limits:
     log_mb: int = 16
 
 
-class SandboxError(RuntimeError):
+class SandboxError(ArenaError, RuntimeError):
     """A program that cannot be started; the message is one line."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena.api.options import MAX_DECLARED, MAX_OPTIONS, Option, defaults
+from arena.errors import ArenaError
 from arena.faults import Fault, FaultKind
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
@@ -44,7 +45,7 @@ _TILE_INDEX = {name: i for i, name in enumerate(TILE_NAMES)}
 _CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A line that breaks the protocol; the message is one line saying how."""
 
 

@@ -36,7 +36,7 @@ STAGE_MB = 256
 STAGE_ENTRIES = 100_000
 STAGE_DEPTH = 64
 
-#: The files that mark a results folder of the arena (named as in :mod:`arena.tournament.folder.files`, which
+#: The files that mark a results folder of the arena (named as in :mod:`arena.results.files`, which
 #: the sandbox, a lower layer, does not import): the lock every run takes, and the tournament file, which
 #: marks one with any of the others beside it (records, games, entrants, checkpoints, a match's verdict).
 LOCK_FILE = ".arena.lock"

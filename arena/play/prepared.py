@@ -37,7 +37,7 @@ class PreparedBot(NamedTuple):
     name: str = ""
     #: What a bot program said of itself in its handshake.
     declared: protocol.Declared | None = None
-    #: Who the bot is (a tournament's entrants: see :mod:`arena.tournament.folder.identity`), for the record.
+    #: Who the bot is (a tournament's entrants: see :mod:`arena.results.identity`), for the record.
     identity: dict[str, Any] | None = None
 
     def __str__(self) -> str:

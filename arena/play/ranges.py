@@ -1,7 +1,7 @@
 """The ranges of the numbers a user gives the arena, one definition each.
 
 The command line (:mod:`arena.commands`) and the tournament files
-(:mod:`arena.tournament.plan.config`) both check their numbers here, so the two
+(:mod:`arena.plan.config`) both check their numbers here, so the two
 accept the same values and say the same reason for refusing one.  The
 maximums keep every value within what the clocks, timers and tables below
 can hold: ``setitimer`` and ``poll`` overflow long before ``1e300`` seconds.
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+from arena.errors import ArenaError
 
 #: The per-move time limit (seconds) when none is given, on the command line or in a tournament file.
 DEFAULT_TIME_LIMIT = 10.0
@@ -24,7 +26,7 @@ MIN_MEMORY_MB = 16
 MAX_MEMORY_MB = 1 << 20
 
 
-class LimitError(ValueError):
+class LimitError(ArenaError, ValueError):
     """A number out of its range; the message is the reason, one line, without the name of the setting."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.api.options import Option, format_option
+from arena.errors import ArenaError
 
 #: The prefix of a bot that is a program: ``exec:COMMAND``.
 EXEC_PREFIX = "exec:"
@@ -32,7 +33,7 @@ _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 
 
-class BotError(ValueError):
+class BotError(ArenaError, ValueError):
     """A bot that cannot be used: the message is one line naming the bot and the problem."""
 
     def __init__(self, ref: str, reason: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
+
 FORMAT = "uptown-game/1"
 
 #: The keys this module writes itself, in the order it writes them.
@@ -13,7 +15,7 @@ RESULT_FIELDS = (
 )
 
 
-class RecordError(ValueError):
+class RecordError(ArenaError, ValueError):
     """A record that cannot be read or is not a valid game; the message is one line."""
 
     def __init__(self, message: str) -> None:

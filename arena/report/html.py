@@ -34,7 +34,7 @@ from arena.report.text import (
     seats_display,
     standings_display,
 )
-from arena.tournament.folder.files import (
+from arena.results.files import (
     GAMES_FILE,
     PLOT_FILES,
     RECORDS_FILE,
@@ -174,7 +174,7 @@ def write_report(
 
     The first ``limit`` readable, valid games get ``games/ID.html`` beside the report.
     Every page is written through a temporary file beside it; one that cannot be written is a
-    :class:`~arena.tournament.folder.files.RunError` of one line naming it.
+    :class:`~arena.results.files.RunError` of one line naming it.
     """
     folder = Path(folder)
     target = Path(out) if out is not None else folder / REPORT_FILE

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.display.terminal import Column, fit_table, wrap
-from arena.tournament.folder.league import League
+from arena.results.league import League
 
 
 def _when(text: Any) -> str:

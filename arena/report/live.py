@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.display.terminal import Column, fit_table
-from arena.tournament.folder.rows import COLUMNS, header_text
-from arena.tournament.plan.config import TournamentConfig
+from arena.plan.config import TournamentConfig
+from arena.results.rows import COLUMNS, header_text
 
 #: Seconds between two fits of the rating, at least.
 RATE_EVERY = 5.0
@@ -219,7 +219,7 @@ def watch(out: Path, config: TournamentConfig, total: int, stream: TextIO, live:
     """
     from arena.display.live import LiveBlock
     from arena.display.terminal import output_width
-    from arena.tournament.folder.files import GAMES_FILE
+    from arena.results.files import GAMES_FILE
 
     follower = GamesFollower(out / GAMES_FILE)
     standings = LiveStandings(config)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
+from arena.errors import ArenaError
 from arena.report.tables import (
     AFTER,
     AHEAD_SHARE,
@@ -56,8 +57,8 @@ from arena.report.tables import (
     WIN_SHARE,
     Tables,
 )
+from arena.results.files import LLR_PLOT, PLOT_FILES
 from arena.rules.state import SCORINGS
-from arena.tournament.folder.files import LLR_PLOT, PLOT_FILES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -88,7 +89,7 @@ RATING_INTERVAL = "95% interval (information summed by deal)"
 log = logging.getLogger("arena.report.plots")
 
 
-class PlotError(Exception):
+class PlotError(ArenaError):
     """A picture that cannot be drawn or written; the message is one line naming the file or the input."""
 
 
@@ -117,7 +118,7 @@ def _figure(width: float, height: float) -> Figure:
 
 def _save(figure: Figure, path: Path) -> None:
     """Write ``figure`` to ``path`` through a temporary file beside it (a failed write leaves ``path`` as it was)."""
-    from arena.tournament.folder.files import RunError, write_atomically
+    from arena.results.files import RunError, write_atomically
 
     try:
         write_atomically(path, lambda tmp: figure.savefig(tmp, format="png", dpi=DPI, metadata=PNG_METADATA))
@@ -494,7 +495,7 @@ def try_write_plots(folder: Path, tables: Tables, match: dict[str, Any] | None =
         text = str(exc).strip().splitlines()
         reason = f"plots not written: {text[0] if text else type(exc).__name__}"
     if log_file is not None:
-        from arena.tournament.folder.files import LOG_FORMAT
+        from arena.results.files import LOG_FORMAT
 
         record = log.makeRecord(log.name, logging.WARNING, __file__, 0, reason, (), None)
         try:

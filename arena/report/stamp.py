@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
+from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
 
 FORMAT = "arena-tables/1"
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)

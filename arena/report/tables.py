@@ -64,13 +64,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from arena.plan.config import TournamentConfig
 from arena.report.stamp import write_stamp
+from arena.results.files import GAMES_FILE, TABLE_FILES, RunError, write_atomically
+from arena.results.rows import COLUMNS
 from arena.rules.state import SCORINGS
 from arena.stats.intervals import win_share_interval
 from arena.stats.ratings import RankedGame, ratings_of
-from arena.tournament.folder.files import GAMES_FILE, TABLE_FILES, RunError, write_atomically
-from arena.tournament.folder.rows import COLUMNS
-from arena.tournament.plan.config import TournamentConfig
 
 FORMATS = ("text", "csv", "markdown", "json")
 
@@ -128,7 +128,7 @@ ORDER_COLUMNS = (
     BEFORE, AFTER, GAMES, AHEAD, TIED, BEHIND, AHEAD_SHARE,
     *(c for s in SCORINGS for c in (AFTER_WIN_SHARE[s], AFTER_MEAN_RANK[s])),
 )
-#: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~arena.tournament.folder.files.TABLE_FILES`).
+#: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~arena.results.files.TABLE_FILES`).
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
 
 
@@ -617,7 +617,7 @@ def write_tables(folder: str | Path, tables: Tables) -> None:
     """Write ``standings.csv``, ``head_to_head.csv``, ``seats.csv`` and ``order.csv`` into ``folder``.
 
     Each through a temporary file: a write that fails (full disk, read-only folder, a folder
-    where the file should be) is a one-line :class:`~arena.tournament.folder.files.RunError` that leaves no temporary
+    where the file should be) is a one-line :class:`~arena.results.files.RunError` that leaves no temporary
     file and the table as it was.
     """
     folder = Path(folder)

@@ -46,8 +46,8 @@ from arena.report.tables import (
     WIN_SHARE,
     Tables,
 )
+from arena.results.files import TABLES
 from arena.rules.state import SCORINGS
-from arena.tournament.folder.files import TABLES
 
 
 def _percent(value: float) -> str:

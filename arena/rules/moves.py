@@ -11,6 +11,7 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from arena.errors import ArenaError
 from arena.rules.geometry import CELL_NAMES, N_CELLS, cell_index, iter_cells
 from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 
@@ -66,7 +67,7 @@ PASS = Move(-1, -1, -1)
 _new_move = Move.__new__
 
 
-class IllegalMove(ValueError):
+class IllegalMove(ArenaError, ValueError):
     """A move the rules do not allow now, from :meth:`GameState.check`.
 
     ``rule`` is the id of the rule it breaks (RULES.md: ``M1``, ``M3``, ``E1`` ...);

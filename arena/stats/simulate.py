@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from arena.plan.seating import seatings
 from arena.stats.ratings import RankedGame
-from arena.tournament.plan.seating import seatings
 
 LN10_400 = math.log(10.0) / 400.0
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.folder.files import TABLES
+from arena.results.files import TABLES
 
 SMALL = """
 name = "rep"
@@ -177,7 +177,7 @@ def test_errors_are_one_line(tmp_path, setup, message, report):
     if setup in ("no-games", "header-only"):
         (folder / "tournament.toml").write_text(SMALL)
     if setup == "header-only":
-        from arena.tournament.folder.rows import header_text
+        from arena.results.rows import header_text
 
         (folder / "games.csv").write_text(header_text())
     result = report(str(folder))

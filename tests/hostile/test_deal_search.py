@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.plan.config import load_config
 from arena.play.referee import play_game
 from arena.rules import GameSettings
 from arena.rules.tiles import COLORS
-from arena.tournament.plan.config import load_config
 from arena.tournament.run.runner import run_tournament
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -38,12 +38,12 @@ import pytest
 
 from arena import records
 from arena.isolation import botprocess, sandbox
+from arena.plan.config import ConfigError, load_config
+from arena.plan.schedule import count_games
 from arena.play.referee import Referee, play_game
 from arena.plugins import BotError, BotSpec, make_bot_spec
+from arena.results.identity import check_bots
 from arena.rules import GameSettings
-from arena.tournament.folder.identity import check_bots
-from arena.tournament.plan.config import ConfigError, load_config
-from arena.tournament.plan.schedule import count_games
 from arena.tournament.run.runner import run_tournament
 
 ROOT = Path(__file__).parents[2]
@@ -187,7 +187,7 @@ TWIN = {"name": "hostile", "bot": f"{HOSTILE}:HarmlessBot"}
 RUNNER = """
 import sys
 from pathlib import Path
-from arena.tournament.plan.config import load_config
+from arena.plan.config import load_config
 from arena.tournament.run.runner import run_tournament
 path, out, workers = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 run_tournament(load_config(path), path.read_text(), out, workers=workers, hide=(str(path),))

@@ -489,7 +489,7 @@ def test_a_stage_holds_no_fifo_and_links_stay_links(tmp_path):
 
 
 def test_a_results_folder_is_told_by_the_names_the_arena_writes():
-    from arena.tournament.folder import files
+    from arena.results import files
     assert staging.LOCK_FILE == files.LOCK_FILE and staging.TOURNAMENT_FILE == files.TOURNAMENT_FILE
     assert staging.RESULTS_FILES <= {*files.OUTPUT_FILES, files.MATCH_FILE}
     assert staging.is_results_folder({"tournament.toml", "games.csv"}) and staging.is_results_folder({".arena.lock"})

@@ -31,13 +31,13 @@ from arena.isolation.botprocess import (
     exec_program,
     python_program,
 )
+from arena.plan.config import parse_config
+from arena.plan.schedule import schedule
 from arena.play import pool as pool_module
 from arena.play.logs import log_name
 from arena.play.referee import Referee, play_game
 from arena.plugins import BotError
 from arena.rules import engine as native
-from arena.tournament.plan.config import parse_config
-from arena.tournament.plan.schedule import schedule
 from arena.tournament.run import workers
 from arena.tournament.run.workers import (
     close_worker,

@@ -152,8 +152,8 @@ def test_a_file_bot_reaches_the_workers(tmp_path, scheduler, tournament, run, lo
 
 
 def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_path, tournament):
-    from arena.tournament.plan.config import load_config
-    from arena.tournament.plan.schedule import schedule
+    from arena.plan.config import load_config
+    from arena.plan.schedule import schedule
     from arena.tournament.run.cluster import _HELD, play_task, settings_key, ship_bot_files
     from arena.tournament.run.codec import decode_answer
     from arena.tournament.run.workers import close_worker, worker_settings
@@ -242,8 +242,8 @@ def test_a_bot_that_ends_its_worker_is_faulted_as_locally(tmp_path, tournament, 
 
 @pytest.mark.slow
 def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
-    from arena.tournament.plan.config import parse_config
-    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.plan.config import parse_config
+    from arena.plan.schedule import count_games, schedule
     from arena.tournament.run.cluster import Cluster, DaskWorkers
     from arena.tournament.run.workers import worker_settings
 
@@ -265,8 +265,8 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally():
 
 @pytest.mark.slow
 def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker():
-    from arena.tournament.plan.config import parse_config
-    from arena.tournament.plan.schedule import count_games, schedule
+    from arena.plan.config import parse_config
+    from arena.plan.schedule import count_games, schedule
     from arena.tournament.run.cluster import Cluster, DaskWorkers
     from arena.tournament.run.workers import WorkerError, worker_settings
 

@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.isolation.protocol import bot_random, bot_seed
+from arena.plan.config import ConfigError, parse_config
+from arena.plan.schedule import game_seed, schedule
 from arena.records import replay
-from arena.tournament.folder.dealkey import read_key
-from arena.tournament.folder.store import read_tournament
-from arena.tournament.plan.config import ConfigError, parse_config
-from arena.tournament.plan.schedule import game_seed, schedule
+from arena.results.dealkey import read_key
+from arena.results.store import read_tournament
 
 TOURNAMENT = """name = "keyed"
 players = 2

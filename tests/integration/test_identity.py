@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament.folder.files import IDENTITY_FILE
-from arena.tournament.folder.identity import _program_identity, bot_identity, differences
-from arena.tournament.plan.config import parse_config
+from arena.plan.config import parse_config
+from arena.results.files import IDENTITY_FILE
+from arena.results.identity import _program_identity, bot_identity, differences
 from arena.tournament.run.runner import RunError, run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]

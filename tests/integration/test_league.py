@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.folder.files import LEAGUE_FILE, RETIRED_FILE
-from arena.tournament.folder.league import plan_update
-from arena.tournament.plan.config import TournamentConfig, parse_config
-from arena.tournament.plan.schedule import schedule
+from arena.plan.config import TournamentConfig, parse_config
+from arena.plan.schedule import schedule
+from arena.results.files import LEAGUE_FILE, RETIRED_FILE
+from arena.results.league import plan_update
 
 HEAD = """
 name = "league"

@@ -19,8 +19,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.plan.config import parse_config
 from arena.report.live import GamesFollower, LiveStandings
-from arena.tournament.plan.config import parse_config
 
 TOURNAMENT = """
 name = "live"

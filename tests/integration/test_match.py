@@ -18,17 +18,17 @@ from pathlib import Path
 
 import pytest
 
+from arena.plan.config import load_config
+from arena.plan.schedule import schedule
 from arena.report.tables import load_games
+from arena.results.files import MATCH_FILE
+from arena.results.rows import game_rows_text
+from arena.results.verify import without_timing
 from arena.rules.state import SeatResult
 from arena.stats.sprt import FIELD_MIN_DEALS, Pentanomial, SprtParameters, sprt
-from arena.tournament.folder.files import MATCH_FILE
-from arena.tournament.folder.rows import game_rows_text
-from arena.tournament.folder.verify import without_timing
 from arena.tournament.match.feed import MatchFeed, run_match
 from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
 from arena.tournament.match.tally import MatchTally
-from arena.tournament.plan.config import load_config
-from arena.tournament.plan.schedule import schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 MIXED = f"{ROOT / 'benchmarks' / 'match_bots.py'}:MixedBot"
@@ -173,7 +173,7 @@ def test_names_and_the_tournament_a_match_is():
 
 
 def test_a_tournament_file_names_its_seating_design():
-    from arena.tournament.plan.config import ConfigError, parse_config
+    from arena.plan.config import ConfigError, parse_config
 
     text = f'name = "t"\nplayers = 3\ndeals = 1\nseed = 1\ndeal_key = "{KEY}"\nseating = "SEATING"\n' + \
         "".join(f'[[entrants]]\nbot = "{b}"\nname = "{b}{i}"\n' for i, b in enumerate(["random"] * 3))
@@ -307,7 +307,7 @@ def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finishe
     # resumed once finished: the same verdict, nothing played
     again = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=2, resume=True)
     assert again.summary.played == 0 and again.match == first == whole
-    from arena.tournament.folder.files import RunError
+    from arena.results.files import RunError
 
     with pytest.raises(RunError, match="other parameters"):
         run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=11), out, resume=True)

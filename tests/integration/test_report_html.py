@@ -98,8 +98,8 @@ def test_a_million_game_folder_is_read_as_a_stream(tmp_path):
 
 
 def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
+    from arena.plan.config import load_config
     from arena.report.html import tables_shown
-    from arena.tournament.plan.config import load_config
 
     config = load_config(folder / "tournament.toml")
     tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import arena.tournament.folder.store as store
-from arena.tournament.folder.checkpoints import read_checkpoints
-from arena.tournament.plan.config import load_config
+import arena.results.store as store
+from arena.plan.config import load_config
+from arena.results.checkpoints import read_checkpoints
 from arena.tournament.run import workers as workers_module
 from arena.tournament.run.runner import Interrupted, run_tournament
 from tests.stored import record_lines

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament.folder.rows import COLUMNS
-from arena.tournament.folder.store import recover
-from arena.tournament.plan.config import load_config
+from arena.plan.config import load_config
+from arena.results.rows import COLUMNS
+from arena.results.store import recover
 from arena.tournament.run.runner import run_tournament
 
 TOURNAMENT = """

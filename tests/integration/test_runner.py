@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.plan.config import load_config
+from arena.plan.schedule import count_games
 from arena.report.tables import build_tables, load_games, write_tables
+from arena.results.rows import COLUMNS
+from arena.results.store import recover
 from arena.rules.engine import engine_line
-from arena.tournament.folder.rows import COLUMNS
-from arena.tournament.folder.store import recover
-from arena.tournament.plan.config import load_config
-from arena.tournament.plan.schedule import count_games
 from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
 BOTS = '''
@@ -472,7 +472,7 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path, tournam
     path = tournament()
     out = tmp_path / "out"
     config = load_config(path)
-    from arena.tournament.folder.store import prepare_folder
+    from arena.results.store import prepare_folder
 
     for compress in (False, True):
         prepare_folder(config, path.read_text(), out, resume=False, overwrite=True, compress=compress)
@@ -596,7 +596,7 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
     from oracles import game_rows
 
     from arena.play.referee import play_game
-    from arena.tournament.folder.rows import game_rows_text, rows_text
+    from arena.results.rows import game_rows_text, rows_text
 
     fixtures = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
     for players, seed in ((2, 3), (3, 4), (4, 5), (5, 6)):

@@ -12,19 +12,19 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.report.tables import ORDER_COLUMNS, order, with_tournament_ranks
-from arena.tournament.folder.rows import COLUMNS
-from arena.tournament.plan.config import parse_config
-from arena.tournament.plan.schedule import count_games, schedule
-from arena.tournament.plan.seating import (
+from arena.plan.config import parse_config
+from arena.plan.schedule import count_games, schedule
+from arena.plan.seating import (
     follow_counts,
     frequencies,
     is_follow_balanced,
     is_seat_balanced,
     seatings,
 )
+from arena.report.tables import ORDER_COLUMNS, order, with_tournament_ranks
+from arena.results.rows import COLUMNS
 
-#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
+#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.results.dealkey`).
 KEY = "0f" * 32
 
 

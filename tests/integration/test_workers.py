@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.plan.config import parse_config
-from arena.tournament.plan.schedule import by_seating, count_games, schedule
+from arena.plan.config import parse_config
+from arena.plan.schedule import by_seating, count_games, schedule
 from arena.tournament.run.chunks import LOCAL_CHUNKS, PASS_MOST, ChunkSizes
 from arena.tournament.run.workers import (
     _BOUND_MARGIN,

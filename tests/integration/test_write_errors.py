@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.plan.config import load_config
 from arena.report.tables import write_folder_tables
-from arena.tournament.plan.config import load_config
 from arena.tournament.run.runner import RunError, run_tournament
 
 TOURNAMENT = """

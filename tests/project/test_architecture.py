@@ -21,12 +21,11 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.__main__",),
     ("arena.cli",),
     ("arena.commands",),
-    ("arena.tournament.match",),
-    ("arena.tournament.run",),
+    ("arena.tournament",),
     ("arena.report",),
-    ("arena.tournament.folder",),
+    ("arena.results",),
     ("arena.stats",),
-    ("arena.tournament.plan",),
+    ("arena.plan",),
     ("arena.play",),
     ("arena.isolation",),
     ("arena.envs",),
@@ -142,6 +141,12 @@ def test_no_import_cycle() -> None:
 def test_every_package_says_what_it_holds(package: str) -> None:
     init = ARENA.parent / package.replace(".", "/") / "__init__.py"
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{init} has no docstring"
+
+
+def test_each_layer_is_a_top_level_package() -> None:
+    """The tree reads like the layers: a layer is ``arena`` itself or one module or package right below it."""
+    nested = [n for names in LAYERS for n in names if n.count(".") > 1 or (n.count(".") == 1 and not n.startswith("arena"))]
+    assert not nested, f"layers that are not top-level packages: {nested}"
 
 
 def test_every_package_is_installed() -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.plan.config import load_config
-from arena.tournament.plan.schedule import count_games
+from arena.plan.config import load_config
+from arena.plan.schedule import count_games
 
 ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location("docs_outputs", ROOT / "docs" / "outputs.py")

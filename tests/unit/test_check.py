@@ -16,12 +16,12 @@ from arena import records
 from arena.display import text as render
 from arena.play.referee import play_game
 from arena.plugins import make_bot_spec, parse_bot_spec
+from arena.results import rows
 from arena.rules import PASS, GameSettings, GameState, IllegalMove, Move, SeatView, deal, geometry, winners
 from arena.rules.geometry import cell_index
 from arena.rules.state import MoveSet, legal_in
 from arena.rules.tiles import COLORS, TILE_NAMES, color_index, tile_index
 from arena.rules.view import turn_view
-from arena.tournament.folder import rows
 
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.tournament.folder.rows import COLUMNS
-from arena.tournament.plan.config import parse_config
-from arena.tournament.plan.schedule import (
+from arena.plan.config import parse_config
+from arena.plan.schedule import (
     choose_tables,
     count_games,
     game_seed,
@@ -21,9 +20,10 @@ from arena.tournament.plan.schedule import (
     tables,
     tournament_tables,
 )
-from arena.tournament.plan.seating import is_follow_balanced, is_seat_balanced
+from arena.plan.seating import is_follow_balanced, is_seat_balanced
+from arena.results.rows import COLUMNS
 
-#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.tournament.folder.dealkey`).
+#: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.results.dealkey`).
 KEY = "0f" * 32
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.plan.config import ConfigError, parse_config
 from arena.play import ranges as limits
-from arena.tournament.plan.config import ConfigError, parse_config
 
 TOURNAMENT = """
 players = 2

@@ -25,7 +25,7 @@ from arena.report.tables import (
     with_tournament_ranks,
 )
 from arena.report.text import format_tables
-from arena.tournament.folder.rows import COLUMNS, header_text, rows_text, tournament_ranks
+from arena.results.rows import COLUMNS, header_text, rows_text, tournament_ranks
 
 
 def fake_record(groups: list[int], captured: list[int]) -> dict:

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament.plan.config import Entrant, TournamentConfig
-from arena.tournament.plan.schedule import (
+from arena.plan.config import Entrant, TournamentConfig
+from arena.plan.schedule import (
     DealKeyMissing,
     by_seating,
     count_games,
@@ -20,9 +20,9 @@ from arena.tournament.plan.schedule import (
     tables,
     tournament_tables,
 )
-from arena.tournament.plan.seating import DESIGNS
+from arena.plan.seating import DESIGNS
 
-#: A results folder's deal key, as :mod:`arena.tournament.folder.dealkey` makes one.
+#: A results folder's deal key, as :mod:`arena.results.dealkey` makes one.
 KEY = "0f" * 32
 
 

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from arena.tournament.plan.schedule import rotations, tables
-from arena.tournament.plan.seating import (
+from arena.plan.schedule import rotations, tables
+from arena.plan.seating import (
     BALANCED_4,
     DESIGNS,
     balanced_designs,

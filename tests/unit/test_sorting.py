@@ -1,4 +1,4 @@
-"""games.csv put in schedule order a block at a time (arena.tournament.folder.sorting)."""
+"""games.csv put in schedule order a block at a time (arena.results.sorting)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.folder import sorting
-from arena.tournament.folder.sorting import sort_games_file
+from arena.results import sorting
+from arena.results.sorting import sort_games_file
 
 HEADER = b"game_id,table,deal,seat,entrant\n"
 

@@ -257,7 +257,7 @@ def test_replay_result_fits_the_width(cli):
 
 def test_the_fault_summary_escapes_what_bots_wrote() -> None:
     """A fault's kind and message come from a bot or a record: the run's last lines print them escaped."""
-    from arena.tournament.folder.faults import FaultSummary
+    from arena.results.faults import FaultSummary
 
     summary = FaultSummary()
     summary.add("mallory", "crash", "boom\x1b]0;owned\x07\r\nfake line", "t000-d0000-r0")

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.folder.identity import check_bots
-from arena.tournament.plan.config import (
+from arena.plan.config import (
     DEFAULT_TIME_LIMIT,
     ConfigError,
     Entrant,
@@ -15,6 +14,7 @@ from arena.tournament.plan.config import (
     parse_config,
     spec_text,
 )
+from arena.results.identity import check_bots
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,7 @@ A match is a tournament of one table (``arena match A B [C ...]``): as many
 players as bots, the first bot **A** (the challenger), every deal played in
 every seating of its design — both seats with two players (``rotate``, which
 is ``balanced`` for two), the ``balanced`` design of
-:mod:`arena.tournament.plan.seating` with 3-5 (6, 12 or 20 games a deal).
+:mod:`arena.plan.seating` with 3-5 (6, 12 or 20 games a deal).
 Its ``tournament.toml`` is an ordinary tournament file (players, deals, seed,
 scoring, time limit, seating, the bots as entrants, and a comment saying which
 match it is), so the folder is an ordinary results folder that ``arena report``

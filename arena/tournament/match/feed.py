@@ -8,7 +8,7 @@ one deal's games, so a verdict wastes at most a few deals of play.  When the
 test decides, the games still being played are stopped (their workers are
 ended) and never stored; games of later deals that finished early were stored,
 and are removed from ``games.csv`` and the records
-(:func:`~arena.tournament.folder.store.drop_games`).  ``tournament.toml`` then
+(:func:`~arena.results.store.drop_games`).  ``tournament.toml`` then
 gives ``deals`` = the deals counted.  So the folder holds exactly the games the
 test counted and ``arena report`` gives the same numbers.  While a match runs,
 or after an interruption, ``deals`` is the cap; ``--resume`` sets it back to
@@ -26,14 +26,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.folder.dealkey import folder_key
-from arena.tournament.folder.files import GAMES_FILE, LLR_PLOT, TOURNAMENT_FILE, write_atomically
-from arena.tournament.folder.store import drop_games
+from arena.plan.config import TournamentConfig
+from arena.plan.schedule import Game, schedule
+from arena.results.dealkey import folder_key
+from arena.results.files import GAMES_FILE, LLR_PLOT, TOURNAMENT_FILE, write_atomically
+from arena.results.store import drop_games
 from arena.tournament.match.folder import match_dict, settle_folder, write_match
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally, status_line
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.schedule import Game, schedule
 
 log = logging.getLogger("arena.tournament")
 

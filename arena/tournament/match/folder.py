@@ -29,10 +29,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.folder.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
+from arena.plan.config import ConfigError, parse_config
+from arena.results.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally
-from arena.tournament.plan.config import ConfigError, parse_config
 
 FORMAT = "arena-match/1"
 PAIR_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")

@@ -15,12 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.play import ranges as limits
-from arena.play.clock import parse_clock, parse_overage
-from arena.play.ranges import DEFAULT_TIME_LIMIT
-from arena.stats.sprt import SprtParameters
-from arena.tournament.folder.files import MATCH_FILE
-from arena.tournament.plan.config import (
+from arena.errors import ArenaError
+from arena.plan.config import (
     ConfigError,
     TournamentConfig,
     _default_name,
@@ -29,7 +25,12 @@ from arena.tournament.plan.config import (
     toml_string,
     with_deals,
 )
-from arena.tournament.plan.seating import seatings
+from arena.plan.seating import seatings
+from arena.play import ranges as limits
+from arena.play.clock import parse_clock, parse_overage
+from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.results.files import MATCH_FILE
+from arena.stats.sprt import SprtParameters
 
 #: ``--max-games`` when not given.
 DEFAULT_MAX_GAMES = 20_000
@@ -40,7 +41,7 @@ SPRT_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
 SPRT_REQUIRED = ("elo0", "elo1")
 
 
-class MatchError(ValueError):
+class MatchError(ArenaError, ValueError):
     """A match that cannot be set up; the message is one line naming the option and the problem."""
 
 

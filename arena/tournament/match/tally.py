@@ -29,6 +29,7 @@ import math
 from collections.abc import Iterable
 
 from arena.report.match import elo_text
+from arena.results.rows import COLUMNS, tournament_ranks
 from arena.stats.sprt import (
     EloEstimate,
     Pentanomial,
@@ -42,7 +43,6 @@ from arena.stats.sprt import (
     pentanomial_sequential,
     sprt,
 )
-from arena.tournament.folder.rows import COLUMNS, tournament_ranks
 from arena.tournament.match.plan import MatchPlan
 
 _COL = {name: COLUMNS.index(name) for name in ("game_id", "deal", "rotation", "entrant", "faulted",

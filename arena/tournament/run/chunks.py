@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from arena.tournament.plan.schedule import Game
+from arena.plan.schedule import Game
 
 
 @dataclass(frozen=True)

@@ -50,8 +50,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from arena.tournament.folder.files import LOG_FORMAT, RunError
-from arena.tournament.plan.schedule import Game
+from arena.plan.schedule import Game
+from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, WorkerError, decode_answer, encode_answer
 from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk

@@ -20,11 +20,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from arena.errors import ArenaError
+
 #: The keys of a fault as a worker hands it to the parent, and their types.
 FAULT_KEYS = {"game_id": str, "seat": int, "entrant": str, "move": int, "kind": str, "message": str}
 
 
-class WorkerError(RuntimeError):
+class WorkerError(ArenaError, RuntimeError):
     """The games cannot be played: the message is one line."""
 
 

@@ -39,15 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.plan.config import TournamentConfig
+from arena.plan.schedule import Game, by_seating, count_games, schedule
+from arena.results.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
+from arena.results.faults import FaultSummary
+from arena.results.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
+from arena.results.league import numbered
+from arena.results.sorting import sort_games_file
+from arena.results.store import FolderLock, Recovered, prepare_folder, stored_games
 from arena.rules.engine import engine_line
-from arena.tournament.folder.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
-from arena.tournament.folder.faults import FaultSummary
-from arena.tournament.folder.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
-from arena.tournament.folder.league import numbered
-from arena.tournament.folder.sorting import sort_games_file
-from arena.tournament.folder.store import FolderLock, Recovered, prepare_folder, stored_games
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.schedule import Game, by_seating, count_games, schedule
 from arena.tournament.run.showing import Showing
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
 
@@ -187,7 +187,7 @@ def run_tournament(
     config :meth:`Feed.finish` returns.  With ``cluster`` (``local[:N]`` or a scheduler address) the
     games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
     With ``update`` the folder's tournament is first brought up to ``config`` (the file ``source``), a league
-    that grew (:mod:`~arena.tournament.folder.update`): ``notify`` is told what it keeps, drops and adds
+    that grew (:mod:`~arena.results.update`): ``notify`` is told what it keeps, drops and adds
     before any game starts, and the run goes on as a resume.  With ``progress`` the standings are shown
     above the bar as games are stored, and with ``report_every`` the tables and ``report.html`` are
     written after every so many games (:mod:`.showing`).
@@ -208,7 +208,7 @@ def run_tournament(
     try:
         notes: list[str] = []
         if update:
-            from arena.tournament.folder.update import update_folder
+            from arena.results.update import update_folder
 
             lines, notes = update_folder(config, text, out, source)
             for line in lines:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.display.live import LiveBlock
-from arena.tournament.folder.files import GAMES_FILE, RunError
-from arena.tournament.plan.config import TournamentConfig
+from arena.plan.config import TournamentConfig
+from arena.results.files import GAMES_FILE, RunError
 
 log = logging.getLogger("arena.tournament")
 

@@ -44,10 +44,10 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass, field
 from typing import Any, Self
 
-from arena.tournament.folder.files import HELD_LOCKS, LOG_FORMAT, pack
-from arena.tournament.folder.rows import game_rows_text
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.schedule import Game
+from arena.plan.config import TournamentConfig
+from arena.plan.schedule import Game
+from arena.results.files import HELD_LOCKS, LOG_FORMAT, pack
+from arena.results.rows import game_rows_text
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer, fault_entry
 
@@ -97,7 +97,7 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
 def _prepare(referee: Any) -> list[Any]:
     """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
     from arena.play.prepared import with_identity
-    from arena.tournament.folder.identity import bot_identity
+    from arena.results.identity import bot_identity
 
     entrants = _WORKER["entrants"]
     bots = referee.prepare_all([e.referee_args(referee.isolation) for e in entrants])

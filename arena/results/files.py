@@ -10,6 +10,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from arena.errors import ArenaError
+
 #: The file of a results folder that holds its entrants' identities.
 IDENTITY_FILE = "entrants.json"
 #: The file of a results folder that numbers its tables and says when each entrant joined (:mod:`.league`).
@@ -59,7 +61,7 @@ OUTPUT_FILES = (TOURNAMENT_FILE, DEAL_KEY_FILE, IDENTITY_FILE, LEAGUE_FILE, RETI
                 LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
 
 
-class RunError(Exception):
+class RunError(ArenaError):
     """A run that cannot start or go on; the message is one line for the user."""
 
 

@@ -41,12 +41,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.api.options import format_option
+from arena.errors import ArenaError
+from arena.plan.seating import DESIGNS
 from arena.play import ranges as limits
 from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.referee import ISOLATIONS
 from arena.rules.state import PENALTIES, SCORINGS
-from arena.tournament.plan.seating import DESIGNS
 
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -58,7 +59,7 @@ TOP_KEYS = (
     "format",
     "challengers", "pool", "max_tables", "isolation", "duplicate", "public_deals", "deal_key", "entrants",
 )
-#: A deal key: 32 bytes as 64 hexadecimal digits (:mod:`arena.tournament.folder.dealkey`).
+#: A deal key: 32 bytes as 64 hexadecimal digits (:mod:`arena.results.dealkey`).
 DEAL_KEY_PATTERN = re.compile(r"[0-9a-fA-F]{64}")
 #: The ways a tournament makes its tables (docs/reference/tournament-file.md, "The schedule").
 TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
@@ -67,7 +68,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(ArenaError, ValueError):
     """A tournament file that cannot be used; the message is one line."""
 
 
@@ -194,7 +195,7 @@ class TournamentConfig:
     #: configs equal: the folder checks it against its own key.
     deal_key: str | None = field(default=None, compare=False, repr=False)
     #: The table keys (:func:`~.schedule.table_key`) by table number, as a league's results folder keeps them
-    #: (:mod:`arena.tournament.folder.league`); empty: tables are numbered by their place in the schedule.
+    #: (:mod:`arena.results.league`); empty: tables are numbered by their place in the schedule.
     numbering: tuple[str, ...] = field(default=(), compare=False)
 
     @property

@@ -5,7 +5,7 @@ game of design index ``i`` seats, in seat ``s``, the entrant the table's own
 seating has in position ``p[s]`` (``seating[s] = table[p[s]]``).  The index
 ``i`` is stable: it is the ``r{i}`` of the game id, and a seating that repeats
 one already listed (a filled table such as A, B, A, B) is skipped without
-renumbering the others, as :func:`arena.tournament.plan.schedule.rotations` does.
+renumbering the others, as :func:`arena.plan.schedule.rotations` does.
 
 Designs
 -------
@@ -15,7 +15,7 @@ Designs
 ``rotate``
     The ``k`` cyclic rotations: index ``r`` moves every entrant ``r`` seats on
     (``p[s] = s - r mod k``).  Exactly the seatings and indices of
-    :func:`~arena.tournament.plan.schedule.rotations`, so old tournaments keep their
+    :func:`~arena.plan.schedule.rotations`, so old tournaments keep their
     game ids.  Every entrant sits in every seat once, but who follows whom never
     changes: with rotations alone, a bot always moves right after the same rival.
 ``all``

@@ -2,7 +2,7 @@
 
 ``league.json`` in a results folder keeps what a tournament file cannot say:
 
-* ``tables``: the key of every table ever scheduled (:func:`~arena.tournament.plan.schedule.table_key`,
+* ``tables``: the key of every table ever scheduled (:func:`~arena.plan.schedule.table_key`,
   the entrants' names in seat order joined by ``|``), by table number.  A game id names its table by
   this number (``t003-d0012-r2``), so a stored game keeps its id whatever entrants join or leave
   later and wherever the file lists them; a table first scheduled by an update gets the next free
@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.api.options import format_option
-from arena.tournament.folder.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.schedule import schedule, table_key, tournament_tables
+from arena.plan.config import TournamentConfig
+from arena.plan.schedule import schedule, table_key, tournament_tables
+from arena.results.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
 
 FORMAT = "arena-league/1"
 
@@ -192,10 +192,10 @@ def plan_update(
     """What updating a folder that holds the games ``stored`` of ``old`` to ``new`` does.
 
     ``old`` carries the folder's numbering (:func:`numbered`); ``before`` and ``now`` are the entrants'
-    identities as stored and as they are (:func:`arena.tournament.folder.identity.current`; None: not stored,
+    identities as stored and as they are (:func:`arena.results.identity.current`; None: not stored,
     taken as unchanged).
     """
-    from arena.tournament.folder.identity import differences
+    from arena.results.identity import differences
 
     numbering = list(old.numbering) or own_numbering(old)
     known = set(numbering)

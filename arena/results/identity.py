@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.api.options import format_option
+from arena.plan.config import Entrant, TournamentConfig, _fail
 from arena.plugins import EXEC_PREFIX, BotError, entry_point_of
-from arena.tournament.folder.files import IDENTITY_FILE
-from arena.tournament.plan.config import Entrant, TournamentConfig, _fail
+from arena.results.files import IDENTITY_FILE
 
 FORMAT = "arena-entrants/1"
 
@@ -211,7 +211,7 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, entrants: dict[str, Any]) -> None:
-    from arena.tournament.folder.files import write_atomically
+    from arena.results.files import write_atomically
 
     text = json.dumps({"format": FORMAT, "entrants": entrants}, indent=2, sort_keys=True) + "\n"
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -229,9 +229,9 @@ def store_entrants(out: Path, entrants: dict[str, Any]) -> None:
 
 def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool) -> list[str]:
     """Compare the entrants of now with the ones that played the games stored in ``out`` and store
-    theirs.  Raises :class:`~arena.tournament.folder.files.RunError` (one line) when one changed and ``allow_changed`` is
+    theirs.  Raises :class:`~arena.results.files.RunError` (one line) when one changed and ``allow_changed`` is
     false; else returns a line for each that changed (for the log)."""
-    from arena.tournament.folder.files import RunError
+    from arena.results.files import RunError
 
     try:
         now = current(config)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from arena.tournament.folder.files import CHECKPOINTS_FILE, TOURNAMENT_FILE
+from arena.results.files import CHECKPOINTS_FILE, TOURNAMENT_FILE
 
 _BLOCK = 1 << 20
 
@@ -194,7 +194,7 @@ def after(base: Checkpoint | None, records_path: Path, rows_path: Path, games: i
 
 def write_checkpoints(out: Path, points: list[Checkpoint]) -> None:
     """Make ``checkpoints.jsonl`` hold ``points`` (through a temporary file beside it)."""
-    from arena.tournament.folder.files import write_atomically
+    from arena.results.files import write_atomically
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8") as f:

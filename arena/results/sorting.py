@@ -20,7 +20,7 @@ from typing import IO
 
 import numpy as np
 
-from arena.tournament.folder.files import write_atomically
+from arena.results.files import write_atomically
 
 #: Bytes read at a time; a block ends at a line's end.
 _BLOCK = 8 << 20

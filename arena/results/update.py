@@ -20,11 +20,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from arena.plan.config import TournamentConfig
 from arena.plugins import BotError
-from arena.tournament.folder.dealkey import read_key
-from arena.tournament.folder.files import TOURNAMENT_FILE, RunError, write_atomically
-from arena.tournament.folder.identity import current, store_entrants, stored_entrants
-from arena.tournament.folder.league import (
+from arena.results.dealkey import read_key
+from arena.results.files import TOURNAMENT_FILE, RunError, write_atomically
+from arena.results.identity import current, store_entrants, stored_entrants
+from arena.results.league import (
     League,
     LeagueError,
     meaning_change,
@@ -36,8 +37,7 @@ from arena.tournament.folder.league import (
     updated_league,
     write_league,
 )
-from arena.tournament.folder.store import read_tournament, retire_games
-from arena.tournament.plan.config import TournamentConfig
+from arena.results.store import read_tournament, retire_games
 
 
 def check_update(config: TournamentConfig, out: Path, source: str) -> TournamentConfig | None:

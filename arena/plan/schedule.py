@@ -25,7 +25,7 @@
   ``duplicate = true`` (the duplicate format, for trusted bots) a round's games
   share one seed, so every entrant plays the same tiles from several seats.
   Unless the file asks for ``public_deals``, every seed is an HMAC-SHA256 keyed
-  with the results folder's secret deal key (:mod:`arena.tournament.folder.dealkey`),
+  with the results folder's secret deal key (:mod:`arena.results.dealkey`),
   so nothing a bot is given or can read (the master seed, the names, its own
   tiles) lets it find the seed; with public deals it is a plain SHA-256 of
   public things and the tournament file alone gives every deal.  A seed never
@@ -54,8 +54,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.seating import design, seatings
+from arena.errors import ArenaError
+from arena.plan.config import TournamentConfig
+from arena.plan.seating import design, seatings
 
 SEED_PREFIX = "uptown-tournament/1"
 #: The prefix of the tie-break key of :func:`choose_tables`.
@@ -232,7 +233,7 @@ def rotations(seating: tuple[int, ...], rotate: bool) -> list[tuple[int, tuple[i
     return seatings(seating, "rotate" if rotate else "fixed")
 
 
-class DealKeyMissing(ValueError):
+class DealKeyMissing(ArenaError, ValueError):
     """A tournament whose seeds are keyed (no ``public_deals``) listed without its deal key."""
 
 

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-from arena.tournament.folder.checkpoints import (
+from arena.plan.config import ConfigError, TournamentConfig, parse_config, with_deals
+from arena.plan.schedule import Game, schedule
+from arena.results.checkpoints import (
     Checkpoint,
     after,
     faults_of,
@@ -40,9 +42,9 @@ from arena.tournament.folder.checkpoints import (
     trusted_prefix,
     write_checkpoints,
 )
-from arena.tournament.folder.dealkey import check_folder_key, folder_key, new_folder_key, read_key
-from arena.tournament.folder.faults import FaultSummary
-from arena.tournament.folder.files import (
+from arena.results.dealkey import check_folder_key, folder_key, new_folder_key, read_key
+from arena.results.faults import FaultSummary
+from arena.results.files import (
     BOTS_FOLDER,
     DEAL_KEY_FILE,
     GAMES_FILE,
@@ -59,11 +61,11 @@ from arena.tournament.folder.files import (
     records_file,
     write_atomically,
 )
-from arena.tournament.folder.identity import settle
-from arena.tournament.folder.league import numbered, start_league
-from arena.tournament.folder.rows import COLUMNS, header_text
-from arena.tournament.folder.sorting import game_ids
-from arena.tournament.folder.verify import (
+from arena.results.identity import settle
+from arena.results.league import numbered, start_league
+from arena.results.rows import COLUMNS, header_text
+from arena.results.sorting import game_ids
+from arena.results.verify import (
     REASONS,
     GameCheckError,
     digest_of,
@@ -71,8 +73,6 @@ from arena.tournament.folder.verify import (
     first_difference,
     rows_digest,
 )
-from arena.tournament.plan.config import ConfigError, TournamentConfig, parse_config, with_deals
-from arena.tournament.plan.schedule import Game, schedule
 
 _BLOCK = 1 << 20
 
@@ -757,7 +757,7 @@ def retire_games(out: Path, game_ids: Collection[str]) -> None:
 def read_tournament(folder: Path, deal_key: str | None = None) -> tuple[TournamentConfig, str]:
     """The tournament a results folder holds, from its ``tournament.toml``, with the folder's deal key when it
     keeps one (or ``deal_key``, given: it must be the folder's); without either its seeds cannot be listed
-    (:class:`~arena.tournament.plan.schedule.DealKeyMissing`)."""
+    (:class:`~arena.plan.schedule.DealKeyMissing`)."""
     path = folder / TOURNAMENT_FILE
     if not folder.is_dir():
         raise RunError(f"{folder}: no such results folder")

@@ -15,11 +15,12 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from arena.errors import ArenaError
+from arena.plan.config import TournamentConfig
+from arena.plan.schedule import Game, schedule
 from arena.records import RecordError, replay
+from arena.results.rows import COLUMNS, game_rows_text
 from arena.rules import GameSettings, deal
-from arena.tournament.folder.rows import COLUMNS, game_rows_text
-from arena.tournament.plan.config import TournamentConfig
-from arena.tournament.plan.schedule import Game, schedule
 
 #: Why a stored game is dropped and played again, by reason class, as the terminal says it.
 REASONS: dict[str, str] = {
@@ -34,7 +35,7 @@ REASONS: dict[str, str] = {
 assert COLUMNS[-1] == "seconds"
 
 
-class GameCheckError(Exception):
+class GameCheckError(ArenaError):
     """A stored game that fails a check: ``reason`` is a key of :data:`REASONS`, the message one line."""
 
     def __init__(self, reason: str, message: str) -> None:

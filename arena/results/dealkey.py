@@ -6,7 +6,7 @@ and the game seed and so learn every rack and draw (the tournament file's
 seeds are small numbers people choose).  So the arena makes a key when it
 makes a results folder (:func:`secrets.token_hex`), keeps it in the folder
 (``deal.key``, its owner's alone, like the folder: bots never see it) and
-keys every seed with it (:func:`arena.tournament.plan.schedule.game_seed`)
+keys every seed with it (:func:`arena.plan.schedule.game_seed`)
 and every bot's seed (:func:`arena.isolation.protocol.bot_seed`).
 
 A resume, ``--update`` and ``arena report`` read the same key; ``--overwrite``
@@ -23,8 +23,8 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
-from arena.tournament.folder.files import DEAL_KEY_FILE, RunError, write_atomically
-from arena.tournament.plan.config import TournamentConfig, check_deal_key
+from arena.plan.config import TournamentConfig, check_deal_key
+from arena.results.files import DEAL_KEY_FILE, RunError, write_atomically
 
 
 def new_key() -> str:
@@ -108,8 +108,8 @@ def key_fits(config: TournamentConfig, out: Path) -> bool:
     """Whether ``config``'s key gives the seed of the first game ``games.csv`` in ``out`` stores (True for none)."""
     import csv
 
-    from arena.tournament.folder.files import GAMES_FILE
-    from arena.tournament.plan.schedule import schedule
+    from arena.plan.schedule import schedule
+    from arena.results.files import GAMES_FILE
 
     try:
         with open(out / GAMES_FILE, encoding="utf-8", newline="") as f:
