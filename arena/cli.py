@@ -43,6 +43,16 @@ class LazyGroup(click.Group):
         module, _ = COMMANDS[name]
         return importlib.import_module(module).command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command named first in ``args``; a misspelt name is refused with the nearest names (``reprot``: ``report``)."""
+        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+            import difflib
+
+            near = difflib.get_close_matches(args[0], list(COMMANDS), n=2, cutoff=0.6)
+            if near:
+                ctx.fail(f"No such command {args[0]!r}. Did you mean {' or '.join(repr(n) for n in near)}?")
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an :class:`~arena.errors.ArenaError` becomes one line and exit status 1 here, and only here."""
         try:

@@ -172,3 +172,32 @@ def test_every_help_works(name, cli):
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_every_command_is_in_the_docs(name):
     assert any(m.group(1) == name for line in code_lines(EVERYWHERE) for m in _INVOCATION.finditer(line)), name
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("reprot", "'report'"), ("pla", "'play' or 'replay'"), ("mathc", "'match'")])
+def test_a_misspelt_command_is_answered_with_the_nearest_names(typed: str, meant: str) -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, [typed])
+    assert result.exit_code == 2
+    assert f"Error: No such command {typed!r}. Did you mean {meant}?" in result.output
+
+
+def test_a_command_nothing_resembles_gets_no_suggestion() -> None:
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["xyzzy"])
+    assert result.exit_code == 2 and "Error: No such command 'xyzzy'." in result.output
+    assert "Did you mean" not in result.output
+
+
+def test_an_arena_error_is_one_line_and_exit_status_1(tmp_path: Path) -> None:
+    """Any ArenaError a command raises is printed by the command group as one line, with no traceback."""
+    from click.testing import CliRunner
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = 'x'\nentrants = 3\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", str(bad)])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1, result.output
+    assert "Traceback" not in result.output
