@@ -84,6 +84,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.errors import os_error_line
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
 from arena.isolation.rootfs import (
@@ -482,7 +483,7 @@ def start(
     except BaseException as exc:
         _undo(cgroups, freezer_fd, folder)
         if isinstance(exc, OSError):
-            raise SandboxError(f"cannot set up the sandbox: {exc.strerror or exc}") from None
+            raise SandboxError(f"cannot set up the sandbox: {os_error_line(exc)}") from None
         raise
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not cgroups:
@@ -521,7 +522,7 @@ def start(
         )
     except OSError as exc:
         _undo(cgroups, freezer_fd, folder)
-        raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
+        raise SandboxError(f"cannot start the sandbox: {os_error_line(exc)}") from None
     return Sandboxed(process, _describe(level, uid, controls), cgroups, folder, limits, freezer, freezer_fd)
 
 
