@@ -436,7 +436,7 @@ class StartOptions:
     """
 
     cwd: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] | None = None
     limits: Limits = Limits()
     hide: tuple[str, ...] = ()
     show: tuple[str, ...] = ()
@@ -480,7 +480,7 @@ def start(command: list[str], options: StartOptions = StartOptions()) -> Sandbox
     sweep_folders()
     made = _Made(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-"))
     home = made.folder
-    environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **options.env}
+    environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **(options.env or {})}
     cpus = [options.cpu] if options.cpu is not None else sorted(os.sched_getaffinity(0))
     uid = _new_uid() if level == "jail" or level == "rlimits" and os.geteuid() == 0 else None
     try:
