@@ -353,38 +353,36 @@ class Referee:
         return settings, players, names
 
 
-class RefereeSettings(TypedDict, total=False):
-    """The settings of the :class:`Referee` a single game is played in (:func:`play_game`), each as
-    :class:`Referee` takes it: the per-move ``time_limit``, the ``isolation``, the folder of the bots'
-    ``logs`` and the game ``clock``."""
+class GameOptions(TypedDict, total=False):
+    """The keywords of :meth:`Referee.play` that :func:`play_game` passes on (see there)."""
 
-    time_limit: float
-    isolation: str
-    logs: str | os.PathLike[str] | None
-    clock: TimeControl
+    scoring: str
+    penalty: str
+    names: Sequence[str] | None
+    extra: Mapping[str, Any] | None
+    on_move: Callable[[GameState, Move], None] | None
 
 
 def play_game(
     specs: Sequence[PreparedBot | BotSpec | str],
     seed: int,
     *,
-    scoring: str = "uptown",
-    penalty: str = "color",
-    names: Sequence[str] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    on_move: Callable[[GameState, Move], None] | None = None,
-    **settings: Unpack[RefereeSettings],
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    isolation: str = "process",
+    logs: str | os.PathLike[str] | None = None,
+    clock: TimeControl = NO_CLOCK,
+    **game: Unpack[GameOptions],
 ) -> GameOutcome:
-    """Play one game in a :class:`Referee` of its own, made with ``settings`` (:class:`RefereeSettings`:
-    ``time_limit``, ``isolation``, ``logs``, ``clock``); the other arguments are those of :meth:`Referee.play`.
+    """Play one game in a :class:`Referee` of its own, made with ``time_limit``, ``isolation``, ``logs``
+    and ``clock``; ``game`` are the keywords of :meth:`Referee.play` (``scoring``, ``penalty``, ``names``,
+    ``extra``, ``on_move``).
 
     Raises ValueError for a bad number of bots, settings, names, seed or time
     limit, and :class:`~arena.plugins.BotError` for a bot that cannot be used.
     """
-    referee = Referee(**settings)
+    referee = Referee(time_limit, isolation=isolation, logs=logs, clock=clock)
     try:
         with referee:
-            return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
-                                on_move=on_move)
+            return referee.play(specs, seed, **game)
     finally:
         referee.close()
