@@ -7,12 +7,14 @@ The commands do not catch the arena's errors to print them: the command group do
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 import pytest
 
-from arena.cli import LazyGroup, main
+import arena.cli as cli_module
+from arena.cli import main
 from arena.errors import ArenaError
 from arena.records import RecordError, dumps
 
@@ -65,12 +67,13 @@ class _Odd(ArenaError):
 
 
 @pytest.mark.parametrize("error", [_Odd("the odd one\x1b[2J out"), RecordError("a record's fault")])
-def test_any_arena_error_is_one_escaped_line(error, cli):
+def test_any_arena_error_is_one_escaped_line(error, cli, monkeypatch):
     @click.command("boom")
     def boom() -> None:
         raise error
 
-    group = LazyGroup(commands={"boom": boom})
-    group.get_command = lambda ctx, name: boom  # type: ignore[method-assign]
-    line = only_error(cli.invoke(group, ["boom"]))
+    # A command of the real group: its module is this one, whose ``command`` raises the error.
+    monkeypatch.setitem(cli_module.COMMANDS, "boom", (__name__, "Raise an error."))
+    monkeypatch.setattr(sys.modules[__name__], "command", boom, raising=False)
+    line = only_error(cli.invoke(main, ["boom"]))
     assert line == str(error).replace("\x1b", "\\x1b")
