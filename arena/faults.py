@@ -12,7 +12,7 @@ tournament's fault summary and, for the kinds a bot may name itself, in the
 compares, hashes, formats and encodes as JSON as it) and nothing written
 changes.
 
-This module is in the arena's lowest layer and imports nothing of the arena:
+This module is in the arena's lowest layer and imports nothing of the arena but :mod:`arena.errors`:
 the bot host, the protocol, the referee's guard and seats, and the tournament's
 summaries all name these kinds, and the bot host, which starts for every bot
 process, pays for nothing more than ``enum``.
@@ -24,6 +24,8 @@ import os
 import traceback
 from enum import StrEnum
 from typing import Any, NamedTuple, TextIO
+
+from arena.errors import shorten
 
 
 class FaultKind(StrEnum):
@@ -100,6 +102,5 @@ def fault_of(exc: BaseException, prefix: str = "", log: TextIO | None = None) ->
 def show_value(value: Any) -> str:
     """A value a bot returned, for a fault message, without running any of the bot's code."""
     if value is None or type(value) in (bool, int, float, str):
-        text = repr(value)
-        return text if len(text) <= 40 else text[:37] + "..."
+        return shorten(value, 40)
     return f"a {type(value).__name__}"

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import arena
 from arena.isolation import sandbox
-from arena.isolation.sandbox import start
+from arena.isolation.sandbox import StartOptions, start
 
 PAGES_A_BLOCK, BITS_A_BLOCK = 16, 15
 FILE_MB = 64
@@ -162,7 +162,7 @@ class Bot:
     """One of the two programs, in a jail of its own, frozen off its turn."""
 
     def __init__(self, program: Path, data: Path) -> None:
-        self.box = start([str(program), str(data)], stderr=sys.stderr.fileno())
+        self.box = start([str(program), str(data)], StartOptions(stderr=sys.stderr.fileno()))
         self.box.freeze()
 
     def turn(self, line: str) -> str:

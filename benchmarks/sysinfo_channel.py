@@ -21,7 +21,7 @@ from pathlib import Path
 
 import arena
 from arena.isolation import sandbox
-from arena.isolation.sandbox import Limits, start
+from arena.isolation.sandbox import Limits, StartOptions, start
 
 PROGRAM = r"""
 import ctypes, struct, sys, threading
@@ -53,7 +53,7 @@ class Bot:
     """One program in a jail of its own, frozen off its turn."""
 
     def __init__(self, python: str) -> None:
-        self.box = start([python, "-c", PROGRAM], limits=Limits(memory_mb=1024), stderr=sys.stderr.fileno())
+        self.box = start([python, "-c", PROGRAM], StartOptions(limits=Limits(memory_mb=1024), stderr=sys.stderr.fileno()))
         self.box.freeze()
 
     def turn(self, line: str) -> str:

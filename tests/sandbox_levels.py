@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from arena.isolation import sandbox
-from arena.isolation.sandbox import start
+from arena.isolation.sandbox import StartOptions, start
 
 JAIL = sandbox.walls() == "jail"
 needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux namespaces, which this machine refuses")
@@ -15,7 +15,7 @@ needs_jail = pytest.mark.skipif(not JAIL, reason="the jail needs root and Linux 
 
 def _userns_works() -> bool:
     try:
-        box = start(["true"], level="userns")
+        box = start(["true"], StartOptions(level="userns"))
     except sandbox.SandboxError:
         return False
     try:

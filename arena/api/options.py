@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import shorten
+
 #: The types an option's default may have.
 OPTION_TYPES = (bool, int, float, str)
 #: The most options a bot may declare (and a program in its ``hello``).
@@ -186,17 +188,11 @@ def declared_options(cls: type) -> dict[str, Option]:
             raise ValueError(f"{name}.options: an option's name is {len(key)} characters long, "
                              f"more than {MAX_DECLARED}")
         if not isinstance(value, Option):
-            raise ValueError(f"{name}.options[{key!r}]: {_shown(value)} is not an Option; "
+            raise ValueError(f"{name}.options[{key!r}]: {shorten(value)} is not an Option; "
                              f"declare it as Option(default, min=..., max=..., choices=..., doc=...)")
         found[key] = value
     _declared[cls] = (options, found)
     return found
-
-
-def _shown(value: Any) -> str:
-    """A declared value in an error message, cut short: a class body can hold anything."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def defaults(declared: Mapping[str, Option]) -> dict[str, Any]:

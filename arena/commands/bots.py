@@ -16,15 +16,11 @@ def _probe(specs: tuple[str, ...]) -> None:
     """Start each bot as a program, shake hands, and show what it declares."""
     from arena.isolation.protocol import PROTOCOL
     from arena.play.referee import Referee
-    from arena.plugins import BotError
 
     referee = Referee(isolation="process")
     try:
         for text in specs:
-            try:
-                (bot,) = referee.prepare_all([(text, "", None)])
-            except BotError as exc:
-                raise click.ClickException(str(exc)) from None
+            (bot,) = referee.prepare_all([(text, "", None)])  # a BotError is the command's one-line error
             assert bot.program is not None and bot.declared is not None
             about = printable(bot.declared.description or "(no description)")
             click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")

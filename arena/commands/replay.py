@@ -25,6 +25,10 @@ NEXT_KEYS = ("\r", "\n", " ", "n")
 QUIT_KEYS = ("q", "Q")
 
 
+class NoSuchGame(records.RecordError):
+    """A file of many games holds none with the id asked for."""
+
+
 def _is_lines_file(path: Path) -> bool:
     return path.name.endswith((".jsonl", ".jsonl.gz"))
 
@@ -53,7 +57,7 @@ def _find_game(path: Path, game_id: str) -> dict[str, Any]:
     except (OSError, EOFError, zlib.error) as exc:
         raise click.ClickException(f"cannot read {printable(path)}: {records.read_error(exc)}") from None
     where = f" ({unreadable})" if unreadable else ""
-    raise click.ClickException(f"no game with id {printable(game_id)} in {printable(path)}{where}")
+    raise NoSuchGame(f"no game with id {printable(game_id)} in {printable(path)}{where}")
 
 
 def _load(path: Path, game_id: str | None) -> dict[str, Any]:
@@ -75,7 +79,20 @@ def _load(path: Path, game_id: str | None) -> dict[str, Any]:
         return records.load(path)
     except records.RecordError as exc:
         message = printable(exc)
-        raise click.ClickException(message if shown in message else f"{shown}: {message}") from None
+        raise records.RecordError(message if shown in message else f"{shown}: {message}") from None
+
+
+def _label(path: Path, game_id: str | None) -> str:
+    """How the game is named in what is shown: its file, and its id in a file of many."""
+    return printable(f"{path} game {game_id}" if game_id is not None else path)
+
+
+def _replayed(record: dict[str, Any], path: Path, game_id: str | None) -> records.Replay:
+    """The record replayed and checked move by move; a :class:`~arena.records.RecordError` naming the game if it fails."""
+    try:
+        return records.replay(record)
+    except records.RecordError as exc:
+        raise records.RecordError(f"{_label(path, game_id)}: {printable(exc)}") from None
 
 
 def _winners_text(game: records.Replay) -> str:
@@ -207,11 +224,7 @@ def command(
     if (first is not None or last is not None) and not step:
         raise click.UsageError("--from and --to choose the moves of --step")
     record = _load(file, game_id)
-    label = printable(f"{file} game {game_id}" if game_id is not None else file)
-    try:
-        game = records.replay(record)
-    except records.RecordError as exc:
-        raise click.ClickException(f"{label}: {printable(exc)}") from None
+    game = _replayed(record, file, game_id)
     if verify:
         click.echo(f"valid: {len(game.moves)} moves, {_winners_text(game)}")
         return
@@ -219,7 +232,8 @@ def command(
     colored = use_color(color)
     seed = f"seed {game.seed}, " if game.seed is not None else ""
     settings = game.settings
-    click.echo(f"{label}: {seed}{settings.players} players, {settings.scoring} scoring, {len(game.moves)} moves")
+    click.echo(f"{_label(file, game_id)}: {seed}{settings.players} players, {settings.scoring} scoring, "
+               f"{len(game.moves)} moves")
     if step:
         if not _step(game, moves, colored):
             return
@@ -228,16 +242,6 @@ def command(
             return
         click.echo("")
         click.echo("final board:")
-    click.echo(render.render_board(game.state, color=colored, names=game.names, width=output_width()), nl=False, color=colored)
-    click.echo("")
     faults = game.faults if "faults" in game.record else None
-    click.echo(
-        render.render_result(
-            game.result, game.names, game.settings.scoring, faults=faults,
-            colors=game.settings.seat_colors, color=colored, width=output_width(),
-        ),
-        nl=False, color=colored,
-    )
-    times = game.times
-    if times is not None:
-        click.echo(render.render_clocks(game.record["clock"], times, game.seats, game.names), nl=False)
+    click.echo(render.render_final(game.state, game.names, game.result, faults=faults, clock=game.record.get("clock"),
+                                   color=colored, width=output_width()), nl=False, color=colored)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import click
 
-from arena import records
-from arena.commands.replay import RECORDS_FILES, _is_lines_file, _load
+from arena.commands.replay import RECORDS_FILES, NoSuchGame, _is_lines_file, _load, _replayed
 from arena.display.terminal import printable
 
 
@@ -58,13 +57,11 @@ def default_output(file: Path, game_id: str | None) -> Path:
 
 
 def write_page(out: Path, text: str) -> None:
-    """Write ``text`` to ``out``; a ClickException (one line) if it cannot be written."""
-    from arena.results.files import RunError, write_atomically
+    """Write ``text`` to ``out``; a :class:`~arena.results.files.RunError` (one line) if it cannot be written."""
+    from arena.results.files import write_atomically
 
-    try:  # through a temporary file: a failed write leaves no half page
-        write_atomically(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    except RunError as exc:
-        raise click.ClickException(printable(exc)) from None
+    # Through a temporary file: a failed write leaves no half page.
+    write_atomically(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 @click.command("view")
@@ -89,18 +86,13 @@ def command(file: Path, game_id: str | None, out: Path | None) -> None:
 
     try:
         record = _load(file, game_id)
-    except click.ClickException as exc:
+    except NoSuchGame as exc:
         lines = _lines_file(file)
-        if game_id is not None and lines is not None and exc.message.startswith("no game with id"):
-            near = nearest_ids(lines, game_id)
-            if near:
-                raise click.ClickException(exc.message + "; nearest: " + ", ".join(printable(n) for n in near)) from None
+        near = [] if game_id is None or lines is None else nearest_ids(lines, game_id)
+        if near:
+            raise NoSuchGame(f"{exc}; nearest: " + ", ".join(printable(n) for n in near)) from None
         raise
-    label = printable(f"{file} game {game_id}" if game_id is not None else file)
-    try:
-        game = records.replay(record)
-    except records.RecordError as exc:
-        raise click.ClickException(f"{label}: {printable(exc)}") from None
+    game = _replayed(record, file, game_id)
     target = out if out is not None else default_output(file, game_id)
     title = f"{game_id}" if game_id is not None else file.name
     write_page(target, replay_page(game, f"Uptown replay: {title}"))

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.display.terminal import Column, fit_table, printable, text_width, wrap
-from arena.records import MoveTime
+from arena.records import MoveTime, move_times, turn_seats
 from arena.rules import CELL_NAMES, COLORS, REGIONS, TILE_NAMES, GameSettings, GameState, Move, SeatResult
 from arena.rules import winners as rules_winners
 from arena.rules.geometry import region_of
@@ -280,3 +280,24 @@ def render_result(
             kind, move = printable(f.get("kind")), printable(f.get("move"))
             out.append(f"  seat {printable(seat)}{name}, move {move}: {kind}: {message}")
     return "\n".join(out) + "\n"
+
+
+def render_final(
+    state: GameState,
+    names: Sequence[str],
+    result_rows: Sequence[SeatResult | Mapping[str, Any]],
+    *,
+    faults: Sequence[Mapping[str, Any]] | None = None,
+    clock: Any = None,
+    color: bool = False,
+    width: int | None = None,
+) -> str:
+    """A finished game as ``arena play`` and ``arena replay`` show it: the final board with its legend, the
+    result table (:func:`render_result`) and, when ``clock`` is a record's ``clock`` key, every seat's time."""
+    settings = state.settings
+    board = render_board(state, color=color, names=names, width=width)
+    table = render_result(result_rows, names, settings.scoring, faults=faults, colors=settings.seat_colors,
+                          color=color, width=width)
+    times = move_times(clock, len(state.history))
+    clocks = "" if times is None else render_clocks(clock, times, turn_seats(state), names)
+    return f"{board}\n{table}{clocks}"

@@ -203,8 +203,9 @@ class BotProcess:
                 log_fd = None
         try:
             self._box = sandbox.start(
-                list(program.command), cwd=program.cwd, env=dict(program.env), limits=program.limits,
-                hide=self.hide, stderr=log_fd, cpu=self.cpu, show=program.files, log_bytes=left,
+                list(program.command),
+                sandbox.StartOptions(cwd=program.cwd, env=dict(program.env), limits=program.limits, hide=self.hide,
+                                     stderr=log_fd, cpu=self.cpu, show=program.files, log_bytes=left),
             )
         except sandbox.SandboxError as exc:
             raise BotProcessError(f"{program.text}: {exc}") from None

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.errors import os_error_line
 from arena.isolation.limits import Limits, SandboxError, serials
 
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -168,5 +169,5 @@ def make_cgroups(limits: Limits, cpus: list[int]) -> tuple[list[Path], frozenset
     except OSError as exc:
         for group in made:
             empty_cgroup(group)
-        raise SandboxError(f"cannot set up a cgroup for the bot: {exc.strerror or exc}") from None
+        raise SandboxError(f"cannot set up a cgroup for the bot: {os_error_line(exc)}") from None
     return made, found.controls, freezer

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena.api.options import MAX_DECLARED, MAX_OPTIONS, Option, defaults
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shorten
 from arena.faults import Fault, FaultKind
 from arena.rules import PASS, GameSettings, GameState, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, iter_cells
@@ -262,12 +262,12 @@ def parse_line(line: bytes) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError):
-        raise ProtocolError(f"wrote a line that is not JSON: {_show_bytes(line)}{NOT_JSON_HINT}") from None
+        raise ProtocolError(f"wrote a line that is not JSON: {_shown_line(line)}{NOT_JSON_HINT}") from None
     if not isinstance(obj, dict):
-        raise ProtocolError(f"wrote {_kind(obj)}, not a JSON object: {_show_bytes(line)}")
+        raise ProtocolError(f"wrote {_kind(obj)}, not a JSON object: {_shown_line(line)}")
     kind = obj.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError(f"wrote an object without a \"type\": {_show_bytes(line)}")
+        raise ProtocolError(f"wrote an object without a \"type\": {_shown_line(line)}")
     return obj
 
 
@@ -298,10 +298,10 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
         message = obj.get("message")
         raise Refused(bot_text(message) if isinstance(message, str) else "refused to play")
     if obj.get("type") != "hello":
-        raise ProtocolError(f"answered hello with a {_show(obj.get('type'))} message")
+        raise ProtocolError(f"answered hello with a {_json_or_kind(obj.get('type'))} message")
     protocol = obj.get("protocol")
     if protocol != PROTOCOL:
-        raise ProtocolError(f"speaks protocol {_show(protocol)}, not {PROTOCOL}")
+        raise ProtocolError(f"speaks protocol {_json_or_kind(protocol)}, not {PROTOCOL}")
     name = obj.get("name", "")
     description = obj.get("description", "")
     options = obj.get("options", {})
@@ -319,23 +319,23 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
         raise ProtocolError("a hello's option_info is an object of name: {min, max, choices, doc}")
     for key in info:
         if key not in options:
-            raise ProtocolError(f"option_info names {_show(key)}, which is not one of its options")
+            raise ProtocolError(f"option_info names {_json_or_kind(key)}, which is not one of its options")
     declared: dict[str, Option] = {}
     for key, default in options.items():
         if len(key) > MAX_DECLARED:
             raise ProtocolError(f"an option's name is {len(key)} characters long, more than {MAX_DECLARED}: "
-                                f"{_show(key)}")
+                                f"{_json_or_kind(key)}")
         if type(default) not in (bool, int, float, str) or (isinstance(default, float) and not math.isfinite(default)):
-            raise ProtocolError(f"option {_show(key)}: a default is a number, true/false or a string, "
-                                f"not {_show(default)}")
+            raise ProtocolError(f"option {_json_or_kind(key)}: a default is a number, true/false or a string, "
+                                f"not {_json_or_kind(default)}")
         entry = info.get(key, {})
         unknown = sorted(set(entry) - set(OPTION_INFO_KEYS))
         if unknown:
-            raise ProtocolError(f"option {_show(key)}: option_info holds only {', '.join(OPTION_INFO_KEYS)}, "
-                                f"not {_show(unknown[0])}")
+            raise ProtocolError(f"option {_json_or_kind(key)}: option_info holds only {', '.join(OPTION_INFO_KEYS)}, "
+                                f"not {_json_or_kind(unknown[0])}")
         choices = entry.get("choices")
         if choices is not None and not isinstance(choices, list):
-            raise ProtocolError(f"option {_show(key)}: its choices are an array, not {_show(choices)}")
+            raise ProtocolError(f"option {_json_or_kind(key)}: its choices are an array, not {_json_or_kind(choices)}")
         doc = entry.get("doc", "")
         if isinstance(doc, str) and len(doc) <= MAX_DECLARED:
             doc = bot_text(doc, MAX_DECLARED)  # shown on a terminal: escape sequences escaped
@@ -343,7 +343,7 @@ def read_hello(obj: Mapping[str, Any]) -> Declared:
             declared[key] = Option(default, min=entry.get("min"), max=entry.get("max"),
                                    choices=None if choices is None else tuple(choices), doc=doc)
         except ValueError as exc:
-            raise ProtocolError(f"option {_show(key)}: {bot_text(str(exc))}") from None
+            raise ProtocolError(f"option {_json_or_kind(key)}: {bot_text(str(exc))}") from None
     return Declared(bot_text(name, 80), bot_text(description, MAX_DECLARED), declared)
 
 
@@ -355,17 +355,17 @@ def read_answer(obj: Mapping[str, Any]) -> Move | Fault:
     if kind == "move":
         text = obj.get("move")
         if not isinstance(text, str):
-            raise ProtocolError(f"a move is a string color:tile@cell, not {_show(text)}")
+            raise ProtocolError(f"a move is a string color:tile@cell, not {_json_or_kind(text)}")
         move = _parse_move(text)
         if move is None:
-            raise ProtocolError(f"answered {_show(text)}, which is not written as a move (color:tile@cell)")
+            raise ProtocolError(f"answered {_json_or_kind(text)}, which is not written as a move (color:tile@cell)")
         return move
     if kind == "error":
         message = obj.get("message")
         message = bot_text(message) if isinstance(message, str) else "gave up"
         fault = obj.get("kind")
         return Fault(FaultKind(fault) if fault in ERROR_KINDS else FaultKind.EXCEPTION, message)
-    raise ProtocolError(f"answered a turn with a {_show(kind)} message")
+    raise ProtocolError(f"answered a turn with a {_json_or_kind(kind)} message")
 
 
 def _parse_move(text: str) -> Move | None:
@@ -383,14 +383,15 @@ def _kind(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(value), "a number")
 
 
-def _show(value: Any) -> str:
+def _json_or_kind(value: Any) -> str:
+    """A value the bot sent, for a message: short JSON text for a scalar, else what sort of value it is."""
     text = json.dumps(value) if isinstance(value, (str, int, float, bool, type(None))) else _kind(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _show_bytes(line: bytes) -> str:
-    text = line.decode("utf-8", "replace").rstrip("\n")
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+def _shown_line(line: bytes) -> str:
+    """A line the bot wrote, for a message: its text's ``repr``, cut short."""
+    return shorten(line.decode("utf-8", "replace").rstrip("\n"))
 
 
 # -- a Python bot's side -----------------------------------------------------------

@@ -82,8 +82,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from arena.errors import os_error_line
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
 from arena.isolation.rootfs import (
@@ -154,7 +158,7 @@ def walls() -> str:
         if level == "jail" and os.geteuid() != 0:
             continue
         try:
-            probe = start(["true"], level=level)
+            probe = start(["true"], StartOptions(level=level))
         except SandboxError:
             continue
         code = probe.wait(10)
@@ -419,84 +423,135 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def start(
-    command: list[str],
-    *,
-    cwd: str | None = None,
-    env: dict[str, str] | None = None,
-    limits: Limits = Limits(),
-    hide: tuple[str, ...] = (),
-    stderr: int | None = None,
-    level: str | None = None,
-    cpu: int | None = None,
-    show: tuple[str, ...] = (),
-    log_bytes: int | None = None,
-) -> Sandboxed:
-    """Start ``command`` inside walls, with pipes on its standard input and output.
+@dataclass(frozen=True)
+class StartOptions:
+    """How :func:`start` starts a program.
 
-    ``cwd`` is the folder it starts in (default: its private folder); ``env``
-    is added to a minimal environment (``PATH``, ``HOME``, ``LANG``); ``show``
-    are more of its own files than its command names; ``hide`` are paths it must not see; ``stderr`` is a file descriptor for its
-    standard error (default: discarded), written by the jail up to
-    ``limits.log_mb`` (or ``log_bytes``, when less is left of its entrant's share); ``cpu`` the one CPU it
-    runs on (default: the referee's).
+    ``cwd`` is the folder it starts in (default: its private folder); ``env`` is added to a minimal
+    environment (``PATH``, ``HOME``, ``LANG``); ``show`` are more of its own files than its command names;
+    ``hide`` are paths it must not see; ``stderr`` is a file descriptor for its standard error (default:
+    discarded), written by the jail up to ``limits.log_mb`` (or ``log_bytes``, when less is left of its
+    entrant's share); ``level`` the walls (default: :func:`walls`); ``cpu`` the one CPU it runs on
+    (default: the referee's).
     """
+
+    cwd: str | None = None
+    env: Mapping[str, str] | None = None
+    limits: Limits = Limits()
+    hide: tuple[str, ...] = ()
+    show: tuple[str, ...] = ()
+    stderr: int | None = None
+    log_bytes: int | None = None
+    level: str | None = None
+    cpu: int | None = None
+
+
+@dataclass
+class _Made:
+    """What a start makes before the program runs (its private folder, its cgroups), undone if it cannot run."""
+
+    folder: str
+    cgroups: list[Path] = field(default_factory=list)
+    controls: frozenset[str] = frozenset()
+    freezer: Path | None = None
+    freezer_fd: int = -1
+
+    def make_cgroups(self, limits: Limits, cpus: list[int]) -> None:
+        self.cgroups, self.controls, self.freezer = make_cgroups(limits, cpus)
+        if self.freezer is not None:
+            self.freezer_fd = os.open(self.freezer, os.O_RDWR)
+
+    def undo(self) -> None:
+        """Free what a start that failed had made."""
+        if self.freezer_fd >= 0:
+            os.close(self.freezer_fd)
+        for group in self.cgroups:
+            empty_cgroup(group)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start(command: list[str], options: StartOptions = StartOptions()) -> Sandboxed:
+    """Start ``command`` inside walls (:class:`StartOptions`), with pipes on its standard input and output."""
     if not command:
         raise SandboxError("no command to start")
-    level = level or walls()
-    fresh_root = level in ("jail", "userns")
+    level = options.level or walls()
     # The private folder: made here; in a fresh root its name is that of a folder in the private /tmp.  Its
     # name holds this process's pid, so that one left by a process killed outright can be swept.
     sweep_folders()
-    folder = home = tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-")
-    environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **(env or {})}
-    # As named and resolved: a folder shown may hold it under either name.
-    hidden = sorted({os.path.abspath(p) for p in hide if os.path.exists(p)} |
-                    {os.path.realpath(p) for p in hide if os.path.exists(p)})
-    cpus = [cpu] if cpu is not None else sorted(os.sched_getaffinity(0))
+    made = _Made(tempfile.mkdtemp(prefix=f"arena-bot-{os.getpid()}-"))
+    home = made.folder
+    environment = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TMPDIR": home, **(options.env or {})}
+    cpus = [options.cpu] if options.cpu is not None else sorted(os.sched_getaffinity(0))
     uid = _new_uid() if level == "jail" or level == "rlimits" and os.geteuid() == 0 else None
-    cgroups: list[Path] = []
-    freezer_fd = -1
     try:
-        own, runtime = program_paths(command, cwd, environment)
-        own = sorted({*own, *(os.path.abspath(p) for p in show if os.path.exists(p))})
-        layout = Layout([], [], [])
-        if fresh_root:
-            layout = layout_of(own, runtime, hidden, stage=uid is not None)
-        elif uid is not None:
-            # No namespaces and no staging: every folder on the way to its files must be open to others.  A
-            # shared place (a home folder, /tmp) that holds them is not the entrant's to open.
-            named = [p for p in own if not os.path.isdir(p)]
-            for path in own + runtime:
-                if path in own and shared_place(path, named):
-                    continue
-                if is_closed(path, whole=path in own) or not all(open_to_others(str(f)) for f in Path(path).parents):
-                    raise SandboxError(f"{path} cannot be read by others, and without namespaces a bot run by "
-                                       "root runs as a uid of its own that reads only what others may: keep the "
-                                       "bot in a folder of its own that others may read, outside any home folder")
+        layout = _layout(command, options, environment, level, uid)
         if uid is not None:
-            os.chown(folder, uid, uid)
-        cgroups, controls, freezer = make_cgroups(limits, cpus) if level == "jail" else ([], frozenset(), None)
-        if freezer is not None:
-            freezer_fd = os.open(freezer, os.O_RDWR)
+            os.chown(home, uid, uid)
+        if level == "jail":
+            made.make_cgroups(options.limits, cpus)
     except BaseException as exc:
-        _undo(cgroups, freezer_fd, folder)
+        made.undo()
         if isinstance(exc, OSError):
-            raise SandboxError(f"cannot set up the sandbox: {exc.strerror or exc}") from None
+            raise SandboxError(f"cannot set up the sandbox: {os_error_line(exc)}") from None
         raise
+    settings = _jail_settings(made, options, level, layout, uid, cpus, environment)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", JAIL, marshal.dumps(settings).hex(), "--", *command],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=options.stderr if options.stderr is not None else subprocess.DEVNULL,
+            cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
+        )
+    except OSError as exc:
+        made.undo()
+        raise SandboxError(f"cannot start the sandbox: {os_error_line(exc)}") from None
+    return Sandboxed(process, _describe(level, uid, made.controls), made.cgroups, made.folder, options.limits,
+                     made.freezer, made.freezer_fd)
+
+
+def _layout(command: list[str], options: StartOptions, environment: dict[str, str], level: str,
+            uid: int | None) -> Layout:
+    """What a fresh root shows the program (an empty layout at the other levels); without namespaces, a
+    :class:`SandboxError` when a bot run as a uid of its own could not read its files."""
+    # As named and resolved: a folder shown may hold it under either name.
+    hidden = sorted({os.path.abspath(p) for p in options.hide if os.path.exists(p)} |
+                    {os.path.realpath(p) for p in options.hide if os.path.exists(p)})
+    own, runtime = program_paths(command, options.cwd, environment)
+    own = sorted({*own, *(os.path.abspath(p) for p in options.show if os.path.exists(p))})
+    if level in ("jail", "userns"):
+        return layout_of(own, runtime, hidden, stage=uid is not None)
+    if uid is not None:
+        # No namespaces and no staging: every folder on the way to its files must be open to others.  A
+        # shared place (a home folder, /tmp) that holds them is not the entrant's to open.
+        named = [p for p in own if not os.path.isdir(p)]
+        for path in own + runtime:
+            if path in own and shared_place(path, named):
+                continue
+            if is_closed(path, whole=path in own) or not all(open_to_others(str(f)) for f in Path(path).parents):
+                raise SandboxError(f"{path} cannot be read by others, and without namespaces a bot run by "
+                                   "root runs as a uid of its own that reads only what others may: keep the "
+                                   "bot in a folder of its own that others may read, outside any home folder")
+    return Layout([], [], [])
+
+
+def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layout, uid: int | None,
+                   cpus: list[int], environment: dict[str, str]) -> dict[str, Any]:
+    """What the jail (:mod:`arena.isolation.jail`) is told to build around the program."""
+    limits, home, freezer = options.limits, made.folder, made.freezer
+    fresh_root = level in ("jail", "userns")
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
-    if not cgroups:
+    if not made.cgroups:
         rlimits["AS"] = limits.memory_mb << 20
         if uid is not None or os.geteuid() != 0:
             # Counted over the whole uid: its processes now, plus what the bot may start.
             rlimits["NPROC"] = limits.processes + _processes_of(uid if uid is not None else os.geteuid())
-    settings = {
+    return {
         "parent": os.getpid(),
         "namespaces": fresh_root,
         "userns": level == "userns",
         # The outer process joins all but the freezer's: frozen, it could not end the program when the
         # referee is gone (a frozen process dies only once thawed); the program joins that one.
-        "cgroups": [str(group / "cgroup.procs") for group in cgroups if freezer is None or group != freezer.parent],
+        "cgroups": [str(group / "cgroup.procs") for group in made.cgroups if freezer is None or group != freezer.parent],
         "freezer": None if freezer is None else
         (str(freezer.with_name("cgroup.procs")), str(freezer), "0" if freezer.name == "cgroup.freeze" else "THAWED"),
         "binds": layout.binds,
@@ -507,28 +562,9 @@ def start(
         "uid": uid,
         "gids": layout.gids,
         "rlimits": rlimits,
-        "cwd": cwd or home,
+        "cwd": options.cwd or home,
         "cpus": cpus,
         "env": environment,
-        "log_mb": None if stderr is None else limits.log_mb if log_bytes is None else
-        min(limits.log_mb, log_bytes / (1 << 20)),
+        "log_mb": None if options.stderr is None else limits.log_mb if options.log_bytes is None else
+        min(limits.log_mb, options.log_bytes / (1 << 20)),
     }
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", JAIL, marshal.dumps(settings).hex(), "--", *command],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr if stderr is not None else subprocess.DEVNULL,
-            cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
-        )
-    except OSError as exc:
-        _undo(cgroups, freezer_fd, folder)
-        raise SandboxError(f"cannot start the sandbox: {exc.strerror or exc}") from None
-    return Sandboxed(process, _describe(level, uid, controls), cgroups, folder, limits, freezer, freezer_fd)
-
-
-def _undo(cgroups: list[Path], freezer_fd: int, folder: str) -> None:
-    """Free what a start that failed had made."""
-    if freezer_fd >= 0:
-        os.close(freezer_fd)
-    for group in cgroups:
-        empty_cgroup(group)
-    shutil.rmtree(folder, ignore_errors=True)

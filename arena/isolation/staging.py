@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from arena.errors import os_error_line
 from arena.isolation.limits import GID_BASE, SandboxError
 
 #: The most a staged entrant (a program or folder others may not read) may weigh.
@@ -355,7 +356,7 @@ def stage_copy(path: str, hidden: tuple[str, ...], named: tuple[str, ...] = (),
                            "or another file): start it again once it stays put") from None
     except OSError as exc:
         _remove(made)
-        raise SandboxError(f"cannot stage {path} for the bot's uid: {exc.strerror or exc}") from None
+        raise SandboxError(f"cannot stage {path} for the bot's uid: {os_error_line(exc)}") from None
     # An older copy stays for the bots that run from it; it goes with the staging folder.
     copies[key] = (copy, gid, listed)
     return copy, gid

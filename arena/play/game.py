@@ -15,19 +15,19 @@ import copy
 import logging
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from arena.faults import Fault, FaultKind, show_value
 from arena.isolation import protocol
 from arena.isolation.protocol import TurnWriter
-from arena.play.clock import NO_CLOCK, SeatClock, TimeControl
+from arena.play.clock import SeatClock
 from arena.play.guard import Guard
 from arena.play.human import HUMAN, HumanSeat, Terminal
 from arena.play.logs import BotLogs
 from arena.play.pool import BotPool
-from arena.play.prepared import PreparedBot
 from arena.play.seats import InProcessSeat, ProgramSeat
+from arena.play.setup import GameSetup
 from arena.rules import COLORS, PASS, GameState, IllegalMove, Move, MoveSet, SeatResult, derived_random
 from arena.rules.geometry import N_CELLS
 from arena.rules.state import legal_in
@@ -70,30 +70,31 @@ def wrong_move(value: Any, state: GameState) -> Fault:
 
 
 class Game:
-    """One game of ``players`` from the dealt ``state``, played once by :meth:`play`.
+    """One game set up by ``setup`` (:class:`~arena.play.setup.GameSetup`) from the dealt ``state``,
+    played once by :meth:`play`.
 
     ``guard`` times the calls into bots in this process, ``pool`` lends the bot programs their
-    processes, ``logs`` are the bots' logs and ``terminal`` the seat ``human``'s; ``label`` names
-    the game in the log and in the bots' logs.  ``control`` gives every bot seat a game clock
-    (:mod:`arena.play.clock`), charged with the wall time of each of its turns.
+    processes, ``logs`` are the bots' logs and ``terminal`` the seat ``human``'s.  The setup's
+    ``control`` gives every bot seat a game clock (:mod:`arena.play.clock`), charged with the wall
+    time of each of its turns.
     """
 
-    def __init__(self, state: GameState, players: Sequence[PreparedBot], names: list[str], seed: int,
-                 label: str, *, guard: Guard, pool: BotPool, logs: BotLogs, terminal: Terminal | None,
-                 time_limit: float, control: TimeControl = NO_CLOCK, deal_key: str | None = None) -> None:
-        n = len(players)
+    def __init__(self, state: GameState, setup: GameSetup, *, guard: Guard, pool: BotPool, logs: BotLogs,
+                 terminal: Terminal | None) -> None:
+        n = len(setup.players)
+        self.setup = setup
         #: The tournament's deal key (None: public deals): every bot's seed is keyed with it.
-        self.deal_key = deal_key
+        self.deal_key = setup.deal_key
         self.state = state
-        self.players = players
-        self.names = names
-        self.seed = seed
-        self.label = label
+        self.players = setup.players
+        self.names = list(setup.names)
+        self.seed = setup.seed
+        self.label = setup.label
         self.guard = guard
         self.pool = pool
         self.logs = logs
         self.terminal = terminal
-        self.time_limit = time_limit
+        self.time_limit = setup.time_limit
         self.seats: list[Any] = []
         # chooses[seat] is the choose of a bot in this process, called under the guard with the view the
         # loop makes; asks[seat] otherwise (a program, the human) answers (state, moves) with (value,
@@ -109,7 +110,7 @@ class Game:
         #: The time control (falsy: none), each bot seat's clock under it (None for the human's), and
         #: for every move of the game: the seconds the seat's bot took (None: it was not asked), and
         #: the seat's clock and bank after it.
-        self.control = control
+        self.control = setup.control
         self.clocks: list[SeatClock | None] | None = None
         self.times: list[tuple[float | None, float, float]] = []
         #: One dict per fault, as the record's ``faults`` holds them: seat, move, kind, message.
@@ -148,8 +149,7 @@ class Game:
                 self.seats.append(HumanSeat(self.terminal or Terminal(), seat, settings, self.names))
             elif player.program is not None:
                 assert writer is not None
-                self.seats.append(ProgramSeat(self.pool, player, seat, settings, self.seed, writer, self.label,
-                                              self.time_limit, key=self.deal_key))
+                self.seats.append(ProgramSeat(self.pool, player, seat, settings, writer, self.setup))
             else:
                 assert player.cls is not None  # prepared in process: it has its class
                 # A copy of its own: a bot that changes its settings changes nothing outside.

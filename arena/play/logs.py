@@ -14,7 +14,7 @@ import re
 import shlex
 from typing import TextIO
 
-from arena.plugins.specs import EXEC_PREFIX
+from arena.plugins.specs import EXEC_PREFIX, BotError, split_bot_spec
 
 
 def log_name(name: str, folder: bool = True) -> str:
@@ -43,6 +43,16 @@ def log_name(name: str, folder: bool = True) -> str:
     if len(clean) > 120:  # a long name: cut, and told apart by a hash of the whole
         clean = f"{clean[:100]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
     return clean
+
+
+def seat_log_name(seat: int, text: str) -> str:
+    """The name of a seat's log in a single game (``arena play``): the seat and the bot's short name
+    (``seat0-mcts``, ``seat1-rustbot``), without its options or folders."""
+    try:
+        ref = split_bot_spec(text)[0]
+    except BotError:
+        ref = text  # refused when the bot is prepared, with its reason
+    return f"seat{seat}-{log_name(ref, folder=False)}"
 
 
 class BotLogs:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from arena import records
@@ -11,7 +11,7 @@ from arena.play.prepared import bot_entry, declared_name
 from arena.rules import GameState, SeatResult, winners
 
 if TYPE_CHECKING:
-    from arena.play.prepared import PreparedBot
+    from arena.play.setup import GameSetup
 
 
 class GameOutcome:
@@ -24,17 +24,15 @@ class GameOutcome:
     def __init__(
         self,
         state: GameState,
+        setup: GameSetup,
         result: list[SeatResult],
         faults: list[dict[str, Any]],
         seconds: list[float],
         faulted: set[int],
-        names: Sequence[str],
-        seed: int,
-        bots: Sequence[PreparedBot],
-        time_limit: float,
-        extra: Mapping[str, Any] | None = None,
         clock: Mapping[str, Any] | None = None,
     ) -> None:
+        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``
+        and ``clock`` as its attributes are."""
         self.state = state
         #: Both scorings for every seat.
         self.result = result
@@ -44,11 +42,11 @@ class GameOutcome:
         self.seconds = seconds
         #: The seats whose bot faulted.
         self.faulted = faulted
-        self._names = list(names)
-        self._seed = seed
-        self._bots = list(bots)
-        self._time_limit = time_limit if math.isfinite(time_limit) else None
-        self._extra = dict(extra or {})
+        self._names = list(setup.names)
+        self._seed = setup.seed
+        self._bots = list(setup.players)
+        self._time_limit = setup.time_limit if math.isfinite(setup.time_limit) else None
+        self._extra = dict(setup.extra or {})
         #: The record's ``clock`` key: the time control and every move's time and clocks (None: no clock).
         self.clock = None if clock is None else dict(clock)
         self._record: dict[str, Any] | None = None

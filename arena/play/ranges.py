@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, shorten
 
 #: The per-move time limit (seconds) when none is given, on the command line or in a tournament file.
 DEFAULT_TIME_LIMIT = 10.0
@@ -31,9 +31,8 @@ class LimitError(ArenaError, ValueError):
 
 
 def shown(value: Any) -> str:
-    """``value`` as an error message shows it: never thousands of characters."""
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+    """A setting's value as an error message shows it (:func:`arena.errors.shorten`): never thousands of characters."""
+    return shorten(value, 40)
 
 
 def _is_number(value: Any) -> bool:

@@ -67,7 +67,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Self, TextIO
+from typing import Any, Self, TextIO, TypedDict, Unpack
 
 from arena.isolation import protocol
 from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
@@ -81,6 +81,7 @@ from arena.play.outcome import GameOutcome
 from arena.play.pool import BotPool
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
 from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.play.setup import GameSetup
 from arena.plugins import BotError, BotSpec, convert_given, split_bot_spec
 from arena.rules import GameSettings, GameState, Move, deal
 
@@ -321,8 +322,8 @@ class Referee:
         settings, players, names = self._game_of(bots, seed, scoring, penalty, names, extra)
         state = GameState(settings, _deal(seed, settings))
         label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
-        game = Game(state, players, names, seed, label, guard=guard, pool=self.pool, logs=self._logs,
-                    terminal=self.terminal, time_limit=self.time_limit, control=self.clock, deal_key=deal_key)
+        setup = GameSetup(players, names, seed, label, self.time_limit, self.clock, deal_key, extra)
+        game = Game(state, setup, guard=guard, pool=self.pool, logs=self._logs, terminal=self.terminal)
         Tripwire.tripped = ""
         result = game.play(on_move)
         if Tripwire.tripped:
@@ -333,10 +334,7 @@ class Referee:
                 [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
                 on_move=on_move, deal_key=deal_key,
             )
-        return GameOutcome(
-            state, result, game.faults, game.seconds, game.faulted_seats(), names, seed, players,
-            self.time_limit, extra, game.clock_record(),
-        )
+        return GameOutcome(state, setup, result, game.faults, game.seconds, game.faulted_seats(), game.clock_record())
 
     def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
                  names: Sequence[str] | None, extra: Mapping[str, Any] | None,
@@ -355,22 +353,29 @@ class Referee:
         return settings, players, names
 
 
+class GameOptions(TypedDict, total=False):
+    """The keywords of :meth:`Referee.play` that :func:`play_game` passes on (see there)."""
+
+    scoring: str
+    penalty: str
+    names: Sequence[str] | None
+    extra: Mapping[str, Any] | None
+    on_move: Callable[[GameState, Move], None] | None
+
+
 def play_game(
     specs: Sequence[PreparedBot | BotSpec | str],
     seed: int,
     *,
-    scoring: str = "uptown",
-    penalty: str = "color",
     time_limit: float = DEFAULT_TIME_LIMIT,
-    names: Sequence[str] | None = None,
-    extra: Mapping[str, Any] | None = None,
-    on_move: Callable[[GameState, Move], None] | None = None,
     isolation: str = "process",
     logs: str | os.PathLike[str] | None = None,
     clock: TimeControl = NO_CLOCK,
+    **game: Unpack[GameOptions],
 ) -> GameOutcome:
-    """Play one game in a :class:`Referee` of its own; the arguments are those of :meth:`Referee.play`
-    and :class:`Referee`.
+    """Play one game in a :class:`Referee` of its own, made with ``time_limit``, ``isolation``, ``logs``
+    and ``clock``; ``game`` are the keywords of :meth:`Referee.play` (``scoring``, ``penalty``, ``names``,
+    ``extra``, ``on_move``).
 
     Raises ValueError for a bad number of bots, settings, names, seed or time
     limit, and :class:`~arena.plugins.BotError` for a bot that cannot be used.
@@ -378,7 +383,6 @@ def play_game(
     referee = Referee(time_limit, isolation=isolation, logs=logs, clock=clock)
     try:
         with referee:
-            return referee.play(specs, seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
-                                on_move=on_move)
+            return referee.play(specs, seed, **game)
     finally:
         referee.close()

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from arena.play.clock import SeatClock
     from arena.play.pool import BotPool
     from arena.play.prepared import PreparedBot
+    from arena.play.setup import GameSetup
 
 
 class InProcessSeat:
@@ -73,27 +74,28 @@ class ProgramSeat:
     The process comes from the referee's pool (:class:`~arena.play.pool.BotPool`: one that never
     played this game's deal, or a fresh one: :meth:`reserve`, before the game's first turn) and goes
     back to it after the game, unless it faulted: then it is killed, and another plays its next game.
-    ``limit`` is the time limit of a turn; :attr:`clock` the seat's game clock, when the game has one.
+    The game's ``setup`` gives its seed, its label and the time limit of a turn; :attr:`clock` is the
+    seat's game clock, when the game has one.
     """
 
     def __init__(self, pool: BotPool, player: PreparedBot, seat: int, settings: GameSettings,
-                 seed: int, writer: TurnWriter, label: str, limit: float, key: str | None = None) -> None:
+                 writer: TurnWriter, setup: GameSetup) -> None:
         self.pool = pool
         #: The tournament's deal key (None: public deals): the ``seed`` the bot is sent is keyed with it.
-        self.key = key
+        self.key = setup.deal_key
         self.player = player
         self.seat = seat
         self.settings = settings
-        self.seed = seed
+        self.seed = setup.seed
         self.writer = writer
-        self.label = label
-        self.limit = limit
+        self.label = setup.label
+        self.limit = setup.time_limit
         self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         #: The seat's game clock (None: none), set by the game.
         self.clock: SeatClock | None = None
         #: The per-move limit of the last turn asked (the first has :data:`~arena.isolation.protocol.FIRST_TURN_LIMITS`).
-        self.turn_limit = limit
+        self.turn_limit = self.limit
         self._first: bytes = b""
         self._problem = ""
         self._seconds = 0.0

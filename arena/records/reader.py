@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.errors import os_error_line
 from arena.records.spec import RecordError
 
 
@@ -60,7 +61,7 @@ def read_error(exc: BaseException) -> str:
     """Why reading a (possibly gzipped) file failed, for a one-line message."""
     if isinstance(exc, (zlib.error, EOFError)) or isinstance(exc, gzip.BadGzipFile):
         return f"damaged gzip data ({exc or 'it ends too soon'})"
-    return getattr(exc, "strerror", None) or str(exc)
+    return os_error_line(exc)
 
 
 def json_kind(value: Any) -> str:

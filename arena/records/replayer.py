@@ -14,8 +14,8 @@ from arena.rules.state import PENALTIES, SCORINGS
 from arena.rules.tiles import N_TILES
 
 
-def _show(value: Any) -> str:
-    """``value`` as short JSON text, for messages."""
+def _short_json(value: Any) -> str:
+    """``value`` as short JSON text, for messages (JSON, as the record holds it: not Python's ``repr``)."""
     try:
         text = json.dumps(value, ensure_ascii=True, separators=(", ", ": "))
     except (TypeError, ValueError):
@@ -35,7 +35,7 @@ def _need(obj: Mapping[str, Any], key: str, where: str = "") -> Any:
 
 def _color(value: Any, where: str) -> int:
     if not isinstance(value, str) or value not in COLORS:
-        raise RecordError(f"{where}unknown color {_show(value)}")
+        raise RecordError(f"{where}unknown color {_short_json(value)}")
     return COLORS.index(value)
 
 
@@ -45,13 +45,13 @@ _CELL = {name: i for i, name in enumerate(CELL_NAMES)}
 
 def _tile(value: Any, where: str) -> int:
     if not isinstance(value, str) or value not in _TILE:
-        raise RecordError(f"{where}unknown tile {_show(value)}")
+        raise RecordError(f"{where}unknown tile {_short_json(value)}")
     return _TILE[value]
 
 
 def _cell(value: Any, where: str) -> int:
     if not isinstance(value, str) or value not in _CELL:
-        raise RecordError(f"{where}unknown cell {_show(value)}")
+        raise RecordError(f"{where}unknown cell {_short_json(value)}")
     return _CELL[value]
 
 
@@ -154,12 +154,12 @@ class Replay:
 def _settings(record: Mapping[str, Any]) -> tuple[GameSettings, tuple[str, ...]]:
     scoring = _need(record, "scoring")
     if scoring not in SCORINGS:
-        raise RecordError(f"unknown scoring {_show(scoring)} (uptown or blockers)")
+        raise RecordError(f"unknown scoring {_short_json(scoring)} (uptown or blockers)")
     penalty = record.get("penalty")
     if penalty is None:
         penalty = "color"
     elif penalty not in PENALTIES:
-        raise RecordError(f"unknown penalty {_show(penalty)} (color or opponent)")
+        raise RecordError(f"unknown penalty {_short_json(penalty)} (color or opponent)")
     players = _need(record, "players")
     if not isinstance(players, list):
         raise RecordError(f'"players" must be a list, not {json_kind(players)}')
@@ -175,10 +175,10 @@ def _settings(record: Mapping[str, Any]) -> tuple[GameSettings, tuple[str, ...]]
         where = f"players: entry {index}: "
         seat = _need(player, "seat", where)
         if not _is_int(seat) or seat != index:
-            raise RecordError(f"players: entry {index} has seat {_show(seat)}; seats count from 0 in turn order (T3)")
+            raise RecordError(f"players: entry {index} has seat {_short_json(seat)}; seats count from 0 in turn order (T3)")
         name = player.get("name", f"seat {seat}")
         if not isinstance(name, str):
-            raise RecordError(f"players: seat {seat} has name {_show(name)}, not a string")
+            raise RecordError(f"players: seat {seat} has name {_short_json(name)}, not a string")
         colors = _need(player, "colors", where)
         if not isinstance(colors, list):
             raise RecordError(f"players: seat {seat} colors must be a list of color names, not {json_kind(colors)}")
@@ -244,7 +244,7 @@ def _play(state: GameState, index: int, entry: Any) -> None:
         raise RecordError(f"{where}the game is over after move {index - 1}, yet more moves follow ({state.ended_by})")
     seat = _need(entry, "seat", where)
     if not _is_int(seat):
-        raise RecordError(f"{where}seat must be an integer, not {_show(seat)}")
+        raise RecordError(f"{where}seat must be an integer, not {_short_json(seat)}")
     players = state.settings.players
     if not 0 <= seat < players:
         raise RecordError(f"{where}there is no seat {seat} in a {players}-player game")
@@ -252,7 +252,7 @@ def _play(state: GameState, index: int, entry: Any) -> None:
         raise RecordError(f"{where}seat {seat} is not to move, seat {state.to_move} is (T3)")
     passing = entry.get("pass", False)
     if passing is not None and not isinstance(passing, bool):
-        raise RecordError(f'{where}"pass" must be true or false, not {_show(passing)}')
+        raise RecordError(f'{where}"pass" must be true or false, not {_short_json(passing)}')
     if passing:
         if any(entry.get(key) is not None for key in ("color", "tile", "cell")):
             raise RecordError(f"{where}a pass names no color, tile or cell")
@@ -295,7 +295,7 @@ def _check_result(rows: Any, state: GameState) -> None:
             value = row[key]
             if key == "seat":
                 if not (_is_int(value) and value == index):
-                    raise RecordError(f"result: row {index} has seat {_show(value)}; rows go in seat order")
+                    raise RecordError(f"result: row {index} has seat {_short_json(value)}; rows go in seat order")
                 continue
             if key == "captures":
                 ok = isinstance(value, Mapping) and all(_is_int(n) for n in value.values())
@@ -306,7 +306,7 @@ def _check_result(rows: Any, state: GameState) -> None:
                 ok = _is_int(value) and value == want[key]
             if not ok:
                 raise RecordError(
-                    f"result: seat {index} {key} is {_show(value)}, but the moves give {_show(want[key])}"
+                    f"result: seat {index} {key} is {_short_json(value)}, but the moves give {_short_json(want[key])}"
                 )
 
 
@@ -321,11 +321,11 @@ def replay(record: Mapping[str, Any]) -> Replay:
         raise RecordError(f"not a JSON object: the record is {json_kind(record)}")
     fmt = _need(record, "format")
     if fmt != FORMAT:
-        raise RecordError(f"unknown format {_show(fmt)} (this reader knows {FORMAT})")
+        raise RecordError(f"unknown format {_short_json(fmt)} (this reader knows {FORMAT})")
     settings, names = _settings(record)
     seed = record.get("seed")
     if seed is not None and not _is_int(seed):
-        raise RecordError(f'"seed" must be an integer, not {_show(seed)}')
+        raise RecordError(f'"seed" must be an integer, not {_short_json(seed)}')
     deals = _deals(record, settings)
     moves = _need(record, "moves")
     if not isinstance(moves, list):

@@ -16,7 +16,7 @@ import pytest
 from sandbox_levels import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
 from arena.isolation import sandbox, staging
-from arena.isolation.sandbox import Limits, start
+from arena.isolation.sandbox import Limits, StartOptions, start
 
 ROOT = Path(sandbox.__file__).resolve().parents[2]
 NAMESPACED = [pytest.param("jail", marks=needs_jail),
@@ -46,7 +46,7 @@ def inside(script: str, *args: str, level: str | None = None, hide: tuple[str, .
     """Run a Python script in the sandbox: (exit status, its standard output, its walls).  ``host``: started
     as the bot host is (``-I -c`` with code that names ``arena.isolation.bothost``), which is shown the arena."""
     command = [python, "-I", "-c", "# as arena.isolation.bothost\n" + script] if host else [python, "-c", script]
-    box = start([*command, *args], level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno())
+    box = start([*command, *args], StartOptions(level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode()
@@ -168,7 +168,7 @@ def test_a_script_is_shown_with_the_interpreter_its_first_line_names(tmp_path, l
     first = f"#!{sys.executable}" if interpreter == "referee's" else "#!/usr/bin/env python3"
     script.write_text(f"{first}\nimport sys\nprint(sys.prefix == {sys.prefix!r})\n")
     script.chmod(0o755)
-    box = start([str(script)], level=level, stderr=sys.stderr.fileno())
+    box = start([str(script)], StartOptions(level=level, stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode().strip()
@@ -245,7 +245,7 @@ def test_an_entrant_others_may_not_read_runs_staged_under_a_uid_of_its_own(tmp_p
                    f"{bot}:Bot"]
     outs = []
     for _ in range(2):
-        box = start(command, hide=(str(entrant / "results"),), stderr=sys.stderr.fileno())
+        box = start(command, StartOptions(hide=(str(entrant / "results"),), stderr=sys.stderr.fileno()))
         try:
             assert box.process.stdout is not None
             outs.append(box.process.stdout.read().decode().split(maxsplit=1))
@@ -327,7 +327,7 @@ def test_freeze_stops_every_process_of_a_bot_and_thaw_lets_it_run(level):
     freezer = level == "jail" and "freezer" in CONTROLS
     marker = f"arena-test-spin-{os.getpid()}-{level}"
     python = _open_python() if level == "rlimits" else SYSTEM_PYTHON
-    box = start([python, "-c", _spinner(marker, own_session=freezer)], level=level)
+    box = start([python, "-c", _spinner(marker, own_session=freezer)], StartOptions(level=level))
     try:
         assert box.process.stdout is not None
         assert box.process.stdout.readline() == b"ready\n"
@@ -353,7 +353,7 @@ def test_freeze_stops_every_process_of_a_bot_and_thaw_lets_it_run(level):
 @pytest.mark.slow
 def test_kill_of_a_frozen_bot_leaves_no_process_and_no_cgroup(level):
     marker = f"arena-test-frozen-kill-{os.getpid()}-{level}"
-    box = start([SYSTEM_PYTHON, "-c", _spinner(marker, own_session=True)], level=level)
+    box = start([SYSTEM_PYTHON, "-c", _spinner(marker, own_session=True)], StartOptions(level=level))
     assert box.process.stdout is not None
     assert box.process.stdout.readline() == b"ready\n"
     time.sleep(0.2)
@@ -378,7 +378,7 @@ def test_a_frozen_bot_dies_with_a_referee_killed_outright(level):
     referee = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\nfrom arena.isolation import sandbox\n"
-         f"box = sandbox.start([{SYSTEM_PYTHON!r}, '-c', {_spinner(marker, own_session=True)!r}], level={level!r})\n"
+         f"box = sandbox.start([{SYSTEM_PYTHON!r}, '-c', {_spinner(marker, own_session=True)!r}], sandbox.StartOptions(level={level!r}))\n"
          "print(box.process.stdout.readline().decode().strip(), flush=True)\n"
          "time.sleep(0.5)\nbox.freeze()\nprint('frozen', flush=True)\ntime.sleep(60)\n"],  # its child started
         stdout=subprocess.PIPE, cwd=ROOT, text=True)
@@ -411,7 +411,7 @@ def test_standard_error_past_its_cap_is_drained_and_dropped_with_one_line(tmp_pa
     try:
         box = start([python, "-c", "import sys\nchunk = b'e' * (1 << 20)\n"
                      "for _ in range(50): sys.stderr.buffer.write(chunk)\nsys.stderr.flush()\nprint('done')"],
-                    level=level, stderr=fd, limits=Limits(file_mb=1, log_mb=16))
+                    StartOptions(level=level, stderr=fd, limits=Limits(file_mb=1, log_mb=16)))
     finally:
         os.close(fd)
     try:
@@ -434,7 +434,7 @@ def test_kill_keeps_the_last_words_a_frozen_program_wrote_to_standard_error(tmp_
     python = _open_python() if level == "rlimits" else SYSTEM_PYTHON
     try:
         box = start([python, "-c", "import sys, time\nsys.stderr.write('w' * 50000 + '\\n'); sys.stderr.flush()\n"
-                     "print('ready', flush=True)\ntime.sleep(60)"], level=level, stderr=fd)
+                     "print('ready', flush=True)\ntime.sleep(60)"], StartOptions(level=level, stderr=fd))
     finally:
         os.close(fd)
     assert box.process.stdout is not None
@@ -496,7 +496,7 @@ def test_other_runtimes_start_in_the_fresh_root(tmp_path, name):
     command = _runtime(name, tmp_path)
     if command is None:
         pytest.skip(f"no {name} on this machine")
-    box = start(command, stderr=sys.stderr.fileno())
+    box = start(command, StartOptions(stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         assert box.process.stdout.read() == b"ok\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sandbox_levels import needs_jail
 
-from arena.isolation.sandbox import Limits, start
+from arena.isolation.sandbox import Limits, StartOptions, start
 
 FILL = r"""
 #include <errno.h>
@@ -76,7 +76,7 @@ def test_out_of_memory_kills_the_program_and_the_jail_drains_its_last_words(tmp_
     log = tmp_path / "bot.log"
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        box = start([str(fill)], limits=Limits(memory_mb=48, tmp_mb=tmp_mb), stderr=fd)
+        box = start([str(fill)], StartOptions(limits=Limits(memory_mb=48, tmp_mb=tmp_mb), stderr=fd))
     finally:
         os.close(fd)
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sandbox_levels import JAIL, USERNS  # the levels this machine gives, found once
 
-from arena.isolation.sandbox import start
+from arena.isolation.sandbox import StartOptions, start
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 LEVELS = [pytest.param("jail", marks=pytest.mark.skipif(not JAIL, reason="the jail needs root and namespaces")),
@@ -124,7 +124,7 @@ def shared() -> Iterator[tuple[Path, Path]]:
 
 
 def run(command: list[str], level: str) -> dict[str, str]:
-    box = start(command, level=level, stderr=sys.stderr.fileno())
+    box = start(command, StartOptions(level=level, stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode()

@@ -11,7 +11,7 @@ import pytest
 from sandbox_levels import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
 from arena.isolation import sandbox
-from arena.isolation.sandbox import Limits, start
+from arena.isolation.sandbox import Limits, StartOptions, start
 
 
 def _open_python() -> str:
@@ -35,8 +35,8 @@ def run(script: str, *, level: str | None = None, limits: Limits = Limits(), hid
         env: dict[str, str] | None = None, cwd: str | None = None, timeout: float = 20,
         python: str = sys.executable) -> tuple[int, str, str]:
     """Run a Python script in the sandbox: (exit status, its standard output, its walls line)."""
-    box = start([python, "-c", script], level=level, limits=limits, hide=hide, env=env, cwd=cwd,
-                stderr=sys.stderr.fileno())
+    box = start([python, "-c", script], StartOptions(level=level, limits=limits, hide=hide, env=env, cwd=cwd,
+                stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode()
@@ -120,7 +120,7 @@ def test_an_executable_readable_by_all_runs_under_a_uid_of_its_own():
 @needs_jail
 def test_memory_over_the_limit_is_killed_and_said_so():
     box = start([sys.executable, "-c", "x = bytearray(400 << 20); x[::4096] = b'x' * len(x[::4096])"],
-                limits=Limits(memory_mb=128))
+                StartOptions(limits=Limits(memory_mb=128)))
     try:
         assert box.wait(30) is not None
         assert box.exit_text() == "killed for using more than its memory limit of 128 MiB"
@@ -170,7 +170,7 @@ def test_as_root_without_namespaces_a_program_others_may_not_read_is_refused_in_
     entrant.mkdir(mode=0o700)
     (entrant / "bot.py").write_text("print('ran')\n")
     with pytest.raises(sandbox.SandboxError) as refused:
-        start([OPEN_PYTHON, str(entrant / "bot.py")], level="rlimits")
+        start([OPEN_PYTHON, str(entrant / "bot.py")], StartOptions(level="rlimits"))
     assert "cannot be read by others" in str(refused.value) and "\n" not in str(refused.value)
 
 
@@ -187,7 +187,7 @@ def test_kill_ends_everything_it_started_and_removes_its_folder(level):
                  "if os.fork() == 0:\n os.setsid()\n"
                  f" os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
                  "print(os.environ['HOME'], flush=True)\ntime.sleep(60)\n"],
-                level=level)
+                StartOptions(level=level))
     assert box.process.stdout is not None
     home = box.process.stdout.readline().decode().strip()
     time.sleep(0.3)
@@ -223,7 +223,7 @@ def _running(marker: str) -> int:
 
 
 def test_a_missing_program_is_a_sandbox_error_line():
-    box = start(["/no/such/program"], stderr=None)
+    box = start(["/no/such/program"], StartOptions(stderr=None))
     try:
         assert box.wait(10) == sandbox.EXIT_JAIL
         assert box.exit_text() == "the sandbox could not start it (see its log)"

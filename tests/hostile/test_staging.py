@@ -23,7 +23,7 @@ from sandbox_levels import needs_jail
 
 from arena.cli import main
 from arena.isolation import sandbox, staging
-from arena.isolation.sandbox import start
+from arena.isolation.sandbox import StartOptions, start
 
 ROOT = Path(sandbox.__file__).resolve().parents[2]
 SYSTEM_PYTHON = shutil.which("python3", path=sandbox.PATH) or sys.executable
@@ -51,7 +51,7 @@ def _exchange(folder: str, first: str, second: str) -> None:
 
 def run(command: list[str], **options: object) -> tuple[int, str]:
     """Start ``command`` in the sandbox (the default level, the jail here): (exit status, standard output)."""
-    box = start(command, stderr=sys.stderr.fileno(), **options)  # type: ignore[arg-type]
+    box = start(command, StartOptions(stderr=sys.stderr.fileno(), **options))  # type: ignore[arg-type]
     try:
         assert box.process.stdout is not None
         out = box.process.stdout.read().decode()

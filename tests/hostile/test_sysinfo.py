@@ -16,7 +16,7 @@ import pytest
 from sandbox_levels import JAIL, USERNS, needs_jail
 
 from arena.isolation import sandbox
-from arena.isolation.sandbox import Limits, start
+from arena.isolation.sandbox import Limits, StartOptions, start
 
 LEVELS = [pytest.param("jail", marks=pytest.mark.skipif(not JAIL, reason="the jail needs root and namespaces")),
           pytest.param("userns", marks=pytest.mark.skipif(not USERNS, reason="user namespaces are refused here")),
@@ -63,8 +63,8 @@ def _ask(box: sandbox.Sandboxed, line: str) -> dict:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_sysinfo_gives_the_bot_s_own_figures(level):
-    box = start([SYSTEM_PYTHON, "-c", READER], level=level, limits=Limits(memory_mb=LIMIT_MB),
-                stderr=sys.stderr.fileno())
+    box = start([SYSTEM_PYTHON, "-c", READER], StartOptions(level=level, limits=Limits(memory_mb=LIMIT_MB),
+                stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         first = json.loads(box.process.stdout.readline())
@@ -89,7 +89,7 @@ def test_sysinfo_gives_the_bot_s_own_figures(level):
 def test_two_bots_at_one_table_learn_nothing_of_each_other_through_sysinfo():
     """The sender starts 40 threads and holds 200 MiB between two of the receiver's readings: the receiver's
     figures move by its own doing only (a few pages of its own Python)."""
-    boxes = [start([SYSTEM_PYTHON, "-c", READER], limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno())
+    boxes = [start([SYSTEM_PYTHON, "-c", READER], StartOptions(limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno()))
              for _ in range(2)]
     try:
         sender, receiver = boxes
@@ -115,7 +115,7 @@ def test_node_s_total_memory_is_the_bot_s_limit():
         pytest.skip("no node on this machine")
     box = start(["node", "-e", "const os = require('os');"
                  "console.log(JSON.stringify([os.totalmem(), os.freemem(), os.availableParallelism()]))"],
-                limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno())
+                StartOptions(limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         total, free, cpus = json.loads(box.process.stdout.read())
@@ -130,7 +130,7 @@ def test_node_s_total_memory_is_the_bot_s_limit():
 @needs_jail
 def test_nproc_and_the_c_library_s_figures_are_sane():
     box = start(["sh", "-c", "nproc; getconf _PHYS_PAGES; getconf PAGESIZE; getconf _AVPHYS_PAGES"],
-                limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno())
+                StartOptions(limits=Limits(memory_mb=LIMIT_MB), stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None
         cpus, pages, size, free = (int(n) for n in box.process.stdout.read().split())

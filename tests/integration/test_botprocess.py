@@ -536,7 +536,7 @@ def test_a_module_bot_of_the_working_folder_is_shown_its_module_and_nothing_else
     assert outcome.faults == []
     if WALLS in ("jail", "userns"):
         box = sandbox.start([sys.executable, "-c", "import os; print(os.path.exists('secret.txt'))"],
-                            cwd=str(tmp_path), show=program.files)
+                            sandbox.StartOptions(cwd=str(tmp_path), show=program.files))
         try:
             assert box.process.stdout.read().strip() == b"False"
         finally:
