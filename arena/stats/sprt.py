@@ -44,12 +44,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from arena.stats.field import (
-    field_elo,
-    field_score,
-    field_sprt,
-    run_field_sprt,
-)
+from arena.stats.field import field_elo, field_score, field_sprt, run_field_sprt
 from arena.stats.hypotheses import (
     NELO_PER_T,
     EloEstimate,
