@@ -21,11 +21,12 @@ import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena import records
 from arena.display.html import GameList, replay_page, report_page
-from arena.report.tables import GAMES, SEAT, Tables
+from arena.report import columns as col
+from arena.report.tables import Tables
 from arena.report.text import (
     TITLES,
     head_to_head_matrix,
@@ -44,6 +45,9 @@ from arena.results.files import (
     RunError,
     write_atomically,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: How many games (the first in the records file) get a replay page linked from the report.
 REPLAY_LIMIT = 100
@@ -80,7 +84,7 @@ def _games_counted(tables: Tables) -> int:
     seats = tables.seats
     if seats.empty:
         return 0
-    return int(seats[GAMES].max())
+    return int(seats[col.GAMES].max())
 
 
 def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
@@ -155,16 +159,14 @@ def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT
     return GameList(columns, rows, count)
 
 
-def tables_shown(tables: Tables) -> list[tuple[str, Any, bool, str]]:
+def tables_shown(tables: Tables) -> list[tuple[str, pd.DataFrame, bool, str]]:
     """The tables ``arena report`` prints, as (title, frame of cell texts, with its index, note under it)."""
-    shown: list[tuple[str, Any, bool, str]] = [
+    return [
         (TITLES["standings"], standings_display(tables), False, ""),
         (TITLES["head-to-head"], head_to_head_matrix(tables), True, head_to_head_note(tables)),
         (TITLES["seats"], seats_display(tables), False, ""),
+        (TITLES["order"], order_display(tables), False, ""),
     ]
-    if getattr(tables, "order", None) is not None:
-        shown.append((TITLES["order"], order_display(tables), False, ""))
-    return shown
 
 
 def write_report(
@@ -199,7 +201,7 @@ def write_report(
             raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         links[game_id] = f"{GAMES_FOLDER}/{game_id}.html"
-    players = int(tables.seats[SEAT].max()) + 1 if len(tables.seats) else 0
+    players = int(tables.seats[col.SEAT].max()) + 1 if len(tables.seats) else 0
     games = game_list(folder, players, tables.scoring)
     games.links = links
     games.replays_left = max(0, count - len(links))

@@ -177,7 +177,6 @@ class LiveStandings:
         return [title, *fit_table(columns, width).lines]
 
 
-
 class GamesFollower:
     """The rows a ``games.csv`` gains, read as they come: each :meth:`read` gives the complete lines
     written since the last (the header left out).  A file replaced or cut (a resume that made it whole,

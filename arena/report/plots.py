@@ -39,24 +39,8 @@ import numpy as np
 import pandas as pd
 
 from arena.errors import ArenaError
-from arena.report.tables import (
-    AFTER,
-    AHEAD_SHARE,
-    BEFORE,
-    CI_HIGH,
-    CI_LOW,
-    ENTRANT,
-    GAMES,
-    MEAN_RANK,
-    OPPONENT,
-    PLACE,
-    RATING,
-    RATING_HIGH,
-    RATING_LOW,
-    SEAT,
-    WIN_SHARE,
-    Tables,
-)
+from arena.report import columns as col
+from arena.report.tables import Tables
 from arena.results.files import LLR_PLOT, PLOT_FILES
 from arena.rules.state import SCORINGS
 
@@ -165,9 +149,9 @@ def _scorings(tables: Tables) -> list[str]:
 
 def _standings(tables: Tables) -> pd.DataFrame:
     standings = tables.standings
-    if standings.empty or not (pd.to_numeric(standings[GAMES], errors="coerce") > 0).any():
+    if standings.empty or not (pd.to_numeric(standings[col.GAMES], errors="coerce") > 0).any():
         raise PlotError("no standings to plot (no game is stored yet)")
-    return standings.sort_values(PLACE, kind="mergesort").reset_index(drop=True)
+    return standings.sort_values(col.PLACE, kind="mergesort").reset_index(drop=True)
 
 
 # -- the pictures ------------------------------------------------------------------
@@ -177,15 +161,15 @@ def win_share_plot(tables: Tables, path: Path) -> bool:
     """``win_share.png``: win share per entrant under each scoring, with its interval."""
     standings = _standings(tables)
     scorings = _scorings(tables)
-    names = [str(n) for n in standings[ENTRANT]]
+    names = [str(n) for n in standings[col.ENTRANT]]
     x = np.arange(len(names), dtype=float)
     with _style():
         figure = _figure(_width(len(names)), 5.0)
         ax = figure.add_subplot()
         top = 0.0
         for k, scoring in enumerate(scorings):
-            value = _numbers(standings, WIN_SHARE[scoring])
-            low, high = _numbers(standings, CI_LOW[scoring]), _numbers(standings, CI_HIGH[scoring])
+            value = _numbers(standings, col.WIN_SHARE[scoring])
+            low, high = _numbers(standings, col.CI_LOW[scoring]), _numbers(standings, col.CI_HIGH[scoring])
             deciding = k == 0
             label = f"{scoring}{' (decides wins and the order)' if deciding else ''}, {SHARE_INTERVAL}"
             offset = (k - (len(scorings) - 1) / 2) * 0.2
@@ -214,20 +198,20 @@ def win_share_plot(tables: Tables, path: Path) -> bool:
 def rating_plot(tables: Tables, path: Path) -> bool:
     """``rating.png``: each entrant's rating (on the Elo scale) with its interval."""
     standings = _standings(tables)
-    names = [str(n) for n in standings[ENTRANT]]
-    value, low, high = (_numbers(standings, c) for c in (RATING, RATING_LOW, RATING_HIGH))
+    names = [str(n) for n in standings[col.ENTRANT]]
+    value, low, high = (_numbers(standings, c) for c in (col.RATING, col.RATING_LOW, col.RATING_HIGH))
     x = np.arange(len(names), dtype=float)
     with _style():
         figure = _figure(_width(len(names)), 5.0)
         ax = figure.add_subplot()
         ax.errorbar(x, value, yerr=_errors(value, low, high), fmt="o", color="tab:green", markersize=7, capsize=4,
-                    linewidth=1.5, label=f"{RATING}, {RATING_INTERVAL}")
+                    linewidth=1.5, label=f"{col.RATING}, {RATING_INTERVAL}")
         for xi, v in zip(x, value):
             if not math.isnan(v):
                 ax.annotate(f"{v:.0f}", (xi, v), textcoords="offset points", xytext=(-8, 0), ha="right", va="center",
                             fontsize=8)
         _entrant_axis(ax, names)
-        ax.set_ylabel(f"{RATING} (Elo scale: +100 = ahead 64% of the time)")
+        ax.set_ylabel(f"{col.RATING} (Elo scale: +100 = ahead 64% of the time)")
         ax.set_title(f"Rating per entrant, ordered as the standings ({tables.scoring} scoring)")
         ax.legend(loc="best", fontsize=8)
         _save(figure, path)
@@ -267,34 +251,19 @@ def head_to_head_plot(tables: Tables, path: Path) -> bool:
     h2h = tables.head_to_head
     if h2h.empty:
         return False
-    names = [str(n) for n in standings[ENTRANT]]
+    names = [str(n) for n in standings[col.ENTRANT]]
     index = {n: i for i, n in enumerate(names)}
     n = len(names)
     share = np.full((n, n), math.nan)
     games = np.zeros((n, n), dtype=int)
-    for entrant, opponent, count, ahead in zip(h2h[ENTRANT], h2h[OPPONENT], h2h[GAMES], h2h[AHEAD_SHARE], strict=True):
+    for entrant, opponent, count, ahead in zip(h2h[col.ENTRANT], h2h[col.OPPONENT], h2h[col.GAMES],
+                                               h2h[col.AHEAD_SHARE], strict=True):
         i, j = index.get(str(entrant)), index.get(str(opponent))
         if i is not None and j is not None:
             share[i, j] = float(ahead)
             games[i, j] = int(count)
-
-    def cell(i: int, j: int) -> str:
-        if i == j:
-            return "-"
-        if math.isnan(share[i, j]):
-            return ""
-        text = f"{100 * share[i, j]:.0f}%"
-        return f"{text}\n{games[i, j]} games" if n <= 8 and games[i, j] else text
-
-    side = max(6.0, min(16.0, 2.5 + 0.8 * n))
-    with _style():
-        figure = _figure(side + 1.5, side)
-        ax = figure.add_subplot()
-        _heatmap(ax, share, names, cell, "row entrant ahead of column entrant (share of shared games)")
-        ax.set_xlabel("opponent")
-        ax.set_ylabel("entrant")
-        ax.set_title(f"Head to head ({tables.scoring} scoring; ties count as not ahead)")
-        _save(figure, path)
+    _matrix_plot(path, share, games, names, "-", "row entrant ahead of column entrant (share of shared games)",
+                 "opponent", f"Head to head ({tables.scoring} scoring; ties count as not ahead)")
     return True
 
 
@@ -304,16 +273,16 @@ def seats_plot(tables: Tables, path: Path) -> bool:
     if seats.empty:
         return False
     scorings = _scorings(tables)
-    seats = seats.sort_values(SEAT, kind="mergesort")
-    seat_numbers = sorted(int(s) for s in seats[SEAT].unique())
+    seats = seats.sort_values(col.SEAT, kind="mergesort")
+    seat_numbers = sorted(int(s) for s in seats[col.SEAT].unique())
     with _style():
         figure = _figure(max(9.0, 4.0 + 1.2 * len(seat_numbers)), 5.0)
         share_ax, rank_ax = figure.subplots(1, 2, squeeze=False)[0]
-        _seat_bars(share_ax, seats, [(s, WIN_SHARE[s]) for s in scorings], scorings[0])
+        _seat_bars(share_ax, seats, [(s, col.WIN_SHARE[s]) for s in scorings], scorings[0], share=True)
         share_ax.set_title("Win share by seat, every entrant together")
         _percent_axis(share_ax)
         share_ax.set_ylabel("win share (games won / games played)")
-        _seat_bars(rank_ax, seats, [(s, MEAN_RANK[s]) for s in scorings], scorings[0])
+        _seat_bars(rank_ax, seats, [(s, col.MEAN_RANK[s]) for s in scorings], scorings[0], share=False)
         rank_ax.set_title("Mean rank by seat, every entrant together")
         rank_ax.set_ylim(bottom=1.0)  # rank 1 is the best there is: bars start there
         rank_ax.set_ylabel("mean rank (1 = first; ties share the better rank)")
@@ -324,13 +293,15 @@ def seats_plot(tables: Tables, path: Path) -> bool:
     return True
 
 
-def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str]], deciding: str) -> None:
-    """Bars per seat, one per scoring, with a dashed line at the figure over every seat."""
+def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str]], deciding: str, *,
+               share: bool) -> None:
+    """Bars per seat, one per scoring, with a dashed line at the figure over every seat (a percentage with
+    ``share``, else a number)."""
     width = 0.8 / len(columns)
-    weights = _numbers(seats, GAMES)
+    weights = _numbers(seats, col.GAMES)
     for k, (scoring, column) in enumerate(columns):
         value = _numbers(seats, column)
-        x = seats[SEAT].to_numpy(dtype=float) + (k - (len(columns) - 1) / 2) * width
+        x = seats[col.SEAT].to_numpy(dtype=float) + (k - (len(columns) - 1) / 2) * width
         color = "tab:blue" if scoring == deciding else "tab:orange"
         label = f"{scoring}{' (decides)' if scoring == deciding else ''}"
         ax.bar(x, value, width * 0.9, color=color, alpha=0.85 if scoring == deciding else 0.6, label=label)
@@ -338,45 +309,56 @@ def _seat_bars(ax: Axes, seats: pd.DataFrame, columns: Sequence[tuple[str, str]]
         if finite.any():
             overall = float(np.average(value[finite], weights=weights[finite]))
             ax.axhline(overall, color=color, linestyle="--", linewidth=1,
-                       label=f"{scoring}, all seats: {overall:.2f}" if "rank" in column else
-                       f"{scoring}, all seats: {100 * overall:.0f}%")
+                       label=f"{scoring}, all seats: {100 * overall:.0f}%" if share else
+                       f"{scoring}, all seats: {overall:.2f}")
     ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # room for the legend above the bars
     ax.legend(loc="upper left", ncols=2, fontsize=7)
 
 
 def order_plot(tables: Tables, path: Path) -> bool:
     """``order.png``: from the order table, the share of games the row entrant finished ahead of the entrant
-    who sits directly before it; False without an order table or a row in it."""
+    who sits directly before it; False when the order table has no row."""
     order = tables.order
-    if order is None or order.empty:
+    if order.empty:
         return False
-    ranked = [str(n) for n in _standings(tables)[ENTRANT]]
-    seen = {str(n) for n in order[AFTER]} | {str(n) for n in order[BEFORE]}
+    ranked = [str(n) for n in _standings(tables)[col.ENTRANT]]
+    seen = {str(n) for n in order[col.AFTER]} | {str(n) for n in order[col.BEFORE]}
     names = [n for n in ranked if n in seen] + sorted(seen - set(ranked))
     matrix = np.full((len(names), len(names)), math.nan)
     games = np.zeros((len(names), len(names)))
-    for before, after, count, share in zip(order[BEFORE], order[AFTER], _numbers(order, GAMES),
-                                           _numbers(order, AHEAD_SHARE), strict=True):
+    for before, after, count, share in zip(order[col.BEFORE], order[col.AFTER], _numbers(order, col.GAMES),
+                                           _numbers(order, col.AHEAD_SHARE), strict=True):
         i, j = names.index(str(after)), names.index(str(before))
         matrix[i, j], games[i, j] = share, count
-    with_games = len(names) <= 8
+    _matrix_plot(path, matrix, games, names, "", "share of games finished ahead",
+                 "who sits directly before the row entrant (moves just before it)",
+                 "How often the row entrant finished ahead of the one who moves just before it")
+    return True
+
+
+def _matrix_plot(path: Path, share: np.ndarray, games: np.ndarray, names: Sequence[str], diagonal: str,
+                 colorbar_label: str, xlabel: str, title: str) -> None:
+    """A heatmap of ``share`` (row entrant by column entrant) with the share, and up to 8 entrants the
+    games, written in each cell (``diagonal`` on the diagonal, nothing where a share is missing)."""
+    n = len(names)
 
     def cell(i: int, j: int) -> str:
-        v = matrix[i, j]
-        if math.isnan(v):
+        if i == j and diagonal:
+            return diagonal
+        if math.isnan(share[i, j]):
             return ""
-        return f"{100 * v:.0f}%\n{games[i, j]:.0f} games" if with_games else f"{100 * v:.0f}%"
+        text = f"{100 * share[i, j]:.0f}%"
+        return f"{text}\n{games[i, j]:.0f} games" if n <= 8 and games[i, j] else text
 
-    side = max(6.0, min(16.0, 2.5 + 0.8 * len(names)))
+    side = max(6.0, min(16.0, 2.5 + 0.8 * n))
     with _style():
         figure = _figure(side + 1.5, side)
         ax = figure.add_subplot()
-        _heatmap(ax, matrix, names, cell, "share of games finished ahead")
-        ax.set_xlabel("who sits directly before the row entrant (moves just before it)")
+        _heatmap(ax, share, names, cell, colorbar_label)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("entrant")
-        ax.set_title("How often the row entrant finished ahead of the one who moves just before it")
+        ax.set_title(title)
         _save(figure, path)
-    return True
 
 
 # -- a match ----------------------------------------------------------------------

@@ -17,37 +17,13 @@ import numpy as np
 import pandas as pd
 
 from arena.display.terminal import Column, fit_table, printable, wrap
-from arena.report.tables import (
-    AFTER,
-    AFTER_MEAN_RANK,
-    AFTER_WIN_SHARE,
-    AHEAD,
-    AHEAD_SHARE,
-    BEFORE,
-    BEHIND,
-    CI_HIGH,
-    CI_LOW,
-    ENTRANT,
-    FAULTS,
-    FORMATS,
-    GAMES,
-    MEAN_BLOCKERS_PENALTY,
-    MEAN_BLOCKERS_SCORE,
-    MEAN_CAPTURES,
-    MEAN_GROUPS,
-    MEAN_RANK,
-    OPPONENT,
-    PLACE,
-    RATING,
-    RATING_HIGH,
-    RATING_LOW,
-    SEAT,
-    TIED,
-    WIN_SHARE,
-    Tables,
-)
+from arena.report import columns as col
+from arena.report.tables import Tables
 from arena.results.files import TABLES
 from arena.rules.state import SCORINGS
+
+#: What :func:`format_tables` writes: text fitted to the terminal, csv, markdown or json.
+FORMATS = ("text", "csv", "markdown", "json")
 
 
 def _percent(value: float) -> str:
@@ -72,22 +48,22 @@ def standings_display(tables: Tables) -> pd.DataFrame:
     other = "blockers" if s == "uptown" else "uptown"
     st = tables.standings
     return pd.DataFrame({
-        "#": st[PLACE],
-        "entrant": st[ENTRANT],
-        "games": st[GAMES],
-        "rating": st[RATING].map(_elo),
+        "#": st[col.PLACE],
+        "entrant": st[col.ENTRANT],
+        "games": st[col.GAMES],
+        "rating": st[col.RATING].map(_elo),
         "rating 95% CI": ["-" if _missing(lo) else f"[{_elo(lo)}, {_elo(hi)}]"
-                          for lo, hi in zip(st[RATING_LOW], st[RATING_HIGH])],
-        f"wins ({s})": st[WIN_SHARE[s]].map(_percent),
-        "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[CI_LOW[s]], st[CI_HIGH[s]])],
-        f"rank ({s})": st[MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
-        f"wins ({other})": st[WIN_SHARE[other]].map(_percent),
-        f"rank ({other})": st[MEAN_RANK[other]].map(lambda v: f"{v:.2f}"),
-        "groups": st[MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
-        "captures": st[MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
-        "penalty": st[MEAN_BLOCKERS_PENALTY].map(lambda v: f"{v:.2f}"),
-        "blockers": st[MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
-        "faults": st[FAULTS],
+                          for lo, hi in zip(st[col.RATING_LOW], st[col.RATING_HIGH])],
+        f"wins ({s})": st[col.WIN_SHARE[s]].map(_percent),
+        "95% CI": [f"{_percent(lo)}-{_percent(hi)}" for lo, hi in zip(st[col.CI_LOW[s]], st[col.CI_HIGH[s]])],
+        f"rank ({s})": st[col.MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
+        f"wins ({other})": st[col.WIN_SHARE[other]].map(_percent),
+        f"rank ({other})": st[col.MEAN_RANK[other]].map(lambda v: f"{v:.2f}"),
+        "groups": st[col.MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
+        "captures": st[col.MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
+        "penalty": st[col.MEAN_BLOCKERS_PENALTY].map(lambda v: f"{v:.2f}"),
+        "blockers": st[col.MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
+        "faults": st[col.FAULTS],
     })
 
 
@@ -96,11 +72,11 @@ def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
 
     When the pairs did not all share as many games, each cell gives its count in brackets.
     """
-    order = list(tables.standings[ENTRANT])
+    order = list(tables.standings[col.ENTRANT])
     h2h = tables.head_to_head
     matrix = pd.DataFrame("", index=order, columns=order)
-    counted = h2h[GAMES].nunique() > 1
-    for entrant, opponent, games, share in zip(h2h[ENTRANT], h2h[OPPONENT], h2h[GAMES], h2h[AHEAD_SHARE], strict=True):
+    counted = h2h[col.GAMES].nunique() > 1
+    for entrant, opponent, games, share in zip(h2h[col.ENTRANT], h2h[col.OPPONENT], h2h[col.GAMES], h2h[col.AHEAD_SHARE], strict=True):
         matrix.loc[entrant, opponent] = f"{_percent(share)} ({games})" if counted else _percent(share)
     for name in order:
         matrix.loc[name, name] = "-"
@@ -110,7 +86,7 @@ def head_to_head_matrix(tables: Tables) -> pd.DataFrame:
 
 def head_to_head_note(tables: Tables) -> str:
     """The line under the head-to-head matrix that says how many games its shares are of."""
-    counts = tables.head_to_head[GAMES].unique()
+    counts = tables.head_to_head[col.GAMES].unique()
     if len(counts) == 0:
         return "no pair of entrants has met yet"
     if len(counts) == 1:
@@ -122,14 +98,14 @@ def seats_display(tables: Tables) -> pd.DataFrame:
     s = tables.scoring
     se = tables.seats
     return pd.DataFrame({
-        "seat": se[SEAT],
-        "games": se[GAMES],
-        f"wins ({s})": se[WIN_SHARE[s]].map(_percent),
-        f"rank ({s})": se[MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
-        "groups": se[MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
-        "captures": se[MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
-        "blockers": se[MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
-        "faults": se[FAULTS],
+        "seat": se[col.SEAT],
+        "games": se[col.GAMES],
+        f"wins ({s})": se[col.WIN_SHARE[s]].map(_percent),
+        f"rank ({s})": se[col.MEAN_RANK[s]].map(lambda v: f"{v:.2f}"),
+        "groups": se[col.MEAN_GROUPS].map(lambda v: f"{v:.2f}"),
+        "captures": se[col.MEAN_CAPTURES].map(lambda v: f"{v:.2f}"),
+        "blockers": se[col.MEAN_BLOCKERS_SCORE].map(lambda v: f"{v:.2f}"),
+        "faults": se[col.FAULTS],
     })
 
 
@@ -137,11 +113,11 @@ def order_display(tables: Tables) -> pd.DataFrame:
     """The order table as text: who moves before whom, how often ``after`` finished ahead, and its results."""
     s = tables.scoring
     o = tables.order
-    shown = {"before": o[BEFORE], "after": o[AFTER], "games": o[GAMES], "ahead": o[AHEAD],
-             "tied": o[TIED], "behind": o[BEHIND], "after ahead": o[AHEAD_SHARE].map(_percent)}
+    shown = {"before": o[col.BEFORE], "after": o[col.AFTER], "games": o[col.GAMES], "ahead": o[col.AHEAD],
+             "tied": o[col.TIED], "behind": o[col.BEHIND], "after ahead": o[col.AHEAD_SHARE].map(_percent)}
     for scoring in (s, *(x for x in SCORINGS if x != s)):
-        shown[f"wins ({scoring})"] = o[AFTER_WIN_SHARE[scoring]].map(_percent)
-        shown[f"rank ({scoring})"] = o[AFTER_MEAN_RANK[scoring]].map(lambda v: f"{v:.2f}")
+        shown[f"wins ({scoring})"] = o[col.AFTER_WIN_SHARE[scoring]].map(_percent)
+        shown[f"rank ({scoring})"] = o[col.AFTER_MEAN_RANK[scoring]].map(lambda v: f"{v:.2f}")
     return pd.DataFrame(shown)
 
 

@@ -177,13 +177,55 @@ def tiles_played(colors: Sequence[int], deals: Sequence[Sequence[int]], counts: 
     return played
 
 
-class BaseGameState:
+class StateParts:
+    """The parts of every engine's game state, declared once for the type checker: the read-only
+    attributes, and ``_set``, which puts them all in place (for :meth:`BaseGameState.restore` and
+    unpickling).  The pure engine defines them in Python, the native one in C (its stub, ``_native.pyi``,
+    builds on this class)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        @property
+        def settings(self) -> GameSettings: ...
+        @property
+        def deals(self) -> tuple[tuple[int, ...], ...]: ...
+        @property
+        def drawn(self) -> tuple[int, ...]: ...
+        @property
+        def racks(self) -> tuple[tuple[int, ...], ...]: ...
+        @property
+        def boards(self) -> tuple[int, ...]: ...
+        @property
+        def occupied(self) -> int: ...
+        @property
+        def played(self) -> tuple[int, ...]: ...
+        @property
+        def played_tiles(self) -> tuple[tuple[int, ...], ...]: ...
+        @property
+        def captures(self) -> tuple[tuple[int, ...], ...]: ...
+        @property
+        def to_move(self) -> int: ...
+        @property
+        def passes(self) -> int: ...
+        @property
+        def history(self) -> list[tuple[Move, int]]: ...
+        @property
+        def over(self) -> bool: ...
+        def _set(self, drawn: list[int], racks: list[Sequence[int]], boards: list[int], captures: Sequence[Sequence[int]],
+                 to_move: int, passes: int, history: list[tuple[Move, int]], over: bool,
+                 played_tiles: list[tuple[int, ...]], /) -> None:
+            """Put the parts in place, each indexed by color (``captures`` by seat); ``history`` becomes the
+            state's own list."""
+
+
+class BaseGameState(StateParts):
     """The one contract of a game state, kept by both engines, and what they share of it.
 
     Two engines hold the position: the pure :class:`~arena.rules.state.GameState`
     and the native one (:mod:`arena.rules.engine`).  This class defines every
     rule both apply (:meth:`check`, the queries, the scoring) once, reading
-    the state through the attributes below and :meth:`legal_moves`,
+    the state through the attributes of :class:`StateParts` and :meth:`legal_moves`,
     :meth:`color_at` and :meth:`capturable_mask`.  A caller sees the same
     behaviour from either engine (tests/unit/test_native*.py hold them to it):
 
@@ -213,35 +255,10 @@ class BaseGameState:
 
     __slots__ = ()
 
-    if TYPE_CHECKING:  # each engine defines them (read-only); declared here for the shared code's types
-        @property
-        def settings(self) -> GameSettings: ...
-        @property
-        def deals(self) -> tuple[tuple[int, ...], ...]: ...
-        @property
-        def drawn(self) -> tuple[int, ...]: ...
-        @property
-        def racks(self) -> tuple[tuple[int, ...], ...]: ...
-        @property
-        def boards(self) -> tuple[int, ...]: ...
-        @property
-        def occupied(self) -> int: ...
-        @property
-        def played(self) -> tuple[int, ...]: ...
-        @property
-        def played_tiles(self) -> tuple[tuple[int, ...], ...]: ...
-        @property
-        def captures(self) -> tuple[tuple[int, ...], ...]: ...
-        @property
-        def to_move(self) -> int: ...
-        @property
-        def passes(self) -> int: ...
-        @property
-        def history(self) -> list[tuple[Move, int]]: ...
-        @property
-        def over(self) -> bool: ...
-
     # -- what each engine provides ---------------------------------------------------------------
+
+    if TYPE_CHECKING:
+        def __init__(self, settings: GameSettings, deals: Mapping[int, Sequence[int]]) -> None: ...
 
     @classmethod
     def restore(
@@ -262,7 +279,19 @@ class BaseGameState:
         ``deals[c][:drawn[c]]`` must hold the tiles ``c`` has played and its rack;
         ``boards`` is indexed by color.
         """
-        raise NotImplementedError
+        state = cls(settings, deals)
+        history = list(history)
+        drawn_by_color = [0] * len(COLORS)
+        racks_by_color: list[Sequence[int]] = [()] * len(COLORS)
+        counts = [0] * len(COLORS)
+        for color in settings.colors:
+            rack = racks_by_color[color] = racks[color]  # each engine's _set copies it
+            n = drawn_by_color[color] = drawn[color]
+            counts[color] = max(n - len(rack), 0)  # a wrong count is the engine's _set to refuse
+        played_tiles = tiles_played(settings.colors, state.deals, counts, history)
+        state._set(drawn_by_color, racks_by_color, list(boards), captures, to_move, passes, history, bool(over),
+                   played_tiles)
+        return state
 
     def copy(self) -> Self:
         """An independent copy (cheap): pushing on one leaves the other as it was."""

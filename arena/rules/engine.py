@@ -24,9 +24,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.rules import state as _pure
-from arena.rules.base import BaseGameState, GameSettings, tiles_played
+from arena.rules.base import BaseGameState, GameSettings
 from arena.rules.moves import PASS, Move
-from arena.rules.tiles import COLORS
 
 ENGINE = "pure"
 WHY = ""
@@ -75,55 +74,21 @@ elif ENGINE == "native":
 
         __slots__ = ()
 
-        @classmethod
-        def restore(
-            cls,
-            settings: GameSettings,
-            deals: Mapping[int, Sequence[int]],
-            drawn: Mapping[int, int],
-            racks: Mapping[int, Sequence[int]],
-            boards: Sequence[int],
-            captures: Sequence[Sequence[int]],
-            to_move: int,
-            passes: int,
-            history: Sequence[tuple[Move, int]],
-            over: bool = False,
-        ) -> GameState:
-            """A mid-game state from its parts, as :meth:`arena.rules.state.GameState.restore` makes it."""
-            state = cls(settings, deals)
-            history = list(history)
-            drawn_by_color = [0] * len(COLORS)
-            racks_by_color: list[Sequence[int]] = [()] * len(COLORS)
-            counts = [0] * len(COLORS)
-            for color in settings.colors:
-                rack = tuple(racks[color])
-                drawn_by_color[color] = drawn[color]
-                racks_by_color[color] = rack
-                counts[color] = max(drawn[color] - len(rack), 0)  # a wrong count is refused by _set
-            played_tiles = tiles_played(settings.colors, state.deals, counts, history)
-            state._set(drawn_by_color, racks_by_color, list(boards), captures, to_move, passes, history, bool(over),
-                       played_tiles)
-            return state
-
         def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-            # Pickling and deepcopy: the parts restore() takes, and the tiles played as they are (a
+            # Pickling and deepcopy: the deal and the parts _set takes, with the tiles played as they are (a
             # state restored from a history that does not tell all keeps its played_tiles).
             colors = self.settings.colors
-            return _rebuild, (self.settings, {c: self.deals[c] for c in colors}, self.drawn, self.racks, self.boards,
-                              self.captures, self.to_move, self.passes, list(self.history), self.over,
-                              self.played_tiles)
+            parts = (list(self.drawn), list(self.racks), list(self.boards), self.captures, self.to_move, self.passes,
+                     list(self.history), self.over, self.played_tiles)
+            return _rebuild, (self.settings, {c: self.deals[c] for c in colors}, parts)
 
         def __repr__(self) -> str:
             return f"<GameState (native) of {self.settings.players} players, move {len(self.history)}>"
 
-    def _rebuild(settings: GameSettings, deals: Mapping[int, Sequence[int]], drawn: Sequence[int],
-                 racks: Sequence[Sequence[int]], boards: Sequence[int], captures: Sequence[Sequence[int]],
-                 to_move: int, passes: int, history: list[tuple[Move, int]], over: bool,
-                 played_tiles: Sequence[Sequence[int]]) -> GameState:
+    def _rebuild(settings: GameSettings, deals: Mapping[int, Sequence[int]], parts: tuple[Any, ...]) -> GameState:
         """A native state unpickled: set up as :meth:`GameState.restore` sets one up, every part checked."""
         state = GameState(settings, deals)
-        state._set(list(drawn), list(racks), list(boards), captures, to_move, passes, history, over,
-                   list(played_tiles))
+        state._set(*parts)
         return state
 
 else:

@@ -6,7 +6,7 @@ left); bit ``i`` of a bitboard is set when the cell belongs to the set.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 ROWS = "ABCDEFGHI"
 COLUMNS = "123456789"
@@ -30,12 +30,17 @@ CELL_NAMES = tuple(ROWS[i // 9] + COLUMNS[i % 9] for i in range(N_CELLS))
 _CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
 
 
+def index_of(indexes: Mapping[str, int], kind: str, name: str) -> int:
+    """``indexes[name]``: what a name of the records stands for; ValueError for an unknown ``kind`` otherwise."""
+    try:
+        return indexes[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {kind} {name!r}") from None
+
+
 def cell_index(name: str) -> int:
     """The index of a cell written as in the records (``"C5"``); ValueError if it is none."""
-    try:
-        return _CELL_INDEX[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown cell {name!r}") from None
+    return index_of(_CELL_INDEX, "cell", name)
 
 
 def region_of(cell: int) -> int:

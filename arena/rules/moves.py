@@ -212,15 +212,7 @@ class MoveSet:
             count = len(self)
         if not count:
             return PASS
-        index = rng.randrange(count)
-        for color, tile, cells in self.options:
-            n = cells.bit_count()
-            if index < n:
-                for _ in range(index):
-                    cells &= cells - 1
-                return _new_move(Move, color, tile, (cells & -cells).bit_length() - 1)
-            index -= n
-        raise AssertionError("unreachable: index < count")
+        return self[rng.randrange(count)]
 
     def targets_mask(self, color: int, tile: int) -> int:
         """The legal cells (a bitboard) for ``tile`` of ``color``; ``Cells(...)`` of it is the set."""

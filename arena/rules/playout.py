@@ -36,13 +36,7 @@ def random_move(moves: MoveSet, rng: SplitMix64) -> Move:
     count = len(moves)
     if not count:
         return PASS
-    index = rng.below(count)
-    for color, tile, cells in moves.options:
-        n = cells.bit_count()
-        if index < n:
-            return _new_move(Move, (color, tile, _nth(cells, index)))
-        index -= n
-    raise AssertionError("unreachable: index < count")
+    return moves[rng.below(count)]
 
 
 def greedy_move(state: BaseGameState, rng: SplitMix64) -> Move:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from functools import reduce
+from operator import or_, sub
 
 from arena.rules.base import (
     EVERY_TILE,
@@ -182,46 +184,28 @@ class GameState(BaseGameState):
 
     # -- set-up and copies ----------------------------------------------------------------------
 
-    @classmethod
-    def restore(
-        cls,
-        settings: GameSettings,
-        deals: Mapping[int, Sequence[int]],
-        drawn: Mapping[int, int],
-        racks: Mapping[int, Sequence[int]],
-        boards: Sequence[int],
-        captures: Sequence[Sequence[int]],
-        to_move: int,
-        passes: int,
-        history: Sequence[tuple[Move, int]],
-        over: bool = False,
-    ) -> GameState:
-        """A mid-game state from its parts (used to sample determinizations and to set up positions).
-
-        ``deals[c][:drawn[c]]`` must hold the tiles ``c`` has played and its rack;
-        ``boards`` is indexed by color.
-        """
-        state = cls(settings, deals)
-        for color in settings.colors:
-            rack = list(racks[color])
-            state._drawn[color] = drawn[color]
-            state._racks[color] = rack
-            state._played[color] = drawn[color] - len(rack)
-        state._boards = list(boards) + [0] * (len(COLORS) - len(boards))
-        for board in state._boards:
-            state._occupied |= board
+    def _set(self, drawn: list[int], racks: list[Sequence[int]], boards: list[int], captures: Sequence[Sequence[int]],
+             to_move: int, passes: int, history: list[tuple[Move, int]], over: bool,
+             played_tiles: list[tuple[int, ...]], /) -> None:
+        # Taken as given, unchecked (the native engine checks each part): the pure engine is the reference.
+        self._drawn = drawn
+        self._racks = list(map(list, racks))
+        self._played = list(map(sub, drawn, map(len, racks)))
+        if len(boards) < len(COLORS):
+            boards += [0] * (len(COLORS) - len(boards))
+        self._boards = boards
+        self._occupied = reduce(or_, boards)
         # The capture memo comes along: samples of one view share its boards, so they are judged once.
-        for color in settings.colors:
-            board = state._boards[color]
-            state._capturable_of[color] = board
-            state._capturable[color] = _capturable_mask_of(board)
-        state._captures = [list(row) for row in captures]
-        state._to_move = to_move
-        state._passes = passes
-        state._history = list(history)
-        state._over = over
-        state._played_tiles = tiles_played(settings.colors, state._deals, state._played, state._history)
-        return state
+        for color in self._settings.colors:
+            board = self._boards[color]
+            self._capturable_of[color] = board
+            self._capturable[color] = _capturable_mask_of(board)
+        self._captures = [list(row) for row in captures]
+        self._to_move = to_move
+        self._passes = passes
+        self._history = history
+        self._over = over
+        self._played_tiles = played_tiles
 
     def copy(self) -> GameState:
         """An independent copy (cheap: a few short lists)."""

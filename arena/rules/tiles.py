@@ -7,7 +7,7 @@ A color is an int 0-4 in the order of :data:`COLORS`.
 
 from __future__ import annotations
 
-from arena.rules.geometry import COLUMN_MASKS, FULL, REGION_MASKS, REGIONS, ROW_MASKS
+from arena.rules.geometry import COLUMN_MASKS, FULL, REGION_MASKS, REGIONS, ROW_MASKS, index_of
 
 COLORS = ("red", "blue", "green", "yellow", "purple")
 _COLOR_INDEX = {name: i for i, name in enumerate(COLORS)}
@@ -23,15 +23,9 @@ FITS = ROW_MASKS + COLUMN_MASKS + REGION_MASKS + (FULL,)
 
 def tile_index(name: str) -> int:
     """The tile written as ``name`` in the records; ValueError if it is none."""
-    try:
-        return _TILE_INDEX[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown tile {name!r}") from None
+    return index_of(_TILE_INDEX, "tile", name)
 
 
 def color_index(name: str) -> int:
     """The color called ``name``; ValueError if it is none."""
-    try:
-        return _COLOR_INDEX[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown color {name!r}") from None
+    return index_of(_COLOR_INDEX, "color", name)

@@ -29,7 +29,7 @@ for OpenSpiel's information state: every placement in order and the order of its
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,7 @@ from arena.rules.base import TILES_PLAYED, BaseGameState, GameSettings
 from arena.rules.geometry import N_CELLS
 from arena.rules.moves import Move
 from arena.rules.tiles import COLORS, N_TILES, TILE_NAMES
+from arena.rules.view import SeatView
 
 _N = len(COLORS)
 #: The most placements in a game: every color plays 24 tiles (E1).
@@ -94,32 +95,6 @@ _SEAT_COLORS, _OBSERVER, _TO_MOVE, _PASSES = _AT["seat_colors"], _AT["observer"]
 _OVER, _SCORING, _PENALTY = _AT["over"], _AT["scoring"], _AT["penalty"]
 
 
-class Seen(Protocol):
-    """What the observation is made of: the public facts and one seat's racks (a
-    :class:`~arena.rules.SeatView` is one)."""
-
-    @property
-    def settings(self) -> GameSettings: ...
-    @property
-    def seat(self) -> int: ...
-    @property
-    def to_move(self) -> int: ...
-    @property
-    def over(self) -> bool: ...
-    @property
-    def board_masks(self) -> tuple[int, ...]: ...
-    @property
-    def racks(self) -> dict[int, tuple[int, ...]]: ...
-    @property
-    def drawn(self) -> tuple[int, ...]: ...
-    @property
-    def played_tiles(self) -> tuple[tuple[int, ...], ...]: ...
-    @property
-    def captures(self) -> tuple[tuple[int, ...], ...]: ...
-    @property
-    def passes(self) -> int: ...
-
-
 class Facts(NamedTuple):
     """What a seat sees (:class:`Seen`), read from a game state or made up (before the racks are dealt)."""
 
@@ -133,6 +108,10 @@ class Facts(NamedTuple):
     played_tiles: tuple[tuple[int, ...], ...]
     captures: tuple[tuple[int, ...], ...]
     passes: int
+
+
+#: What the observation is made of: the public facts and one seat's racks, as a seat's view or as facts.
+Seen: TypeAlias = SeatView | Facts
 
 
 def facts(state: BaseGameState, seat: int, private: bool = True, turn: bool = True) -> Facts:

@@ -66,7 +66,7 @@ def pair_scores(elo_diff: float, pairs: int, rng: np.random.Generator, seat_luck
 
 def field_scores(elo: Sequence[float], deals: int, rng: np.random.Generator, design: str = "balanced",
                  seat_luck: float = 0.0, tie_width: float = 0.0) -> np.ndarray:
-    """Per-deal scores of entrant 0 against the others (:func:`arena.stats.sprt.field_score`), ``(deals,)``."""
+    """Per-deal scores of entrant 0 against the others (:func:`arena.stats.field.field_score`), ``(deals,)``."""
     ranks = sample_table(elo, deals, rng, design, seat_luck, tie_width)
     a = ranks[:, :, :1]
     rivals = ranks[:, :, 1:]

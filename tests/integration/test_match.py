@@ -25,7 +25,9 @@ from arena.results.files import MATCH_FILE
 from arena.results.rows import game_rows_text
 from arena.results.verify import without_timing
 from arena.rules.state import SeatResult
-from arena.stats.sprt import FIELD_MIN_DEALS, Pentanomial, SprtParameters, sprt
+from arena.stats.field import FIELD_MIN_DEALS
+from arena.stats.hypotheses import SprtParameters
+from arena.stats.sprt import Pentanomial, sprt
 from arena.tournament.match.feed import MatchFeed, run_match
 from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
 from arena.tournament.match.tally import MatchTally

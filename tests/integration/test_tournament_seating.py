@@ -21,7 +21,8 @@ from arena.plan.seating import (
     is_seat_balanced,
     seatings,
 )
-from arena.report.tables import ORDER_COLUMNS, order, with_tournament_ranks
+from arena.report.columns import ORDER_COLUMNS
+from arena.report.tables import order, with_tournament_ranks
 from arena.results.rows import COLUMNS
 
 #: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.results.dealkey`).

@@ -7,32 +7,30 @@ import math
 import numpy as np
 import pytest
 
-from arena.stats.simulate import field_scores, pair_scores
-from arena.stats.sprt import (
+from arena.stats.field import (
     FIELD_MIN_DEALS,
     FIELD_RHO,
-    NELO_PER_T,
-    Pentanomial,
-    SprtParameters,
     field_bounds,
     field_elo,
     field_llr,
     field_llr_path,
     field_score,
     field_sprt,
-    game_score,
+    run_field_sprt,
+)
+from arena.stats.hypotheses import NELO_PER_T, SprtParameters, game_score, logistic_score, verdict
+from arena.stats.simulate import field_scores, pair_scores
+from arena.stats.sprt import (
+    Pentanomial,
     llr_logistic,
     llr_normalized,
-    logistic_score,
     mle_expected,
     mle_t_value,
     pentanomial,
     pentanomial_elo,
     pentanomial_sequential,
-    run_field_sprt,
     run_sprt,
     sprt,
-    verdict,
 )
 
 VALUES = [0.0, 0.25, 0.5, 0.75, 1.0]
