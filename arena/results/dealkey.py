@@ -108,8 +108,9 @@ def key_fits(config: TournamentConfig, out: Path) -> bool:
     """Whether ``config``'s key gives the seed of the first game ``games.csv`` in ``out`` stores (True for none)."""
     import csv
 
-    from arena.plan.schedule import schedule
+    from arena.plan.schedule import Schedule
     from arena.results.files import GAMES_FILE
+    from arena.results.league import folder_numbering
 
     try:
         with open(out / GAMES_FILE, encoding="utf-8", newline="") as f:
@@ -121,4 +122,5 @@ def key_fits(config: TournamentConfig, out: Path) -> bool:
     if not row:
         return True
     game_id, seed = row[0], row[4]
-    return any(game.game_id == game_id and str(game.seed) == seed for game in schedule(config))
+    game = Schedule(config, folder_numbering(out)).game(game_id)
+    return game is not None and str(game.seed) == seed

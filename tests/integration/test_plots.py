@@ -19,7 +19,7 @@ from matplotlib.image import imread
 from arena.cli import main
 from arena.report.plots import PlotError, llr_plot, try_write_plots, write_plots
 from arena.report.tables import RATING_HIGH, RATING_LOW, Tables, build_tables, load_games
-from arena.results.store import read_tournament
+from arena.results.tournament_file import read_tournament
 from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
 TINY = """

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from arena.plan.config import load_config
-from arena.plan.schedule import count_games
+from arena.plan.schedule import Schedule, count_games
 from arena.report.tables import build_tables, load_games, write_tables
+from arena.results.recovery import recover
 from arena.results.rows import COLUMNS
-from arena.results.store import recover
 from arena.rules.engine import engine_line
 from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
@@ -257,7 +257,7 @@ def test_recover_keeps_only_games_complete_in_both_files(tmp_path, tournament):
     # a game with rows but no record, and a record written twice
     (out / "records.jsonl").write_text("".join(records[1:]) + records[2])
     twice = json.loads(records[2])["game_id"]
-    recovered = recover(out, load_config(path))
+    recovered = recover(out, Schedule(load_config(path)))
     assert first not in recovered.done and twice not in recovered.done
     assert len(recovered.done) == len(records) - 2 and recovered.dropped == 2
     assert set(records_by_id(out)) == recovered.done
@@ -472,10 +472,10 @@ def test_a_folder_with_no_game_stored_yet_can_be_started_again(tmp_path, tournam
     path = tournament()
     out = tmp_path / "out"
     config = load_config(path)
-    from arena.results.store import prepare_folder
+    from arena.results.folder import Opening, ResultsFolder
 
     for compress in (False, True):
-        prepare_folder(config, path.read_text(), out, resume=False, overwrite=True, compress=compress)
+        ResultsFolder(out).open(config, path.read_text(), Opening(overwrite=True, compress=compress)).close()
         # what a run stopped before its first game leaves: the header and an empty records file
         run(path, out, workers=1, compress=compress)
         assert len(records_by_id(out)) == count_games(config)
