@@ -60,7 +60,7 @@ class Opening:
     #: Bring the folder's tournament up to the one given (a league that grew), then go on as a resume.
     update: bool = False
     #: Write the records gzipped (a resume keeps the kind the folder holds).
-    compress: bool = True
+    compress: bool = False
     #: Go on when an entrant's bot is not the one that played the stored games.
     allow_changed_bots: bool = False
     #: The tournament file's path (or what stands for it), for messages.
