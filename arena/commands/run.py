@@ -81,8 +81,7 @@ def command(
     from arena.tournament.run.cpus import usable_cpus
     from arena.tournament.run.runner import Interrupted, RunOptions, run_tournament
 
-    _refuse_together(update=update, overwrite=overwrite, allow_changed_bots=allow_changed_bots, cluster=cluster,
-                     workers=workers)
+    _refuse_together(update, overwrite, allow_changed_bots, cluster, workers)
     config, text = load_run_config(Path(file), isolation=isolation, clock=clock, overage=overage,
                                    public_deals=public_deals, deal_key=deal_key)
     folder = Path(out) if out is not None else Path("results") / config.name
@@ -104,8 +103,7 @@ def command(
         click.echo(f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; continue with: {again}",
                    err=True)
         sys.exit(130)
-    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE,
-                        log_file=summary.log)
+    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE, log_file=summary.log)
     tell_all([*published.problems, *summary.changed])
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
@@ -114,7 +112,7 @@ def command(
         say(line)
 
 
-def _refuse_together(*, update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,
+def _refuse_together(update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,
                      workers: int | None) -> None:
     """Options that exclude each other, refused before anything is read."""
     if update and overwrite:

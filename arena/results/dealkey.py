@@ -23,6 +23,7 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
+from arena.errors import os_error_line
 from arena.plan.config import TournamentConfig, check_deal_key
 from arena.results.files import DEAL_KEY_FILE, RunError, write_atomically
 
@@ -41,7 +42,7 @@ def read_key(out: Path) -> str:
         raise RunError(f"{path}: missing: the games of {out} are dealt with the key this file held; put the key "
                        f"back (or give it with --deal-key), or start again with --overwrite") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
     try:
         return check_deal_key(text)
     except ValueError as exc:

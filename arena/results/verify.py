@@ -118,10 +118,7 @@ def expected_rows(record: Mapping[str, Any], game: Game, config: TournamentConfi
     for seat in replayed.seats:
         turns[seat] += 1
     specs = [config.entrants[i].spec for i in game.seats]
-    return game_rows_text(
-        game.game_id, game.table, game.deal, game.rotation, game.seed, names, specs, replayed.result, turns,
-        faulted, [0.0] * config.players, config.scoring,
-    )
+    return game_rows_text(game, names, specs, replayed.result, turns, faulted, [0.0] * config.players, config.scoring)
 
 
 def first_difference(stored: list[str], expected: list[str]) -> str:

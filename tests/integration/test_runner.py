@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.plan.config import load_config
-from arena.plan.schedule import Schedule, count_games
+from arena.plan.schedule import Game, Schedule, count_games
 from arena.report.tables import build_tables, load_games, write_tables
 from arena.results.recovery import recover
 from arena.results.rows import COLUMNS
@@ -611,7 +611,7 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
                 *args, outcome.record, outcome.faulted, outcome.seconds, scoring,
             ))
             assert game_rows_text(
-                *args, outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
+                Game(*args[:5], ()), *args[5:], outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
             ) == expected
 
 

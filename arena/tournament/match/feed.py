@@ -170,8 +170,7 @@ def check_match(plan: MatchPlan, out: Path, *, resume: bool, overwrite: bool, bo
 
 
 def run_match(
-    plan: MatchPlan, out: Path, *, workers: int = 1, start_method: str | None = None, resume: bool = False,
-    overwrite: bool = False, progress: bool = False, notify: Any = None, preflight: MatchPreflight | None = None,
+    plan: MatchPlan, out: Path, *, workers: int = 1, resume: bool = False, overwrite: bool = False, progress: bool = False, notify: Any = None, preflight: MatchPreflight | None = None,
 ) -> MatchResult:
     """Play ``plan`` into the results folder ``out`` (see the module docstring); ``preflight``: what
     :func:`check_match` found (None: checked now, the bots aside).
@@ -190,7 +189,7 @@ def run_match(
         write_tournament(out, preflight.cap)
     feed = MatchFeed(plan, workers)
     summary = run_tournament(plan.config(), plan.config_text(), out, RunOptions(
-        workers=workers, start_method=start_method, resume=resume, overwrite=overwrite, progress=progress,
+        workers=workers, resume=resume, overwrite=overwrite, progress=progress,
         notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
     match = feed.to_dict()
     published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log)
