@@ -54,7 +54,7 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 import arena.report.publish as publish
-import arena.report.stamp as stamp
+import arena.report.folder_tables as folder_tables
 import arena.report.tables as tables
 import arena.results.folder as folder
 import arena.tournament.run.runner as runner
@@ -74,7 +74,7 @@ def timed(name, function):
     return call
 
 tables.ratings = timed("ratings", tables.ratings)
-stamp.folder_tables = timed("tables", stamp.folder_tables)
+folder_tables.folder_tables = timed("tables", folder_tables.folder_tables)
 folder.sort_games_file = timed("sort", folder.sort_games_file)
 prepare = folder.ResultsFolder.open
 

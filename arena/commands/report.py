@@ -49,9 +49,9 @@ def command(
     """
     from arena.display.terminal import output_width
     from arena.plan.schedule import Schedule
+    from arena.report.folder_tables import folder_tables
     from arena.report.match import summary_lines
     from arena.report.publish import publish
-    from arena.report.stamp import folder_tables
     from arena.report.text import format_tables
     from arena.results.files import GAMES_FILE, REPORT_FILE
     from arena.results.league import folder_numbering
@@ -74,7 +74,7 @@ def command(
     if found.left_out:
         click.echo(f"{path / GAMES_FILE}: {found.left_out} game(s) left out: rows that are damaged or not the "
                    "schedule's games (arena run FILE --resume checks every game and plays these again)", err=True)
-    if not found.games:
+    if not found.games or found.tables is None:
         raise click.ClickException(f"{path / GAMES_FILE}: no complete game yet")
     match = read_match(path)
     try:

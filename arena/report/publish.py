@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.report.stamp import FolderTables
+from arena.report.folder_tables import FolderTables
+from arena.report.tables import Tables
 from arena.results.files import PLOT_FILES, RunError
 
 
@@ -41,16 +42,19 @@ def publish(
     """
     folder = Path(folder)
     done = Published()
+    tables = found.tables
+    if tables is None:  # no game stored: nothing to draw
+        return done
     if not strict and found.reused and page is not None and page.is_file():
         done.paths = [folder / name for name in PLOT_FILES if (folder / name).is_file()] + [page]
         return done
     if plots is not None:
-        done.paths += _plots(plots, found, match if sequential(match) else None, strict, log_file, done)
+        done.paths += _plots(plots, tables, match if sequential(match) else None, strict, log_file, done)
     if page is not None:
         from arena.report.html import write_report
 
         try:
-            done.paths.append(write_report(folder, found.tables, title, page))
+            done.paths.append(write_report(folder, tables, title, page))
         except RunError as exc:
             if strict:
                 raise RunError(f"cannot write the HTML report: {exc}") from None
@@ -58,13 +62,13 @@ def publish(
     return done
 
 
-def _plots(into: Path, found: FolderTables, match: dict[str, Any] | None, strict: bool, log_file: Path | None,
+def _plots(into: Path, tables: Tables, match: dict[str, Any] | None, strict: bool, log_file: Path | None,
            done: Published) -> list[Path]:
     from arena.report.plots import try_write_plots, write_plots
 
     if strict:
-        return write_plots(into, found.tables, match)
-    written, problem = try_write_plots(into, found.tables, match, log_file=log_file)
+        return write_plots(into, tables, match)
+    written, problem = try_write_plots(into, tables, match, log_file=log_file)
     if problem is not None:
         done.problems.append(problem)
     return written

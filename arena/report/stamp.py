@@ -1,9 +1,5 @@
-"""A folder's tables: the ones written into it, reused for as long as they are its own, else built again.
-
-:func:`folder_tables` is the one place that decides, for ``arena run``, ``arena match`` and
-``arena report`` alike.  Whichever it gives, the numbers are those the table files hold (six
-significant digits), so the printed tables, ``report.html``, the plots and the ``.csv`` files always
-agree, whether the tables were read back or built just now.
+"""The tables a run wrote, reused for as long as they are the tables of the folder
+(:func:`~arena.report.folder_tables.folder_tables` decides).
 
 A run writes ``tables.json`` beside its tables: the digest of the ``games.csv``
 and ``tournament.toml`` they were built from, the scoring that ordered them,
@@ -20,18 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from arena.errors import os_error_line
-from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, RunError, write_atomically
-
-if TYPE_CHECKING:
-    from arena.plan.schedule import Schedule
+from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
 
 FORMAT = "arena-tables/1"
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
@@ -83,98 +74,16 @@ def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], 
             path = folder / f"{name}.csv"
             if value["tables"].get(name) != file_digest(path):
                 return None
-            frames[name] = _read_table(path)
+            frames[name] = read_table(path)
         return frames, Stamp(int(value["games"]), int(value["left_out"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path) -> pd.DataFrame:
+    """A table file as a frame, its text columns as text (empty for none)."""
     frame = pd.read_csv(path)
     for column in _TEXT:
         if column in frame.columns:
             frame[column] = frame[column].fillna("").astype(str)
     return frame
-
-
-@dataclass
-class FolderTables:
-    """A folder's tables (:class:`~arena.report.tables.Tables`, None before a game is stored) and where they come from."""
-
-    tables: Any
-    #: Games the tables count, and games left out as damaged or not the schedule's.
-    games: int
-    left_out: int
-    #: The tables were the folder's own, unchanged since they were written (so are their pictures).
-    reused: bool = False
-
-
-def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, *, write: bool = False) -> FolderTables:
-    """The tables of the games ``folder`` stores, ordered by ``scoring`` (default: the tournament's).
-
-    The folder's own tables when ``tables.json`` says they are still those of its files; else built from
-    ``games.csv`` (rows the last checkpoint does not vouch for are checked against ``schedule``) and,
-    with ``write``, written into the folder with their stamp.  Raises :class:`RunError` for a ``games.csv``
-    that cannot be read, or a keyed schedule without its deal key.
-    """
-    from arena.report.tables import Tables
-
-    scoring = scoring or schedule.config.scoring
-    cached = cached_tables(folder, scoring)
-    if cached is not None:
-        frames, stamp = cached
-        return FolderTables(Tables(scoring=scoring, **frames), stamp.games, stamp.left_out, reused=True)
-    games = _stored_games(folder, schedule)
-    left_out = int(games.attrs.get("unreadable", 0)) + int(games.attrs.get("foreign", 0))
-    counted = int(games["game_id"].nunique())
-    if games.empty and not write:
-        return FolderTables(None, 0, left_out)
-    return FolderTables(_as_stored(folder, _build(games, scoring, schedule), write, counted, left_out),
-                        counted, left_out)
-
-
-def _stored_games(folder: Path, schedule: Schedule) -> pd.DataFrame:
-    """``games.csv``'s complete games of the schedule (``attrs``: ``unreadable`` and ``foreign`` games left out)."""
-    from arena.plan.schedule import DealKeyMissing
-    from arena.report.tables import TABLE_COLUMNS, load_games
-    from arena.results.checkpoints import rows_digest_matches
-    from arena.results.verify import schedule_games
-
-    path = folder / GAMES_FILE
-    try:
-        games = load_games(path, schedule.config.players, (*TABLE_COLUMNS, "seed"))
-    except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
-    unreadable = games.attrs.get("unreadable", 0)
-    foreign = 0
-    if not rows_digest_matches(folder, path):  # rows the run checked need no second look at the schedule
-        try:
-            games, foreign = schedule_games(games, schedule)
-        except DealKeyMissing:
-            raise RunError(f"{folder}: its games' seeds are checked against the schedule, which is dealt with the "
-                           f"folder's deal key: it has no deal.key; give it with --deal-key HEX") from None
-    games.attrs.update(unreadable=unreadable, foreign=foreign)
-    return games
-
-
-def _build(games: pd.DataFrame, scoring: str, schedule: Schedule) -> Any:
-    from arena.report.tables import build_tables
-
-    return build_tables(games, scoring, schedule.config.names)
-
-
-def _as_stored(folder: Path, tables: Any, write: bool, games: int, left_out: int) -> Any:
-    """``tables`` as their files hold them: written into ``folder`` (with their stamp) or, without ``write``,
-    into a folder of their own, and read back, so that every number shown is the one stored."""
-    from arena.report.tables import Tables, write_tables
-
-    if write:
-        write_tables(folder, tables)
-        write_stamp(folder, tables.scoring, games, left_out)
-        return Tables(scoring=tables.scoring, **{name: _read_table(folder / f"{name}.csv") for name in TABLE_NAMES})
-    given = {name: getattr(tables, name) for name in TABLE_NAMES}
-    with tempfile.TemporaryDirectory(prefix="arena-tables-") as scratch:  # a table not held stays not held
-        write_tables(scratch, replace(tables, **{name: pd.DataFrame() for name, frame in given.items() if frame is None}))
-        frames = {name: None if frame is None else _read_table(Path(scratch) / f"{name}.csv")
-                  for name, frame in given.items()}
-    return Tables(scoring=tables.scoring, **frames)

@@ -51,6 +51,8 @@ class Recovered:
     faults: FaultSummary = field(default_factory=FaultSummary)
     #: The checkpoint both files match now (None: none yet), for the run to chain its own on.
     last: Checkpoint | None = None
+    #: A line for each entrant whose bot changed since the stored games (``--allow-changed-bots``).
+    changed: list[str] = field(default_factory=list)
 
     def summary(self) -> list[str]:
         """What the resume removed, one line per reason class (empty when nothing was)."""
@@ -61,8 +63,6 @@ class Recovered:
         if self.cut_bytes:
             lines.append(f"resume: cut {self.cut_bytes} byte(s) of half-written last lines")
         return lines
-    #: A line for each entrant whose bot changed since the stored games (``--allow-changed-bots``).
-    changed: list[str] = field(default_factory=list)
 
 
 def _row_key(line: str) -> tuple[str, int, int] | None:

@@ -19,7 +19,7 @@ import pytest
 from arena.cli import main
 from arena.plan.config import load_config
 from arena.plan.schedule import Schedule
-from arena.report.stamp import folder_tables
+from arena.report.folder_tables import folder_tables
 from arena.tournament.run.runner import RunError, run_tournament
 
 TOURNAMENT = """

@@ -14,7 +14,7 @@ import pytest
 
 from arena.plan.config import TournamentConfig, parse_config
 from arena.plan.schedule import Schedule
-from arena.report.stamp import folder_tables
+from arena.report.folder_tables import folder_tables
 from arena.report.tables import RATING_LOW
 from arena.report.text import format_tables
 from arena.results.checkpoints import read_checkpoints
@@ -158,7 +158,7 @@ def test_a_folder_of_another_tournament_is_refused_before_anything_is_written(tm
 def test_printed_cached_and_rebuilt_tables_show_the_same_bound_at_a_rounding_edge(tmp_path, config, chunks,
                                                                                    monkeypatch):
     """A bound that the table files' six digits round to x.5: printed the same whichever way the tables came."""
-    import arena.report.tables as tables
+    import arena.report.folder_tables as tables
 
     out = tmp_path / "out"
     fill(out, config, chunks)
@@ -174,7 +174,7 @@ def test_printed_cached_and_rebuilt_tables_show_the_same_bound_at_a_rounding_edg
     written = folder_tables(out, schedule, write=True)  # what a run prints and puts in report.html
     cached = folder_tables(out, schedule)  # what arena report reads back
     assert not written.reused and cached.reused
-    monkeypatch.setattr("arena.report.stamp.cached_tables", lambda folder, scoring: None)
+    monkeypatch.setattr(tables, "cached_tables", lambda folder, scoring: None)
     rebuilt = folder_tables(out, schedule)  # what arena report builds again
     shown = [format_tables(found.tables, "text", title="canned") for found in (written, cached, rebuilt)]
     assert shown[0] == shown[1] == shown[2] and "[-300, " in shown[0]

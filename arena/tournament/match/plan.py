@@ -145,7 +145,7 @@ class MatchPlan:
             raise MatchError(f"BOTS: a match takes 2 to 5 bots, not {len(self.specs)}")
         if (self.games is None) == (self.sprt is None):
             raise MatchError("give either --games N or --sprt elo0=...,elo1=..., not both" if self.games is not None
-                             else "give either --games N or --sprt elo0=...,elo1=... (how long the match plays)")
+                             else "give --games N or --sprt elo0=...,elo1=... (how long the match plays)")
         if self.games is not None and not 1 <= self.games:
             raise MatchError(f"--games must be at least 1, not {self.games}")
         if self.games is not None and self.deals > limits.MAX_DEALS:

@@ -13,7 +13,7 @@ The folder is its owner's (:class:`~arena.results.folder.ResultsFolder`): opened
 (lock, overwrite or update, deal key, league, entrants, the resume check), appended to
 chunk by chunk, finished (``games.csv`` in schedule order, so it is the same file for any
 number of workers, either start method and any interruptions).  The tables are then the
-folder's (:func:`~arena.report.stamp.folder_tables`).
+folder's (:func:`~arena.report.folder_tables.folder_tables`).
 
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
@@ -80,7 +80,7 @@ class RunSummary:
     changed: list[str] = field(default_factory=list)
     #: The tables were the folder's own, unchanged since they were written (nothing played, nothing dropped).
     reused: bool = False
-    #: The folder's tables and where they come from (:class:`~arena.report.stamp.FolderTables`).
+    #: The folder's tables and where they come from (:class:`~arena.report.folder_tables.FolderTables`).
     found: Any = None
     #: The config the folder holds after the run (a match's: cut to the deals it counted), with its deal key.
     config: TournamentConfig | None = None
@@ -225,7 +225,7 @@ def run_tournament(config: TournamentConfig, text: str, out: Path, options: RunO
             for line in [*folder.notes, *folder.recovered.summary()]:
                 options.tell(line)
             summary = _run(folder, options, connection)
-            from arena.report.stamp import folder_tables  # pandas: imported once the workers are done
+            from arena.report.folder_tables import folder_tables  # pandas: imported once the workers are done
 
             summary.found = folder_tables(out, folder.schedule, write=True)
         summary.tables, summary.reused = summary.found.tables, summary.found.reused

@@ -73,8 +73,8 @@ class Showing:
                 self._report.start()
 
     def _write_report(self) -> None:
+        from arena.report.folder_tables import folder_tables
         from arena.report.publish import publish
-        from arena.report.stamp import folder_tables
 
         try:
             found = folder_tables(self.out, self.schedule, write=True)
