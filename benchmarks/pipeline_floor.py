@@ -32,6 +32,7 @@ from arena_bots.random_bot import RandomBot
 from engine import play
 
 from arena import records
+from arena.plan.schedule import Game
 from arena.play.referee import BOT_STREAM
 from arena.results.rows import game_rows_text
 from arena.rules import PASS, GameSettings, GameState, Move, deal, derived_random
@@ -76,7 +77,7 @@ def floor_games(settings: GameSettings, deals: dict[int, dict[int, tuple[int, ..
             members = '"bots":[],"time_limit":10.0,"faults":[]'
             (records.record_line(state, NAMES, seed, result=result, members=members) + "\n").encode("ascii")
         if rows:
-            game_rows_text("t000-d0000-r0", 0, 0, 0, seed, NAMES, ["random"] * PLAYERS, result,
+            game_rows_text(Game("t000-d0000-r0", 0, 0, 0, seed, ()), NAMES, ["random"] * PLAYERS, result,
                            [24] * PLAYERS, set(), seconds, "uptown")
 
 

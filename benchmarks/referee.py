@@ -31,6 +31,7 @@ import time
 
 from engine import play
 
+from arena.plan.schedule import Game
 from arena.play.referee import BOT_STREAM, Referee, prepare_bot
 from arena.results.rows import game_rows_text
 from arena.rules import GameSettings, deal, derived_random
@@ -64,7 +65,7 @@ def referee_games(players: int, seeds: list[int], record: bool, rows: bool) -> R
                 (outcome.record_line() + "\n").encode("ascii")
             if rows:
                 game_rows_text(
-                    "t000-d0000-r0", 0, 0, 0, seed, names, ["random"] * players, outcome.result, outcome.turns,
+                    Game("t000-d0000-r0", 0, 0, 0, seed, ()), names, ["random"] * players, outcome.result, outcome.turns,
                     outcome.faulted, outcome.seconds, "uptown",
                 )
             turns += len(outcome.state.history)

@@ -53,7 +53,10 @@ isolation = "{isolation}"
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
+import arena.report.publish as publish
+import arena.report.folder_tables as folder_tables
 import arena.report.tables as tables
+import arena.results.folder as folder
 import arena.tournament.run.runner as runner
 from arena.plan.config import load_config
 
@@ -71,26 +74,24 @@ def timed(name, function):
     return call
 
 tables.ratings = timed("ratings", tables.ratings)
-tables.write_folder_tables = timed("tables", tables.write_folder_tables)
-runner.sort_games_file = timed("sort", runner.sort_games_file)
-prepare = runner.prepare_folder
+folder_tables.folder_tables = timed("tables", folder_tables.folder_tables)
+folder.sort_games_file = timed("sort", folder.sort_games_file)
+prepare = folder.ResultsFolder.open
 
 def prepared(*args, **kwargs):
     result = timed("prepare", prepare)(*args, **kwargs)
     times["play_starts"] = time.perf_counter() - started
     return result
 
-runner.prepare_folder = prepared
+folder.ResultsFolder.open = prepared
 config = load_config(path)
 summary = runner.run_tournament(config, path.read_text(), out, workers=workers, resume=resume, compress=True,
                                 hide=(str(path),))
-from arena.report.plots import try_write_plots
-from arena.report.html import write_report
 t = time.perf_counter()
-try_write_plots(out, summary.tables, log_file=summary.log)
+publish.publish(out, summary.found, config.name, plots=out, log_file=summary.log)
 times["plots"] = time.perf_counter() - t
 t = time.perf_counter()
-write_report(out, summary.tables, config.name)
+publish.publish(out, summary.found, config.name, page=out / "report.html", strict=True)
 times["report_html"] = time.perf_counter() - t
 times["total"] = time.perf_counter() - started
 times["play"] = summary.seconds - times["sort"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -11,7 +10,9 @@ from pathlib import Path
 import click
 
 from arena.commands.play import clock_options
+from arena.commands.telling import tell_all, teller
 from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.results.files import MATCH_FILE
 from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 
 
@@ -69,102 +70,56 @@ def command(
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
     """
+    from arena.display.terminal import output_width
     from arena.plan.config import ConfigError
     from arena.report.match import summary_lines
-    from arena.results.identity import check_bots
-    from arena.results.store import FolderLock
-    from arena.tournament.match.feed import run_match
-    from arena.tournament.match.folder import settle_folder, stored_seed
-    from arena.tournament.match.plan import MatchError, MatchPlan, parse_sprt, random_seed
-    from arena.tournament.run.runner import Interrupted, RunError
+    from arena.report.text import format_tables
+    from arena.tournament.match.feed import check_match, run_match, start_lines
+    from arena.tournament.match.folder import seeded
+    from arena.tournament.match.plan import MatchPlan, check_bot_count, parse_sprt
+    from arena.tournament.run import showing
+    from arena.tournament.run.cpus import usable_cpus
+    from arena.tournament.run.runner import Interrupted
 
+    check_bot_count(bots)
+    probe = MatchPlan(tuple(bots), 0, games=games, sprt=parse_sprt(sprt, len(bots)) if sprt is not None else None,
+                      max_games=max_games, scoring=scoring, time_limit=time_limit, isolation=isolation, clock=clock,
+                      overage=overage, duplicate=duplicate, public_deals=public_deals, deal_key=deal_key)
+    folder = Path(out) if out is not None else Path("results") / probe.name
+    plan, seed_note = seeded(probe, seed, folder, overwrite)
     try:
-        if not 2 <= len(bots) <= 5:
-            raise MatchError(f"A B [C ...]: a match takes 2 to 5 bots, not {len(bots)}")
-        if games is not None and sprt is not None:
-            raise MatchError("give either --games N or --sprt elo0=...,elo1=..., not both")
-        if games is None and sprt is None:
-            raise MatchError("give --games N or --sprt elo0=...,elo1=... (how long the match plays)")
-        params = parse_sprt(sprt, len(bots)) if sprt is not None else None
-        probe = MatchPlan(tuple(bots), 0, games=games, sprt=params, max_games=max_games, scoring=scoring,
-                          time_limit=time_limit, isolation=isolation, clock=clock, overage=overage)
-        folder = Path(out) if out is not None else Path("results") / probe.name
-        seed_note = ""
-        if seed is None:  # the match stored in the folder keeps its seed, unless it is to start again
-            seed = None if overwrite else stored_seed(folder)
-            seed_note = f" (the stored match's, from {folder})"
-        if seed is None:
-            seed = random_seed()
-            seed_note = f" (random; repeat the match with --seed {seed})"
-        if public_deals and deal_key is not None:
-            raise MatchError("--public-deals: the deals cannot be both public and keyed with --deal-key")
-        plan = MatchPlan(tuple(bots), seed, games=games, sprt=params, max_games=max_games, scoring=scoring,
-                         time_limit=time_limit, isolation=isolation, clock=clock, overage=overage,
-                         duplicate=duplicate, public_deals=public_deals, deal_key=deal_key)
-        config = plan.config()
-        FolderLock.check(folder)
-        walls = check_bots(config, "arena match")
-        settle_folder(plan, folder, resume, overwrite)
-    except MatchError as exc:
-        raise click.ClickException(str(exc)) from None
-    except ConfigError as exc:
+        preflight = check_match(plan, folder, resume=resume, overwrite=overwrite)
+    except ConfigError as exc:  # a bot's check: named by its argument, not its entrant
         raise click.ClickException(_bot_error(str(exc), bots)) from None
-    except RunError as exc:
-        raise click.ClickException(str(exc)) from None
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-    def say(line: str) -> None:
-        if not quiet:
-            click.echo(line, err=True)
-
-    end = f"SPRT to a verdict, at most {plan.max_games} games" if params is not None else f"{plan.games} games"
-    say(f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
-        f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {folder}")
-    say(f"seed {plan.seed}{seed_note}")
-    if config.clock:
-        say(f"every bot seat has a {config.clock}")
-    for line in sorted(set(walls.values())):
-        say(f"bots run in {line}")
-    if isolation == "none":
-        say("Python bots run inside the workers (isolation none: trusted code only)")
+    workers = workers or usable_cpus()
+    say = teller(quiet)
+    for line in start_lines(plan, workers, folder, seed_note, preflight.folder.walls):
+        say(line)
     try:
         result = run_match(plan, folder, workers=workers, resume=resume, overwrite=overwrite,
-                           progress=not quiet and sys.stderr.isatty(), notify=say)
-    except RunError as exc:
-        raise click.ClickException(str(exc)) from None
+                           progress=not quiet and sys.stderr.isatty(), notify=say, preflight=preflight)
     except Interrupted as exc:
-        again = ["arena", "match", *bots, *(["--games", str(games)] if games is not None else []),
-                 *(["--sprt", sprt, "--max-games", str(max_games)] if sprt is not None else []),
-                 "--seed", str(plan.seed), *(["--duplicate"] if duplicate else []),
-                 *(["--public-deals"] if public_deals else []), "--resume", *(["--out", out] if out else [])]
-        click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {shlex.join(again)}",
-                   err=True)
+        again = _again(bots, ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games",
+                       str(max_games)], plan.seed, duplicate, public_deals, out)
+        click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {again}", err=True)
         sys.exit(130)
-
-    from arena.commands.run import _echo_faults
-    from arena.display.terminal import output_width
-    from arena.report.text import format_tables
-
     summary = result.summary
-    for line in summary.changed:
-        click.echo(line, err=True)
-    if not quiet:
-        rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
-        already = f", {summary.already} were stored already" if summary.already else ""
-        say(f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}")
-        if result.removed:
-            say(f"{result.removed} game(s) of deals after the last one counted were removed from {folder}")
+    tell_all(summary.changed)
+    say(showing.played_line(summary))
+    if result.removed:
+        say(f"{result.removed} game(s) of deals after the last one counted were removed from {folder}")
     click.echo(format_tables(summary.tables, "text", title=plan.name, only_standings=True, width=output_width()),
                nl=False)
-    click.echo("")
-    for line in summary_lines(result.match):
-        click.echo(line)
-    if not quiet:
-        pictures = "".join(f", {p.name}" for p in result.plots)
-        say(f"\nResults in {folder}/: match.json, games.csv, {summary.records.name}, standings.csv, "
-            f"head_to_head.csv, seats.csv, order.csv{pictures}, arena.log, bots/.  More tables: arena report {folder}")
-        _echo_faults(summary)
+    click.echo("\n" + "\n".join(summary_lines(result.match)))
+    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.fault_lines(summary)]:
+        say(line)
+
+
+def _again(bots: tuple[str, ...], end: list[str], seed: int, duplicate: bool, public_deals: bool,
+           out: str | None) -> str:
+    """The command that goes on with an interrupted match."""
+    return shlex.join(["arena", "match", *bots, *end, "--seed", str(seed), *(["--duplicate"] if duplicate else []),
+                       *(["--public-deals"] if public_deals else []), "--resume", *(["--out", out] if out else [])])
 
 
 def _bot_error(message: str, bots: tuple[str, ...]) -> str:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from arena.results.files import TABLES
-
-if TYPE_CHECKING:
-    from arena.report.tables import Tables
 
 
 @click.command(name="report")
@@ -51,119 +48,70 @@ def command(
     The standings are ordered by the rating, best first (README, Report).
     """
     from arena.display.terminal import output_width
-    from arena.plan.schedule import count_games
-    from arena.report.stamp import cached_tables
-    from arena.report.tables import Tables
+    from arena.plan.schedule import Schedule
+    from arena.report.folder_tables import folder_tables
+    from arena.report.match import summary_lines
+    from arena.report.publish import publish
     from arena.report.text import format_tables
-    from arena.results.files import GAMES_FILE, RunError
-    from arena.results.store import read_tournament
+    from arena.results.files import GAMES_FILE, REPORT_FILE
+    from arena.results.league import folder_numbering
+    from arena.results.tournament_file import read_tournament
+    from arena.tournament.match.folder import read_match
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
     path = Path(folder)
-    try:
-        config, _ = read_tournament(path, deal_key)
-    except RunError as exc:
-        raise click.ClickException(str(exc)) from None
+    config, _ = read_tournament(path, deal_key)
+    schedule = Schedule(config, folder_numbering(path))
     if watch:
         if fmt != "text" or table or plots or plots_dir or html:
             raise click.UsageError("--watch shows the standings as text: it takes no --format, --table, --plots or --html")
-        _watch(path, config if scoring is None else replace(config, scoring=scoring))
+        _watch(path, schedule, scoring)
         return
-    games_path = path / GAMES_FILE
-    if not games_path.exists():
+    if not (path / GAMES_FILE).exists():
         raise click.ClickException(f"{path}: no {GAMES_FILE} yet (the tournament has not stored a game)")
-    scoring = scoring or config.scoring
-    cached = cached_tables(path, scoring)
-    if cached is not None:  # the run's own tables, of these very files: read, not built again
-        frames, stamp = cached
-        tables = Tables(scoring=scoring, **frames)
-        ignored, stored = stamp.left_out, stamp.games
-    else:
-        tables, ignored, stored = _build(path, config, scoring)
-    if ignored:
-        click.echo(
-            f"{games_path}: {ignored} game(s) left out: rows that are damaged or not the schedule's games "
-            "(arena run FILE --resume checks every game and plays these again)", err=True,
-        )
-    if not stored:
-        raise click.ClickException(f"{games_path}: no complete game yet")
-    progress = (stored, count_games(config))
-    from arena.report.match import summary_lines
-    from arena.tournament.match.folder import read_match
-
+    found = folder_tables(path, schedule, scoring)
+    if found.left_out:
+        click.echo(f"{path / GAMES_FILE}: {found.left_out} game(s) left out: rows that are damaged or not the "
+                   "schedule's games (arena run FILE --resume checks every game and plays these again)", err=True)
+    if not found.games or found.tables is None:
+        raise click.ClickException(f"{path / GAMES_FILE}: no complete game yet")
+    match = read_match(path)
     try:
-        match = read_match(path)
-    except RunError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        text = format_tables(tables, fmt, title=config.name, width=output_width(), table=table, games=progress)
+        text = format_tables(found.tables, fmt, title=config.name, width=output_width(), table=table,
+                             games=(found.games, len(schedule)))
     except ValueError as exc:  # a table these results do not hold: nothing drawn or printed
         raise click.ClickException(f"{path}: {exc}") from None
-    if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
-        _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
-    if html:
-        from arena.report.html import write_report
-
-        try:
-            page = write_report(path, tables, config.name, html_out)
-        except RunError as exc:
-            raise click.ClickException(f"cannot write the HTML report: {exc}") from None
-        click.echo(str(page), err=True)
+    # Before the tables: a picture or page that cannot be written is the command's one line.
+    pictures = (Path(plots_dir) if plots_dir is not None else path) if plots or plots_dir is not None else None
+    page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
+    for written in publish(path, found, config.name, match, plots=pictures, page=page, strict=True).paths:
+        click.echo(str(written), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
-        _echo_league(path, tables)
-    if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
-        click.echo("\n" + "\n".join(summary_lines(match)))
-
-
-def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
-    """The tables built from ``path``'s games.csv: ``(tables, games left out, games counted)``."""
-    from arena.plan.schedule import DealKeyMissing
-    from arena.report.tables import TABLE_COLUMNS, build_tables, load_games
-    from arena.results.checkpoints import rows_digest_matches
-    from arena.results.files import GAMES_FILE
-    from arena.results.verify import schedule_games
-
-    games_path = path / GAMES_FILE
-    try:
-        games = load_games(games_path, config.players, (*TABLE_COLUMNS, "seed"))
-    except (ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
-    foreign = 0
-    if not rows_digest_matches(path, games_path):  # rows the run checked need no second look at the schedule
-        try:
-            games, foreign = schedule_games(games, config)
-        except DealKeyMissing:
-            raise click.ClickException(f"{path}: its games' seeds are checked against the schedule, which is dealt "
-                                       f"with the folder's deal key: it has no deal.key; give it with --deal-key HEX"
-                                       ) from None
-    ignored = games.attrs.get("unreadable", 0) + foreign
-    if games.empty:
-        return None, ignored, 0
-    tables = build_tables(games, scoring, config.names)
-    return tables, ignored, int(games["game_id"].nunique())
+        _echo_league(path, found.tables)
+        if match is not None:  # a match's folder: its test and verdict too
+            click.echo("\n" + "\n".join(summary_lines(match)))
 
 
 #: Seconds between two looks at the folder ``--watch`` follows.
 WATCH_EVERY = 2.0
 
 
-def _watch(path: Path, config: Any) -> None:
+def _watch(path: Path, schedule: Any, scoring: str | None) -> None:
     import sys
 
-    from arena.plan.schedule import count_games
     from arena.report.live import watch as follow
-    from arena.results.store import FolderLock
+    from arena.results.lock import FolderLock
 
     stream = sys.stdout
-    total = count_games(config)
+    config = schedule.config if scoring is None else replace(schedule.config, scoring=scoring)
 
     def running() -> bool | None:
         return FolderLock.held(path)
 
     try:
-        follow(path, config, total, stream, stream.isatty(), WATCH_EVERY, running)
+        follow(path, config, len(schedule), stream, stream.isatty(), WATCH_EVERY, running)
     except KeyboardInterrupt:  # stopping to watch is how watching ends
         sys.exit(0)
 
@@ -181,16 +129,3 @@ def _echo_league(path: Path, tables: Any) -> None:
     lines = league_lines(league, {str(k): int(v) for k, v in games.items()}, output_width())
     if lines:
         click.echo("\n" + "\n".join(lines))
-
-
-def _write_plots(out: Path, tables: Tables, match: dict[str, Any] | None) -> None:
-    """The pictures of ``tables`` (and of a sequential ``match``'s LLR) into ``out``, each path on standard error."""
-    from arena.report.plots import PlotError, write_plots
-
-    sequential = match is not None and isinstance((match.get("parameters") or {}).get("sprt"), dict)
-    try:
-        written = write_plots(out, tables, match if sequential else None)
-    except PlotError as exc:
-        raise click.ClickException(str(exc)) from None
-    for picture in written:
-        click.echo(str(picture), err=True)

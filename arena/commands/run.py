@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from arena.commands.play import clock_options
-
-if TYPE_CHECKING:
-    from arena.tournament.run.runner import RunSummary
+from arena.commands.telling import tell_all, teller
 
 
 @click.command(name="run")
@@ -73,22 +70,51 @@ def command(
     standings so far above it (arena report DIR --watch shows them from
     another terminal).
     """
-    from arena.plan.config import (
-        ConfigError,
-        load_config,
-        parse_config,
-        with_clock_text,
-        with_deals,
-        with_isolation,
-        with_public_deals_text,
-    )
-    from arena.plan.schedule import count_games, tournament_tables
-    from arena.results.identity import check_bots
-    from arena.results.store import FolderLock, check_folder
-    from arena.results.update import check_update
-    from arena.tournament.run.runner import Interrupted, RunError, run_tournament
+    from arena.display.terminal import output_width
+    from arena.plan.config import load_run_config
+    from arena.plan.schedule import Schedule
+    from arena.report.publish import publish
+    from arena.report.text import format_tables
+    from arena.results.files import REPORT_FILE
+    from arena.results.folder import ResultsFolder
+    from arena.tournament.run import showing
+    from arena.tournament.run.cpus import usable_cpus
+    from arena.tournament.run.runner import Interrupted, RunOptions, run_tournament
 
-    path = Path(file)
+    _refuse_together(update, overwrite, allow_changed_bots, cluster, workers)
+    config, text = load_run_config(Path(file), isolation=isolation, clock=clock, overage=overage,
+                                   public_deals=public_deals, deal_key=deal_key)
+    folder = Path(out) if out is not None else Path("results") / config.name
+    say = teller(quiet)
+    options = RunOptions(
+        workers=workers or usable_cpus(), start_method=start_method, resume=resume, overwrite=overwrite,
+        compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(file,), notify=say,
+        allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=file, report_every=report_every)
+    # A folder that would be refused is refused before any bot program starts; nothing is checked twice.
+    preflight = ResultsFolder(folder).check(config, options.opening())
+    options = replace(options, preflight=preflight)
+    where = f"Dask cluster {cluster}" if cluster is not None else f"{options.workers} worker(s)"
+    for line in showing.start_lines(Schedule(config), where, folder, preflight.walls):
+        say(line)
+    try:
+        summary = run_tournament(config, text, folder, options)
+    except Interrupted as exc:
+        again = f"arena run {file} --resume" + (f" --out {out}" if out else "") + (" --public-deals" if public_deals else "")
+        click.echo(f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; continue with: {again}",
+                   err=True)
+        sys.exit(130)
+    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE, log_file=summary.log)
+    tell_all([*published.problems, *summary.changed])
+    say(showing.played_line(summary))
+    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
+               nl=False)
+    for line in [showing.results_line(summary, published.paths), *showing.fault_lines(summary)]:
+        say(line)
+
+
+def _refuse_together(update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,
+                     workers: int | None) -> None:
+    """Options that exclude each other, refused before anything is read."""
     if update and overwrite:
         raise click.UsageError("--update keeps the stored games it can, --overwrite deletes them all: choose one")
     if update and allow_changed_bots:
@@ -99,119 +125,4 @@ def command(
 
         if workers is not None:
             raise click.UsageError("--cluster and --workers cannot be used together: the cluster's workers play the games")
-        try:
-            parse_cluster(cluster)
-        except RunError as exc:
-            raise click.ClickException(str(exc)) from None
-    try:
-        config = load_config(path)
-        text = path.read_text(encoding="utf-8")
-        if clock is not None or overage is not None:
-            # The folder keeps the file as played: with the clock given here.
-            text = with_clock_text(text, clock, overage)
-            config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
-        if public_deals and not config.public_deals:
-            text = with_public_deals_text(text)  # the folder keeps the file as played: with public deals
-        config = with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key)
-        folder = Path(out) if out is not None else Path("results") / config.name
-        FolderLock.check(folder)
-        # A folder that would be refused is refused before any bot program starts.
-        if update:
-            check_update(config, folder, str(path))
-        else:
-            check_folder(config, folder, resume=resume, overwrite=overwrite)
-        walls = check_bots(config, str(path))
-    except (ConfigError, RunError) as exc:
-        raise click.ClickException(str(exc)) from None
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    total = count_games(config)
-    if not quiet:
-        n_tables = len(tournament_tables(config))
-        click.echo(
-            f"{config.name}: {total} games ({len(config.entrants)} entrants, {config.players} players, "
-            f"{n_tables} table(s) x {config.deals} deal(s), seating {config.seating}), "
-            f"{f'Dask cluster {cluster}' if cluster is not None else f'{workers} worker(s)'} -> {folder}",
-            err=True,
-        )
-        for line in sorted(set(walls.values())):
-            click.echo(f"bots run in {line}", err=True)
-        if config.clock:
-            click.echo(f"every bot seat has a {config.clock}", err=True)
-        if config.public_deals:
-            click.echo("public deals: the file alone gives every game's deal (bots can work them out too)", err=True)
-        elif config.duplicate:
-            click.echo("duplicate deals: a round's seatings share one deal (trusted bots only)", err=True)
-        if config.isolation == "none":
-            click.echo("Python bots run inside the workers (isolation none: trusted code only)", err=True)
-    def notify(line: str) -> None:
-        if not quiet:
-            click.echo(line, err=True)
-
-    try:
-        summary = run_tournament(
-            config, text, folder, workers=workers, start_method=start_method, resume=resume,
-            overwrite=overwrite, compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(str(path),),
-            notify=notify,
-            allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=str(path),
-            report_every=report_every,
-        )
-    except RunError as exc:
-        raise click.ClickException(str(exc)) from None
-    except Interrupted as exc:
-        click.echo(
-            f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; "
-            f"continue with: arena run {file} --resume" + (f" --out {out}" if out else "")
-            + (" --public-deals" if public_deals else ""),
-            err=True,
-        )
-        sys.exit(130)
-
-    from arena.display.terminal import output_width
-    from arena.report.html import write_report
-    from arena.report.plots import try_write_plots
-    from arena.report.text import format_tables
-    from arena.results.files import PLOT_FILES, REPORT_FILE
-
-    drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
-    if summary.reused and (folder / REPORT_FILE).is_file():  # the tables are unchanged: so are their pictures
-        plots = [*drawn, folder / REPORT_FILE]
-    else:
-        # The tables are on disk already: a picture that fails costs one line, never the results.
-        plots, problem = try_write_plots(folder, summary.tables, log_file=summary.log)
-        if problem is not None:
-            click.echo(problem, err=True)
-        try:  # like the plots: a page that cannot be written costs one line
-            report = write_report(folder, summary.tables, config.name)
-            plots = [*plots, report]
-        except RunError as exc:
-            click.echo(f"cannot write the HTML report: {exc}", err=True)
-    for line in summary.changed:
-        click.echo(line, err=True)
-    if not quiet:
-        rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
-        already = f", {summary.already} were stored already" if summary.already else ""
-        click.echo(f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}", err=True)
-    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
-               nl=False)
-    if not quiet:
-        click.echo(
-            f"\nResults in {folder}/: games.csv, {summary.records.name}, standings.csv, head_to_head.csv, "
-            f"seats.csv, order.csv, {''.join(p.name + ', ' for p in plots)}arena.log, bots/ (the bots' logs).  "
-            f"More tables: arena report {folder}",
-            err=True,
-        )
-        _echo_faults(summary)
-
-
-def _echo_faults(summary: RunSummary) -> None:
-    """The run's last words: its faults by entrant and kind, and where each is logged."""
-    faults = summary.faults
-    if not len(faults):
-        click.echo(f"\nNo bot faulted.  Log: {summary.log}", err=True)
-        return
-    click.echo(f"\n{len(faults)} fault(s) in {summary.total} games (faulted seats play on with random legal moves "
-               f"and rank last):", err=True)
-    for line in faults.lines():
-        click.echo("  " + line, err=True)
-    click.echo(f"Every fault is in {summary.log}, with the bot's log to look in for its traceback.", err=True)
+        parse_cluster(cluster)

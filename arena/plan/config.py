@@ -194,9 +194,6 @@ class TournamentConfig:
     #: file's ``deal_key``, ``--deal-key``, or the results folder's key file.  Not part of what makes two
     #: configs equal: the folder checks it against its own key.
     deal_key: str | None = field(default=None, compare=False, repr=False)
-    #: The table keys (:func:`~.schedule.table_key`) by table number, as a league's results folder keeps them
-    #: (:mod:`arena.results.league`); empty: tables are numbered by their place in the schedule.
-    numbering: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -513,6 +510,22 @@ def load_config(path: str | Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+
+
+def load_run_config(
+    path: Path, *, isolation: str | None = None, clock: str | None = None, overage: float | None = None,
+    public_deals: bool = False, deal_key: str | None = None,
+) -> tuple[TournamentConfig, str]:
+    """The tournament file at ``path`` as ``arena run`` plays it, with what the command line gives in place
+    of its keys, and the text the results folder keeps (the file as played: with that clock, those deals)."""
+    config = load_config(path)
+    text = path.read_text(encoding="utf-8")
+    if clock is not None or overage is not None:
+        text = with_clock_text(text, clock, overage)
+        config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+    if public_deals and not config.public_deals:
+        text = with_public_deals_text(text)
+    return with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key), text
 
 
 def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:

@@ -49,7 +49,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+import re
+from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -269,18 +270,19 @@ def _width(count: int, minimum: int) -> int:
     return max(minimum, len(str(max(count - 1, 0))))
 
 
-def numbered_tables(config: TournamentConfig) -> list[tuple[int, tuple[int, ...]]]:
+def numbered_tables(config: TournamentConfig, numbering: Sequence[str] = ()) -> list[tuple[int, tuple[int, ...]]]:
     """``(number, table)`` of every table of ``config``, by number: the ``t{table}`` of its game ids.
 
     A tournament numbers its tables by their place in :func:`tournament_tables`.  A league that
-    grew (``config.numbering``, kept in its results folder) keeps the number each table had
-    when it was first played; a table it never had gets the next free number, in that order.
+    grew keeps, in its results folder, the table keys by number (``numbering``, see
+    :mod:`arena.results.league`): a table keeps the number it had when it was first played, and a
+    table it never had gets the next free number, in that order.
     """
     found = tournament_tables(config)
-    if not config.numbering:
+    if not numbering:
         return list(enumerate(found))
-    known = {key: number for number, key in enumerate(config.numbering)}
-    free = len(config.numbering)
+    known = {key: number for number, key in enumerate(numbering)}
+    free = len(numbering)
     numbered = []
     for table in found:
         number = known.get(table_key(config.names, table))
@@ -290,24 +292,78 @@ def numbered_tables(config: TournamentConfig) -> list[tuple[int, tuple[int, ...]
     return sorted(numbered)
 
 
-def schedule(config: TournamentConfig) -> Iterator[Game]:
-    """Every game of the tournament, round by round, table by table, seating by seating.
+_GAME_ID = re.compile(r"t(\d+)-d(\d+)-r(\d+)")
+
+
+class Schedule:
+    """Every game of a tournament, worked out once: iterated, counted, looked up by id, and what is left.
+
+    ``numbering`` is a league's table numbers (empty: tables numbered by their place).  Listing the
+    games needs the deal key of a keyed tournament (:class:`DealKeyMissing`); counting them does not.
+    """
+
+    def __init__(self, config: TournamentConfig, numbering: Sequence[str] = ()) -> None:
+        self.config = config
+        self.numbering = tuple(numbering)
+        #: ``(number, table)`` of every table, by number.
+        self.tables = numbered_tables(config, numbering)
+        self._seatings = [seatings(table, config.seating) for _, table in self.tables]
+        self._numbers = {number: place for place, (number, _) in enumerate(self.tables)}
+        self._keys = [table_key(config.names, table) for _, table in self.tables]
+        highest = self.tables[-1][0] if self.tables else 0
+        self._widths = (_width(max(highest + 1, len(self.numbering)), 3), _width(config.deals, 4),
+                        _width(len(design(config.seating, config.players)), 1))
+
+    def __len__(self) -> int:
+        return self.config.deals * sum(len(seated) for seated in self._seatings)
+
+    def __iter__(self) -> Iterator[Game]:
+        """Round by round, table by table, seating by seating."""
+        secret = seed_key(self.config)
+        for deal in range(self.config.deals):
+            for place in range(len(self.tables)):
+                yield from self._round(place, deal, secret)
+
+    def _round(self, place: int, deal: int, secret: str | None) -> Iterator[Game]:
+        config, key = self.config, self._keys[place]
+        shared = game_seed(config.seed, key, deal, None, secret) if config.duplicate else 0
+        for index, seats in self._seatings[place]:
+            seed = shared if config.duplicate else game_seed(config.seed, key, deal, index, secret)
+            yield Game(self.game_id(self.tables[place][0], deal, index), self.tables[place][0], deal, index, seed, seats)
+
+    def game_id(self, table: int, deal: int, index: int) -> str:
+        """The id of the game of table number ``table``, round ``deal``, seating ``index``."""
+        tw, dw, rw = self._widths
+        return f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}"
+
+    def game(self, game_id: str) -> Game | None:
+        """The game ``game_id`` names, None when it is no game of this schedule (read from the id, not listed)."""
+        found = _GAME_ID.fullmatch(game_id)
+        if found is None:
+            return None
+        table, deal, index = (int(part) for part in found.groups())
+        place = self._numbers.get(table)
+        if place is None or deal >= self.config.deals or self.game_id(table, deal, index) != game_id:
+            return None
+        secret = seed_key(self.config)
+        return next((game for game in self._round(place, deal, secret) if game.rotation == index), None)
+
+    def games(self, ids: Iterable[str]) -> dict[str, Game]:
+        """The games of ``ids`` that are games of this schedule, by id."""
+        found = {game_id: self.game(game_id) for game_id in ids}
+        return {game_id: game for game_id, game in found.items() if game is not None}
+
+    def pending(self, done: Container[str]) -> Iterator[Game]:
+        """The games not in ``done``, in the order a run plays them (:func:`by_seating`)."""
+        return by_seating(game for game in self if game.game_id not in done)
+
+
+def schedule(config: TournamentConfig, numbering: Sequence[str] = ()) -> Iterator[Game]:
+    """Every game of the tournament, round by round, table by table, seating by seating (:class:`Schedule`).
 
     Raises :class:`DealKeyMissing` for a keyed tournament without its key.
     """
-    all_tables = numbered_tables(config)
-    keys = [table_key(config.names, table) for _, table in all_tables]
-    table_seatings = [seatings(table, config.seating) for _, table in all_tables]
-    highest = all_tables[-1][0] if all_tables else 0
-    tw, dw = _width(max(highest + 1, len(config.numbering)), 3), _width(config.deals, 4)
-    rw = _width(len(design(config.seating, config.players)), 1)
-    secret = seed_key(config)
-    for deal in range(config.deals):
-        for (table, _), key, seated in zip(all_tables, keys, table_seatings):
-            shared = game_seed(config.seed, key, deal, None, secret) if config.duplicate else 0
-            for index, seats in seated:
-                seed = shared if config.duplicate else game_seed(config.seed, key, deal, index, secret)
-                yield Game(f"t{table:0{tw}d}-d{deal:0{dw}d}-r{index:0{rw}d}", table, deal, index, seed, seats)
+    return iter(Schedule(config, numbering))
 
 
 #: Games a run reads ahead of the schedule to order them by seating (a few hundred kilobytes).
@@ -331,4 +387,4 @@ def by_seating(games: Iterable[Game], window: int = PLAY_WINDOW) -> Iterator[Gam
 
 def count_games(config: TournamentConfig) -> int:
     """How many games :func:`schedule` lists, without listing them."""
-    return config.deals * sum(len(seatings(table, config.seating)) for table in tournament_tables(config))
+    return len(Schedule(config))

@@ -1,4 +1,5 @@
-"""The tables a run wrote, reused by ``arena report`` for as long as they are the tables of the folder.
+"""The tables a run wrote, reused for as long as they are the tables of the folder
+(:func:`~arena.report.folder_tables.folder_tables` decides).
 
 A run writes ``tables.json`` beside its tables: the digest of the ``games.csv``
 and ``tournament.toml`` they were built from, the scoring that ordered them,
@@ -25,17 +26,14 @@ from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMEN
 
 FORMAT = "arena-tables/1"
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
-_BLOCK = 8 << 20
 #: The text columns of each table file (read back as text, empty for none).
 _TEXT = ("entrant", "bot", "opponent", "before", "after")
 
 
 def file_digest(path: Path) -> str:
-    h = hashlib.blake2b(digest_size=16)
+    """A 128-bit BLAKE2b of the file ``path``."""
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(_BLOCK), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
 
 
 @dataclass
@@ -76,13 +74,14 @@ def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], 
             path = folder / f"{name}.csv"
             if value["tables"].get(name) != file_digest(path):
                 return None
-            frames[name] = _read_table(path)
+            frames[name] = read_table(path)
         return frames, Stamp(int(value["games"]), int(value["left_out"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path) -> pd.DataFrame:
+    """A table file as a frame, its text columns as text (empty for none)."""
     frame = pd.read_csv(path)
     for column in _TEXT:
         if column in frame.columns:

@@ -64,11 +64,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.plan.config import TournamentConfig
 from arena.report import columns as col
 from arena.report.games import TABLE_COLUMNS, games_frame, load_games, seat_grid, with_tournament_ranks
-from arena.report.stamp import write_stamp
-from arena.results.files import GAMES_FILE, RunError, write_atomically
+from arena.results.files import write_atomically
 from arena.rules.state import SCORINGS
 from arena.stats.intervals import win_share_interval
 from arena.stats.ratings import RankedGame, ratings_of
@@ -76,7 +74,7 @@ from arena.stats.ratings import RankedGame, ratings_of
 __all__ = [
     "TABLE_COLUMNS", "Tables", "build_tables", "games_frame", "head_to_head", "load_games", "order", "pairs",
     "rated_games", "rating_arrays", "ratings", "seat_grid", "seats", "standings", "win_share_intervals",
-    "with_tournament_ranks", "write_folder_tables", "write_tables",
+    "with_tournament_ranks", "write_tables",
 ]
 
 
@@ -420,16 +418,3 @@ def _csv_writer(frame: pd.DataFrame) -> Callable[[Path], None]:
         frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
 
     return write
-
-
-def write_folder_tables(folder: str | Path, config: TournamentConfig) -> Tables:
-    """The tables of the games stored in ``folder`` (its ``games.csv``), written into it (:func:`write_tables`)."""
-    folder = Path(folder)
-    try:
-        games = load_games(folder / GAMES_FILE, config.players, TABLE_COLUMNS)
-    except (OSError, ValueError) as exc:
-        raise RunError(f"{folder / GAMES_FILE}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    tables = build_tables(games, config.scoring, config.names)
-    write_tables(folder, tables)
-    write_stamp(folder, tables.scoring, int(games["game_id"].nunique()), int(games.attrs.get("unreadable", 0)))
-    return tables

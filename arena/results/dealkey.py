@@ -23,6 +23,7 @@ import secrets
 from dataclasses import replace
 from pathlib import Path
 
+from arena.errors import os_error_line
 from arena.plan.config import TournamentConfig, check_deal_key
 from arena.results.files import DEAL_KEY_FILE, RunError, write_atomically
 
@@ -41,7 +42,7 @@ def read_key(out: Path) -> str:
         raise RunError(f"{path}: missing: the games of {out} are dealt with the key this file held; put the key "
                        f"back (or give it with --deal-key), or start again with --overwrite") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
     try:
         return check_deal_key(text)
     except ValueError as exc:
@@ -108,8 +109,9 @@ def key_fits(config: TournamentConfig, out: Path) -> bool:
     """Whether ``config``'s key gives the seed of the first game ``games.csv`` in ``out`` stores (True for none)."""
     import csv
 
-    from arena.plan.schedule import schedule
+    from arena.plan.schedule import Schedule
     from arena.results.files import GAMES_FILE
+    from arena.results.league import folder_numbering
 
     try:
         with open(out / GAMES_FILE, encoding="utf-8", newline="") as f:
@@ -121,4 +123,5 @@ def key_fits(config: TournamentConfig, out: Path) -> bool:
     if not row:
         return True
     game_id, seed = row[0], row[4]
-    return any(game.game_id == game_id and str(game.seed) == seed for game in schedule(config))
+    game = Schedule(config, folder_numbering(out)).game(game_id)
+    return game is not None and str(game.seed) == seed

@@ -10,7 +10,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, os_error_line
 
 #: The file of a results folder that holds its entrants' identities.
 IDENTITY_FILE = "entrants.json"
@@ -104,5 +104,4 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
             tmp.unlink()
         except OSError:
             pass
-        reason = exc.strerror or str(exc)
-        raise RunError(f"{path}: cannot write: {reason} (it is left as it was)") from None
+        raise RunError(f"{path}: cannot write: {os_error_line(exc)} (it is left as it was)") from None

@@ -31,6 +31,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,7 @@ def _sha256(path: str | os.PathLike[str] | None) -> str | None:
     with open(path, "rb") as f:
         found = os.fstat(f.fileno())
         if found.st_size <= HASH_WHOLE:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
+            digest = hashlib.file_digest(f, "sha256")
         else:
             digest.update(f"large:{found.st_size}:{found.st_mtime_ns}:{found.st_ino}:".encode())
             digest.update(f.read(HASH_ENDS))
@@ -128,22 +128,26 @@ def bot_identity(entrant: Entrant) -> dict[str, Any]:
 
 # -- the identities a run stores ------------------------------------------------------------
 
-# Options that config.check_bots found when it prepared the bots, so a run does not start them twice.
-_found: dict[tuple[Entrant, str], tuple[dict[str, Any], dict[str, Any]]] = {}
+#: What :func:`check_bots` learnt of each entrant's bot, by entrant name: its identity then and every option
+#: value it plays with, so that storing the entrants (:func:`current`) need not start the bots again.
+Known = dict[str, tuple[dict[str, Any], dict[str, Any]]]
 
 
-def remember(config: TournamentConfig, prepared: list[Any]) -> None:
-    """Keep the options of ``config``'s prepared bots (with the identity they had) for :func:`current`."""
-    for entrant, bot in zip(config.entrants, prepared, strict=True):
-        _found[(entrant, config.isolation)] = (bot_identity(entrant), dict(bot.options))
+@dataclass(frozen=True)
+class CheckedBots:
+    """What :func:`check_bots` found: the walls each bot program got, and the bots' options (:data:`Known`)."""
+
+    walls: dict[str, str]
+    known: Known
 
 
-def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Every option value each entrant plays with: as its bot was prepared lately, else prepared now."""
+def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]],
+             known: Known | None) -> dict[str, dict[str, Any]]:
+    """Every option value each entrant plays with: as its bot was checked (``known``), else prepared now."""
     options: dict[str, dict[str, Any]] = {}
     missing = []
     for entrant in config.entrants:
-        found = _found.get((entrant, config.isolation))
+        found = (known or {}).get(entrant.name)
         if found is not None and found[0] == identities[entrant.name]:
             options[entrant.name] = found[1]
         else:
@@ -161,10 +165,10 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]]) ->
     return options
 
 
-def current(config: TournamentConfig) -> dict[str, dict[str, Any]]:
-    """Each entrant's identity and every option value it plays with, by entrant name."""
+def current(config: TournamentConfig, known: Known | None = None) -> dict[str, dict[str, Any]]:
+    """Each entrant's identity and every option value it plays with, by entrant name (``known``: as checked)."""
     identities = {e.name: bot_identity(e) for e in config.entrants}
-    options = _options(config, identities)
+    options = _options(config, identities, known)
     return {
         e.name: {"spec": e.spec, "identity": identities[e.name], "options": options[e.name]}
         for e in config.entrants
@@ -227,14 +231,15 @@ def store_entrants(out: Path, entrants: dict[str, Any]) -> None:
     _write(out / IDENTITY_FILE, entrants)
 
 
-def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool) -> list[str]:
+def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_changed: bool,
+           known: Known | None = None) -> list[str]:
     """Compare the entrants of now with the ones that played the games stored in ``out`` and store
     theirs.  Raises :class:`~arena.results.files.RunError` (one line) when one changed and ``allow_changed`` is
     false; else returns a line for each that changed (for the log)."""
     from arena.results.files import RunError
 
     try:
-        now = current(config)
+        now = current(config, known)
     except BotError as exc:
         raise RunError(str(exc)) from None
     path = out / IDENTITY_FILE
@@ -254,10 +259,11 @@ def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_change
     return [f"--allow-changed-bots: {line}" for line in changed]
 
 
-def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
+def check_bots(config: TournamentConfig, source: str) -> CheckedBots:
     """Check every entrant's bot with its options once, so a bad one stops the run before any game
     starts: loaded in this process with isolation ``none``, else started in the sandbox for its
-    handshake (no bot code runs here).  Returns the walls each bot program got, by entrant name.
+    handshake (no bot code runs here).  Returns the walls each bot program got, by entrant name, and
+    each bot's options, for the run to store without starting the bots again.
     """
     from arena.play.referee import Referee
 
@@ -285,10 +291,11 @@ def check_bots(config: TournamentConfig, source: str) -> dict[str, str]:
         for entrant, bot in zip(config.entrants, prepared, strict=True):
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]
-        remember(config, prepared)  # the run need not start them again to learn their options
+        known = {entrant.name: (bot_identity(entrant), dict(bot.options))
+                 for entrant, bot in zip(config.entrants, prepared, strict=True)}
         failed = False
     finally:
         referee.close()
         if not failed or not any(log.is_file() and log.stat().st_size for log in logs.iterdir()):
             shutil.rmtree(logs, ignore_errors=True)  # kept only when an error names a log that says something
-    return walls
+    return CheckedBots(walls, known)

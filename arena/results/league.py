@@ -31,8 +31,8 @@ import collections
 import csv
 import datetime
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -93,12 +93,10 @@ def own_numbering(config: TournamentConfig) -> list[str]:
     return [table_key(config.names, table) for table in tournament_tables(config)]
 
 
-def numbered(config: TournamentConfig, out: Path) -> TournamentConfig:
-    """``config`` with the table numbers ``out`` keeps (unchanged when the folder keeps none)."""
+def folder_numbering(out: Path) -> tuple[str, ...]:
+    """The table keys by number that ``out`` keeps (empty when it keeps none: tables numbered by their place)."""
     league = read_league(out)
-    if league is None or not league.tables:
-        return config
-    return replace(config, numbering=tuple(league.tables))
+    return tuple(league.tables) if league is not None else ()
 
 
 def _since(out: Path, config_file: Path) -> str:
@@ -187,24 +185,24 @@ class UpdatePlan:
 
 def plan_update(
     old: TournamentConfig, new: TournamentConfig, stored: Iterable[str],
-    before: Mapping[str, Any] | None, now: Mapping[str, Any],
+    before: Mapping[str, Any] | None, now: Mapping[str, Any], numbering: Sequence[str] = (),
 ) -> UpdatePlan:
     """What updating a folder that holds the games ``stored`` of ``old`` to ``new`` does.
 
-    ``old`` carries the folder's numbering (:func:`numbered`); ``before`` and ``now`` are the entrants'
+    ``numbering`` is the folder's (:func:`folder_numbering`); ``before`` and ``now`` are the entrants'
     identities as stored and as they are (:func:`arena.results.identity.current`; None: not stored,
     taken as unchanged).
     """
     from arena.results.identity import differences
 
-    numbering = list(old.numbering) or own_numbering(old)
+    old_numbering = tuple(numbering)
+    numbering = list(numbering) or own_numbering(old)
     known = set(numbering)
     for table in tournament_tables(new):
         key = table_key(new.names, table)
         if key not in known:
             numbering.append(key)
             known.add(key)
-    new = replace(new, numbering=tuple(numbering))
     joined = [name for name in new.names if name not in old.names]
     left = [name for name in old.names if name not in new.names]
     changed: dict[str, str] = {}
@@ -216,8 +214,8 @@ def plan_update(
     def players(config: TournamentConfig, seats: tuple[int, ...]) -> list[str]:
         return [config.names[i] for i in seats]
 
-    old_games = {game.game_id: game for game in schedule(old)}
-    new_games = {game.game_id: game for game in schedule(new)}
+    old_games = {game.game_id: game for game in schedule(old, old_numbering)}
+    new_games = {game.game_id: game for game in schedule(new, numbering)}
     old_keys = {table_key(old.names, table) for table in tournament_tables(old)}
     kept: set[str] = set()
     dropped: dict[str, list[str]] = {}

@@ -10,10 +10,13 @@ import functools
 import io
 import re
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.rules import COLORS, SeatResult, winners
 from arena.rules.state import deciding_rank
+
+if TYPE_CHECKING:
+    from arena.plan.schedule import Game
 
 COLUMNS: tuple[str, ...] = (
     "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
@@ -30,13 +33,12 @@ def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]
 
 
 def game_rows_text(
-    game_id: str, table: int, deal: int, rotation: int, seed: int,
-    entrants: Sequence[str], bots: Sequence[str], result: Sequence[SeatResult], turns: Sequence[int],
+    game: Game, entrants: Sequence[str], bots: Sequence[str], result: Sequence[SeatResult], turns: Sequence[int],
     faulted: Collection[int], seconds: Sequence[float], scoring: str,
 ) -> str:
-    """The ``games.csv`` rows of one finished game as CSV text, one per seat in :data:`COLUMNS` order,
-    quoted as :func:`rows_text` quotes them.  ``won`` is rank 1 under ``scoring`` (C3), with every
-    faulted seat ranked behind the others."""
+    """The ``games.csv`` rows of one finished ``game`` of the schedule (its id, table, deal, rotation and seed)
+    as CSV text, one per seat in :data:`COLUMNS` order, quoted as :func:`rows_text` quotes them.  ``won`` is
+    rank 1 under ``scoring`` (C3), with every faulted seat ranked behind the others."""
     if faulted:
         flags = [int(seat in faulted) for seat in range(len(result))]
         ranks = tournament_ranks([deciding_rank(row, scoring) for row in result], [bool(f) for f in flags])
@@ -46,7 +48,7 @@ def game_rows_text(
         won = [0] * len(result)
         for seat in winners(result, scoring):
             won[seat] = 1
-    head = f"{_field(game_id)},{table},{deal},{rotation},{seed},"
+    head = f"{_field(game.game_id)},{game.table},{game.deal},{game.rotation},{game.seed},"
     lines = []
     for seat, row in enumerate(result):
         caps = row.captures

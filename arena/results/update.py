@@ -23,13 +23,14 @@ from pathlib import Path
 from arena.plan.config import TournamentConfig
 from arena.plugins import BotError
 from arena.results.dealkey import read_key
-from arena.results.files import TOURNAMENT_FILE, RunError, write_atomically
-from arena.results.identity import current, store_entrants, stored_entrants
+from arena.results.dropping import retire_games
+from arena.results.files import TOURNAMENT_FILE, RunError
+from arena.results.identity import Known, current, store_entrants, stored_entrants
 from arena.results.league import (
     League,
     LeagueError,
+    folder_numbering,
     meaning_change,
-    numbered,
     plan_update,
     read_league,
     start_league,
@@ -37,7 +38,7 @@ from arena.results.league import (
     updated_league,
     write_league,
 )
-from arena.results.store import read_tournament, retire_games
+from arena.results.tournament_file import read_tournament, write_tournament
 
 
 def check_update(config: TournamentConfig, out: Path, source: str) -> TournamentConfig | None:
@@ -57,8 +58,10 @@ def check_update(config: TournamentConfig, out: Path, source: str) -> Tournament
     return old
 
 
-def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -> tuple[list[str], list[str]]:
-    """Update the tournament ``out`` holds to ``config`` (the text of the file ``source``).
+def update_folder(config: TournamentConfig, text: str, out: Path, source: str, old: TournamentConfig | None,
+                  known: Known | None = None) -> tuple[list[str], list[str]]:
+    """Update the tournament ``out`` holds (``old``, as :func:`check_update` found it) to ``config`` (the
+    text of the file ``source``); ``known``: the bots as :func:`~.identity.check_bots` found them.
 
     Returns what it does, in lines for the terminal, and the ids of the games it dropped, a line per
     reason, for ``arena.log``.
@@ -67,17 +70,16 @@ def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -
     (one line, nothing written) for an edit that would change what stored games mean, and
     :class:`~.files.RunError` for a folder that cannot be read or written.
     """
-    old = check_update(config, out, source)
     if old is None:
         return [], []
     config = replace(config, deal_key=old.deal_key)  # the folder's: its stored games were dealt with it
     try:
-        now = current(config)
+        now = current(config, known)
     except BotError as exc:
         raise RunError(str(exc)) from None
     before = stored_entrants(out)
     stored = stored_game_ids(out)
-    plan = plan_update(old, config, stored, before, now)
+    plan = plan_update(old, config, stored, before, now, folder_numbering(out))
     lines = plan.lines()
     details = [f"update: dropped {len(ids)} game(s), {reason}: {', '.join(sorted(ids))}"
                for reason, ids in plan.dropped.items()]
@@ -87,9 +89,9 @@ def update_folder(config: TournamentConfig, text: str, out: Path, source: str) -
     write_league(out, League(plan.tables, league.entrants, league.updates))
     retire_games(out, [game_id for ids in plan.dropped.values() for game_id in ids])
     store_entrants(out, now)
-    write_atomically(out / TOURNAMENT_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_tournament(out, text)
     write_league(out, updated_league(league, plan))
     return lines, details
 
 
-__all__ = ["LeagueError", "check_update", "numbered", "update_folder"]
+__all__ = ["LeagueError", "check_update", "update_folder"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
-from arena.plan.schedule import Game, schedule
+from arena.plan.schedule import Game, Schedule
 from arena.records import RecordError, replay
 from arena.results.rows import COLUMNS, game_rows_text
 from arena.rules import GameSettings, deal
@@ -118,10 +118,7 @@ def expected_rows(record: Mapping[str, Any], game: Game, config: TournamentConfi
     for seat in replayed.seats:
         turns[seat] += 1
     specs = [config.entrants[i].spec for i in game.seats]
-    return game_rows_text(
-        game.game_id, game.table, game.deal, game.rotation, game.seed, names, specs, replayed.result, turns,
-        faulted, [0.0] * config.players, config.scoring,
-    )
+    return game_rows_text(game, names, specs, replayed.result, turns, faulted, [0.0] * config.players, config.scoring)
 
 
 def first_difference(stored: list[str], expected: list[str]) -> str:
@@ -140,7 +137,7 @@ def first_difference(stored: list[str], expected: list[str]) -> str:
     return "the rows are in another order"
 
 
-def schedule_games(games: Any, config: TournamentConfig) -> tuple[Any, int]:
+def schedule_games(games: Any, schedule: Schedule) -> tuple[Any, int]:
     """``(kept, ignored)``: the rows of ``games`` (a frame from :func:`~arena.report.tables.load_games`) of the
     games the schedule plays, as stored, and how many games were left out (an unknown id, or a seat
     whose entrant, seed, table or deal is not the schedule's).
@@ -149,9 +146,10 @@ def schedule_games(games: Any, config: TournamentConfig) -> tuple[Any, int]:
     """
     if games.empty:
         return games, 0
+    names = schedule.config.names
     wanted = {
-        (g.game_id, seat): (g.table, g.deal, g.seed, config.names[entrant])
-        for g in schedule(config) for seat, entrant in enumerate(g.seats)
+        (g.game_id, seat): (g.table, g.deal, g.seed, names[entrant])
+        for g in schedule for seat, entrant in enumerate(g.seats)
     }
     stored = zip(games["game_id"], games["seat"], games["table"], games["deal"], games["seed"], games["entrant"],
                  strict=True)

@@ -81,7 +81,7 @@ def test_every_table_the_tables_hold_is_a_choice(folder, report):
 
 @pytest.mark.slow
 def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch, report):
-    import arena.report.tables as results
+    import arena.report.folder_tables as results
 
     built = results.build_tables
 
@@ -90,7 +90,7 @@ def test_a_table_the_results_do_not_hold_is_one_line(folder, monkeypatch, report
         return dataclasses.replace(tables, order=None) if hasattr(tables, "order") else tables
 
     monkeypatch.setattr(results, "build_tables", without_order)
-    monkeypatch.setattr("arena.report.stamp.cached_tables", lambda folder, scoring: None)  # built, not read back
+    monkeypatch.setattr(results, "cached_tables", lambda folder, scoring: None)  # built, not read back
     for fmt in ("csv", "json", "text"):
         result = report(str(folder), "--format", fmt, "--table", "order")
         assert result.exit_code == 1 and result.stdout == ""

@@ -21,7 +21,7 @@ from arena.plan.config import ConfigError, parse_config
 from arena.plan.schedule import game_seed, schedule
 from arena.records import replay
 from arena.results.dealkey import read_key
-from arena.results.store import read_tournament
+from arena.results.tournament_file import read_tournament
 
 TOURNAMENT = """name = "keyed"
 players = 2

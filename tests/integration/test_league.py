@@ -230,10 +230,10 @@ def test_no_two_games_of_a_league_that_grew_share_a_deal() -> None:
     old = keyed(FIRST)
     plan = plan_update(old, keyed(JOINED.replace("deals = 2", "deals = 3")), [g.game_id for g in schedule(old)],
                        None, {})
-    grown = replace(keyed(JOINED.replace("deals = 2", "deals = 3")), numbering=tuple(plan.tables))
-    seeds = [game.seed for game in schedule(grown)]
+    grown = keyed(JOINED.replace("deals = 2", "deals = 3"))
+    seeds = [game.seed for game in schedule(grown, plan.tables)]
     assert len(seeds) == 4 * 3 * 3 and len(set(seeds)) == len(seeds)
     kept = {g.game_id: g.seed for g in schedule(old)}
-    assert all(kept[g.game_id] == g.seed for g in schedule(grown) if g.game_id in kept)
+    assert all(kept[g.game_id] == g.seed for g in schedule(grown, plan.tables) if g.game_id in kept)
     duplicate = replace(grown, duplicate=True)
-    assert len({game.seed for game in schedule(duplicate)}) == 4 * 3  # one deal a round of a table
+    assert len({game.seed for game in schedule(duplicate, plan.tables)}) == 4 * 3  # one deal a round of a table

@@ -67,8 +67,8 @@ def rows_of(p: MatchPlan, deal: int, rotation: int, ranks_by_name: dict[str, int
     results = [SeatResult(seat, ranks_by_name[n], {}, 0, 0, ranks_by_name[n], ranks_by_name[n], ranks_by_name[n])
                for seat, n in enumerate(names)]
     bad = {seat for seat, n in enumerate(names) if n in faulted}
-    return game_rows_text(game.game_id, 0, deal, rotation, game.seed, names, names, results, [1] * len(names),
-                          bad, [0.0] * len(names), p.scoring)
+    return game_rows_text(game._replace(table=0), names, names, results, [1] * len(names), bad, [0.0] * len(names),
+                          p.scoring)
 
 
 def test_a_deal_is_counted_only_when_whole_and_only_after_every_deal_before_it():

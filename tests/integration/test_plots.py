@@ -20,7 +20,7 @@ from arena.cli import main
 from arena.report.columns import RATING_HIGH, RATING_LOW
 from arena.report.plots import PlotError, llr_plot, try_write_plots, write_plots
 from arena.report.tables import Tables, build_tables, load_games
-from arena.results.store import read_tournament
+from arena.results.tournament_file import read_tournament
 from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
 TINY = """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import arena.results.store as store
+import arena.results.recovery as store
 from arena.plan.config import load_config
 from arena.results.checkpoints import read_checkpoints
 from arena.tournament.run import workers as workers_module

@@ -11,8 +11,9 @@ import pytest
 
 from arena.cli import main
 from arena.plan.config import load_config
+from arena.plan.schedule import Schedule
+from arena.results.recovery import recover
 from arena.results.rows import COLUMNS
-from arena.results.store import recover
 from arena.tournament.run.runner import run_tournament
 
 TOURNAMENT = """
@@ -244,7 +245,7 @@ def test_the_terminal_gets_one_line_per_reason_class(tournament, tmp_path, cli):
 def test_an_untouched_folder_keeps_every_game(tournament, whole):
     config = load_config(tournament)
     before = (whole / "records.jsonl").read_bytes(), (whole / "games.csv").read_bytes()
-    recovered = recover(whole, config)
+    recovered = recover(whole, Schedule(config))
     assert len(recovered.done) == 12 and recovered.dropped == 0 and not recovered.reasons and not recovered.details
     assert ((whole / "records.jsonl").read_bytes(), (whole / "games.csv").read_bytes()) == before
 

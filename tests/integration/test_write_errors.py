@@ -18,7 +18,8 @@ import pytest
 
 from arena.cli import main
 from arena.plan.config import load_config
-from arena.report.tables import write_folder_tables
+from arena.plan.schedule import Schedule
+from arena.report.folder_tables import folder_tables
 from arena.tournament.run.runner import RunError, run_tournament
 
 TOURNAMENT = """
@@ -120,7 +121,7 @@ def test_a_read_only_folder_when_the_tables_are_written(tournament, disk, cli):
     before = snapshot(out)
     _mount("-o", "remount,ro", str(disk))
     with pytest.raises(RunError) as caught:
-        write_folder_tables(out, config)
+        folder_tables(out, Schedule(config), write=True)
     assert str(caught.value) == f"{out / 'standings.csv'}: cannot write: Read-only file system (it is left as it was)"
     assert snapshot(out) == before
     # A run into the read-only folder is refused in one line before anything starts.

@@ -14,6 +14,7 @@ import bots._eval
 import bots.mcts
 from arena import records
 from arena.display import text as render
+from arena.plan.schedule import Game
 from arena.play.referee import play_game
 from arena.plugins import make_bot_spec, parse_bot_spec
 from arena.results import rows
@@ -243,7 +244,7 @@ def test_C3_winners_are_defined_once() -> None:
     assert winners(result, "blockers") == expected
     assert winners([row.to_dict() for row in result], "blockers") == expected
     assert outcome.winners == outcome.state.winners() == render.winners(result, settings.scoring) == expected
-    text = rows.game_rows_text("g", 0, 0, 0, 12, list("abcd"), ["random"] * 4, result, outcome.turns, (),
+    text = rows.game_rows_text(Game("g", 0, 0, 0, 12, ()), list("abcd"), ["random"] * 4, result, outcome.turns, (),
                                outcome.seconds, "blockers")
     won = [int(line.split(",")[rows.COLUMNS.index("won")]) for line in text.splitlines()]
     assert [seat for seat, flag in enumerate(won) if flag] == expected

@@ -8,11 +8,11 @@ one deal's games, so a verdict wastes at most a few deals of play.  When the
 test decides, the games still being played are stopped (their workers are
 ended) and never stored; games of later deals that finished early were stored,
 and are removed from ``games.csv`` and the records
-(:func:`~arena.results.store.drop_games`).  ``tournament.toml`` then
-gives ``deals`` = the deals counted.  So the folder holds exactly the games the
+(:meth:`~arena.results.folder.OpenFolder.drop`).  ``tournament.toml`` then
+gives ``deals`` = the deals counted (:meth:`~arena.results.folder.OpenFolder.retitle`).  So the folder holds exactly the games the
 test counted and ``arena report`` gives the same numbers.  While a match runs,
 or after an interruption, ``deals`` is the cap; ``--resume`` sets it back to
-the cap (:func:`~.folder.settle_folder`), recounts the stored games (after the
+the cap (:func:`~.folder.cap_to_restore`), recounts the stored games (after the
 resume check) in deal order and goes on.  A cap is at most
 :data:`~.plan.MAX_SPRT_DEALS` deals, so game ids keep their width when the
 folder is cut.
@@ -26,12 +26,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.plan.config import TournamentConfig
-from arena.plan.schedule import Game, schedule
-from arena.results.dealkey import folder_key
-from arena.results.files import GAMES_FILE, LLR_PLOT, TOURNAMENT_FILE, write_atomically
-from arena.results.store import drop_games
-from arena.tournament.match.folder import match_dict, settle_folder, write_match
+from arena.plan.schedule import Game, Schedule
+from arena.results.files import LLR_PLOT
+from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
+from arena.results.tournament_file import write_tournament
+from arena.tournament.match.folder import cap_to_restore, match_dict, write_match
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally, status_line
 
@@ -84,7 +83,7 @@ class MatchFeed:
 
     def __init__(self, plan: MatchPlan, workers: int) -> None:
         self.plan = plan
-        self.config = plan.config()
+        self.schedule = Schedule(plan.config())
         self.tally = MatchTally(plan)
         self.ahead = lookahead(workers)
         self.max_chunk = plan.games_per_deal
@@ -93,16 +92,14 @@ class MatchFeed:
         #: Games of deals after the last one counted, removed from the folder by :meth:`finish`.
         self.removed = 0
 
-    def begin(self, out: Path, done: set[str]) -> tuple[int, int]:
-        self.out = out
-        self.config = folder_key(self.config, out)  # the folder's deal key, made or read as the run began
+    def begin(self, folder: OpenFolder) -> tuple[int, int]:
+        self.out = folder.path
+        self.schedule = folder.schedule  # the folder's deal key, made or read as the run began
         self.tally = MatchTally(self.plan)
-        path = out / GAMES_FILE
-        if done and path.exists():  # after the resume check it holds exactly the games in done
-            with open(path, encoding="utf-8", newline="") as f:
-                f.readline()
-                self.tally.add_rows(f)
-        (out / LLR_PLOT).unlink(missing_ok=True)  # a plot of an earlier match in this folder
+        done = folder.recovered.done
+        if done:  # after the resume check the folder holds exactly the games in done
+            self.tally.add_rows(folder.rows())
+        (folder.path / LLR_PLOT).unlink(missing_ok=True)  # a plot of an earlier match in this folder
         self.save()
         total = self.plan.deals * self.plan.games_per_deal
         log.info("match %s: %s; %d deal(s) counted from the stored games", self.plan.name, self.plan.describe(),
@@ -110,7 +107,7 @@ class MatchFeed:
         return total, 0 if self.tally.done else total - len(done)
 
     def tasks(self, done: set[str]) -> Iterator[Game]:
-        return _Gate(schedule(self.config), done, self.tally, self.ahead)
+        return _Gate(iter(self.schedule), done, self.tally, self.ahead)
 
     def stored(self, rows: str) -> bool:
         self.tally.add_rows(rows)
@@ -119,21 +116,18 @@ class MatchFeed:
     def postfix(self) -> str:
         return status_line(self.tally)
 
-    def finish(self, out: Path) -> TournamentConfig:
+    def finish(self, folder: OpenFolder) -> None:
         tally = self.tally
         beyond = {game_id for game_id, deal in tally.stored.items() if deal >= tally.deals}
-        drop_games(out, beyond)
+        folder.drop(beyond)
         self.removed = len(beyond)
-        config = self.config
+        config = folder.config
         if tally.deals and tally.deals != config.deals:
-            text = self.plan.config_text(tally.deals)
-            write_atomically(out / TOURNAMENT_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-            config = replace(config, deals=tally.deals)
+            folder.retitle(replace(config, deals=tally.deals), self.plan.config_text(tally.deals))
         self.state = "done"
         self.save()
         log.info("match %s: %s after %d games (%d deals)%s", self.plan.name, tally.verdict or "done", tally.games,
                  tally.deals, f"; {len(beyond)} game(s) of later deals removed" if beyond else "")
-        return config
 
     def to_dict(self) -> dict[str, Any]:
         """What ``match.json`` holds (:func:`~.folder.match_dict`)."""
@@ -153,36 +147,68 @@ class MatchResult:
     match: dict[str, Any]
     #: Games of deals after the last one counted (finished early), removed from the folder.
     removed: int = 0
-    #: The pictures drawn (:func:`arena.report.plots.write_plots`).
+    #: The pictures and page written (:func:`arena.report.publish.publish`).
     plots: list[Path] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class MatchPreflight:
+    """What :func:`check_match` found, for :func:`run_match` to take without looking again."""
+
+    #: ``tournament.toml`` with the match's cap, to write back first (None: nothing to write).
+    cap: str | None
+    folder: Preflight
+
+
+def check_match(plan: MatchPlan, out: Path, *, resume: bool, overwrite: bool, bots: bool = True) -> MatchPreflight:
+    """Refuse what :func:`run_match` would refuse before anything is written: a folder holding another match,
+    another run holding it, a bot that cannot start (with ``bots``).  The rest of the folder is checked as it
+    is opened, once its cap is back."""
+    cap = cap_to_restore(plan, out, resume, overwrite)
+    opening = Opening(resume=resume, overwrite=overwrite, source="arena match")
+    return MatchPreflight(cap, ResultsFolder(out).check(plan.config(), opening, bots=bots, folder=False))
+
+
 def run_match(
-    plan: MatchPlan, out: Path, *, workers: int = 1, start_method: str | None = None, resume: bool = False,
-    overwrite: bool = False, progress: bool = False, notify: Any = None, plot: bool = True,
+    plan: MatchPlan, out: Path, *, workers: int = 1, resume: bool = False, overwrite: bool = False, progress: bool = False, notify: Any = None, preflight: MatchPreflight | None = None,
 ) -> MatchResult:
-    """Play ``plan`` into the results folder ``out`` (see the module docstring).
+    """Play ``plan`` into the results folder ``out`` (see the module docstring); ``preflight``: what
+    :func:`check_match` found (None: checked now, the bots aside).
 
     Raises :class:`RunError` for a folder that cannot be used, :class:`~.runner.Interrupted` on Ctrl-C
-    (every game finished is stored; ``resume`` goes on).  With ``plot`` the tables are drawn as for
-    ``arena run``, and an SPRT's LLR into ``llr.png``.
+    (every game finished is stored; ``resume`` goes on).  The tables are drawn and ``report.html`` written as
+    for ``arena run``, and an SPRT's LLR into ``llr.png`` (a failure is a line ``notify`` is told).
     """
-    from arena.tournament.run.runner import run_tournament
+    from arena.report.publish import publish
+    from arena.results.files import REPORT_FILE
+    from arena.tournament.run.runner import RunOptions, run_tournament
 
-    settle_folder(plan, out, resume, overwrite)
+    if preflight is None:
+        preflight = check_match(plan, out, resume=resume, overwrite=overwrite, bots=False)
+    if preflight.cap is not None:
+        write_tournament(out, preflight.cap)
     feed = MatchFeed(plan, workers)
-    summary = run_tournament(
-        feed.config, plan.config_text(), out, workers=workers, start_method=start_method, resume=resume,
-        overwrite=overwrite, progress=progress, notify=notify, feed=feed,
-    )
+    summary = run_tournament(plan.config(), plan.config_text(), out, RunOptions(
+        workers=workers, resume=resume, overwrite=overwrite, progress=progress,
+        notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
     match = feed.to_dict()
-    plots: list[Path] = []
-    if plot:
-        from arena.report.plots import try_write_plots
-
-        # The tables, and the LLR of a sequential test; a picture that fails costs one line, not the match.
-        plots, problem = try_write_plots(out, summary.tables, match if plan.sprt is not None else None,
-                                         log_file=summary.log)
-        if problem is not None and notify is not None:
+    published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log)
+    for problem in published.problems:
+        if notify is not None:
             notify(problem)
-    return MatchResult(summary, match, feed.removed, plots)
+    return MatchResult(summary, match, feed.removed, published.paths)
+
+
+def start_lines(plan: MatchPlan, workers: int, out: Path, seed_note: str, walls: dict[str, str]) -> list[str]:
+    """What ``arena match`` says before the first game: the match, its end, seed, clock and the bots' walls."""
+    end = f"SPRT to a verdict, at most {plan.max_games} games" if plan.sprt is not None else f"{plan.games} games"
+    lines = [f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
+             f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {out}",
+             f"seed {plan.seed}{seed_note}"]
+    clock = plan.config().clock
+    if clock:
+        lines.append(f"every bot seat has a {clock}")
+    lines += [f"bots run in {line}" for line in sorted(set(walls.values()))]
+    if plan.isolation == "none":
+        lines.append("Python bots run inside the workers (isolation none: trusted code only)")
+    return lines

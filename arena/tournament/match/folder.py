@@ -29,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import os_error_line
 from arena.plan.config import ConfigError, parse_config
 from arena.results.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
 from arena.tournament.match.plan import MatchPlan
@@ -95,7 +96,7 @@ def read_match(folder: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RunError(f"{path}: not a match's results ({FORMAT})")
     return data
@@ -110,16 +111,31 @@ def stored_seed(out: Path) -> int | None:
         return None
 
 
-def settle_folder(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) -> None:
-    """Before the run: a folder holding this match cut to the deals it counted is set back to the cap.
+def seeded(plan: MatchPlan, seed: int | None, out: Path, overwrite: bool) -> tuple[MatchPlan, str]:
+    """``plan`` with its master seed: ``seed``, else (unless ``overwrite``) the seed of the match stored in
+    ``out``, else a random one; and the words that say where it came from."""
+    from arena.tournament.match.plan import random_seed
+
+    if seed is not None:
+        return replace(plan, seed=seed), ""
+    stored = None if overwrite else stored_seed(out)
+    if stored is not None:
+        return replace(plan, seed=stored), f" (the stored match's, from {out})"
+    seed = random_seed()
+    return replace(plan, seed=seed), f" (random; repeat the match with --seed {seed})"
+
+
+def cap_to_restore(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) -> str | None:
+    """Before the run, reading only: the text of ``tournament.toml`` with the match's cap when ``out`` holds
+    this match cut to the deals it counted (the run writes it back first), else None.
 
     Refuses (:class:`RunError`), unless ``overwrite``, a folder whose ``match.json`` gives other
-    parameters, and this match cut to its deals without ``resume``; the rest is
-    :func:`~.store.prepare_folder`'s to judge.
+    parameters, and this match cut to its deals without ``resume``; the rest is the results folder's
+    to judge (:meth:`~arena.results.folder.ResultsFolder.open`).
     """
     path = out / TOURNAMENT_FILE
     if overwrite or not path.exists():
-        return
+        return None
     stored = read_match(out)
     if stored is not None and stored.get("parameters") != plan.parameters():
         # a sequential test's error rates hold for parameters fixed before its first game
@@ -128,12 +144,11 @@ def settle_folder(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) -> 
     try:
         previous = parse_config(path.read_text(encoding="utf-8"), str(path), default_name=plan.name)
     except (OSError, UnicodeDecodeError, ConfigError):
-        return  # prepare_folder refuses it in one line
+        return None  # the results folder refuses it in one line
     config = plan.config()
     if previous == config or replace(previous, deals=config.deals) != config:
-        return  # the same cap, or another tournament: prepare_folder decides
+        return None  # the same cap, or another tournament: the results folder decides
     if not resume:
         raise RunError(f"{out} already holds this match's games; add --resume to go on with them, "
                        f"or --overwrite to start again")
-    text = plan.config_text()
-    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return plan.config_text()

@@ -145,7 +145,7 @@ class MatchPlan:
             raise MatchError(f"BOTS: a match takes 2 to 5 bots, not {len(self.specs)}")
         if (self.games is None) == (self.sprt is None):
             raise MatchError("give either --games N or --sprt elo0=...,elo1=..., not both" if self.games is not None
-                             else "give either --games N or --sprt elo0=...,elo1=... (how long the match plays)")
+                             else "give --games N or --sprt elo0=...,elo1=... (how long the match plays)")
         if self.games is not None and not 1 <= self.games:
             raise MatchError(f"--games must be at least 1, not {self.games}")
         if self.games is not None and self.deals > limits.MAX_DEALS:
@@ -167,6 +167,8 @@ class MatchPlan:
                     check(value)
             except limits.LimitError as exc:
                 raise MatchError(f"{option}: {exc}") from None
+        if self.public_deals and self.deal_key is not None:
+            raise MatchError("--public-deals: the deals cannot be both public and keyed with --deal-key")
         if not self.names:
             object.__setattr__(self, "names", entrant_names(self.specs))
 
@@ -248,6 +250,12 @@ class MatchPlan:
             return with_deals(config, deal_key=self.deal_key)
         except ConfigError as exc:
             raise MatchError(str(exc).removeprefix("arena match: ")) from None
+
+
+def check_bot_count(bots: Sequence[str]) -> None:
+    """Refuse (:class:`MatchError`) a match of other than 2 to 5 bots, naming the command's arguments."""
+    if not 2 <= len(bots) <= 5:
+        raise MatchError(f"A B [C ...]: a match takes 2 to 5 bots, not {len(bots)}")
 
 
 def random_seed() -> int:

@@ -54,6 +54,7 @@ from arena.plan.schedule import Game
 from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, WorkerError, decode_answer, encode_answer
+from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
 
 log = logging.getLogger("arena.tournament")
@@ -74,7 +75,7 @@ def parse_cluster(value: str) -> tuple[str, int | str]:
     for a scheduler address ``tcp://HOST:PORT``; :class:`RunError` for anything else."""
     if match := _LOCAL.fullmatch(value):
         if match.group(1) is None:
-            return "local", max(1, _cpus())
+            return "local", usable_cpus()
         n = int(match.group(1))
         if n < 1:
             raise RunError(f"--cluster {value}: a local cluster needs at least 1 worker")
@@ -164,10 +165,6 @@ class Cluster:
         finally:
             if self.local is not None:
                 self.local.close()
-
-
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _one_line(exc: BaseException) -> str:
@@ -364,7 +361,7 @@ class DaskWorkers:
         # As locally: with bots in processes of their own and a CPU for every worker of a local
         # cluster, each worker keeps to one CPU; a remote worker's CPUs are its own to place.
         settings["pin"] = (settings["isolation"] == "process" and cluster.local is not None
-                           and cluster.threads() <= _cpus())
+                           and cluster.threads() <= usable_cpus())
         self.settings = settings
         self.key = settings_key(settings)
         self.log_path: str | None = init_args[1] if len(init_args) > 1 else None

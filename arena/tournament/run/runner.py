@@ -9,14 +9,11 @@ to the results folder, keeping no record in memory:
   per line, in the order games finish;
 * ``games.csv``: the game's rows, one per seat.
 
-A game is *stored* once both are on disk: its record line is written and
-flushed first, then its rows.  With ``resume``, :func:`~.store.recover` drops
-a half-written last line and any game that is not complete in both files, so
-an interrupted run — Ctrl-C or the process killed outright — is continued
-with only the missing games.  When every game is stored, ``games.csv`` is
-rewritten in schedule order (table, deal, rotation, seat), so it is the same
-file for any number of workers, either start method and any interruptions,
-and the tables are written from it (:func:`~arena.report.tables.write_folder_tables`).
+The folder is its owner's (:class:`~arena.results.folder.ResultsFolder`): opened once
+(lock, overwrite or update, deal key, league, entrants, the resume check), appended to
+chunk by chunk, finished (``games.csv`` in schedule order, so it is the same file for any
+number of workers, either start method and any interruptions).  The tables are then the
+folder's (:func:`~arena.report.folder_tables.folder_tables`).
 
 Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
@@ -31,23 +28,21 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.errors import os_error_line
 from arena.plan.config import TournamentConfig
-from arena.plan.schedule import Game, by_seating, count_games, schedule
-from arena.results.checkpoints import Checkpoint, CheckpointWriter, after, write_checkpoints
+from arena.plan.schedule import Game
 from arena.results.faults import FaultSummary
-from arena.results.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, LOG_FORMAT, RunError
-from arena.results.league import numbered
-from arena.results.sorting import sort_games_file
-from arena.results.store import FolderLock, Recovered, prepare_folder, stored_games
+from arena.results.files import BOTS_FOLDER, LOG_FILE, LOG_FORMAT, RunError
+from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
 from arena.rules.engine import engine_line
+from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.showing import Showing
 from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
 
@@ -79,12 +74,16 @@ class RunSummary:
     faults: FaultSummary = field(default_factory=FaultSummary)
     #: The run's log (``arena.log``).
     log: Path = field(default_factory=Path)
-    #: The tables written into the folder (:class:`~arena.report.tables.Tables`), None until they are.
+    #: The tables of the folder (:class:`~arena.report.tables.Tables`), None until they are.
     tables: Any = None
     #: A line for each entrant whose bot changed since the stored games (``allow_changed_bots``).
     changed: list[str] = field(default_factory=list)
     #: The tables were the folder's own, unchanged since they were written (nothing played, nothing dropped).
     reused: bool = False
+    #: The folder's tables and where they come from (:class:`~arena.report.folder_tables.FolderTables`).
+    found: Any = None
+    #: The config the folder holds after the run (a match's: cut to the deals it counted), with its deal key.
+    config: TournamentConfig | None = None
 
 
 class Feed(Protocol):
@@ -93,8 +92,8 @@ class Feed(Protocol):
     #: The most games one chunk sent to a worker may hold.
     max_chunk: int
 
-    def begin(self, out: Path, done: set[str]) -> tuple[int, int]:
-        """Count the games stored already (``done``, checked); ``(games the bar counts to, games left to hand out)``."""
+    def begin(self, folder: OpenFolder) -> tuple[int, int]:
+        """Count the games stored already (checked); ``(games the bar counts to, games left to hand out)``."""
         ...
 
     def tasks(self, done: set[str]) -> Iterator[Game]:
@@ -109,9 +108,57 @@ class Feed(Protocol):
         """What the progress bar shows after its counts."""
         ...
 
-    def finish(self, out: Path) -> TournamentConfig:
-        """After the play, before the tables: make the folder hold what was counted; the config it now holds."""
+    def finish(self, folder: OpenFolder) -> None:
+        """After the play, before the tables: make the folder hold what was counted (:meth:`OpenFolder.drop`,
+        :meth:`OpenFolder.retitle`)."""
         ...
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How :func:`run_tournament` plays; every field has the default of a plain first run."""
+
+    #: Worker processes (at most one per game left).
+    workers: int = 1
+    #: How worker processes are started (None: the platform's).
+    start_method: str | None = None
+    resume: bool = False
+    overwrite: bool = False
+    #: Write the records gzipped (a resume keeps the kind the folder holds).
+    compress: bool = False
+    #: Show the progress bar, and the standings above it.
+    progress: bool = False
+    #: Paths the bot programs must not see, besides the results folder (the tournament file).
+    hide: tuple[str, ...] = ()
+    #: Told what an update or a resume does, a line each, before any game starts.
+    notify: Callable[[str], None] | None = None
+    #: Go on with a resume whose entrants' bots changed (see :mod:`arena.results.identity`).
+    allow_changed_bots: bool = False
+    #: The games to play instead of the schedule, and when to stop (a match).
+    feed: Feed | None = None
+    #: Play on a Dask cluster (``local[:N]`` or a scheduler's address) instead of local workers.
+    cluster: str | None = None
+    #: Bring the folder's tournament up to the config first (a league that grew), then go on as a resume.
+    update: bool = False
+    #: The tournament file's path, for messages.
+    source: str = ""
+    #: Write the tables and ``report.html`` after every so many games stored.
+    report_every: int | None = None
+    #: What the command's pre-flight found (:meth:`ResultsFolder.check`): nothing is checked twice.
+    preflight: Preflight | None = None
+
+    def opening(self) -> Opening:
+        """How the results folder is taken."""
+        return Opening(resume=self.resume or self.update, overwrite=self.overwrite, update=self.update,
+                       compress=self.compress, allow_changed_bots=self.allow_changed_bots, source=self.source)
+
+    def tell(self, line: str) -> None:
+        if self.notify is not None:
+            self.notify(line)
+
+
+#: The names :func:`run_tournament` takes as keywords: the fields of :class:`RunOptions`.
+OPTION_NAMES = frozenset(f.name for f in fields(RunOptions))
 
 
 # -- logging -------------------------------------------------------------------
@@ -150,222 +197,160 @@ class _LogSetup:
 # -- the run ----------------------------------------------------------------------
 
 
-def _tasks(config: TournamentConfig, done: set[str]) -> Iterator[Game]:
-    return by_seating(game for game in schedule(config) if game.game_id not in done)
+def run_tournament(config: TournamentConfig, text: str, out: Path, options: RunOptions | None = None,
+                   **keywords: Any) -> RunSummary:
+    """Play every game of ``config`` (the file's ``text``) not yet stored in ``out``, then write its tables;
+    see the module docstring.  The options are ``options``, or the same names given as keywords.
 
-
-def run_tournament(
-    config: TournamentConfig,
-    text: str,
-    out: Path,
-    *,
-    workers: int = 1,
-    start_method: str | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    compress: bool = False,
-    progress: bool = False,
-    hide: tuple[str, ...] = (),
-    notify: Callable[[str], None] | None = None,
-    allow_changed_bots: bool = False,
-    feed: Feed | None = None,
-    cluster: str | None = None,
-    update: bool = False,
-    source: str = "",
-    report_every: int | None = None,
-) -> RunSummary:
-    """Play every game of ``config`` not yet stored in ``out``, then write its tables; see the module docstring.
-
-    ``notify(line)`` is told what a resume dropped, one line per reason class (the details go to
-    ``arena.log``).
-
-    Bot programs never see ``out`` (the results being written) nor the paths in ``hide``
-    (the tournament file, whose master seed says every deal); their standard error goes
-    to ``out/bots/ENTRANT.log``.  With ``allow_changed_bots`` a resume goes on when an entrant's
-    bot is not the one that played the stored games (see :mod:`.identity`), and the log says so.
-    With a ``feed`` the games are the feed's (see :class:`Feed`), and the tables are those of the
-    config :meth:`Feed.finish` returns.  With ``cluster`` (``local[:N]`` or a scheduler address) the
-    games are played on a Dask cluster instead (:mod:`.cluster`), connected before anything is written.
-    With ``update`` the folder's tournament is first brought up to ``config`` (the file ``source``), a league
-    that grew (:mod:`~arena.results.update`): ``notify`` is told what it keeps, drops and adds
-    before any game starts, and the run goes on as a resume.  With ``progress`` the standings are shown
-    above the bar as games are stored, and with ``report_every`` the tables and ``report.html`` are
-    written after every so many games (:mod:`.showing`).
+    ``notify(line)`` is told what an update or a resume does, one line per reason class (the details go
+    to ``arena.log``).  Bot programs never see ``out`` (the results being written) nor the paths in
+    ``hide`` (the tournament file, whose master seed says every deal); their standard error goes to
+    ``out/bots/ENTRANT.log``.  With a ``feed`` the games are the feed's (see :class:`Feed`).  With
+    ``cluster`` the games are played on a Dask cluster instead (:mod:`.cluster`), connected before
+    anything is written.  With ``progress`` the standings are shown above the bar as games are
+    stored, and with ``report_every`` the tables and ``report.html`` are written after every so many
+    games (:mod:`.showing`).
 
     Raises :class:`RunError` for a folder that cannot be used or games that
     cannot be played, :class:`Interrupted` on Ctrl-C (everything finished is stored).
     """
-    if workers < 1:
-        raise RunError(f"--workers must be at least 1, not {workers}")
-    if start_method is not None and start_method not in multiprocessing.get_all_start_methods():
-        raise RunError(f"start method {start_method!r} is not available here")
+    options = _options(options, keywords)
     connection = None
-    if cluster is not None:
+    if options.cluster is not None:
         from arena.tournament.run.cluster import Cluster
 
-        connection = Cluster.connect(cluster)  # unreachable, no workers, other versions: nothing written yet
-    lock = FolderLock(out)
+        connection = Cluster.connect(options.cluster)  # unreachable, no workers, other versions: nothing written yet
     try:
-        notes: list[str] = []
-        if update:
-            from arena.results.update import update_folder
+        with ResultsFolder(out).open(config, text, options.opening(), options.preflight) as folder:
+            for line in [*folder.notes, *folder.recovered.summary()]:
+                options.tell(line)
+            summary = _run(folder, options, connection)
+            from arena.report.folder_tables import folder_tables  # pandas: imported once the workers are done
 
-            lines, notes = update_folder(config, text, out, source)
-            for line in lines:
-                if notify is not None:
-                    notify(line)
-            notes = lines + notes
-        config = numbered(config, out)  # a league keeps its tables' numbers, so its game ids
-        # The config from here on holds the folder's deal key, for the workers to seed games with.
-        recovered, records_path, compressed, config = prepare_folder(
-            config, text, out, resume=resume or update, overwrite=overwrite, compress=compress,
-            allow_changed_bots=allow_changed_bots,
-        )
-        lock.claim()
-        for line in recovered.summary():
-            if notify is not None:
-                notify(line)
-        summary, config = _run(config, out, recovered, records_path, compressed, workers, start_method, progress,
-                               hide, feed, connection, notes, report_every)
-        from arena.report.stamp import cached_tables  # pandas: imported once the workers are done
-        from arena.report.tables import Tables, write_folder_tables
-
-        cached = cached_tables(out, config.scoring) if not summary.played and feed is None else None
-        if cached is not None:  # nothing played and the folder's tables are still its own: kept as they are
-            summary.tables, summary.reused = Tables(scoring=config.scoring, **cached[0]), True
-        else:
-            summary.tables = write_folder_tables(out, config)
+            summary.found = folder_tables(out, folder.schedule, write=True)
+        summary.tables, summary.reused = summary.found.tables, summary.found.reused
         return summary
     finally:
-        lock.release()
         if connection is not None:
             connection.close()
 
 
-def _run(config: TournamentConfig, out: Path, recovered: Recovered, records_path: Path, compressed: bool, workers: int,
-         start_method: str | None, progress: bool, hide: tuple[str, ...],
-         feed: Feed | None, connection: Any = None, notes: list[str] | None = None,
-         report_every: int | None = None) -> tuple[RunSummary, TournamentConfig]:
-    done = recovered.done
-    total = count_games(config)
+def _options(options: RunOptions | None, keywords: dict[str, Any]) -> RunOptions:
+    unknown = set(keywords) - OPTION_NAMES
+    if unknown:
+        raise TypeError(f"run_tournament() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    options = RunOptions(**keywords) if options is None else RunOptions(**{**vars(options), **keywords})
+    if options.workers < 1:
+        raise RunError(f"--workers must be at least 1, not {options.workers}")
+    if options.start_method is not None and options.start_method not in multiprocessing.get_all_start_methods():
+        raise RunError(f"start method {options.start_method!r} is not available here")
+    return options
+
+
+def _run(folder: OpenFolder, options: RunOptions, connection: Any) -> RunSummary:
+    """Play the games left, then finish the folder; the summary, its tables aside."""
+    done = folder.recovered.done
+    total = len(folder.schedule)
     remaining = total - len(done)
-    if feed is not None:
-        total, remaining = feed.begin(out, done)
-    ctx = multiprocessing.get_context(start_method)
-    logs = _LogSetup(out / LOG_FILE)
+    if options.feed is not None:
+        total, remaining = options.feed.begin(folder)
+    ctx = multiprocessing.get_context(options.start_method)
+    logs = _LogSetup(folder.path / LOG_FILE)
     start = time.perf_counter()
     played = 0
     try:
-        if connection is None:
-            log.info(
-                "tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
-                config.name, total, len(done), remaining, workers, ctx.get_start_method(), config.isolation,
-            )
-        else:
-            log.info("tournament %s: %d games, %d stored, %d to play on the Dask cluster %s (%d worker thread(s)), "
-                     "isolation %s", config.name, total, len(done), remaining, connection.address,
-                     connection.threads(), config.isolation)
-        # Either engine plays the same records; the log says which one this process used.
-        log.info("%s", engine_line())
-        if config.isolation == "process":
-            from arena.isolation.sandbox import walls_report
-
-            log.info("bot programs run in %s", walls_report())
-        for line in notes or ():
-            log.warning("%s", line)
-        for line in recovered.summary():
-            log.warning("%s", line)
-        for line in recovered.details:
-            log.warning("resume: dropped %s", line)
-        faults = FaultSummary()
-        faults.update(recovered.faults)
-        for line in recovered.changed:
-            log.warning("%s", line)
+        _log_start(folder, options, ctx, connection, (total, remaining))
         if remaining:
-            places = (str(out / BOTS_FOLDER), (str(out), *hide))
-            played = _play(config, done, remaining, total, out, records_path, compressed, workers, ctx, logs, progress,
-                           places, faults, feed, connection, recovered.last, report_every)
-        if feed is not None:
-            config = feed.finish(out)
-            total = count_games(config)
-        last = recovered.last if not played and feed is None else None
-        if sort_games_file(out / GAMES_FILE) or last is None or not last.describes(records_path, out / GAMES_FILE):
-            # One checkpoint for the whole of both files as they stay: a resume of this folder trusts them at once.
-            write_checkpoints(out, [after(None, records_path, out / GAMES_FILE, stored_games(out / GAMES_FILE, config.players), faults.entries())])
-        log.info("tournament %s: all %d games stored (%d played now), %d fault(s)", config.name, total, played,
-                 len(faults))
+            played = _play(folder, options, ctx, logs, connection, (total, remaining))
+        if options.feed is not None:
+            options.feed.finish(folder)
+            total = len(folder.schedule)
+        folder.finish()
+        log.info("tournament %s: all %d games stored (%d played now), %d fault(s)", folder.config.name, total, played,
+                 len(folder.faults))
     finally:
         logs.close()
-    return RunSummary(out, total, len(done), played, time.perf_counter() - start, records_path, faults, logs.path,
-                      changed=recovered.changed), config
+    return RunSummary(folder.path, total, len(done), played, time.perf_counter() - start, folder.records_path,
+                      folder.faults, logs.path, changed=folder.recovered.changed, config=folder.config)
 
 
-def _play(
-    config: TournamentConfig, done: set[str], remaining: int, total: int, out: Path,
-    records_path: Path, compressed: bool, workers: int, ctx: Any, logs: _LogSetup, progress: bool,
-    places: tuple[str, tuple[str, ...]], faults: FaultSummary, feed: Feed | None = None, connection: Any = None,
-    last: Checkpoint | None = None,
-    report_every: int | None = None,
-) -> int:
+def _log_start(folder: OpenFolder, options: RunOptions, ctx: Any, connection: Any, counts: tuple[int, int]) -> None:
+    config, (total, remaining), stored = folder.config, counts, len(folder.recovered.done)
+    if connection is None:
+        log.info("tournament %s: %d games, %d stored, %d to play with %d worker(s) (%s), isolation %s",
+                 config.name, total, stored, remaining, options.workers, ctx.get_start_method(), config.isolation)
+    else:
+        log.info("tournament %s: %d games, %d stored, %d to play on the Dask cluster %s (%d worker thread(s)), "
+                 "isolation %s", config.name, total, stored, remaining, connection.address,
+                 connection.threads(), config.isolation)
+    # Either engine plays the same records; the log says which one this process used.
+    log.info("%s", engine_line())
+    if config.isolation == "process":
+        from arena.isolation.sandbox import walls_report
+
+        log.info("bot programs run in %s", walls_report())
+    recovered = folder.recovered
+    for line in [*folder.notes, *recovered.summary()]:
+        log.warning("%s", line)
+    for line in recovered.details:
+        log.warning("resume: dropped %s", line)
+    for line in [*folder.details, *recovered.changed]:
+        log.warning("%s", line)
+
+
+def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, connection: Any,
+          counts: tuple[int, int]) -> int:
+    """Hand the games out and append each chunk that comes back to the folder; the games played."""
     from tqdm import tqdm
 
-    settings = worker_settings(config, *places)
-    settings["compress"] = compressed
-    # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
-    settings["pin"] = config.isolation == "process" and 0 < min(workers, remaining) <= cpus
-    init_args = (settings, str(logs.path), logging.INFO)
-    bound = game_bound(config.players, config.time_limit, config.clock.overage)
-    stored = len(done)
-    played = 0
-    bar = tqdm(
-        total=total, initial=stored, unit="game", file=sys.stderr, disable=not progress,
-        dynamic_ncols=True, smoothing=0.05, desc=config.name,
-    )
-    showing = Showing(config, out, total, sys.stderr, bar, progress, report_every)
-    showing.begin(stored)
+    config, feed, (total, remaining) = folder.config, options.feed, counts
+    workers = min(options.workers, remaining)
+    bar = tqdm(total=total, initial=folder.stored, unit="game", file=sys.stderr, disable=not options.progress,
+               dynamic_ncols=True, smoothing=0.05, desc=config.name)
+    showing = Showing(folder.schedule, folder.path, total, sys.stderr, bar, options.progress, options.report_every)
+    showing.begin(folder.stored)
     try:
-        with open(records_path, "ab") as records, open(out / GAMES_FILE, "ab") as games, \
-                CheckpointWriter(out, last or after(None, records_path, out / GAMES_FILE, len(done), [])) as checkpoints, \
-                _pool(connection, ctx, min(workers, remaining), init_args, bound) as pool:
-            chunks = (pool.play(_tasks(config, done), remaining, passes=config.isolation == "process") if feed is None
-                      else pool.play(feed.tasks(done), remaining, feed.max_chunk))
+        with _pool(connection, ctx, workers, _init_args(folder, options, logs, workers), config) as pool:
+            chunks = (pool.play(folder.pending(), remaining, passes=config.isolation == "process") if feed is None
+                      else pool.play(feed.tasks(folder.recovered.done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
-                # The records first: a game counts once its rows follow it (see recover()).  Compressed,
-                # a chunk's records are a gzip member of their own (the worker's), so the file is whole
-                # after every chunk.
-                records.write(record_lines)
-                records.flush()
-                row_bytes = rows.encode("utf-8")
-                games.write(row_bytes)
-                games.flush()
-                checkpoints.stored(record_lines, row_bytes, count, found)
-                for fault in found:  # logged once already, by the worker's referee as it happened
-                    faults.add(fault["entrant"], fault["kind"], fault["message"], fault["game_id"])
-                played += count
+                folder.append(record_lines, rows, count, found)  # logged once already, by the worker's referee
                 enough = feed is not None and feed.stored(rows)
                 if feed is not None:
                     bar.set_postfix_str(feed.postfix(), refresh=False)
                 bar.update(count)
-                showing.stored(rows, stored + played)
+                showing.stored(rows, folder.stored)
                 if enough:  # the games still being played are not needed: stopped, never stored
                     pool.close(wait=False)
                     break
     except KeyboardInterrupt:
-        log.warning("interrupted by the user with %d of %d games stored", stored + played, total)
-        raise Interrupted(stored + played, total) from None
+        log.warning("interrupted by the user with %d of %d games stored", folder.stored, total)
+        raise Interrupted(folder.stored, total) from None
     except WorkerError as exc:
-        raise RunError(f"{exc} (the {stored + played} games stored so far are kept; fix it and run again with --resume)") from None
+        raise RunError(f"{exc} (the {folder.stored} games stored so far are kept; fix it and run again with "
+                       f"--resume)") from None
     except OSError as exc:
-        raise RunError(f"{out}: cannot write the results: {exc.strerror or exc} (the games stored so far are kept)") from None
+        raise RunError(f"{folder.path}: cannot write the results: {os_error_line(exc)} (the games stored so far "
+                       f"are kept)") from None
     finally:
         showing.close()
         bar.close()
-    return played
+    return folder.appended
 
 
-def _pool(connection: Any, ctx: Any, count: int, init_args: tuple[Any, ...], bound: float) -> Any:
+def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers: int) -> tuple[Any, ...]:
+    """What every worker starts with: the settings of its games, its log file and level."""
+    config = folder.config
+    settings = worker_settings(config, str(folder.path / BOTS_FOLDER), (str(folder.path), *options.hide))
+    settings["compress"] = folder.compressed
+    # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
+    settings["pin"] = config.isolation == "process" and 0 < workers <= usable_cpus()
+    return (settings, str(logs.path), logging.INFO)
+
+
+def _pool(connection: Any, ctx: Any, count: int, init_args: tuple[Any, ...], config: TournamentConfig) -> Any:
     """The local worker processes, or with a cluster connection its Dask workers (the same ``play``)."""
+    bound = game_bound(config.players, config.time_limit, config.clock.overage)
     if connection is None:
         return Workers(ctx, count, init_args, bound)
     from arena.tournament.run.cluster import DaskWorkers
@@ -373,4 +358,4 @@ def _pool(connection: Any, ctx: Any, count: int, init_args: tuple[Any, ...], bou
     return DaskWorkers(connection, init_args, bound)
 
 
-__all__ = ["Feed", "Interrupted", "RunError", "RunSummary", "run_tournament"]
+__all__ = ["Feed", "Interrupted", "RunError", "RunOptions", "RunSummary", "run_tournament"]

@@ -1,4 +1,5 @@
-"""What a run shows and writes while it plays: the standings above the progress bar, report.html every N games.
+"""What a run shows: the lines a command says before and after it, and while it plays the standings above the
+progress bar and report.html every N games.
 
 The standings (:class:`~arena.report.live.LiveStandings`) are drawn only on a terminal, at most every
 :data:`DRAW_EVERY` seconds, and taken away when the run ends (the command prints the final tables).
@@ -16,7 +17,8 @@ from typing import Any, TextIO
 
 from arena.display.live import LiveBlock
 from arena.plan.config import TournamentConfig
-from arena.results.files import GAMES_FILE, RunError
+from arena.plan.schedule import Schedule
+from arena.results.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, REPORT_FILE, TABLE_FILES, RunError
 
 log = logging.getLogger("arena.tournament")
 
@@ -27,9 +29,10 @@ DRAW_EVERY = 2.0
 class Showing:
     """The standings on ``stream`` above ``bar`` (when ``live``), and report.html every ``report_every`` games."""
 
-    def __init__(self, config: TournamentConfig, out: Path, total: int, stream: TextIO, bar: Any, live: bool,
+    def __init__(self, schedule: Schedule, out: Path, total: int, stream: TextIO, bar: Any, live: bool,
                  report_every: int | None = None) -> None:
-        self.config = config
+        self.schedule = schedule
+        config = schedule.config
         self.out = out
         self.total = total
         self.standings = None
@@ -70,12 +73,12 @@ class Showing:
                 self._report.start()
 
     def _write_report(self) -> None:
-        from arena.report.html import write_report
-        from arena.report.tables import write_folder_tables
+        from arena.report.folder_tables import folder_tables
+        from arena.report.publish import publish
 
         try:
-            tables = write_folder_tables(self.out, self.config)
-            write_report(self.out, tables, self.config.name)
+            found = folder_tables(self.out, self.schedule, write=True)
+            publish(self.out, found, self.schedule.config.name, page=self.out / REPORT_FILE, strict=True)
         except (RunError, ValueError) as exc:  # the run goes on; its last page is written when it ends
             log.warning("report.html not written during the run: %s", exc)
 
@@ -87,3 +90,53 @@ class Showing:
             self.standings.close()
         if self._report is not None:
             self._report.join()
+
+
+# -- what a command says before and after a run -------------------------------------------------
+
+
+def start_lines(schedule: Schedule, where: str, folder: Path, walls: dict[str, str]) -> list[str]:
+    """What ``arena run`` says before the first game: the tournament, who plays ``where``, the bots' walls."""
+    config = schedule.config
+    lines = [f"{config.name}: {len(schedule)} games ({len(config.entrants)} entrants, {config.players} players, "
+             f"{len(schedule.tables)} table(s) x {config.deals} deal(s), seating {config.seating}), {where} -> {folder}"]
+    lines += [f"bots run in {line}" for line in sorted(set(walls.values()))]
+    return lines + setting_lines(config)
+
+
+def setting_lines(config: TournamentConfig) -> list[str]:
+    """The settings a run's terminal is reminded of: the clock, public or duplicate deals, trusted bots."""
+    lines = []
+    if config.clock:
+        lines.append(f"every bot seat has a {config.clock}")
+    if config.public_deals:
+        lines.append("public deals: the file alone gives every game's deal (bots can work them out too)")
+    elif config.duplicate:
+        lines.append("duplicate deals: a round's seatings share one deal (trusted bots only)")
+    if config.isolation == "none":
+        lines.append("Python bots run inside the workers (isolation none: trusted code only)")
+    return lines
+
+
+def played_line(summary: Any) -> str:
+    """How many games a run (a :class:`~.runner.RunSummary`) played, how fast, and how many it found stored."""
+    rate = summary.played / summary.seconds if summary.seconds > 0 else 0.0
+    already = f", {summary.already} were stored already" if summary.already else ""
+    return f"played {summary.played} games in {summary.seconds:.1f} s ({rate:.1f} games/s){already}"
+
+
+def results_line(summary: Any, published: list[Path], first: tuple[str, ...] = ()) -> str:
+    """Where a run's results are: the folder's files (``first`` ahead of them), the pictures and page written."""
+    files = [*first, GAMES_FILE, summary.records.name, *TABLE_FILES, *(path.name for path in published), LOG_FILE]
+    return (f"\nResults in {summary.out}/: {', '.join(files)}, {BOTS_FOLDER}/ (the bots' logs).  "
+            f"More tables: arena report {summary.out}")
+
+
+def fault_lines(summary: Any) -> list[str]:
+    """A run's last words: its faults by entrant and kind, and where each is logged."""
+    faults = summary.faults
+    if not len(faults):
+        return [f"\nNo bot faulted.  Log: {summary.log}"]
+    return [f"\n{len(faults)} fault(s) in {summary.total} games (faulted seats play on with random legal moves "
+            f"and rank last):", *("  " + line for line in faults.lines()),
+            f"Every fault is in {summary.log}, with the bot's log to look in for its traceback."]

@@ -159,10 +159,8 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
         log.exception("%s: the game could not be played", game_id)
         raise WorkerError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
     faults = [fault_entry(game_id, names[f["seat"]], f) for f in outcome.faults]
-    rows = game_rows_text(
-        game_id, table, deal, rotation, seed, names, [w["specs"][i] for i in seats], outcome.result,
-        outcome.turns, outcome.faulted, outcome.seconds, w["scoring"],
-    )
+    rows = game_rows_text(game, names, [w["specs"][i] for i in seats], outcome.result, outcome.turns, outcome.faulted,
+                          outcome.seconds, w["scoring"])
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 

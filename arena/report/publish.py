@@ -1,0 +1,74 @@
+"""What a results folder shows people beside its tables: the plots and ``report.html``, for run, match and report.
+
+A run or a match publishes its folder when its games are stored: a picture or a page that cannot be
+written then costs one line (:attr:`Published.problems`), never the results.  ``arena report`` asks for
+them (``strict``): there a failure is the command's one error line.  Tables the folder kept unchanged
+(:attr:`~arena.report.stamp.FolderTables.reused`) keep their pictures and page as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.report.folder_tables import FolderTables
+from arena.report.tables import Tables
+from arena.results.files import PLOT_FILES, RunError
+
+
+@dataclass
+class Published:
+    """What :func:`publish` wrote (pictures, then the page) and, when something could not be, why (a line each)."""
+
+    paths: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def sequential(match: dict[str, Any] | None) -> bool:
+    """Whether ``match`` (``match.json``'s dict) is a sequential test's, with an LLR to draw."""
+    return match is not None and isinstance((match.get("parameters") or {}).get("sprt"), dict)
+
+
+def publish(
+    folder: Path, found: FolderTables, title: str, match: dict[str, Any] | None = None, *,
+    plots: Path | None = None, page: Path | None = None, strict: bool = False, log_file: Path | None = None,
+) -> Published:
+    """Draw ``found``'s tables (and a sequential ``match``'s LLR) into the folder ``plots`` and write the
+    HTML report of ``folder`` to ``page`` (None: not drawn, not written).
+
+    Not ``strict``, a failure is a line of :attr:`Published.problems` (also appended to ``log_file``);
+    ``strict``, it raises (:class:`~arena.report.plots.PlotError`, :class:`RunError`).
+    """
+    folder = Path(folder)
+    done = Published()
+    tables = found.tables
+    if tables is None:  # no game stored: nothing to draw
+        return done
+    if not strict and found.reused and page is not None and page.is_file():
+        done.paths = [folder / name for name in PLOT_FILES if (folder / name).is_file()] + [page]
+        return done
+    if plots is not None:
+        done.paths += _plots(plots, tables, match if sequential(match) else None, strict, log_file, done)
+    if page is not None:
+        from arena.report.html import write_report
+
+        try:
+            done.paths.append(write_report(folder, tables, title, page))
+        except RunError as exc:
+            if strict:
+                raise RunError(f"cannot write the HTML report: {exc}") from None
+            done.problems.append(f"cannot write the HTML report: {exc}")
+    return done
+
+
+def _plots(into: Path, tables: Tables, match: dict[str, Any] | None, strict: bool, log_file: Path | None,
+           done: Published) -> list[Path]:
+    from arena.report.plots import try_write_plots, write_plots
+
+    if strict:
+        return write_plots(into, tables, match)
+    written, problem = try_write_plots(into, tables, match, log_file=log_file)
+    if problem is not None:
+        done.problems.append(problem)
+    return written

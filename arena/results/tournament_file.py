@@ -1,0 +1,43 @@
+"""The tournament a results folder holds: its ``tournament.toml``, read and written."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from arena.errors import os_error_line
+from arena.plan.config import ConfigError, TournamentConfig, parse_config, with_deals
+from arena.results.dealkey import check_folder_key, read_key
+from arena.results.files import DEAL_KEY_FILE, TOURNAMENT_FILE, RunError, write_atomically
+
+
+def write_tournament(folder: Path, text: str) -> None:
+    """Make ``folder``'s ``tournament.toml`` hold ``text`` (atomically)."""
+    write_atomically(folder / TOURNAMENT_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def read_tournament(folder: Path, deal_key: str | None = None) -> tuple[TournamentConfig, str]:
+    """The tournament a results folder holds, from its ``tournament.toml``, with the folder's deal key when it
+    keeps one (or ``deal_key``, given: it must be the folder's); without either its seeds cannot be listed
+    (:class:`~arena.plan.schedule.DealKeyMissing`)."""
+    path = folder / TOURNAMENT_FILE
+    if not folder.is_dir():
+        raise RunError(f"{folder}: no such results folder")
+    if not path.exists():
+        raise RunError(f"{folder}: not a results folder (no {TOURNAMENT_FILE})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
+    try:
+        config = parse_config(text, str(path), default_name=folder.name)
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
+    try:
+        config = with_deals(config, deal_key=deal_key)
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
+    if not config.public_deals and (folder / DEAL_KEY_FILE).exists():
+        check_folder_key(config, folder)
+        config = replace(config, deal_key=read_key(folder))
+    return config, text
