@@ -49,18 +49,11 @@ import numpy as np
 import pandas as pd
 
 from arena.plan.seating import design
+from arena.stats.field import run_field_sprt
+from arena.stats.hypotheses import NELO_PER_T, SprtParameters, logistic_score
 from arena.stats.ratings import ELO_PER_THETA, ratings_of
 from arena.stats.simulate import field_scores, pair_scores, sample_table
-from arena.stats.sprt import (
-    NELO_PER_T,
-    Pentanomial,
-    SprtParameters,
-    logistic_score,
-    pentanomial_elo,
-    pentanomial_sequential,
-    run_field_sprt,
-    sprt,
-)
+from arena.stats.sprt import Pentanomial, pentanomial_elo, pentanomial_sequential, sprt
 
 SEAT_LUCK = 0.5
 TIE_WIDTH = 0.5

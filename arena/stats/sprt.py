@@ -35,7 +35,7 @@ variance, ``mean +- z * sqrt(var / pairs)`` turned into logistic Elo
 and the likelihood of superiority.
 
 The test of one player against the field of a 3-5 player table is :mod:`.field`'s, the stopping-aware
-estimate after either test :mod:`.sequential`'s; their names are importable from here too.
+estimate after either test :mod:`.sequential`'s; the hypotheses and verdicts both share :mod:`.hypotheses`'.
 """
 
 from __future__ import annotations
@@ -44,14 +44,12 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from arena.stats.field import field_elo, field_score, field_sprt, run_field_sprt
 from arena.stats.hypotheses import (
     NELO_PER_T,
     EloEstimate,
     SprtParameters,
     SprtStatus,
     estimate,
-    game_score,
     logistic_score,
     verdict,
 )
@@ -61,9 +59,6 @@ __all__ = [
     # the two-player test (here)
     "REGULARIZE", "Pentanomial", "llr_logistic", "llr_normalized", "mle_expected", "mle_t_value", "pair_index",
     "pentanomial", "pentanomial_elo", "pentanomial_sequential", "run_sprt", "sprt",
-    # what the tournament's match and the calibration benchmark read from here, defined beside it
-    "NELO_PER_T", "EloEstimate", "SequentialEstimate", "SprtParameters", "SprtStatus", "field_elo", "field_score",
-    "field_sprt", "game_score", "logistic_score", "run_field_sprt",
 ]
 
 #: What a count of 0 becomes before the LLR (fastchess and fishtest).

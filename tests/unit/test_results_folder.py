@@ -14,8 +14,8 @@ import pytest
 
 from arena.plan.config import TournamentConfig, parse_config
 from arena.plan.schedule import Schedule
+from arena.report.columns import RATING_LOW
 from arena.report.folder_tables import folder_tables
-from arena.report.tables import RATING_LOW
 from arena.report.text import format_tables
 from arena.results.checkpoints import read_checkpoints
 from arena.results.files import GAMES_FILE, RECORDS_FILE, RunError

@@ -30,7 +30,7 @@ from arena.play import ranges as limits
 from arena.play.clock import parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
-from arena.stats.sprt import SprtParameters
+from arena.stats.hypotheses import SprtParameters
 
 #: ``--max-games`` when not given.
 DEFAULT_MAX_GAMES = 20_000

@@ -17,8 +17,8 @@ place), 0 when worse, and a deal's two games are a pair of the pentanomial
 (:class:`~arena.stats.sprt.Pentanomial`); the SPRT is fastchess's
 (:func:`~arena.stats.sprt.sprt`).  With 3-5 players a deal's score for A is
 the share of (game, rival) pairs in which A finished ahead, ties half
-(:func:`~arena.stats.sprt.field_score`), and the test is the GSPRT of A
-against the field (:func:`~arena.stats.sprt.field_sprt`, logistic model only).
+(:func:`~arena.stats.field.field_score`), and the test is the GSPRT of A
+against the field (:func:`~arena.stats.field.field_sprt`, logistic model only).
 """
 
 from __future__ import annotations
@@ -30,19 +30,10 @@ from collections.abc import Iterable
 
 from arena.report.match import elo_text
 from arena.results.rows import COLUMNS, tournament_ranks
-from arena.stats.sprt import (
-    EloEstimate,
-    Pentanomial,
-    SequentialEstimate,
-    SprtStatus,
-    field_elo,
-    field_score,
-    field_sprt,
-    game_score,
-    pentanomial_elo,
-    pentanomial_sequential,
-    sprt,
-)
+from arena.stats.field import field_elo, field_score, field_sprt
+from arena.stats.hypotheses import EloEstimate, SprtStatus, game_score
+from arena.stats.sequential import SequentialEstimate
+from arena.stats.sprt import Pentanomial, pentanomial_elo, pentanomial_sequential, sprt
 from arena.tournament.match.plan import MatchPlan
 
 _COL = {name: COLUMNS.index(name) for name in ("game_id", "deal", "rotation", "entrant", "faulted",
