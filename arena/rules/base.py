@@ -162,7 +162,7 @@ def move_fields(value: object) -> Any:
     return fields
 
 
-def tiles_played(colors: Sequence[int], deals: Sequence[Sequence[int]], counts: Sequence[int],
+def tiles_played(colors: Sequence[int], deals: Mapping[int, Sequence[int]], counts: Sequence[int],
                  history: Sequence[tuple[Move, int]]) -> list[tuple[int, ...]]:
     """The tiles each color has played, in order, indexed by color (``restore``, both engines): from the
     history when it holds ``counts[c]`` placements of ``c``, else the first ``counts[c]`` of its deal."""
@@ -287,8 +287,9 @@ class BaseGameState(StateParts):
         for color in settings.colors:
             rack = racks_by_color[color] = racks[color]  # each engine's _set copies it
             n = drawn_by_color[color] = drawn[color]
-            counts[color] = max(n - len(rack), 0)  # a wrong count is the engine's _set to refuse
-        played_tiles = tiles_played(settings.colors, state.deals, counts, history)
+            count = n - len(rack)
+            counts[color] = count if count > 0 else 0  # a wrong count is the engine's _set to refuse
+        played_tiles = tiles_played(settings.colors, deals, counts, history)
         state._set(drawn_by_color, racks_by_color, list(boards), captures, to_move, passes, history, bool(over),
                    played_tiles)
         return state
