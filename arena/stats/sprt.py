@@ -44,15 +44,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from arena.stats.hypotheses import (
-    NELO_PER_T,
-    EloEstimate,
-    SprtParameters,
-    SprtStatus,
-    estimate,
-    logistic_score,
-    verdict,
-)
+from arena.stats import hypotheses as hyp
+from arena.stats.hypotheses import NELO_PER_T, EloEstimate, SprtParameters, SprtStatus
 from arena.stats.sequential import SequentialEstimate, sequential_elo
 
 __all__ = [
@@ -112,7 +105,7 @@ def sprt(counts: Pentanomial | Sequence[float], params: SprtParameters) -> SprtS
         value = llr_normalized(counts, params.elo0, params.elo1)
     else:
         value = llr_logistic(counts, params.elo0, params.elo1)
-    return SprtStatus(value, params.lower, params.upper, verdict(value, params))
+    return SprtStatus(value, params.lower, params.upper, hyp.verdict(value, params))
 
 
 # -- the maximum-likelihood distributions -----------------------------------
@@ -203,7 +196,7 @@ def _llr(total: float, probs: Sequence[float], p0: Sequence[float], p1: Sequence
 def llr_logistic(counts: Sequence[float], elo0: float, elo1: float) -> float:
     """GSPRT log-likelihood ratio of logistic Elo ``elo1`` against ``elo0`` (fastchess ``getLLR_logistic``)."""
     total, values, probs = _empirical(counts)
-    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    s0, s1 = hyp.logistic_score(elo0), hyp.logistic_score(elo1)
     return _llr(total, probs, mle_expected(values, probs, s0), mle_expected(values, probs, s1))
 
 
@@ -233,7 +226,7 @@ def pentanomial_elo(counts: Pentanomial | Sequence[float], confidence: float = 0
         return EloEstimate(*([math.nan] * 8))
     values = (0.0, 0.25, 0.5, 0.75, 1.0)
     score, var = _stats(values, [c / n for c in counts])
-    return estimate(score, var, n, confidence, per_game=2.0)
+    return hyp.estimate(score, var, n, confidence, per_game=2.0)
 
 
 def pentanomial_sequential(counts: Pentanomial | Sequence[float], params: SprtParameters,
