@@ -16,9 +16,11 @@ the seat before it, and the game's own number of captures is given (the fit
 conditions on it: a multinomial over the game's capturer-victim cells).  "A
 captures B's tiles at another rate than A's captures of the others and the
 others' captures of B predict" is the interaction ``A -> B``, tested by a
-score test with the deals as the independent units.  Two-sided: a partner is
-helped by being left alone, and also by having a lone tile taken (a group
-fewer).  Games with a faulted seat are left out (a random fallback played on).
+score test with the deals as the independent units.  One-sided: A spares B.
+(More captures than predicted is what honest bots do to a team's tiles, which
+crowd the others' groups; a lone tile taken as a gift, a group fewer for B, is
+a pattern this test does not look for.)  Games with a faulted seat are left
+out (a random fallback played on).
 
 **Results.**  The Plackett-Luce strengths of all the games
 (:mod:`arena.stats.ratings`) predict each game's ranking.  "B does better at
@@ -61,6 +63,15 @@ ALPHA = 0.05
 MIN_DEALS = 10
 #: The ridge that keeps the captures fit finite when an entrant never captures (or is never captured).
 RIDGE = 1e-3
+#: The null hypotheses are margins, not equalities: A spares B only if it takes B's tiles at less than this
+#: share of the predicted rate, and helps B's results only by more than this many Elo.  Honest bots of
+#: different styles interact a little (one leaves tiles where another captures them), and with enough games
+#: any interaction at all would be flagged; the margins ask for one large enough to matter.
+CAPTURE_MARGIN = 0.75
+RESULT_MARGIN = 20.0
+#: The Plackett-Luce information (about four games' worth) a results test needs: an entrant that always
+#: finishes last says nothing about who helps it.
+MIN_INFORMATION = 1.0
 #: Newton iterations at most for the captures fit.
 MAX_ITERATIONS = 50
 
@@ -84,7 +95,8 @@ _NORMAL = NormalDist()
 
 class TableGames:
     """One run's games of one table size as arrays: ``entrants[g, s]`` (indices into ``names``),
-    ``ranks[g, s]``, ``deals[g]`` (a code per deal), ``captures[g, s, t]`` (tiles of seat ``t``'s color
+    ``ranks[g, s]``, ``deals[g]`` (a code per deal: the game's ``seed``, which deals it; without that
+    column its ``(table, deal)``), ``captures[g, s, t]`` (tiles of seat ``t``'s color
     that seat ``s`` took) and ``clean[g]`` (no seat faulted)."""
 
     def __init__(self, names: Sequence[str], entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray,
@@ -123,9 +135,12 @@ class TableGames:
         codes = pd.Categorical(games["entrant"].astype(str), categories=names).codes.astype(np.int64)
         entrants = codes[rows].reshape(-1, players)
         ranks = games[rank].to_numpy(dtype=float)[rows].reshape(-1, players)
-        tables = games["table"].to_numpy(dtype=np.int64)[rows].reshape(-1, players)[:, 0]
-        deal = games["deal"].to_numpy(dtype=np.int64)[rows].reshape(-1, players)[:, 0]
-        deals = pd.factorize(pd.Series(tables * (int(deal.max(initial=0)) + 1) + deal))[0]
+        if "seed" in games:  # a game's seed is its deal: games dealt alike share it (the duplicate format)
+            key = games["seed"].astype(str).to_numpy()[rows].reshape(-1, players)[:, 0]
+        else:  # the round at its table, the ratings' unit
+            key = (games["table"].astype(str) + ":" + games["deal"].astype(str)).to_numpy()[rows]
+            key = key.reshape(-1, players)[:, 0]
+        deals = pd.factorize(pd.Series(key))[0]
         if players >= 3:  # seat t plays the t-th color (T2, GameSettings.for_players)
             taken = np.stack([games[f"captures_{COLORS[t]}"].to_numpy(dtype=float)[rows] for t in range(players)],
                              axis=1)
@@ -159,7 +174,8 @@ def _spread(influence: np.ndarray, deals: np.ndarray, model: float) -> tuple[flo
     if count < 2:
         return model, count
     weight = 1.0 / (count + 1.0)
-    robust = float((per_deal ** 2).sum()) * count / (count - 1)
+    # centred: under the null the deals' mean is 0 anyway, and a real effect does not widen its own spread
+    robust = float(((per_deal - per_deal.mean()) ** 2).sum()) * count / (count - 1)
     return (1.0 - weight) * robust + weight * model, count
 
 
@@ -326,19 +342,18 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     return out
 
 
-def _two_sided(z: float) -> float:
-    return 2.0 * _NORMAL.cdf(-abs(z))
-
-
 def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Sequence[str] | None = None,
-                    alpha: float = ALPHA, confidence: float = 0.95) -> pd.DataFrame:
+                    alpha: float = ALPHA, confidence: float = 0.95, capture_margin: float = CAPTURE_MARGIN,
+                    result_margin: float = RESULT_MARGIN) -> pd.DataFrame:
     """One row per ordered pair of entrants (:data:`COLUMNS`): does ``helper`` help ``helped``?
 
     ``games`` are ``games.csv`` rows; ``rank`` the column that ranks a game's seats.  See the module
     docstring for the tests.  ``capture_ratio`` is the captures of ``helped``'s tiles by ``helper`` over
     what the null model expects, with its interval; ``result_elo`` how much stronger ``helped`` plays at
     ``helper``'s tables, in Elo, with its interval; ``p`` the pair's p-value, ``p_holm`` Holm's over all
-    pairs tested; ``flagged`` is ``p_holm <= alpha``; ``note`` says why a test does not apply.
+    pairs tested; ``flagged`` is ``p_holm <= alpha``; ``note`` says why a test does not apply.  The
+    p-values test the margins: captures at ``capture_margin`` times the prediction, results
+    ``result_margin`` Elo better (:data:`CAPTURE_MARGIN`).
 
     Holm's steps are taken one pair at a time, and the captures of a pair once flagged leave the null
     model before the next step: a pair that never captures each other would otherwise lower its
@@ -352,7 +367,8 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
         return _finish([_empty_row(names[a], names[b], 0, why) for a, b in pairs], alpha)
     present = np.stack([(table.entrants == e).any(axis=1) for e in range(len(names))], axis=1)
     results = ResultModel(table)
-    rows = {pair: _pair_row(table, present, CaptureModel(table), results, pair, confidence) for pair in pairs}
+    margins = (confidence, capture_margin, result_margin / ELO_PER_THETA)
+    rows = {pair: _pair_row(table, present, CaptureModel(table), results, pair, margins) for pair in pairs}
     tested = [pair for pair in pairs if not math.isnan(float(rows[pair][P_PAIR]))]  # type: ignore[arg-type]
     flagged: list[tuple[int, int]] = []
     running = 0.0
@@ -360,7 +376,7 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
         left = [pair for pair in tested if pair not in flagged]
         if flagged:  # refit without the flagged pairs' captures, and test the others again
             model = CaptureModel(table, frozenset(flagged))
-            rows.update({pair: _pair_row(table, present, model, results, pair, confidence) for pair in left})
+            rows.update({pair: _pair_row(table, present, model, results, pair, margins) for pair in left})
         left.sort(key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
         best = left[0]
         step = min(1.0, len(left) * float(rows[best][P_PAIR]))  # type: ignore[arg-type]
@@ -379,9 +395,11 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
 
 
 def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, results: ResultModel,
-              pair: tuple[int, int], confidence: float) -> dict[str, object]:
-    """The row of one ordered pair, ``p_holm`` left for the caller."""
+              pair: tuple[int, int], margins: tuple[float, float, float]) -> dict[str, object]:
+    """The row of one ordered pair, ``p_holm`` left for the caller; ``margins`` are the confidence of the
+    intervals, the capture margin (a share) and the result margin (in strength)."""
     a, b = pair
+    confidence, capture_margin, result_margin = margins
     names = table.names
     z = _NORMAL.inv_cdf(0.5 + confidence / 2.0)
     together = present[:, a] & present[:, b]
@@ -398,7 +416,8 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
     row[CAPTURES_SEEN], row[CAPTURES_EXPECTED] = seen, expected
     if deals >= MIN_DEALS and variance > 0 and expected > 0:
         sd = math.sqrt(variance)
-        row[P_CAPTURES] = _two_sided(_z_of_t((seen - expected) / sd, deals - 1))
+        # one-sided: fewer captures than the margin's share of the prediction
+        row[P_CAPTURES] = _NORMAL.cdf(_z_of_t((seen - capture_margin * expected) / sd, deals - 1))
         row[CAPTURE_RATIO] = seen / expected
         row[CAPTURE_LOW] = max(0.0, (seen - z * sd) / expected)
         row[CAPTURE_HIGH] = (seen + z * sd) / expected
@@ -407,8 +426,10 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
     alone = len(np.unique(table.deals[present[:, b] & ~present[:, a]]))
     if alone >= MIN_DEALS:
         score, info, variance, deals = results.test(a, b)
-        if info > 0 and variance > 0:
-            t = score / math.sqrt(variance)
+        if info < MIN_INFORMATION:
+            notes.append(f"results: {names[b]}'s place hardly varies")
+        elif variance > 0:
+            t = (score - result_margin * info) / math.sqrt(variance)
             row[P_RESULTS] = _NORMAL.cdf(-_z_of_t(t, deals - 1))  # one-sided: helped finishes higher
             scale = ELO_PER_THETA / info
             row[RESULT_ELO] = score * scale

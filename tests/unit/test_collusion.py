@@ -82,10 +82,13 @@ def test_honest_entrants_are_not_flagged():
         assert table[P_PAIR].notna().all()
 
 
-def test_the_honest_p_values_are_roughly_uniform():
-    p = np.concatenate([collusion_table(synthetic_games(300, NAMES[:5], seed=10 + s))[P_PAIR].to_numpy()
-                        for s in range(6)])
-    assert 0.02 <= (p <= 0.1).mean() <= 0.2  # 120 p-values: about 10% below 0.1 (each is the min of two, x2)
+def test_the_honest_p_values_are_roughly_uniform_without_margins_and_larger_with_them():
+    frames = [synthetic_games(300, NAMES[:5], seed=10 + s) for s in range(6)]
+    exact = np.concatenate([collusion_table(f, capture_margin=1.0, result_margin=0.0)[P_PAIR].to_numpy()
+                            for f in frames])
+    assert 0.02 <= (exact <= 0.1).mean() <= 0.2  # 120 p-values: about 10% below 0.1 (each the min of two, x2)
+    margin = np.concatenate([collusion_table(f)[P_PAIR].to_numpy() for f in frames])
+    assert (margin >= exact).all() and (margin <= 0.1).mean() < 0.02
 
 
 def test_holm_steps_down_and_keeps_order():
