@@ -48,8 +48,9 @@ explains the choices and shows the calibration (``benchmarks/collusion_calibrati
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -204,21 +205,31 @@ class CaptureModel:
         # the design's three ones per cell: capturer, victim, seat offset
         self.columns = np.stack([self.capturer, entrants + self.victim, 2 * entrants + offset[keep]], axis=1)
         self.total = np.bincount(self.local, weights=self.seen, minlength=self.games)
+        # the cells are in game order: each game's cells one run, for the per-game maxima
+        self.starts = np.flatnonzero(np.r_[True, self.local[1:] != self.local[:-1]]) if len(self.local) else self.local
+        self.flat = self.local[:, None] * self.width + self.columns  # (cells, 3): into a (games, width) grid
         self.theta = self._fit()
         self.expected, self.info, self.scores = self._at(self.theta)
         self.inverse = np.linalg.inv(self.info)
         self.share = self._probabilities(self.theta)
-        self.mean = np.zeros((self.games, self.width))  # X_g' p_g at the fit
-        for c in range(3):
-            np.add.at(self.mean, (self.local, self.columns[:, c]), self.share)
+        self.mean = self._per_game(self.share)  # X_g' p_g at the fit
+
+    def _per_game(self, values: np.ndarray) -> np.ndarray:
+        """``(games, width)``: each game's sum of ``values`` (one per cell) times the design's rows."""
+        size = self.games * self.width
+        out = np.bincount(self.flat[:, 0], weights=values, minlength=size)
+        out += np.bincount(self.flat[:, 1], weights=values, minlength=size)
+        out += np.bincount(self.flat[:, 2], weights=values, minlength=size)
+        return out.reshape(self.games, self.width)
 
     def _eta(self, theta: np.ndarray) -> np.ndarray:
         return theta[self.columns].sum(axis=1)
 
     def _probabilities(self, theta: np.ndarray) -> np.ndarray:
         eta = self._eta(theta)
-        top = np.full(self.games, -np.inf)
-        np.maximum.at(top, self.local, eta)
+        top = np.zeros(self.games)
+        if len(eta):
+            top[self.local[self.starts]] = np.maximum.reduceat(eta, self.starts)
         w = np.exp(eta - top[self.local])
         return w / np.bincount(self.local, weights=w, minlength=self.games)[self.local]
 
@@ -231,15 +242,14 @@ class CaptureModel:
         p = self._probabilities(theta)
         expected = p * self.total[self.local]
         residual = self.seen - expected
-        scores = np.zeros((self.games, self.width))
-        mean = np.zeros((self.games, self.width))  # X_g' p_g
-        for c in range(3):
-            np.add.at(scores, (self.local, self.columns[:, c]), residual)
-            np.add.at(mean, (self.local, self.columns[:, c]), p)
-        info = np.zeros((self.width, self.width))
+        scores = self._per_game(residual)
+        mean = self._per_game(p)  # X_g' p_g
+        flat = np.zeros(self.width * self.width)
         for a in range(3):
             for b in range(3):
-                np.add.at(info, (self.columns[:, a], self.columns[:, b]), expected)
+                flat += np.bincount(self.columns[:, a] * self.width + self.columns[:, b], weights=expected,
+                                    minlength=self.width * self.width)
+        info = flat.reshape(self.width, self.width)
         info -= (mean.T * self.total) @ mean
         info += RIDGE * np.eye(self.width)
         return expected, info, scores
@@ -368,7 +378,8 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
     present = np.stack([(table.entrants == e).any(axis=1) for e in range(len(names))], axis=1)
     results = ResultModel(table)
     margins = (confidence, capture_margin, result_margin / ELO_PER_THETA)
-    rows = {pair: _pair_row(table, present, CaptureModel(table), results, pair, margins) for pair in pairs}
+    model = CaptureModel(table)
+    rows = {pair: _pair_row(table, present, model, results, pair, margins) for pair in pairs}
     tested = [pair for pair in pairs if not math.isnan(float(rows[pair][P_PAIR]))]  # type: ignore[arg-type]
     flagged: list[tuple[int, int]] = []
     running = 0.0
@@ -466,19 +477,24 @@ def flagged_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def pair_line(row: dict[str, object]) -> str:
+def shown_p(p: float) -> str:
+    """A p-value in a few characters (``<0.0001`` below that)."""
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def pair_line(row: Mapping[str, Any]) -> str:
     """What one row of a :func:`collusion_table` says, in a line."""
     parts = []
     ratio = row[CAPTURE_RATIO]
     if isinstance(ratio, float) and not math.isnan(ratio):
         parts.append(f"takes {row[CAPTURES_SEEN]:.0f} of its tiles where {row[CAPTURES_EXPECTED]:.1f} were expected "
-                     f"(x{ratio:.2f}, {row[CAPTURE_LOW]:.2f}-{row[CAPTURE_HIGH]:.2f}; p {row[P_CAPTURES]:.2g})")
+                     f"(x{ratio:.2f}, {row[CAPTURE_LOW]:.2f}-{row[CAPTURE_HIGH]:.2f}; p {shown_p(float(row[P_CAPTURES]))})")
     elo = row[RESULT_ELO]
     if isinstance(elo, float) and not math.isnan(elo):
         parts.append(f"it plays {elo:+.0f} Elo ({row[RESULT_LOW]:+.0f} to {row[RESULT_HIGH]:+.0f}) at its tables "
-                     f"(p {row[P_RESULTS]:.2g})")
+                     f"(p {shown_p(float(row[P_RESULTS]))})")
     verdict = "FLAGGED" if row[FLAGGED] else "not flagged"
-    p_holm = row[P_HOLM]
-    shown = f"Holm p {p_holm:.2g}" if isinstance(p_holm, float) and not math.isnan(p_holm) else "not tested"
+    p_holm = float(row[P_HOLM])
+    shown = "not tested" if math.isnan(p_holm) else f"Holm p {shown_p(p_holm)}"
     what = "; ".join(parts) or str(row[NOTE]) or "nothing to test"
     return f"{row[HELPER]} -> {row[HELPED]}: {verdict} ({shown}, {row[GAMES]} games): {what}"
