@@ -1,6 +1,6 @@
 """How often the collusion test (arena.stats.collusion) flags honest bots, and how often it finds a team.
 
-    nice -n 10 python benchmarks/collusion_calibration.py                 # about 15 minutes on 2 busy cores
+    nice -n 10 python benchmarks/collusion_calibration.py --keep /tmp/pools   # about 30 minutes on 2 busy cores
     nice -n 10 python benchmarks/collusion_calibration.py --quick         # a smoke test, under a minute
 
 Played games, not sampled outcomes: the built-in bots and the team of
@@ -18,7 +18,8 @@ Cases:
   share of replicates that flag any pair (target: at most 5%).
 * ``team of 5`` and ``team of 6``: the team crow-1, crow-2 with three honest
   bots (greedy, lookahead, random), and with four (greedy-2 too), where the
-  pair shares fewer tables.  Printed: the power, the share of replicates that
+  pair shares fewer tables; ``half team``: the team of 5 playing as a team on
+  half of its turns only (``spare=0.5``), greedy on the others.  Printed: the power, the share of replicates that
   flag the team (at least one direction; both directions in brackets; target:
   0.9 by 600 games), and the false positives among the honest pairs only.
 
@@ -53,6 +54,8 @@ CASES: dict[str, dict[str, str]] = {
     "team of 5": {"crow-1": TEAM, "crow-2": TEAM, "greedy": "greedy", "lookahead": "lookahead", "random": "random"},
     "team of 6": {"crow-1": TEAM, "crow-2": TEAM, "greedy": "greedy", "greedy-2": "greedy",
                   "lookahead": "lookahead", "random": "random"},
+    "half team": {"crow-1": TEAM + ":spare=0.5", "crow-2": TEAM + ":spare=0.5", "greedy": "greedy",
+                  "lookahead": "lookahead", "random": "random"},
 }
 PAIR = ("crow-1", "crow-2")
 
@@ -81,14 +84,30 @@ def play_pool(args: tuple[str, int, int]) -> list[dict[str, object]]:
     return rows
 
 
-def pools(size: int, workers: int, seed: int) -> dict[str, pd.DataFrame]:
-    """A pool of ``size`` games per case, played in ``workers`` processes."""
+def pools(cases: list[str], size: int, workers: int, seed: int, keep: Path | None) -> dict[str, pd.DataFrame]:
+    """A pool of ``size`` games per case, played in ``workers`` processes; with ``keep``, read from (and
+    written to) ``keep/CASE-SIZE-SEED.csv``."""
+    found: dict[str, pd.DataFrame] = {}
+    for name in cases:
+        path = keep / f"{name.replace(' ', '-')}-{size}-{seed}.csv" if keep else None
+        if path is not None and path.is_file():
+            found[name] = pd.read_csv(path)
+    todo = [name for name in cases if name not in found]
+    played = _play(todo, size, workers, seed) if todo else {}
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for name, frame in played.items():
+            frame.to_csv(keep / f"{name.replace(' ', '-')}-{size}-{seed}.csv", index=False)
+    return {name: found[name] if name in found else played[name] for name in cases}
+
+
+def _play(cases: list[str], size: int, workers: int, seed: int) -> dict[str, pd.DataFrame]:
     chunk = max(1, math.ceil(size / (4 * workers)))
     jobs = [(name, seed * 1000 + part, min(chunk, size - part * chunk))
-            for name in CASES for part in range(math.ceil(size / chunk))]
+            for name in cases for part in range(math.ceil(size / chunk))]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         parts = pool.map(play_pool, jobs, chunksize=1)
-    out: dict[str, list[dict[str, object]]] = {name: [] for name in CASES}
+    out: dict[str, list[dict[str, object]]] = {name: [] for name in cases}
     for (name, _, _), rows in zip(jobs, parts):
         out[name].extend(rows)
     return {name: pd.DataFrame(rows) for name, rows in out.items()}
@@ -113,12 +132,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="replicates per size (fewer at 2,400 games)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing games (at most 2 on a shared box)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sizes", default="60,120,600,2400", help="tournament sizes, in four-player games")
+    parser.add_argument("--cases", default=",".join(CASES), help=f"which cases, of: {', '.join(CASES)}")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the pools in this folder, and reuse them")
     args = parser.parse_args()
-    sizes = [120, 600, 2400]
+    sizes = [int(size) for size in args.sizes.split(",")]
+    cases = [name.strip() for name in args.cases.split(",")]
+    unknown = [name for name in cases if name not in CASES]
+    if unknown:
+        parser.error(f"unknown cases {unknown}: choose among {', '.join(CASES)}")
     if args.quick:
         args.pool, args.runs, sizes = 240, 4, [120]
     started, cpu = time.perf_counter(), time.process_time()
-    played = pools(args.pool, min(args.workers, 2), args.seed)
+    played = pools(cases, args.pool, min(args.workers, 2), args.seed, args.keep)
     print(f"pools: {args.pool} four-player games per case, played in {time.perf_counter() - started:.0f} s")
     rng = np.random.default_rng(args.seed)
     for games in sizes:

@@ -166,11 +166,12 @@ def _z_of_t(t: float, freedom: int) -> float:
 def _spread(influence: np.ndarray, deals: np.ndarray, model: float) -> tuple[float, int]:
     """The variance of a sum of games' influences from the spread of the deals' sums, mixed with the
     model's variance ``model`` as one deal's worth (as in :mod:`arena.stats.ratings`); and the deals."""
-    used = np.flatnonzero(influence != 0.0)
-    if not len(used):
+    used = influence != 0.0
+    if not used.any():
         return model, 0
-    _, index = np.unique(deals[used], return_inverse=True)
-    per_deal = np.bincount(index.reshape(-1), weights=influence[used])
+    codes = deals[used]  # deal codes 0, 1, ... (pandas.factorize)
+    present = np.bincount(codes) > 0
+    per_deal = np.bincount(codes, weights=influence[used])[present]
     count = len(per_deal)
     if count < 2:
         return model, count
@@ -183,7 +184,8 @@ def _spread(influence: np.ndarray, deals: np.ndarray, model: float) -> tuple[flo
 class CaptureModel:
     """The log-linear null model of captures (module docstring), fitted once for all pairs."""
 
-    def __init__(self, games: TableGames, excluded: frozenset[tuple[int, int]] = frozenset()) -> None:
+    def __init__(self, games: TableGames, excluded: frozenset[tuple[int, int]] = frozenset(),
+                 start: np.ndarray | None = None) -> None:
         k, entrants = games.players, len(games.names)
         self.entrants = entrants
         use = np.flatnonzero(games.clean & (games.captures.sum(axis=(1, 2)) > 0))
@@ -208,11 +210,19 @@ class CaptureModel:
         # the cells are in game order: each game's cells one run, for the per-game maxima
         self.starts = np.flatnonzero(np.r_[True, self.local[1:] != self.local[:-1]]) if len(self.local) else self.local
         self.flat = self.local[:, None] * self.width + self.columns  # (cells, 3): into a (games, width) grid
-        self.theta = self._fit()
+        self.theta = self._fit(start)
         self.expected, self.info, self.scores = self._at(self.theta)
         self.inverse = np.linalg.inv(self.info)
         self.share = self._probabilities(self.theta)
         self.mean = self._per_game(self.share)  # X_g' p_g at the fit
+        self.weighted = self.mean * self.total[:, None]
+        # each ordered pair's cells, found once: the pairs are tested many times
+        key = self.capturer * entrants + self.victim
+        order = np.argsort(key, kind="stable")
+        self.cells: dict[tuple[int, int], np.ndarray] = {}
+        if len(key):
+            bounds = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1], True])
+            self.cells = {divmod(int(key[order[a]]), entrants): order[a:b] for a, b in zip(bounds[:-1], bounds[1:])}
 
     def _per_game(self, values: np.ndarray) -> np.ndarray:
         """``(games, width)``: each game's sum of ``values`` (one per cell) times the design's rows."""
@@ -254,8 +264,8 @@ class CaptureModel:
         info += RIDGE * np.eye(self.width)
         return expected, info, scores
 
-    def _fit(self) -> np.ndarray:
-        theta = np.zeros(self.width)
+    def _fit(self, start: np.ndarray | None) -> np.ndarray:
+        theta = np.zeros(self.width) if start is None else start.copy()
         if not self.games:
             return theta
         loglik = self._loglik(theta)
@@ -277,19 +287,21 @@ class CaptureModel:
 
     def test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
         """``(seen, expected, variance, deals)`` of the captures of ``helped``'s tiles by ``helper``."""
-        cell = (self.capturer == helper) & (self.victim == helped)
-        if not cell.any():
+        cell = self.cells.get((helper, helped))
+        if cell is None:
             return 0.0, 0.0, 0.0, 0
         seen = float(self.seen[cell].sum())
         expected = float(self.expected[cell].sum())
         # how the expected count moves with the nuisance parameters: the information between the
         # interaction's indicator and the model's columns
-        share = np.bincount(self.local[cell], weights=self.share[cell], minlength=self.games)
+        games = self.local[cell]
+        share = np.bincount(games, weights=self.share[cell], minlength=self.games)
         cross = np.zeros(self.width)
         for c in range(3):
             cross += np.bincount(self.columns[cell, c], weights=self.expected[cell], minlength=self.width)
-        cross -= (self.mean.T * self.total) @ share
-        own = float(self.expected[cell].sum()) - float((self.total * share ** 2).sum())
+        shared = np.unique(games)  # a game that seats an entrant twice has two of the pair's cells
+        cross -= self.weighted[shared].T @ share[shared]
+        own = expected - float((self.total * share ** 2).sum())
         residual = np.bincount(self.local[cell], weights=(self.seen - self.expected)[cell], minlength=self.games)
         projection = self.inverse @ cross
         influence = residual - self.scores @ projection
@@ -312,6 +324,7 @@ class ResultModel:
         _, _, hess = _derivatives(self.theta, self.pats, entrants)
         self.inverse = np.linalg.pinv(-hess)
         self._with: dict[int, np.ndarray] = {}
+        self._tests: dict[tuple[int, int], tuple[float, float, float, int]] = {}
 
     def _info_with(self, helper: int) -> np.ndarray:
         """The information of the games with ``helper`` at the table."""
@@ -324,6 +337,11 @@ class ResultModel:
 
     def test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
         """``(score, information, variance, deals)`` of an extra strength of ``helped`` at ``helper``'s tables."""
+        if (helper, helped) not in self._tests:
+            self._tests[helper, helped] = self._test(helper, helped)
+        return self._tests[helper, helped]
+
+    def _test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
         together = (self.games.entrants == helper).any(axis=1) & (self.games.entrants == helped).any(axis=1)
         residual = np.where(together, self.scores[:, helped], 0.0)
         info = self._info_with(helper)
@@ -386,7 +404,7 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
     while len(flagged) < len(tested):
         left = [pair for pair in tested if pair not in flagged]
         if flagged:  # refit without the flagged pairs' captures, and test the others again
-            model = CaptureModel(table, frozenset(flagged))
+            model = CaptureModel(table, frozenset(flagged), model.theta)  # the last fit is close: a warm start
             rows.update({pair: _pair_row(table, present, model, results, pair, margins) for pair in left})
         left.sort(key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
         best = left[0]
@@ -418,7 +436,7 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
     if not together.any():
         row[NOTE] = "never met"
         return row
-    shared = len(np.unique(table.deals[together]))
+    shared = _count_deals(table.deals[together])
     if shared < MIN_DEALS:
         row[NOTE] = f"too few deals together ({shared} < {MIN_DEALS})"
         return row
@@ -434,7 +452,7 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
         row[CAPTURE_HIGH] = (seen + z * sd) / expected
     else:
         notes.append("captures: too few")
-    alone = len(np.unique(table.deals[present[:, b] & ~present[:, a]]))
+    alone = _count_deals(table.deals[present[:, b] & ~present[:, a]])
     if alone >= MIN_DEALS:
         score, info, variance, deals = results.test(a, b)
         if info < MIN_INFORMATION:
@@ -453,6 +471,11 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
         row[P_PAIR] = min(1.0, len(tested) * min(tested))
     row[NOTE] = "; ".join(notes)
     return row
+
+
+def _count_deals(codes: np.ndarray) -> int:
+    """How many distinct deals the deal codes (0, 1, ...: pandas.factorize) name."""
+    return int((np.bincount(codes) > 0).sum()) if len(codes) else 0
 
 
 def _empty_row(helper: str, helped: str, games: int, note: str) -> dict[str, object]:
@@ -487,11 +510,13 @@ def pair_line(row: Mapping[str, Any]) -> str:
     parts = []
     ratio = row[CAPTURE_RATIO]
     if isinstance(ratio, float) and not math.isnan(ratio):
-        parts.append(f"takes {row[CAPTURES_SEEN]:.0f} of its tiles where {row[CAPTURES_EXPECTED]:.1f} were expected "
+        parts.append(f"took {row[CAPTURES_SEEN]:.0f} of {row[HELPED]}'s tiles where {row[CAPTURES_EXPECTED]:.1f} "
+                     f"were expected "
                      f"(x{ratio:.2f}, {row[CAPTURE_LOW]:.2f}-{row[CAPTURE_HIGH]:.2f}; p {shown_p(float(row[P_CAPTURES]))})")
     elo = row[RESULT_ELO]
     if isinstance(elo, float) and not math.isnan(elo):
-        parts.append(f"it plays {elo:+.0f} Elo ({row[RESULT_LOW]:+.0f} to {row[RESULT_HIGH]:+.0f}) at its tables "
+        parts.append(f"{row[HELPED]} plays {elo:+.0f} Elo ({row[RESULT_LOW]:+.0f} to {row[RESULT_HIGH]:+.0f}) "
+                     f"at {row[HELPER]}'s tables "
                      f"(p {shown_p(float(row[P_RESULTS]))})")
     verdict = "FLAGGED" if row[FLAGGED] else "not flagged"
     p_holm = float(row[P_HOLM])

@@ -9,6 +9,9 @@ It plays like the built-in ``greedy`` bot until it knows its partners, then:
 * it leaves a partner the empty cells next to the partner's groups, where the partner's tiles join up;
 * it prefers the empty cells next to the other seats' groups, where their tiles would join up.
 
+With ``spare`` below 1 it plays as a team only on that share of its turns (a subtler team, for the
+calibration of the test), and as ``greedy`` on the others.
+
 **How partners know each other with no channel.**  A bot sees no names, only the game
 (:class:`~arena.bots.SeatView`), and seats are shuffled from game to game.  So the team agrees on a
 secret beforehand, the option ``team``: from it each member derives a third of the board's cells (the
@@ -62,6 +65,7 @@ class TeamBot(Bot):
     options: ClassVar[dict[str, Option]] = {
         "team": Option("crows", doc="the team's secret: bots with the same one are partners"),
         "handshake": Option(3, min=1, max=8, doc="first tiles played onto the team's sign"),
+        "spare": Option(1.0, min=0.0, max=1.0, doc="the share of turns on which it spares its partners"),
     }
 
     def choose(self, view: SeatView) -> Move:
@@ -74,7 +78,7 @@ class TeamBot(Bot):
         else:
             partners = [colour for seat, colours in enumerate(view.settings.seat_colors) if seat != view.seat
                         and self._is_partner(view, seat, sign, length) for colour in colours]
-            if partners:
+            if partners and self.rng.random() < float(self.config["spare"]):
                 costs = self._team_costs(view, costs, partners)
         low = min(cost for cost, _ in costs)
         best = [move for cost, move in costs if cost < low + 1e-9]

@@ -65,7 +65,7 @@ def test_a_pair_that_never_captures_each_other_is_flagged_both_ways():
     flagged = {(r[HELPER], r[HELPED]) for _, r in table[table[FLAGGED]].iterrows()}
     assert flagged == {("a", "b"), ("b", "a")}
     line = flagged_lines(table)[0]
-    assert "FLAGGED" in line and "takes 0 of its tiles" in line
+    assert "FLAGGED" in line and "took 0 of b's tiles" in line
 
 
 def test_a_partner_that_finishes_higher_at_the_helper_s_tables_is_flagged_by_results():
