@@ -1,7 +1,7 @@
 """How often the collusion test (arena.stats.collusion) flags honest bots, and how often it finds a team.
 
     nice -n 10 python benchmarks/collusion_calibration.py --keep /tmp/pools   # about 30 minutes on 2 busy cores
-    nice -n 10 python benchmarks/collusion_calibration.py --quick         # a smoke test, under a minute
+    nice -n 10 python benchmarks/collusion_calibration.py --quick         # a smoke test (tests/integration runs it)
 
 Played games, not sampled outcomes: the built-in bots and the team of
 ``examples/collusion/team_bot.py`` play four-player games in process (the C
@@ -142,7 +142,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown cases {unknown}: choose among {', '.join(CASES)}")
     if args.quick:
-        args.pool, args.runs, sizes = 240, 4, [120]
+        args.pool, args.runs, sizes = 150, 3, [60]
     started, cpu = time.perf_counter(), time.process_time()
     played = pools(cases, args.pool, min(args.workers, 2), args.seed, args.keep)
     print(f"pools: {args.pool} four-player games per case, played in {time.perf_counter() - started:.0f} s")
