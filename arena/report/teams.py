@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from arena.display.terminal import Column, fit_table, printable
 from arena.results.files import write_atomically
 from arena.stats.collusion import (
     ALPHA,
@@ -34,6 +35,8 @@ from arena.stats.collusion import (
 )
 
 TITLE = "Teams?"
+#: The heading of the pairs' column.
+PAIR = "helper -> helped"
 #: The file ``arena report DIR --html`` writes beside report.html: :func:`teams_table` as CSV.
 TEAMS_FILE = "teams.csv"
 #: The columns of ``games.csv`` the tests read.
@@ -66,7 +69,7 @@ def teams_display(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, row in tested.iterrows():
         rows.append({
-            "helper -> helped": f"{row[HELPER]} -> {row[HELPED]}",
+            PAIR: f"{row[HELPER]} -> {row[HELPED]}",
             "games": int(row[GAMES]),
             "captures": f"{row[CAPTURES_SEEN]:.0f} / {row[CAPTURES_EXPECTED]:.1f}"
             if _number(row[CAPTURES_EXPECTED], ".1f") else "",
@@ -75,7 +78,7 @@ def teams_display(table: pd.DataFrame) -> pd.DataFrame:
             "p (Holm)": shown_p(float(row[P_HOLM])),
             "team?": "FLAGGED" if row[FLAGGED] else "",
         })
-    return pd.DataFrame(rows, columns=["helper -> helped", "games", "captures", "x expected", "results (Elo)",
+    return pd.DataFrame(rows, columns=[PAIR, "games", "captures", "x expected", "results (Elo)",
                                        "p (Holm)", "team?"])
 
 
@@ -100,26 +103,44 @@ def teams_note(table: pd.DataFrame) -> str:
 TEXT_ROWS = 6
 
 
+#: The columns the text report leaves out, in this order, to fit its width.
+DROPPED_FIRST = ("results (Elo)", "captures", "games", "x expected")
+
+
+def _wrap(line: str, width: int | None, indent: str = "  ") -> list[str]:
+    """``line`` (made printable) in lines of at most ``width`` columns, the later ones indented, a long name
+    broken too."""
+    text = printable(line)
+    return textwrap.wrap(text, width, subsequent_indent=indent) if width else [text]
+
+
 def teams_lines(table: pd.DataFrame, width: int | None = None) -> list[str]:
-    """The "Teams?" section of the text report, its paragraph wrapped at ``width`` (default 100)."""
+    """The "Teams?" section of the text report, fitted to ``width`` columns (None: as wide as it is):
+    columns left out (:data:`DROPPED_FIRST`), then the pairs' names cut, and the lines wrapped."""
     lines = ["", TITLE]
     display = teams_display(table)
     shown = display.head(max(TEXT_ROWS, int(table[FLAGGED].sum())))
     if len(shown):
-        pairs = shown.columns[0]
-        shown = shown.assign(**{pairs: shown[pairs].str.ljust(int(shown[pairs].str.len().max()))})
-        lines.extend(shown.to_string(index=False).splitlines())
+        columns = [Column(str(heading), [str(v) for v in shown[heading]], left=heading == PAIR, shrink=heading == PAIR,
+                          drop=DROPPED_FIRST.index(heading) if heading in DROPPED_FIRST else None)
+                   for heading in shown.columns]
+        fitted = fit_table(columns, width)
+        lines.extend(fitted.lines)
+        if fitted.dropped:
+            lines.extend(_wrap(f"(left out to fit {width} columns: {', '.join(fitted.dropped)}; --collusion A,B "
+                               "shows a pair whole)", width))
         if len(display) > len(shown):
-            lines.append(f"({len(display) - len(shown)} more pairs, none flagged: in report.html and {TEAMS_FILE}, "
-                         "from arena report DIR --html)")
-    lines.extend(textwrap.wrap(teams_note(table), width or 100))
-    lines.extend(flagged_lines(table))
+            lines.extend(_wrap(f"({len(display) - len(shown)} more pairs, none flagged: in report.html and "
+                               f"{TEAMS_FILE}, from arena report DIR --html)", width))
+    lines.extend(_wrap(teams_note(table), width or 100, indent=""))
+    for line in flagged_lines(table):
+        lines.extend(_wrap(line, width))
     return lines
 
 
-def pair_lines(table: pd.DataFrame, first: str, second: str) -> list[str]:
-    """The detail of one pair, both ways (``arena report DIR --collusion A,B``); ValueError for an entrant
-    the table does not hold."""
+def pair_lines(table: pd.DataFrame, first: str, second: str, width: int | None = None) -> list[str]:
+    """The detail of one pair, both ways (``arena report DIR --collusion A,B``), wrapped at ``width``;
+    ValueError for an entrant the table does not hold."""
     known = set(table[HELPER]) | set(table[HELPED])
     unknown = [name for name in (first, second) if name not in known]
     if unknown or first == second:
@@ -128,9 +149,9 @@ def pair_lines(table: pd.DataFrame, first: str, second: str) -> list[str]:
     lines = []
     for helper, helped in ((first, second), (second, first)):
         row = table[(table[HELPER] == helper) & (table[HELPED] == helped)].iloc[0]
-        lines.append(pair_line(row.to_dict()))
+        lines.extend(_wrap(pair_line(row.to_dict()), width))
         if row[NOTE]:
-            lines.append(f"  ({row[NOTE]})")
+            lines.extend(_wrap(f"  ({row[NOTE]})", width))
     return lines
 
 
