@@ -35,12 +35,15 @@ if TYPE_CHECKING:
               help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
                    "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
                    "Not on a terminal: the standings as plain text each time they change.")
+@click.option("--collusion", metavar="A,B", default=None,
+              help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
+                   "(the Teams? section tests every pair).")
 @click.option("--deal-key", metavar="HEX", default=None,
               help="The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
                    "the rows' seeds are checked against the schedule it deals.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
-    html: bool, html_out: str | None, watch: bool, deal_key: str | None,
+    html: bool, html_out: str | None, watch: bool, collusion: str | None, deal_key: str | None,
 ) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
@@ -60,6 +63,8 @@ def command(
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
+    if collusion is not None and fmt != "text":
+        raise click.UsageError("--collusion prints lines of text: it takes no --format")
     path = Path(folder)
     try:
         config, _ = read_tournament(path, deal_key)
@@ -102,17 +107,29 @@ def command(
         raise click.ClickException(f"{path}: {exc}") from None
     if plots or plots_dir is not None:  # before the tables: a picture that cannot be drawn is the command's one line
         _write_plots(Path(plots_dir) if plots_dir is not None else path, tables, match)
+    teams = _teams(path, config, scoring) if (fmt == "text" and table is None) or html or collusion else None
+    pair = _pair(teams, collusion) if collusion else []
     if html:
         from arena.report.html import write_report
+        from arena.report.teams import TITLE, teams_display, teams_note, write_teams
 
+        extra = [] if teams is None else [(TITLE, teams_display(teams), False, teams_note(teams))]
         try:
-            page = write_report(path, tables, config.name, html_out)
+            if teams is not None:
+                write_teams(teams, Path(html_out).parent if html_out else path)
+            page = write_report(path, tables, config.name, html_out, extra=extra)
         except RunError as exc:
             raise click.ClickException(f"cannot write the HTML report: {exc}") from None
         click.echo(str(page), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
+        if teams is not None:
+            from arena.report.teams import teams_lines
+
+            click.echo("\n".join(teams_lines(teams, output_width())))
         _echo_league(path, tables)
+    if pair:
+        click.echo("\n" + "\n".join(pair))
     if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
         click.echo("\n" + "\n".join(summary_lines(match)))
 
@@ -143,6 +160,37 @@ def _build(path: Path, config: Any, scoring: str) -> tuple[Any, int, int]:
         return None, ignored, 0
     tables = build_tables(games, scoring, config.names)
     return tables, ignored, int(games["game_id"].nunique())
+
+
+def _teams(path: Path, config: Any, scoring: str) -> Any:
+    """The Teams? table of ``path``'s games (:mod:`arena.report.teams`); None with two players (no third party)."""
+    if config.players < 3:
+        return None
+    from arena.report.tables import load_games
+    from arena.report.teams import COLUMNS, teams_table
+    from arena.results.files import GAMES_FILE
+
+    try:
+        games = load_games(path / GAMES_FILE, config.players, COLUMNS)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    return teams_table(games, scoring, config.names)
+
+
+def _pair(teams: Any, collusion: str) -> list[str]:
+    """The lines of ``--collusion A,B``."""
+    from arena.display.terminal import output_width
+    from arena.report.teams import pair_lines
+
+    names = [name.strip() for name in collusion.split(",")]
+    if len(names) != 2:
+        raise click.UsageError(f"--collusion takes two entrants, A,B, not {collusion!r}")
+    if teams is None:
+        raise click.ClickException("--collusion: with two players there is no third party to compare with")
+    try:
+        return pair_lines(teams, names[0], names[1], output_width())
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 #: Seconds between two looks at the folder ``--watch`` follows.
