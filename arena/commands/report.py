@@ -32,12 +32,15 @@ from arena.results.files import TABLES
               help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
                    "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
                    "Not on a terminal: the standings as plain text each time they change.")
+@click.option("--collusion", metavar="A,B", default=None,
+              help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
+                   "(the Teams? section tests every pair).")
 @click.option("--deal-key", metavar="HEX", default=None,
               help="The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
                    "the rows' seeds are checked against the schedule it deals.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
-    html: bool, html_out: str | None, watch: bool, deal_key: str | None,
+    html: bool, html_out: str | None, watch: bool, collusion: str | None, deal_key: str | None,
 ) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
@@ -52,6 +55,7 @@ def command(
     from arena.report.folder_tables import folder_tables
     from arena.report.match import summary_lines
     from arena.report.publish import publish
+    from arena.report.teams import folder_teams, pair_lines, teams_lines
     from arena.report.text import format_tables
     from arena.results.files import GAMES_FILE, REPORT_FILE
     from arena.results.league import folder_numbering
@@ -60,6 +64,8 @@ def command(
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
+    if collusion is not None and fmt != "text":
+        raise click.UsageError("--collusion prints lines of text: it takes no --format")
     path = Path(folder)
     config, _ = read_tournament(path, deal_key)
     schedule = Schedule(config, folder_numbering(path))
@@ -85,13 +91,20 @@ def command(
     # Before the tables: a picture or page that cannot be written is the command's one line.
     pictures = (Path(plots_dir) if plots_dir is not None else path) if plots or plots_dir is not None else None
     page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
-    for written in publish(path, found, config.name, match, plots=pictures, page=page, strict=True).paths:
+    wanted = (fmt == "text" and table is None) or html or collusion is not None
+    teams = folder_teams(path, config, scoring) if wanted else None
+    for written in publish(path, found, config.name, match, plots=pictures, page=page,
+                           teams=teams).paths:
         click.echo(str(written), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
+        if teams is not None:
+            click.echo("\n".join(teams_lines(teams, output_width())))
         _echo_league(path, found.tables)
-        if match is not None:  # a match's folder: its test and verdict too
-            click.echo("\n" + "\n".join(summary_lines(match)))
+    if collusion is not None:
+        click.echo("\n" + "\n".join(pair_lines(teams, collusion, output_width())))
+    if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
+        click.echo("\n" + "\n".join(summary_lines(match)))
 
 
 #: Seconds between two looks at the folder ``--watch`` follows.

@@ -19,9 +19,9 @@ import csv
 import gzip
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena import records
 from arena.display.html import GameList, replay_page, report_page
@@ -171,16 +171,18 @@ def tables_shown(tables: Tables) -> list[tuple[str, pd.DataFrame, bool, str]]:
 
 def write_report(
     folder: str | Path, tables: Tables, title: str, out: str | Path | None = None, limit: int = REPLAY_LIMIT,
+    extra: Sequence[tuple[str, Any, bool, str]] = (),
 ) -> Path:
     """Write the HTML report of the results ``folder`` to ``out`` (default ``folder/report.html``).
 
-    The first ``limit`` readable, valid games get ``games/ID.html`` beside the report.
+    The first ``limit`` readable, valid games get ``games/ID.html`` beside the report.  ``extra`` are
+    more tables, as :func:`tables_shown` gives them, shown after those (the "Teams?" table).
     Every page is written through a temporary file beside it; one that cannot be written is a
     :class:`~arena.results.files.RunError` of one line naming it.
     """
     folder = Path(folder)
     target = Path(out) if out is not None else folder / REPORT_FILE
-    shown = tables_shown(tables)
+    shown = tables_shown(tables) + list(extra)
     plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
     lines = _record_lines(folder, limit)
     count = max(_games_counted(tables), len(lines))

@@ -2,7 +2,7 @@
 
 A run or a match publishes its folder when its games are stored: a picture or a page that cannot be
 written then costs one line (:attr:`Published.problems`), never the results.  ``arena report`` asks for
-them (``strict``): there a failure is the command's one error line.  Tables the folder kept unchanged
+them, with no log to write a failure to: there a failure is the command's one error line.  Tables the folder kept unchanged
 (:attr:`~arena.report.stamp.FolderTables.reused`) keep their pictures and page as they are.
 """
 
@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from arena.report.folder_tables import FolderTables
 from arena.report.tables import Tables
@@ -32,15 +34,17 @@ def sequential(match: dict[str, Any] | None) -> bool:
 
 def publish(
     folder: Path, found: FolderTables, title: str, match: dict[str, Any] | None = None, *,
-    plots: Path | None = None, page: Path | None = None, strict: bool = False, log_file: Path | None = None,
+    plots: Path | None = None, page: Path | None = None, log_file: Path | None = None, teams: pd.DataFrame | None = None,
 ) -> Published:
     """Draw ``found``'s tables (and a sequential ``match``'s LLR) into the folder ``plots`` and write the
     HTML report of ``folder`` to ``page`` (None: not drawn, not written).
 
-    Not ``strict``, a failure is a line of :attr:`Published.problems` (also appended to ``log_file``);
-    ``strict``, it raises (:class:`~arena.report.plots.PlotError`, :class:`RunError`).
+    With a ``log_file`` (a run's, a match's) a failure is a line of :attr:`Published.problems`, also appended
+    to the log; without one (``arena report``, which was asked for them) it raises (:class:`~arena.report.plots.PlotError`, :class:`RunError`).  The ``teams`` table
+    (:func:`~arena.report.teams.folder_teams`) goes into the page, and as ``teams.csv`` beside it.
     """
     folder = Path(folder)
+    strict = log_file is None
     done = Published()
     tables = found.tables
     if tables is None:  # no game stored: nothing to draw
@@ -52,9 +56,13 @@ def publish(
         done.paths += _plots(plots, tables, match if sequential(match) else None, strict, log_file, done)
     if page is not None:
         from arena.report.html import write_report
+        from arena.report.teams import TITLE, teams_display, teams_note, write_teams
 
+        extra = [] if teams is None else [(TITLE, teams_display(teams), False, teams_note(teams))]
         try:
-            done.paths.append(write_report(folder, tables, title, page))
+            if teams is not None:
+                write_teams(teams, page.parent)
+            done.paths.append(write_report(folder, tables, title, page, extra=extra))
         except RunError as exc:
             if strict:
                 raise RunError(f"cannot write the HTML report: {exc}") from None

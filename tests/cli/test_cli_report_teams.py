@@ -1,0 +1,83 @@
+"""``arena report``'s Teams? section, ``--collusion A,B`` and teams.csv (arena.report.teams)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+THREE = """
+name = "trio"
+players = 3
+deals = 2
+seed = 5
+isolation = "none"
+[[entrants]]
+bot = "random"
+[[entrants]]
+bot = "greedy"
+[[entrants]]
+name = "greedy-2"
+bot = "greedy"
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("teams")
+    path = base / "trio.toml"
+    path.write_text(THREE)
+    out = base / "out"
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.mark.slow
+def test_the_text_report_ends_with_the_teams_section(folder: Path, cli) -> None:
+    result = cli.invoke(main, ["report", str(folder)])
+    assert result.exit_code == 0, result.output
+    section = result.output[result.output.index("\nTeams?\n"):]
+    assert "helper -> helped" in section and "6 ordered pairs tested: no pair flagged" in section
+
+
+@pytest.mark.slow
+def test_one_pair_s_detail_both_ways(folder: Path, cli) -> None:
+    result = cli.invoke(main, ["report", str(folder), "--collusion", "greedy,random"])
+    assert result.exit_code == 0, result.output
+    detail = result.output[result.output.rindex("\n\ngreedy -> random"):].strip().splitlines()
+    assert detail[0].startswith("greedy -> random: not flagged (Holm p")
+    assert detail[1] == "  (results: random rarely plays without greedy)"  # three entrants, three seats
+    assert detail[2].startswith("random -> greedy: not flagged (Holm p")
+    wrong = cli.invoke(main, ["report", str(folder), "--collusion", "greedy,nobody"])
+    assert wrong.exit_code == 1 and "two different entrants" in wrong.output
+    three = cli.invoke(main, ["report", str(folder), "--collusion", "greedy"])
+    assert three.exit_code == 1 and "two entrants" in three.output
+    csv = cli.invoke(main, ["report", str(folder), "--collusion", "greedy,random", "--format", "csv"])
+    assert csv.exit_code == 2 and "takes no --format" in csv.output
+
+
+@pytest.mark.slow
+def test_html_holds_the_table_and_writes_teams_csv(folder: Path, cli, tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    result = cli.invoke(main, ["report", str(folder), "--html", "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    assert "Teams?" in page.read_text(encoding="utf-8")
+    teams = pd.read_csv(tmp_path / "teams.csv")
+    assert len(teams) == 6 and not teams["flagged"].any()
+
+
+@pytest.mark.slow
+def test_two_players_have_no_teams_section(cli, tmp_path: Path, write_tournament) -> None:
+    path = tmp_path / "duo.toml"
+    path.write_text(THREE.replace("players = 3", "players = 2").replace('name = "trio"', 'name = "duo"'))
+    out = tmp_path / "out"
+    assert cli.invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"]).exit_code == 0
+    result = cli.invoke(main, ["report", str(out)])
+    assert result.exit_code == 0 and "Teams?" not in result.output
+    pair = cli.invoke(main, ["report", str(out), "--collusion", "greedy,random"])
+    assert pair.exit_code == 1 and "no third party" in pair.output

@@ -1,0 +1,135 @@
+"""The collusion tests (arena.stats.collusion) on synthetic games whose truth is known."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arena.rules import COLORS
+from arena.stats.collusion import (
+    FLAGGED,
+    HELPED,
+    HELPER,
+    NOTE,
+    P_HOLM,
+    P_PAIR,
+    collusion_table,
+    flagged_lines,
+    holm,
+    pair_line,
+)
+
+
+def synthetic_games(games: int, names: list[str], players: int = 4, team: tuple[str, str] | None = None,
+                    seed: int = 1, rate: float = 0.8, boost: float = 0.0) -> pd.DataFrame:
+    """``games.csv`` rows of games of ``players`` of ``names`` drawn at random, ranked by Plackett-Luce on
+    fixed strengths, each seat capturing each other seat's color Poisson(``rate`` x styles) times; the
+    ``team`` (A, B) never capture each other and B gains ``boost`` strength at A's tables."""
+    rng = np.random.default_rng(seed)
+    strength = dict(zip(names, np.linspace(-0.5, 0.5, len(names))))
+    takes = dict(zip(names, rng.uniform(0.6, 1.4, len(names))))  # how much each captures
+    taken = dict(zip(names, rng.uniform(0.6, 1.4, len(names))))  # how much each is captured
+    rows = []
+    for g in range(games):
+        seated = list(rng.choice(names, size=players, replace=False))
+        theta = np.array([strength[e] for e in seated])
+        if team and team[0] in seated and team[1] in seated:
+            theta[seated.index(team[1])] += boost
+        # Plackett-Luce by Gumbel noise: the order of theta + Gumbel is a PL draw
+        order = np.argsort(-(theta + rng.gumbel(size=players)))
+        rank = np.empty(players, dtype=int)
+        rank[order] = np.arange(1, players + 1)
+        for seat, entrant in enumerate(seated):
+            caps = {c: 0 for c in COLORS}
+            for other, victim in enumerate(seated):
+                if other == seat:
+                    continue
+                mean = rate * takes[entrant] * taken[victim]
+                if team and {entrant, victim} == set(team):
+                    mean = 0.0
+                caps[COLORS[other]] = int(rng.poisson(mean))
+            rows.append({"game_id": f"g{g}", "table": 0, "deal": g, "seat": seat, "entrant": entrant,
+                         **{f"captures_{c}": caps[c] for c in COLORS}, "uptown_rank": int(rank[seat]),
+                         "faulted": 0})
+    return pd.DataFrame(rows)
+
+
+NAMES = ["a", "b", "c", "d", "e", "f"]
+
+
+def test_a_pair_that_never_captures_each_other_is_flagged_both_ways():
+    table = collusion_table(synthetic_games(600, NAMES, team=("a", "b")))
+    flagged = {(r[HELPER], r[HELPED]) for _, r in table[table[FLAGGED]].iterrows()}
+    assert flagged == {("a", "b"), ("b", "a")}
+    line = flagged_lines(table)[0]
+    assert "FLAGGED" in line and "took 0 of b's tiles" in line
+
+
+def test_a_partner_that_finishes_higher_at_the_helper_s_tables_is_flagged_by_results():
+    table = collusion_table(synthetic_games(1500, NAMES, team=("a", "b"), boost=1.0, rate=0.0))
+    row = table[(table[HELPER] == "a") & (table[HELPED] == "b")].iloc[0]
+    assert row[FLAGGED] and row["result_elo"] > 0
+    assert row["result_low"] < 400 / math.log(10) < row["result_high"] * 1.5
+
+
+def test_honest_entrants_are_not_flagged():
+    for seed in range(3):
+        table = collusion_table(synthetic_games(400, NAMES, seed=seed))
+        assert not table[FLAGGED].any()
+        assert table[P_PAIR].notna().all()
+
+
+def test_the_honest_p_values_are_roughly_uniform_without_margins_and_larger_with_them():
+    frames = [synthetic_games(300, NAMES[:5], seed=10 + s) for s in range(6)]
+    exact = np.concatenate([collusion_table(f, capture_margin=1.0, result_margin=0.0)[P_PAIR].to_numpy()
+                            for f in frames])
+    assert 0.02 <= (exact <= 0.1).mean() <= 0.2  # 120 p-values: about 10% below 0.1 (each the min of two, x2)
+    margin = np.concatenate([collusion_table(f)[P_PAIR].to_numpy() for f in frames])
+    assert (margin >= exact).all() and (margin <= 0.1).mean() < 0.02
+
+
+def test_holm_steps_down_and_keeps_order():
+    adjusted = holm([0.01, 0.04, 0.03, math.nan, 0.005])
+    assert adjusted[3] != adjusted[3]  # nan stays nan and is not counted: m = 4
+    assert adjusted[4] == pytest.approx(0.02)
+    assert adjusted[0] == pytest.approx(0.03)
+    assert adjusted[2] == pytest.approx(0.06)
+    assert adjusted[1] == pytest.approx(0.06)  # never below an earlier step
+    assert list(holm([0.5, 0.9])) == [pytest.approx(1.0), pytest.approx(1.0)]
+
+
+def test_two_players_have_no_third_party():
+    table = collusion_table(synthetic_games(100, ["a", "b"], players=2))
+    assert len(table) == 2 and not table[FLAGGED].any()
+    assert table[NOTE].str.contains("two players").all()
+    assert table[P_HOLM].isna().all()
+
+
+def test_too_few_games_and_pairs_that_never_met_are_not_tested():
+    frame = synthetic_games(6, NAMES)
+    table = collusion_table(frame)
+    assert table[P_PAIR].isna().all() and not table[FLAGGED].any()
+    assert table[NOTE].str.startswith(("too few deals", "never met")).all()
+    # e never sits with f: their pairs say so
+    apart = synthetic_games(200, ["a", "b", "c", "e"], players=3, seed=2)
+    apart2 = synthetic_games(200, ["a", "b", "c", "f"], players=3, seed=3)
+    apart2["game_id"] = "h" + apart2["game_id"]
+    apart2["deal"] += 1000
+    table = collusion_table(pd.concat([apart, apart2], ignore_index=True))
+    row = table[(table[HELPER] == "e") & (table[HELPED] == "f")].iloc[0]
+    assert row[NOTE] == "never met" and "never met" in pair_line(row.to_dict())
+
+
+def test_the_results_test_needs_games_of_b_without_a():
+    table = collusion_table(synthetic_games(200, ["a", "b", "c", "d"]))  # four entrants, four seats
+    assert table["p_results"].isna().all()
+    assert table[NOTE].str.contains("rarely plays without").all()
+    assert table["p_captures"].notna().all()
+
+
+def test_no_games():
+    table = collusion_table(synthetic_games(0, NAMES).reindex(columns=["game_id", "entrant"]), entrants=["a", "b"])
+    assert list(table[NOTE]) == ["no games", "no games"]
