@@ -284,7 +284,9 @@ def test_resume_with_a_cut_gzip_member(tmp_path, tournament):
 
 
 def _start(path: Path, out: Path, workers: int) -> subprocess.Popen:
-    code = "from arena.cli import main; main()"
+    # Ctrl-C as in a terminal, whatever this test was started from: a shell's background job inherits
+    # SIGINT ignored, and so would the run.
+    code = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from arena.cli import main; main()"
     return subprocess.Popen(
         [sys.executable, "-c", code, "run", str(path), "--out", str(out), "--workers", str(workers), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
