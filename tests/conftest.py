@@ -55,6 +55,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("walls"))
         if not tooling and item.get_closest_marker("tooling"):
             item.add_marker(left_out)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The files that hold tests that take seconds first, so that the workers end together instead of one
+        # waiting for the other's last long test (pytest-xdist hands out the walls group, its largest unit,
+        # before them all).  Whole files, in their order: a module's fixtures are still made once a worker.
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.fixture(scope="session", autouse=True)
