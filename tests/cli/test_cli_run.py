@@ -81,6 +81,7 @@ def test_compress_and_start_method(small, tmp_path, invoke):
     assert not (tmp_path / "o" / "records.jsonl").exists()
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_records_are_compressed_by_default_and_plain_with_no_compress(small, tmp_path, invoke):
     assert invoke(str(small), "--out", str(tmp_path / "packed"), "-q", "-j", "1").exit_code == 0
     assert invoke(str(small), "--out", str(tmp_path / "plain"), "-q", "-j", "1", "--no-compress").exit_code == 0
