@@ -4,7 +4,13 @@ The folders say what a test is: ``unit/`` (the rules engine, records, configurat
 process of its own), ``cli/`` (the commands through Click's runner), ``integration/`` (real
 tournaments, worker processes, the cluster, the browser), ``hostile/`` (the sandbox and bots that
 attack it), ``project/`` (the README, the docs, the packaging and the types).  Every test under
-``hostile/`` is marked ``hostile``; ``slow``, ``cluster`` and ``browser`` are set in the test files.
+``hostile/`` is marked ``hostile``; ``slow``, ``cluster``, ``browser`` and ``tooling`` are set in the test files.
+
+A ``tooling`` test runs a tool of the project's own (mypy, the site's build, an sdist build): it runs only
+with ``--tooling`` (``.ci/run`` runs them once, in a step of their own), and skips in the README's command
+and in ``-m "not slow"`` alike (an ``-m`` on the command line replaces one in addopts, so a marker
+expression in pyproject.toml could not keep them out).  Hypothesis runs the ``dev`` profile's few examples,
+or with ``CI`` set the ``ci`` profile's full counts (tests/fuzzing.py).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import tests.fuzzing  # noqa: F401  (registers and loads the Hypothesis profile before any test module asks)
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 FIXTURES = TESTS / "fixtures"
@@ -30,14 +38,29 @@ GOLDEN = TESTS / "golden"
 WALLS_GROUP = (TESTS / "hostile", TESTS / "integration" / "test_botprocess.py")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--tooling", action="store_true",
+                     help="also run the tests marked tooling (mypy, the site's build, the sdist): .ci/run's step")
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     hostile = TESTS / "hostile"
+    tooling = config.getoption("--tooling")
+    left_out = pytest.mark.skip(reason="a tooling test: .ci/run runs it in a step of its own; --tooling runs it here")
     for item in items:
         if item.path.is_relative_to(hostile):
             item.add_marker(pytest.mark.hostile)
         if any(item.path.is_relative_to(path) for path in WALLS_GROUP):
             item.add_marker(pytest.mark.xdist_group("walls"))
+        if not tooling and item.get_closest_marker("tooling"):
+            item.add_marker(left_out)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The files that hold tests that take seconds first, so that the workers end together instead of one
+        # waiting for the other's last long test (pytest-xdist hands out the walls group, its largest unit,
+        # before them all).  Whole files, in their order: a module's fixtures are still made once a worker.
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -101,6 +101,7 @@ def test_a_bad_clock_is_one_line_before_anything_starts(cli, tmp_path, write_tou
     ("overage = 0", "overage: must be a number of seconds above 0 and at most 86400, not 0"),
     ('overage = "10"', "overage: must be a number of seconds above 0"),
 ])
+@pytest.mark.slow  # a real run: seconds
 def test_a_bad_clock_in_a_file_is_one_line_and_loses_nothing_stored(cli, tmp_path, write_tournament, keys, message):
     out = tmp_path / "out"
     good = write_tournament(TOURNAMENT.format(clock='clock = "30+0.5"'), "good.toml")
@@ -131,6 +132,7 @@ def test_a_tournament_file_clock_reaches_every_record_and_a_resume_keeps_it(cli,
     assert refused.exit_code == 1 and "differs in clock" in refused.output
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_run_clock_options_replace_the_files_and_the_folder_keeps_them(cli, tmp_path, write_tournament):
     out = tmp_path / "out"
     file = write_tournament(TOURNAMENT.format(clock='clock = "30+0"'))

@@ -31,6 +31,7 @@ def test_the_site_s_configuration_is_the_checkout_s():
     assert docs.CONFIG == Path(__file__).resolve().parents[2] / "mkdocs.yml" and docs.CONFIG.is_file()
 
 
+@pytest.mark.tooling
 @pytest.mark.slow
 def test_it_builds_the_site_and_prints_its_index(cli, tmp_path):
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None:

@@ -18,6 +18,7 @@ deals = 2
 seed = 5
 deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # the same deals in every folder compared
 time_limit = 5
+isolation = "none"
 seating = "rotate"
 [[entrants]]
 bot = "random"
@@ -27,6 +28,11 @@ bot = "greedy"
 name = "random-2"
 bot = "random"
 """
+
+
+#: SMALL's bots play in process: isolation never changes a game, and a bot program costs a start.  The
+#: tests of the default (every bot a program in the sandbox) and of --isolation write the file without it.
+IN_PROCESS = 'isolation = "none"\n'
 
 
 @pytest.fixture
@@ -41,7 +47,9 @@ def invoke(cli):
 
 
 @pytest.mark.slow
-def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results_dir, monkeypatch, invoke):
+def test_run_writes_every_file_and_prints_the_standings(tmp_path, results_dir, monkeypatch, invoke,
+                                                      write_tournament):
+    small = write_tournament(SMALL.replace(IN_PROCESS, ""), "small.toml")  # the default: every bot a program
     monkeypatch.chdir(tmp_path)
     result = invoke(str(small), "--workers", "2")
     assert result.exit_code == 0, result.output
@@ -53,7 +61,7 @@ def test_run_writes_every_file_and_prints_the_standings(small, tmp_path, results
     standings = result.stdout.split("Standings", 1)[1]
     # ordered by the deciding scoring: greedy first against two random bots
     assert standings.splitlines()[2].split()[1] == "greedy"
-    assert "6 games" in result.stderr and "played 6 games" in result.stderr
+    assert "6 games" in result.stderr and "played 6 games" in result.stderr and "bots run in " in result.stderr
     assert len(record_lines(out)) == 6
 
 
@@ -73,6 +81,7 @@ def test_compress_and_start_method(small, tmp_path, invoke):
     assert not (tmp_path / "o" / "records.jsonl").exists()
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_records_are_compressed_by_default_and_plain_with_no_compress(small, tmp_path, invoke):
     assert invoke(str(small), "--out", str(tmp_path / "packed"), "-q", "-j", "1").exit_code == 0
     assert invoke(str(small), "--out", str(tmp_path / "plain"), "-q", "-j", "1", "--no-compress").exit_code == 0
@@ -235,8 +244,9 @@ def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monke
 
 
 @pytest.mark.slow
-def test_isolation_none_from_the_command_line(small, tmp_path, invoke):
-    result = invoke(str(small), "--out", str(tmp_path / "o"), "--isolation", "none", "--workers", "1")
+def test_isolation_none_from_the_command_line(tmp_path, invoke, write_tournament):
+    sandboxed = write_tournament(SMALL.replace(IN_PROCESS, 'isolation = "process"\n'), "small.toml")
+    result = invoke(str(sandboxed), "--out", str(tmp_path / "o"), "--isolation", "none", "--workers", "1")
     assert result.exit_code == 0, result.output
     assert "isolation none: trusted code only" in result.stderr and "bots run in jail" not in result.stderr
     assert "isolation none" in (tmp_path / "o" / "arena.log").read_text()

@@ -72,6 +72,7 @@ def test_s1_a_new_folder_gets_a_secret_key_its_games_are_dealt_with(keyed):
     assert {g.game_id: g.seed for g in schedule(config)} == {r["game_id"]: r["seed"] for r in stored}
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_a_resume_keeps_the_key_and_an_overwrite_makes_a_new_one(cli, keyed):
     path, out = keyed
     key = read_key(out)
@@ -126,6 +127,7 @@ def test_a_published_key_deals_the_same_games_elsewhere_and_a_wrong_one_is_refus
     assert other.exit_code == 1 and "holds another deal key" in other.output
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_public_deals_need_no_key_and_the_file_alone_deals_them(cli, write_tournament, tmp_path):
     path = write_tournament(TOURNAMENT.replace("seed = 5\n", "seed = 5\npublic_deals = true\n"))
     out = tmp_path / "public"

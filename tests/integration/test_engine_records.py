@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(ENGINE != "native", reason="the native engine is
 TOURNAMENT = """
 name = "engines"
 players = {players}
-deals = 2
+deals = 1  # 12 games of each size (the engines' turn-by-turn agreement is tests/unit/test_native.py's)
 seed = 77
 deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # both runs dealt the same games
 scoring = "{scoring}"

@@ -77,6 +77,7 @@ def snapshot(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_a_league_with_an_entrant_added_then_one_replaced_plays_exactly_the_new_games(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     league = tmp_path / "league"
@@ -127,6 +128,7 @@ def test_a_league_with_an_entrant_added_then_one_replaced_plays_exactly_the_new_
     assert rows["c"][4] != "-"  # c's bot changed
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_a_plain_resume_of_a_league_keeps_its_game_ids(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     league = tmp_path / "league"
@@ -143,6 +145,7 @@ def test_a_plain_resume_of_a_league_keeps_its_game_ids(
     assert report.exit_code == 0 and "left out" not in report.output
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_a_folder_without_league_file_is_numbered_by_its_own_schedule(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     league = tmp_path / "league"
@@ -156,6 +159,7 @@ def test_a_folder_without_league_file_is_numbered_by_its_own_schedule(
     assert json.loads((league / LEAGUE_FILE).read_text())["tables"][0] == "a|b|c"
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_an_entrant_removed_drops_its_games_into_retired(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     league = tmp_path / "league"
@@ -180,6 +184,7 @@ def test_an_entrant_removed_drops_its_games_into_retired(
     (lambda t: t.replace('isolation = "none"', 'isolation = "none"\nclock = "60+1"'), "clock"),
     (lambda t: HEAD + entrants(B, A, C), "entrants"),
 ])
+@pytest.mark.slow  # a real run: seconds
 def test_an_update_that_would_change_stored_games_is_refused_and_nothing_is_lost(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path,
         edit: Callable[[str], str], key: str) -> None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -83,6 +84,7 @@ def arena() -> list[str]:
     return [sys.executable, "-m", "arena"]
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_run_shows_the_standings_above_the_bar_in_a_pseudo_terminal(
         write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     path = write_tournament(TOURNAMENT)
@@ -99,6 +101,7 @@ def test_run_shows_the_standings_above_the_bar_in_a_pseudo_terminal(
     assert "played 18 games" in text
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_nothing_but_plain_text_reaches_a_pipe(write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     path = write_tournament(TOURNAMENT)
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
@@ -116,6 +119,7 @@ def test_nothing_but_plain_text_reaches_a_pipe(write_tournament: Callable[..., P
     assert b"[" in watched.stdout  # the rating's interval
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_watch_follows_a_folder_in_a_pseudo_terminal(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path) -> None:
     path = write_tournament(TOURNAMENT)
@@ -126,6 +130,7 @@ def test_watch_follows_a_folder_in_a_pseudo_terminal(
     assert "standings after 18 of 18 games" in text and ": complete" in text
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_report_every_writes_the_page_while_it_plays(
         cli: CliRunner, write_tournament: Callable[..., Path], tmp_path: Path, monkeypatch: object) -> None:
     import arena.tournament.run.showing as showing
@@ -145,6 +150,7 @@ def test_report_every_writes_the_page_while_it_plays(
     assert (tmp_path / "res" / "report.html").exists()
 
 
+@pytest.mark.slow  # a real run: seconds
 def test_live_standings_count_games_whatever_rows_come_together(tmp_path: Path) -> None:
     config = parse_config(TOURNAMENT, "t.toml")
     folder = tmp_path / "res"

@@ -125,6 +125,7 @@ TOURNAMENT = """name = "tiny"
 players = 2
 deals = 2
 seed = 7
+isolation = "none"
 [[entrants]]
 name = "random"
 bot = "random"

@@ -35,6 +35,7 @@ def test_the_c_sources_are_built_and_the_stub_is_package_data() -> None:
     assert (ROOT / "arena" / "rules" / "_native.pyi").is_file()
 
 
+@pytest.mark.tooling
 @pytest.mark.slow
 def test_the_sdist_holds_what_the_extension_is_built_from(tmp_path) -> None:
     """An sdist built from the tree (setuptools' own backend, no network) has every C source, header and the stub."""

@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.tooling
 @pytest.mark.slow
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     missing = [name for name in ("mkdocs", "material", "mkdocs_click", "mkdocstrings") if not importlib.util.find_spec(name)]

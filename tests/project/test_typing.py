@@ -30,6 +30,7 @@ def test_mypy_is_configured_strict_on_the_rules_engine() -> None:
     assert {flag for flag in STRICT if rules.get(flag) is True} == STRICT
 
 
+@pytest.mark.tooling
 @pytest.mark.slow
 def test_the_rules_engine_passes_strict_mypy(tmp_path) -> None:
     api = pytest.importorskip("mypy.api")

@@ -24,6 +24,7 @@ from arena.rules.geometry import (
     region_of,
     spread,
 )
+from tests.fuzzing import examples
 
 
 def bits(*names: str) -> int:
@@ -153,7 +154,7 @@ def test_spread_and_flood() -> None:
     assert list(iter_cells(bits("I9", "A1", "E5"))) == [0, 40, 80]
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
+@settings(max_examples=examples(300), derandomize=True, deadline=None)
 @given(dense_boards)
 @pytest.mark.slow
 def test_count_groups_equals_breadth_first_count(board: int) -> None:
@@ -182,7 +183,7 @@ def test_removable_hand_checked() -> None:
     assert capturable_mask(FULL) == FULL
 
 
-@settings(max_examples=400, derandomize=True, deadline=None)
+@settings(max_examples=examples(400), derandomize=True, deadline=None)
 @given(dense_boards)
 @pytest.mark.slow
 def test_removable_equals_the_definition(board: int) -> None:

@@ -22,6 +22,7 @@ from arena.rules import PASS, GameSettings, IllegalMove, Move, deal, geometry
 from arena.rules import engine as native
 from arena.rules import state as pure
 from arena.rules.rng import SplitMix64
+from tests.fuzzing import examples
 
 if native.ENGINE != "native":
     pytest.skip(f"the native engine is not in use: {native.WHY}", allow_module_level=True)
@@ -29,7 +30,7 @@ if native.ENGINE != "native":
 _native = native._native
 Native = native.GameState
 Pure = pure.GameState
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 class Small(int):

@@ -20,6 +20,7 @@ from arena.rules import PASS, GameSettings, GameState, Move, deal, deal_pile, de
 from arena.rules.geometry import capturable_mask, count_groups
 from arena.rules.tiles import COLORS, N_TILES
 from arena.rules.view import SeatView
+from tests.fuzzing import examples
 
 GAMES_PER_PLAYER_COUNT = 60
 
@@ -155,7 +156,7 @@ def test_invariants_hold_every_turn_of_many_games(players: int) -> None:
     assert captures > GAMES_PER_PLAYER_COUNT  # the games really capture
 
 
-@settings(max_examples=25, derandomize=True, deadline=None)
+@settings(max_examples=examples(25), derandomize=True, deadline=None)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**63))
 @pytest.mark.slow
 def test_invariants_hold_for_any_seed(players: int, seed: int) -> None:

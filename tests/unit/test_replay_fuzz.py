@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 
 from arena.cli import main
 from arena.records import dumps, dumps_line
+from tests.fuzzing import examples
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 RECORDS = {name: json.loads((GOLDEN / name).read_text()) for name in ("2p-seed2.json", "5p-passes.json")}
-FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 #: Text a hostile record might hold: terminal codes, line breaks, bidirectional overrides, lone surrogates.
 NASTY = st.lists(
