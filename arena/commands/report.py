@@ -53,9 +53,8 @@ def command(
     from arena.display.terminal import output_width
     from arena.plan.schedule import Schedule
     from arena.report.folder_tables import folder_tables
-    from arena.report.match import summary_lines
     from arena.report.publish import publish
-    from arena.report.teams import folder_teams, pair_lines, teams_lines
+    from arena.report.teams import folder_teams, pair_lines
     from arena.report.text import format_tables
     from arena.results.files import GAMES_FILE, REPORT_FILE
     from arena.results.league import folder_numbering
@@ -93,17 +92,25 @@ def command(
     page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
     wanted = (fmt == "text" and table is None) or html or collusion is not None
     teams = folder_teams(path, config, scoring) if wanted else None
-    for written in publish(path, found, config.name, match, plots=pictures, page=page,
-                           teams=teams).paths:
+    for written in publish(path, found, config.name, match, plots=pictures, page=page, teams=teams).paths:
         click.echo(str(written), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
-        if teams is not None:
-            click.echo("\n".join(teams_lines(teams, output_width())))
-        _echo_league(path, found.tables)
+        _echo_sections(path, found.tables, teams, match)
     if collusion is not None:
         click.echo("\n" + "\n".join(pair_lines(teams, collusion, output_width())))
-    if match is not None and fmt == "text" and table is None:  # a match's folder: its test and verdict too
+
+
+def _echo_sections(path: Path, tables: Any, teams: Any, match: dict[str, Any] | None) -> None:
+    """What the text report prints after the tables: Teams?, a league's section, a match's test and verdict."""
+    from arena.display.terminal import output_width
+    from arena.report.match import summary_lines
+    from arena.report.teams import teams_lines
+
+    if teams is not None:
+        click.echo("\n".join(teams_lines(teams, output_width())))
+    _echo_league(path, tables)
+    if match is not None:
         click.echo("\n" + "\n".join(summary_lines(match)))
 
 

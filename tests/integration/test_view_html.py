@@ -140,7 +140,7 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     import arena.report.html
 
     monkeypatch.setattr(arena.report.html, "REPLAY_LIMIT", 3)
-    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
+    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3, ()))
     config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
     result = run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--no-compress")
