@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena import records
 from arena.display.html import GameList, replay_page, report_page
+from arena.errors import os_error_line
 from arena.report import columns as col
 from arena.report.tables import Tables
 from arena.report.text import (
@@ -200,7 +201,7 @@ def write_report(
         try:
             pages.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise RunError(f"{pages}: cannot write there: {exc.strerror or exc}") from None
+            raise RunError(f"{pages}: cannot write there: {os_error_line(exc)}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         links[game_id] = f"{GAMES_FOLDER}/{game_id}.html"
     players = int(tables.seats[col.SEAT].max()) + 1 if len(tables.seats) else 0

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, os_error_line
 from arena.report import columns as col
 from arena.report.tables import Tables
 from arena.results.files import LLR_PLOT, PLOT_FILES
@@ -449,7 +449,7 @@ def write_plots(folder: Path, tables: Tables, match: dict[str, Any] | None = Non
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise PlotError(f"{folder}: cannot make the plots folder: {exc.strerror or exc}") from None
+        raise PlotError(f"{folder}: cannot make the plots folder: {os_error_line(exc)}") from None
     drawers: list[tuple[str, Callable[[Tables, Path], bool]]] = [
         ("win_share.png", win_share_plot), ("rating.png", rating_plot), ("head_to_head.png", head_to_head_plot),
         ("seats.png", seats_plot), ("order.png", order_plot),
