@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -208,7 +209,10 @@ def entry_point_of(ref: str) -> EntryPoint | None:
     if not found:
         known = sorted({ep.name for ep in entry_points(group=GROUP)})
         hint = f"known bots: {', '.join(known)}" if known else "no bots are installed"
-        raise BotError(ref, f"unknown bot ({hint}; or give package.module:Name, path/to/file.py:Name or exec:COMMAND)")
+        near = difflib.get_close_matches(ref, known, n=1, cutoff=0.6)
+        meant = f"; did you mean {near[0]!r}?" if near else ""
+        raise BotError(ref, f"unknown bot{meant} ({hint}; or give package.module:Name, path/to/file.py:Name or "
+                            "exec:COMMAND)")
     if len(found) > 1:
         raise BotError(ref, clash(ref, found))
     return found[0]
