@@ -21,7 +21,7 @@ from arena.commands.telling import tell_all, teller
               help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
 @click.option("--update", is_flag=True,
-              help="With --resume: take the edited FILE as the folder's tournament (a league: entrants added, "
+              help="Resume, taking the edited FILE as the folder's tournament (a league: entrants added, "
                    "removed or changed, more deals): keep the stored games it still plays with unchanged entrants, "
                    "drop the others to DIR/retired.jsonl, play the new ones; says which before it starts.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")

@@ -252,8 +252,8 @@ def settle(out: Path, config: TournamentConfig, *, has_games: bool, allow_change
                 changed.append(f"entrant {entrant.name!r} is not the bot that played the stored games: {what}")
     if changed and not allow_changed:
         more = f" (and {len(changed) - 1} more entrant(s))" if len(changed) > 1 else ""
-        raise RunError(f"{out}: {changed[0]}{more}; add --allow-changed-bots to go on with it, "
-                       f"or start again with --overwrite")
+        raise RunError(f"{out}: {changed[0]}{more}; --update plays its games again with the bot as it is now, "
+                       f"--allow-changed-bots keeps them, --overwrite starts again")
     if stored != now:  # nothing is written when nothing changed (a resume on a full disk gets that far)
         _write(path, now)
     return [f"--allow-changed-bots: {line}" for line in changed]

@@ -157,7 +157,7 @@ def test_resume_with_changed_code_is_refused_naming_the_entrant(tmp_path, isolat
     assert "\n" not in message
     assert "entrant 'file' is not the bot that played the stored games" in message
     assert "its code changed" in message and "option depth 1 -> 2" in message
-    assert "--allow-changed-bots" in message
+    assert "--update plays its games again" in message and "--allow-changed-bots keeps them" in message
     assert (out / "records.jsonl").read_bytes() == before
 
 
