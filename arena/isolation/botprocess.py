@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import select
 import shlex
 import shutil
@@ -49,6 +50,11 @@ LOG_FULL = "--- arena: this log is past its share of {mb} MiB: the standard erro
 #: How long a program that was told to quit gets before it is killed; also how long it has to take
 #: the ``over`` and ``quit`` lines into its input.
 QUIT_SECONDS = 0.2
+
+
+#: A line of a program's standard error that says what went wrong (``Error: Cannot find module ...``,
+#: ``ValueError: ...``, ``thread 'main' panicked``, ``error[E0425]``).
+_ERROR_LINE = re.compile(r"\b\w*(?:Error|Exception)\b|\berror\b|\bpanicked\b", re.IGNORECASE)
 
 
 class BotProcessError(ArenaError, RuntimeError):
@@ -244,7 +250,7 @@ class BotProcess:
             raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s"
                                   f"{said}") from None
         except Ended:
-            why = self.ended_text()
+            why = self.ended_text(whole_path=True)
             self.kill()
             raise BotProcessError(f"{program.text}: ended before answering hello: {why}") from None
         except protocol.Refused as exc:
@@ -342,8 +348,9 @@ class BotProcess:
             except OSError:
                 pass
 
-    def ended_text(self) -> str:
-        """How the program ended and the last lines of its standard error, for a fault message."""
+    def ended_text(self, whole_path: bool = False) -> str:
+        """How the program ended and the last lines of its standard error, for a fault message (with
+        ``whole_path``, before any game, the log's whole path rather than its name)."""
         box = self._box
         if box is None:
             return "not running"
@@ -352,7 +359,7 @@ class BotProcess:
         tail = self.stderr_tail()
         if tail:
             text += f"; its last words: {tail}"
-        return text + self.log_hint()
+        return text + (self.log_path_hint() if whole_path else self.log_hint())
 
     def log_hint(self) -> str:
         """`` (log: NAME.log)`` for a fault message: the file's name only, so records do not depend on folders."""
@@ -375,8 +382,13 @@ class BotProcess:
         except OSError:
             return ""
         found = [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-        found = [line for line in found if not line.startswith("--- arena:")][-lines:]
-        return " | ".join(protocol.bot_text(line, 160) for line in found)
+        found = [line for line in found if not line.startswith("--- arena:")]
+        last = found[-lines:]
+        # A runtime that ends with its own epilogue (Node.js: the error object's fields, then its version)
+        # pushes the line that says what went wrong out of the tail: that line comes first.
+        errors = [line for line in found[:-lines] if _ERROR_LINE.search(line)]
+        shown = [errors[-1], "...", *last] if errors else last
+        return " | ".join(protocol.bot_text(line, 160) for line in shown)
 
     def stop(self) -> None:
         """Ask the program to quit, then kill what is left of it (within about :data:`QUIT_SECONDS`)."""

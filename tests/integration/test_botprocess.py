@@ -27,6 +27,7 @@ from arena.isolation.botprocess import (
     ARENA_PARENT,
     QUIT_SECONDS,
     BotProcess,
+    BotProcessError,
     Late,
     exec_program,
     python_program,
@@ -576,3 +577,23 @@ def test_two_bots_of_one_short_name_get_two_logs(tmp_path):
     names = sorted(p.name for p in (tmp_path / "logs").iterdir())
     assert names[0] == "exec_bots_diary.py-" + names[0][-12:] and names[1] == "exec_bots_diary.py.log"
     assert all("DIARY" in (tmp_path / "logs" / name).read_text() for name in names[:2])
+
+
+def test_a_program_that_dies_at_its_start_is_named_by_its_error_line_and_its_log_s_whole_path(tmp_path):
+    """Node.js ends a failed start with the error object's fields and its version: the line that says what
+    went wrong comes first in the message, and the log is named by its whole path (it is not in a results folder)."""
+    ref = inline(tmp_path, "epilogue", """
+        import sys
+        sys.stderr.write("node:internal/modules/cjs/loader:1228\\n  throw err;\\n\\n")
+        sys.stderr.write("Error: Cannot find module '/x/random_bot.js'\\n    at Module._resolveFilename\\n")
+        sys.stderr.write("  code: 'MODULE_NOT_FOUND',\\n  requireStack: []\\n}\\n\\nNode.js v20.0.0\\n")
+        sys.exit(1)
+    """)
+    log = tmp_path / "logs" / "epilogue.log"
+    process = BotProcess(exec_program(ref), log=str(log))
+    with pytest.raises(BotProcessError) as caught:
+        process.start(1.0)
+    message = str(caught.value)
+    assert "ended before answering hello: exit code 1; its last words: Error: Cannot find module '/x/random_bot.js'" \
+           " | ... | requireStack: [] | } | Node.js v20.0.0" in message, message
+    assert message.endswith(f"(its standard error: {log})")
