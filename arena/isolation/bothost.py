@@ -56,8 +56,9 @@ class _Host:
             if inline:
                 raise BotError(ref, "give the bot without options: they come with each game")
             cls = _load_class(split_ref)
-            if given:
-                check_given(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1])
+            # Also with nothing given: the defaults go through check_options, which may refuse the bot
+            # outright (a missing extra), before its handshake rather than at its first game.
+            check_given(cls, split_ref, split_bot_spec(f"{split_ref}:{given}")[1] if given else {})
             self.cls = cls
         except BotError as exc:
             # The reason alone: the referee names the bot as its user wrote it.

@@ -180,6 +180,9 @@ def test_play_in_process(run):
         (["random", "no_such_module:Bot"], "bot 'no_such_module:Bot': no module named 'no_such_module'"),
         (["random", "arena_bots.random_bot:Nothing"], "arena_bots.random_bot has no class 'Nothing'"),
         (["random", f"{BAD}:NotABot"], "NotABot is not a Bot subclass"),
+        # Refused by its own check_options with nothing given (a missing extra), before the game, in either isolation.
+        (["random", f"{BAD}:NeedsAnExtraBot"], "options: needs the frobnicate extra"),
+        (["random", f"{BAD}:NeedsAnExtraBot", "--isolation", "none"], "options: needs the frobnicate extra"),
         (["random", "arena.rules:Move"], "Move is not a Bot subclass"),
         (["random", "random", "--seed", "x"], "'x' is not a valid integer"),
         (["random", "random", "--seed", "1.5"], "'1.5' is not a valid integer"),
