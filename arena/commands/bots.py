@@ -32,6 +32,17 @@ def _probe(specs: tuple[str, ...]) -> None:
         referee.close()
 
 
+def _refused(name: str, cls: Any) -> str:
+    """Why the bot refuses to play with its defaults here (its own check_options: a missing extra), or ''."""
+    from arena.plugins import BotError, check_given
+
+    try:
+        check_given(cls, name, {})
+    except BotError as exc:
+        return exc.reason
+    return ""
+
+
 def _echo_options(pad: str, options: dict[str, tuple[Any, Option | None]]) -> None:
     """Each option on a line of its own: ``name=value (its range): its doc``."""
     from arena.api.options import format_option
@@ -70,6 +81,9 @@ def command(probes: tuple[str, ...]) -> None:
             click.echo(f"  {printable(info.name):<{width}}  {printable(info.description or '(no description)')}")
             pad = " " * (width + 4)
             click.echo(f"{pad}from {printable(info.source)}")
+            refused = _refused(info.name, info.cls)
+            if refused:
+                click.echo(f"{pad}not usable here: {printable(refused)}")
             _echo_options(pad, {key: (option.default, option) for key, option in info.options.items()})
     else:
         click.echo(f"No bots found in the entry-point group {GROUP}.")

@@ -69,3 +69,15 @@ def test_a_listed_bot_can_be_played_by_its_name(cli, monkeypatch):
                                        "--isolation", "none"])
     assert result.exit_code == 0, result.output
     assert "under uptown scoring" in result.output
+
+
+def test_a_bot_that_refuses_itself_here_is_listed_as_not_usable_with_the_reason(cli, monkeypatch):
+    """A bot whose check_options refuses its defaults (an optional library missing) is listed, with why it
+    cannot play here; the others are not marked."""
+    fake_plugins(monkeypatch, [("extra", "bad_bots:NeedsAnExtraBot"), ("options", "bad_bots:OptionsBot")])
+    result = cli.invoke(main, ["bots"])
+    assert result.exit_code == 0, result.output
+    listed = result.output.split("\n\n")
+    extra = next(block for block in listed if "  extra " in block)
+    assert "not usable here: options: needs the frobnicate extra: pip install 'uptown-arena[frobnicate]'" in extra
+    assert "not usable here" not in next(block for block in listed if "  options " in block)
