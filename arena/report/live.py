@@ -172,8 +172,9 @@ class LiveStandings:
             Column("faults", [str(self.faults[n]) for n in order], drop=0),
         ]
         of = f" of {total}" if total is not None else ""
-        title = f"standings after {self.stored}{of} games (ratings: first {rated})" if rated < self.stored \
-            else f"standings after {self.stored}{of} games"
+        title = f"standings after {self.stored}{of} games"
+        if rated < self.stored:  # the ratings lag the counts: say of which games they are, or when they come
+            title += f" (ratings: first {rated})" if rated else f" (ratings from {FIRST_FIT:g} s on)"
         return [title, *fit_table(columns, width).lines]
 
 
