@@ -4,7 +4,7 @@ Every error the arena reports to a user — a bad tournament file, a folder that
 that cannot be loaded, a record that does not replay — is an :class:`ArenaError` (its classes also
 derive from the built-in class they refine, e.g. ``ValueError``, so older ``except`` clauses still
 catch them).  The command line turns one into a single line and a non-zero exit in one place
-(:class:`arena.commands.ArenaCommand`); nothing else needs to catch it to print it.
+(:meth:`arena.cli.LazyGroup.invoke`); nothing else needs to catch it to print it.
 """
 
 from __future__ import annotations
