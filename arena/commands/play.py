@@ -310,6 +310,7 @@ def _quiet_line(played: Played, seed: int, options: PlayOptions, log_dir: Path) 
 def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path) -> None:
     """The game as it ended: what was played, the final board, the result, the clocks, the walls and the logs."""
     from arena.display.text import render_final
+    from arena.isolation.sandbox import short_walls
     from arena.play.clock import time_control
 
     outcome, echo = played.outcome, options.echo
@@ -323,7 +324,7 @@ def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path) -> Non
     echo(render_final(state, names, outcome.result, faults=outcome.faults, clock=outcome.clock, color=colored,
                       width=output_width()), nl=False, color=colored)
     for line in played.walls:
-        echo(f"bots ran in {line}")
+        echo(f"bots ran in {short_walls(line)}; arena info lists each wall")
     if options.isolation == "none":
         echo("Python bots ran in this process (isolation none: trusted code only)")
     echo(f"bot logs (their standard error) in {log_dir}: "

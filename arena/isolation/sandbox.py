@@ -204,6 +204,26 @@ def walls_report() -> str:
     return describe(walls())
 
 
+def short_walls(line: str) -> str:
+    """:func:`describe`'s line in a few words for a player's terminal (``jail (fresh root, own uid, namespaces,
+    seccomp, cgroups, freezer)``), a missing or weaker wall named as such; ``arena info`` prints it whole.
+
+    >>> short_walls("rlimits: own session, the referee's uid, no seccomp (not Linux), rlimits memory/processes/files, "
+    ...             "frozen off turn (SIGSTOP of its process group; a child in a session of its own escapes); no namespaces")
+    "rlimits (referee's uid, no namespaces, no seccomp, rlimits, SIGSTOP)"
+    """
+    level = line.partition(":")[0]
+    words = [
+        "fresh root" if "fresh root" in line else "",
+        "own uid" if "a uid of its own" in line else "user's uid" if "the user's own uid" in line else "referee's uid",
+        "no namespaces" if "no namespaces" in line else "namespaces",
+        "no seccomp" if "no seccomp" in line else "seccomp",
+        "cgroups" if "cgroup memory" in line else "rlimits",
+        "freezer" if "cgroup freezer" in line else "SIGSTOP",
+    ]
+    return f"{level} ({', '.join(word for word in words if word)})"
+
+
 def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     seccomp = seccomp_text()
     if _ANSWERED in seccomp and not (level == "jail" and {"memory", "pids"} <= controls):

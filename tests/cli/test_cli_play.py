@@ -43,7 +43,7 @@ def test_play_four_random_bots_shows_board_and_result(run):
     for heading in ("groups", "captures", "penalty", "blockers", "uptown rank", "blockers rank", "faults", "won"):
         assert heading in out
     assert re.search(r"^Winners? under Uptown scoring: random \(seat \d\)", out, re.MULTILINE)
-    assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)  # process isolation, the default
+    assert re.search(r"^bots ran in \w+ \(.*\); arena info lists each wall$", out, re.MULTILINE)  # process isolation, the default
 
 
 @pytest.mark.slow
@@ -138,7 +138,7 @@ def test_isolated_play(tmp_path, run):
     assert result.exit_code == 0, result.output
     out = result.output
     assert "crash: the bot's process ended: exit code 7" in out
-    assert re.search(r"^bots ran in \w+: \S", out, re.MULTILINE)
+    assert re.search(r"^bots ran in \w+ \(.*\); arena info lists each wall$", out, re.MULTILINE)
     assert "Python bots ran in this process" not in out
     # Each seat's log is named after the seat and the bot, and the output says which is whose.
     assert out.endswith(f"bot logs (their standard error) in {logs}: seat 0 seat0-bad_bots.py_HardExitBot.log, "

@@ -515,6 +515,18 @@ def test_the_walls_line_names_every_wall():
     assert sandbox.walls_report().startswith(sandbox.walls() + ": ")
 
 
+def test_the_short_walls_line_names_a_missing_or_weaker_wall_as_such(monkeypatch):
+    """What a player's terminal shows: the level and a word a wall, never a stronger wall than the long line."""
+    assert sandbox.short_walls(sandbox.describe("userns")).startswith("userns (fresh root, user's uid, namespaces, ")
+    assert sandbox.short_walls(sandbox.describe("userns")).endswith(", rlimits, SIGSTOP)")
+    monkeypatch.setattr(sandbox, "machine_cgroups", lambda: None)
+    jail = sandbox.short_walls(sandbox.describe("jail", 1_500_123))
+    assert jail.startswith("jail (fresh root, own uid, namespaces, ") and jail.endswith(", rlimits, SIGSTOP)")
+    monkeypatch.setattr(sandbox, "seccomp_text", lambda: "no seccomp (libseccomp missing)")
+    assert "no seccomp" in sandbox.short_walls(sandbox.describe("jail", 1_500_123))
+    assert sandbox.short_walls(sandbox.describe("rlimits")).startswith("rlimits (referee's uid, no namespaces, ")
+
+
 @pytest.mark.slow
 def test_an_entrant_s_log_is_capped_whatever_number_of_processes_write_it(tmp_path, monkeypatch):
     """A bot that floods standard error and ends in every game gets a fresh process each time: its log stops

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.isolation.sandbox import short_walls
 from arena.plan.schedule import Game, Schedule
 from arena.results.files import LLR_PLOT
 from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
@@ -208,7 +209,7 @@ def start_lines(plan: MatchPlan, workers: int, out: Path, seed_note: str, walls:
     clock = plan.config().clock
     if clock:
         lines.append(f"every bot seat has a {clock}")
-    lines += [f"bots run in {line}" for line in sorted(set(walls.values()))]
+    lines += [f"bots run in {short_walls(line)}" for line in sorted(set(walls.values()))]
     if plan.isolation == "none":
         lines.append("Python bots run inside the workers (isolation none: trusted code only)")
     return lines

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arena.display.live import LiveBlock
+from arena.isolation.sandbox import short_walls
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Schedule
 from arena.results.files import BOTS_FOLDER, GAMES_FILE, LOG_FILE, REPORT_FILE, TABLE_FILES, RunError
@@ -100,7 +101,7 @@ def start_lines(schedule: Schedule, where: str, folder: Path, walls: dict[str, s
     config = schedule.config
     lines = [f"{config.name}: {len(schedule)} games ({len(config.entrants)} entrants, {config.players} players, "
              f"{len(schedule.tables)} table(s) x {config.deals} deal(s), seating {config.seating}), {where} -> {folder}"]
-    lines += [f"bots run in {line}" for line in sorted(set(walls.values()))]
+    lines += [f"bots run in {short_walls(line)}" for line in sorted(set(walls.values()))]
     return lines + setting_lines(config)
 
 
