@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -311,3 +312,25 @@ def test_a_run_without_faults_says_so(small, tmp_path, invoke):
     result = invoke(str(small), "--out", str(out), "-j", "1")
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[-1] == f"No bot faulted.  Log: {out / 'arena.log'}"
+
+
+def test_entrants_fewer_than_seats_are_told_why_the_standings_count_more_games(tmp_path, write_tournament, invoke):
+    """2 entrants at 4 seats: 18 games, 36 seats each in the standings; the run says why before it starts."""
+    path = write_tournament("""name = "repeat"
+players = 4
+deals = 3
+seed = 1
+isolation = "none"
+[[entrants]]
+name = "a"
+bot = "random"
+[[entrants]]
+name = "b"
+bot = "random"
+""", "repeat.toml")
+    result = invoke(str(path), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert "repeat: 18 games (2 entrants, 4 players" in result.stderr
+    assert "2 entrants at 4 seats: the entrants repeat at every table (A, B, A, B), so the standings count each " \
+           "entrant's seats, more than the games" in result.stderr
+    assert re.search(r"^\d +[ab] +36 ", result.output, re.MULTILINE), result.output

@@ -106,8 +106,12 @@ def start_lines(schedule: Schedule, where: str, folder: Path, walls: dict[str, s
 
 
 def setting_lines(config: TournamentConfig) -> list[str]:
-    """The settings a run's terminal is reminded of: the clock, public or duplicate deals, trusted bots."""
+    """The settings a run's terminal is reminded of: entrants that repeat at a table, the clock, public or
+    duplicate deals, trusted bots."""
     lines = []
+    if len(config.entrants) < config.players:  # the standings count seats: say why they hold more games
+        lines.append(f"{len(config.entrants)} entrants at {config.players} seats: the entrants repeat at every table "
+                     f"(A, B, A, B), so the standings count each entrant's seats, more than the games")
     if config.clock:
         lines.append(f"every bot seat has a {config.clock}")
     if config.public_deals:
