@@ -295,7 +295,8 @@ def render_final(
     """A finished game as ``arena play`` and ``arena replay`` show it: the final board with its legend, the
     result table (:func:`render_result`) and, when ``clock`` is a record's ``clock`` key, every seat's time."""
     settings = state.settings
-    board = render_board(state, color=color, names=names, width=width)
+    last = next((move.cell for move, _ in reversed(state.history) if not move.is_pass), None)
+    board = render_board(state, color=color, highlight=last, names=names, width=width)
     table = render_result(result_rows, names, settings.scoring, faults=faults, colors=settings.seat_colors,
                           color=color, width=width)
     times = move_times(clock, len(state.history))

@@ -297,3 +297,18 @@ def test_an_exec_bot_s_record_entry_keeps_the_name_it_declared(cli, tmp_path):
     assert record["players"][0]["name"] == record["bots"][0]["spec"] == spec
     assert record["bots"][0]["name"] == "random-py"  # from its hello
     assert "name" not in record["bots"][1]  # a Python bot is named by its spec, under any isolation
+
+
+def test_the_final_board_marks_the_last_tile_played_as_its_legend_says(run):
+    """The legend promises a * after the last move's tile: the final board has exactly one, on that cell."""
+    from arena.play.referee import play_game
+    from arena.rules.geometry import CELL_NAMES
+
+    result = run("random", "greedy", "--seed", "11", "--isolation", "none")
+    assert result.exit_code == 0, result.output
+    board = [line for line in result.output.splitlines() if line[:1] in "ABCDEFGHI" and line[1:3] == "  "]
+    marked = [line for line in board if "*" in line]
+    assert len(marked) == 1 and marked[0].count("*") == 1, board
+    history = play_game(["random", "greedy"], 11, isolation="none").state.history
+    last = next(move for move, _ in reversed(history) if not move.is_pass)
+    assert marked[0][0] == CELL_NAMES[last.cell][0], (marked[0], last)
