@@ -35,7 +35,7 @@ def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp
     assert "H1 accepted: greedy is at least 200 Elo better" in text
     assert f"pentanomial LL 0, LD 0, DD+WL 0, WD 0, WW {match['deals']}" in text
     assert "bounds -2.944 and 2.944" in text
-    for name in ("games.csv", "records.jsonl", "arena.log", "tournament.toml", "standings.csv"):
+    for name in ("games.csv", "records.jsonl.gz", "arena.log", "tournament.toml", "standings.csv"):
         assert (out / name).exists()
 
     report = invoke_report(out)

@@ -31,6 +31,7 @@ from arena.stats.sprt import Pentanomial, sprt
 from arena.tournament.match.feed import MatchFeed, run_match
 from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
 from arena.tournament.match.tally import MatchTally
+from tests.stored import record_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 MIXED = f"{ROOT / 'benchmarks' / 'match_bots.py'}:MixedBot"
@@ -54,7 +55,7 @@ def games_rows(out: Path) -> list[str]:
 
 
 def record_ids(out: Path) -> list[str]:
-    return sorted(json.loads(line)["game_id"] for line in (out / "records.jsonl").read_text().splitlines())
+    return sorted(json.loads(line)["game_id"] for line in record_lines(out))
 
 
 # -- counting, on hand-made rows --------------------------------------------------------
@@ -268,7 +269,7 @@ def equal_matches(shared_folder) -> dict[int, tuple[Path, dict]]:
 def test_the_verdict_and_the_games_do_not_depend_on_the_workers(equal_matches):
     (w1, one), (w2, two) = equal_matches[1], equal_matches[2]
     assert one["verdict"] in ("H0", "H1") and one["deals"] > 10
-    finished = [json.loads(line)["game_id"] for line in (w2 / "records.jsonl").read_text().splitlines()]
+    finished = [json.loads(line)["game_id"] for line in record_lines(w2)]
     assert finished != sorted(finished)  # with two workers games finished out of deal order
     assert {k: v for k, v in one.items()} == {k: v for k, v in two.items()}
     assert games_rows(w1) == games_rows(w2)

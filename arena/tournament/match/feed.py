@@ -189,8 +189,9 @@ def run_match(
     if preflight.cap is not None:
         write_tournament(out, preflight.cap)
     feed = MatchFeed(plan, workers)
+    # Records gzipped, as arena run writes them by default (a resume keeps the kind the folder holds).
     summary = run_tournament(plan.config(), plan.config_text(), out, RunOptions(
-        workers=workers, resume=resume, overwrite=overwrite, progress=progress,
+        workers=workers, resume=resume, overwrite=overwrite, progress=progress, compress=True,
         notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
     match = feed.to_dict()
     published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log)
