@@ -82,6 +82,8 @@ class Program:
     shown: str = field(default="", compare=False)
     #: Its own files that its command does not name (a module bot's, from the working folder).
     files: tuple[str, ...] = ()
+    #: The bot's ref, when the command is the Python bot host's (:func:`host_command`).
+    host: str | None = None
 
     @property
     def text(self) -> str:
@@ -125,7 +127,7 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
         files = tuple(path for path in (os.path.join(cwd, top + ".py"), os.path.join(cwd, top))
                       if os.path.exists(path))
     return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.isolation.bothost {ref}",
-                   files=files)
+                   files=files, host=ref)
 
 
 def exec_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
@@ -211,7 +213,8 @@ class BotProcess:
             self._box = sandbox.start(
                 list(program.command),
                 sandbox.StartOptions(cwd=program.cwd, env=dict(program.env), limits=program.limits, hide=self.hide,
-                                     stderr=log_fd, cpu=self.cpu, show=program.files, log_bytes=left),
+                                     stderr=log_fd, cpu=self.cpu, show=program.files, log_bytes=left,
+                                     host=program.host),
             )
         except sandbox.SandboxError as exc:
             raise BotProcessError(f"{program.text}: {exc}") from None

@@ -74,7 +74,7 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 24, 28, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 28, 38
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 MNT_DETACH = 2
 # SECBIT_NOROOT, NO_SETUID_FIXUP, KEEP_CAPS and NO_CAP_AMBIENT_RAISE, each with its lock.
@@ -323,8 +323,9 @@ def hand_over(seccomp, answers):
     os.close(listener)
 
 
-def drop_privileges(settings, seccomp, answers=None):
-    """Step 4: limits, then the bot's uid without rights; no_new_privs; the seccomp filter."""
+def drop_privileges(settings, seccomp, answers=None, dumpable=False):
+    """Step 4: limits, then the bot's uid without rights; no_new_privs; the seccomp filter.  ``dumpable``:
+    what an exec would do, for a program that is not exec'd (its ``/proc/self`` its own again)."""
     for name, value in settings["rlimits"].items():
         try:
             resource.setrlimit(getattr(resource, "RLIMIT_" + name), (value, value))
@@ -343,6 +344,8 @@ def drop_privileges(settings, seccomp, answers=None):
             os.setgroups(settings["gids"])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        if dumpable:
+            call("making the program dumpable", libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
         header = (ctypes.c_uint32 * 2)(0x20080522, 0)
         data = (ctypes.c_uint32 * 6)()
         call("dropping capabilities", libc.capset(header, data))
@@ -520,12 +523,15 @@ def main():
     if sys.argv[1] == "--seccomp":
         probe_seccomp()
         return
-    settings = marshal.loads(bytes.fromhex(sys.argv[1]))
-    command = sys.argv[3:]
+    run(marshal.loads(bytes.fromhex(sys.argv[1])), sys.argv[3:], load_seccomp())
+
+
+def run(settings, command, seccomp, host=None):
+    """Steps 1 to 5 for ``command``; with ``host`` (a function, from the fork server of
+    ``forkserver.py``), call it in place of the exec, and end with what it returns."""
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != settings["parent"]:
         os._exit(EXIT_JAIL)  # the referee is already gone
-    seccomp = load_seccomp()
     try:
         os.sched_setaffinity(0, settings["cpus"])
     except OSError as exc:
@@ -579,11 +585,18 @@ def main():
         call("making mount and cgroup namespaces", libc.unshare(CLONE_NEWNS | CLONE_NEWCGROUP))
         libc.sethostname(b"arena-bot", 9)
         build_root(settings)
-    drop_privileges(settings, seccomp, handing)
+    drop_privileges(settings, seccomp, handing, dumpable=host is not None)
     try:
         os.chdir(settings["cwd"])
     except OSError as exc:
         fail(f"entering the folder {settings['cwd']}", exc.strerror)
+    if host is not None:
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # as an exec closes ours (all close on exec)
+        os.environ.clear()
+        os.environ.update(settings["env"])
+        code = host()
+        sys.stderr.flush()
+        os._exit(code)
     try:
         os.execve(executable, command, settings["env"])
     except OSError as exc:

@@ -88,7 +88,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import os_error_line
+from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
+from arena.isolation.forkserver import Forked
 from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
 from arena.isolation.rootfs import (
     PATH,
@@ -255,7 +257,7 @@ class Sandboxed:
     """A running program: its pipes, its walls, :meth:`freeze` and :meth:`thaw`, and :meth:`kill` to end
     all of it."""
 
-    def __init__(self, process: subprocess.Popen[bytes], walls: str, cgroups: list[Path], folder: str,
+    def __init__(self, process: subprocess.Popen[bytes] | Forked, walls: str, cgroups: list[Path], folder: str,
                  limits: Limits, freezer: Path | None = None, freezer_fd: int = -1) -> None:
         self.process = process
         #: The line of :func:`describe` for the walls it got.
@@ -452,7 +454,8 @@ class StartOptions:
     ``hide`` are paths it must not see; ``stderr`` is a file descriptor for its standard error (default:
     discarded), written by the jail up to ``limits.log_mb`` (or ``log_bytes``, when less is left of its
     entrant's share); ``level`` the walls (default: :func:`walls`); ``cpu`` the one CPU it runs on
-    (default: the referee's).
+    (default: the referee's); ``host`` the ref of a Python bot whose ``command`` is the bot host's: a fork
+    server (:mod:`~arena.isolation.forkserver`) runs the host in place of the command, in the same walls.
     """
 
     cwd: str | None = None
@@ -464,6 +467,7 @@ class StartOptions:
     log_bytes: int | None = None
     level: str | None = None
     cpu: int | None = None
+    host: str | None = None
 
 
 @dataclass
@@ -516,17 +520,26 @@ def start(command: list[str], options: StartOptions = StartOptions()) -> Sandbox
         raise
     settings = _jail_settings(made, options, level, layout, uid, cpus, environment)
     try:
-        process = subprocess.Popen(
-            [sys.executable, "-I", "-S", JAIL, marshal.dumps(settings).hex(), "--", *command],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=options.stderr if options.stderr is not None else subprocess.DEVNULL,
-            cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
-        )
+        process = _launch(settings, command, options)
     except OSError as exc:
         made.undo()
         raise SandboxError(f"cannot start the sandbox: {os_error_line(exc)}") from None
     return Sandboxed(process, _describe(level, uid, made.controls), made.cgroups, made.folder, options.limits,
                      made.freezer, made.freezer_fd)
+
+
+def _launch(settings: dict[str, Any], command: list[str], options: StartOptions) -> subprocess.Popen[bytes] | Forked:
+    """The jail around ``command``: forked by this process's fork server behind namespaces (no interpreter
+    to start, and none to import the bot host into), else ``python jail.py`` of its own."""
+    server = forkserver.server() if settings["namespaces"] else None
+    if server is not None:
+        return server.spawn(settings, command, options.host, options.stderr)
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", JAIL, marshal.dumps(settings).hex(), "--", *command],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=options.stderr if options.stderr is not None else subprocess.DEVNULL,
+        cwd="/", env={"PATH": PATH}, start_new_session=True, close_fds=True, bufsize=0,
+    )
 
 
 def _layout(command: list[str], options: StartOptions, environment: dict[str, str], level: str,
