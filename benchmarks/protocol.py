@@ -21,6 +21,7 @@ All by the wall clock; in each part the variants alternate round by round and th
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import platform
@@ -34,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.isolation import protocol, sandbox
+from arena.isolation import forkserver, protocol, sandbox
 from arena.isolation.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
 from arena.plugins import load_bot
@@ -43,7 +44,14 @@ from arena.rules import GameSettings
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"
 CLI = "import sys; from arena.cli import main; sys.exit(main())"
-TARGET_US, QUICKSTART_TARGET, TRIPS, WORK_US = 120.0, 0.15, 2000, 50
+TRIPS, WORK_US = 2000, 50
+#: The targets: us a move over in process (Python bot host pinned and not, the stdlib example pinned), ms to a
+#: program's first instruction, to the bot host's and the stdlib example's handshake, the quickstart's ratio
+#: over in process, and us of worker CPU a move a sandboxed whole command costs over in process.
+MOVE_TARGETS = {"host": 50.0, "host not pinned": 100.0, "stdlib": 40.0}
+START_TARGETS = {"first instruction": 15.0, "host": 30.0, "stdlib": 20.0}
+QUICKSTART_TARGET, COMMAND_TARGET_US = 1.15, 60.0
+HOST_REF = "arena_bots.random_bot:RandomBot"  # as a referee resolves the entry point random
 ANSWER = b'{"type":"move","move":"green:ring@B2"}\n'
 # The other end of a pipe: argv is the microseconds of work before each answer and a CPU to pin itself to (or -).
 ECHO = rf"""
@@ -121,27 +129,57 @@ def per_move(games: int, rounds: int) -> None:
         print(f"  {name:50} {med([games / s for s, _, _ in done]):8.1f} {us[name]:8.1f} {over:16}"
               + (f"  ({faults} faults!)" if faults else ""))
     names = list(us)
-    for name, loose in zip(names[1::2], names[2::2], strict=True):
-        for label, key in ((name.split(", ")[1], name), ("  not pinned", loose)):
-            print(f"  target <= {TARGET_US:.0f} us a move over in process, {label}: {us[key] - base:.1f} "
-                  f"us, {'met' if us[key] - base <= TARGET_US else 'not met'}")
+    for (label, target), name in zip(MOVE_TARGETS.items(), (names[1], names[2], names[3]), strict=True):
+        verdict(f"a move over in process, {label}", us[name] - base, target, "us")
+
+
+def verdict(what: str, figure: float, target: float, unit: str) -> None:
+    """One target's line: its figure, the target and met / not met."""
+    print(f"  target {what}: {figure:.{2 if unit == 'x' else 1}f} {unit} against <= {target:g} {unit}, "
+          f"{'met' if figure <= target else 'not met'}")
 
 
 def start_up(starts: int) -> None:
-    programs = {"python -m arena.isolation.bothost random": python_program("random"),
-                "stdlib examples/protocol/random_bot.py": exec_program(EXAMPLE)}
-    runs: dict[str, list[float]] = {name: [] for name in programs}
-    for _ in range(starts):
-        for name, program in programs.items():
-            process = BotProcess(program)
-            start = time.perf_counter()
-            process.start(10.0)
-            runs[name].append(time.perf_counter() - start)
-            process.stop()
-    print(f"\nstart-up: BotProcess(program).start() to the handshake's answer, median of {starts} starts, "
-          f"sandbox level {sandbox.walls()}")
-    for name, seconds in runs.items():
-        print(f"  {name:40} {med(seconds) * 1e3:6.1f} ms (range {min(seconds) * 1e3:.1f}-{max(seconds) * 1e3:.1f})")
+    """Starts alternated: through this process's fork server (the default) and through ``python jail.py``."""
+    programs = {"Python bot host, random": python_program(HOST_REF), "stdlib examples/protocol/random_bot.py":
+                exec_program(EXAMPLE)}
+    ways = {"fork server": forkserver.server, "python jail.py": lambda: None}
+    runs: dict[tuple[str, str], list[float]] = {}
+    try:
+        for _ in range(starts):
+            for way, server in ways.items():
+                forkserver.server = server  # type: ignore[assignment]
+                runs.setdefault(("first instruction", way), []).append(first_instruction())
+                for name, program in programs.items():
+                    process = BotProcess(program)
+                    start = time.perf_counter()
+                    process.start(10.0)
+                    runs.setdefault((name, way), []).append(time.perf_counter() - start)
+                    process.stop()
+    finally:
+        forkserver.server = ways["fork server"]  # type: ignore[assignment]
+    print(f"\nstart-up: to the first byte of /bin/echo, and BotProcess(program).start() to the handshake's answer, "
+          f"ms, median of {starts} starts alternated, sandbox level {sandbox.walls()}")
+    print(f"  {'':40} {'fork server':>12} {'python jail.py':>15}")
+    for name in ("first instruction", *programs):
+        cells = [f"{med(runs[name, way]) * 1e3:.1f} ({min(runs[name, way]) * 1e3:.0f}-{max(runs[name, way]) * 1e3:.0f})"
+                 for way in ways]
+        print(f"  {name:40} {cells[0]:>12} {cells[1]:>15}")
+    for (label, target), name in zip(START_TARGETS.items(), ("first instruction", *programs), strict=True):
+        verdict(f"a start to {'its ' + label if label == 'first instruction' else 'the handshake, ' + label}",
+                med(runs[name, "fork server"]) * 1e3, target, "ms")
+
+
+def first_instruction() -> float:
+    """Seconds from :func:`sandbox.start` of ``/bin/echo`` to its first byte (its own start, about 0.5 ms, included)."""
+    start = time.perf_counter()
+    box = sandbox.start(["/bin/echo", "x"])
+    try:
+        assert box.process.stdout is not None
+        select.select([box.process.stdout], [], [], 10.0)
+        return time.perf_counter() - start
+    finally:
+        box.kill()
 
 
 def round_trips(child: subprocess.Popen, line: bytes) -> float:
@@ -304,25 +342,48 @@ def where_it_goes(games: int, rounds: int) -> None:
           "rest is their read loop, system calls and cold caches")
 
 
-def quickstart(rounds: int) -> None:
-    print("\nquickstart: arena run tournaments/quickstart.toml --quiet --overwrite, --isolation process against none")
-    cli = [sys.executable, "-c", CLI, "run"]
-    shown = subprocess.run([*cli, "--help"], capture_output=True, text=True, cwd=ROOT, check=False).stdout
-    if "--isolation" not in shown:
-        print("  skipped: arena run has no --isolation yet")
-        return
-    runs: dict[str, list[float]] = {"process": [], "none": []}
+def whole_command(args: list[str], out: str, isolation: str) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (the command and everything it started) of ``arena ARGS --isolation I``."""
+    before = os.times()
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CLI, *args, "--out", out, "--quiet", "--overwrite", "--isolation", isolation,
+                    "-j", "2"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    wall, after = time.perf_counter() - start, os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def moves_in(folder: str) -> int:
+    """The moves (passes included) of every game a results folder holds."""
+    with gzip.open(Path(folder) / "records.jsonl.gz", "rt", encoding="utf-8") as lines:
+        return sum(len(json.loads(line)["moves"]) for line in lines if line.strip())
+
+
+def quickstart(rounds: int, games: int) -> None:
+    """The quickstart and a tournament of ``random`` bots, each sandboxed and in process, alternated."""
+    print("\nwhole commands, -j 2, alternated, median of", rounds, "rounds: process isolation against none")
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        random_file = Path(folder) / "random.toml"
+        random_file.write_text(f'name = "random4"\nplayers = 4\ndeals = {max(1, games // 12)}\nseed = 1\n'
+                               'public_deals = true\ntime_limit = 5.0\n' +
+                               "".join(f'[[entrants]]\nname = "r{i}"\nbot = "random"\n' for i in range(4)))
+        commands = {"quickstart": ["run", "tournaments/quickstart.toml"], "random": ["run", str(random_file)]}
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for _ in range(rounds):
-            for isolation, seconds in runs.items():
-                start = time.perf_counter()
-                subprocess.run([*cli, "tournaments/quickstart.toml", "--out", os.path.join(folder, isolation),
-                                "--quiet", "--overwrite", "--isolation", isolation],
-                               cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-                seconds.append(time.perf_counter() - start)
-    process, none = med(runs["process"]), med(runs["none"])
-    print(f"  process {process:.1f} s, none {none:.1f} s (median of {rounds}): ratio {process / none:.2f}; target "
-          f"within {QUICKSTART_TARGET:.0%}: {'met' if process <= none * (1 + QUICKSTART_TARGET) else 'not met'}")
+            for name, args in commands.items():
+                for isolation in ("process", "none"):
+                    out = os.path.join(folder, f"{name}-{isolation}")
+                    runs.setdefault((name, isolation), []).append(whole_command(args, out, isolation))
+        moves = moves_in(os.path.join(folder, "random-none"))
+    for name in commands:
+        walls = {isolation: med([w for w, _ in runs[name, isolation]]) for isolation in ("process", "none")}
+        cpus = {isolation: med([c for _, c in runs[name, isolation]]) for isolation in ("process", "none")}
+        print(f"  {name:12} process {walls['process']:.2f} s ({cpus['process']:.1f} CPU-s), none {walls['none']:.2f} s "
+              f"({cpus['none']:.1f} CPU-s): ratio {walls['process'] / walls['none']:.2f}")
+    verdict("the quickstart, sandboxed over in process", med([w for w, _ in runs["quickstart", "process"]]) /
+            med([w for w, _ in runs["quickstart", "none"]]), QUICKSTART_TARGET, "x")
+    cost = (med([c for _, c in runs["random", "process"]]) - med([c for _, c in runs["random", "none"]])) / moves * 1e6
+    print(f"  the random tournament: {moves} moves; the sandbox's worker CPU a move, starts included:")
+    verdict("sandboxed play's worker CPU a move over in process", cost, COMMAND_TARGET_US, "us")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -331,7 +392,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, metavar="K",
                         help="rounds, median kept (default 5; 1 for the quickstart, about 40 s a round)")
     parser.add_argument("--starts", type=int, default=10, metavar="S", help="starts per program (default 10)")
-    parser.add_argument("--skip-quickstart", action="store_true", help="leave out the arena run part")
+    parser.add_argument("--skip-quickstart", action="store_true", help="leave out the whole commands (arena run)")
+    parser.add_argument("--command-games", type=int, default=1200, metavar="N",
+                        help="games of the random tournament among the whole commands (default 1200)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.starts < 1 or (args.rounds is not None and args.rounds < 1):
         parser.error("--games, --rounds and --starts must be at least 1")
@@ -345,7 +408,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.skip_quickstart:
         print("\nquickstart: skipped (--skip-quickstart)")
     else:
-        quickstart(args.rounds or 1)
+        quickstart(args.rounds or 3, args.command_games)
 
 
 if __name__ == "__main__":
