@@ -190,6 +190,7 @@ def serve(fd: int) -> None:
     """The server's loop: a start request forks a jail; each jail's end is reported.  Ends with the referee."""
     import ctypes
     import functools
+    import gc
     import signal
 
     from arena.isolation import bothost, jail
@@ -198,6 +199,8 @@ def serve(fd: int) -> None:
     if os.getppid() == 1:
         os._exit(0)
     seccomp = jail.load_seccomp()
+    # What is imported now is never collected: a child's collector must not write to (and so copy) every page.
+    gc.freeze()
     channel = socket.socket(fileno=fd)
     buffer = bytearray(REQUEST_BYTES)
     poller = select.poll()
