@@ -1,10 +1,9 @@
 """Put up the walls around a bot program, then become it.
 
 Run by :mod:`arena.isolation.sandbox` as ``python -I -S jail.py SETTINGS -- COMMAND...``
-(standard library only, never imported by the arena), as root when the
-machine allows it.  SETTINGS is a dict of plain data (see ``sandbox.py``),
-marshalled and written in hexadecimal: read without the ``json`` module's
-imports, which would slow every bot's start.  In order:
+(standard library only), or forked from the fork server (``forkserver.py``, :func:`run`), as root when
+the machine allows it.  SETTINGS is a dict of plain data (see ``sandbox.py``),
+marshalled and written in hexadecimal (no ``json`` import to slow a start).  In order:
 
 1. die with the referee (``PR_SET_PDEATHSIG``), keep to its CPUs, join the
    bot's cgroups but the freezer's and a v1 memory cgroup's (the outer
@@ -35,16 +34,12 @@ imports, which would slow every bot's start.  In order:
    level, the user's own uid, root of the namespace only); no capability
    and none to regain; ``no_new_privs``; the seccomp filter of
    ``seccomp.py`` (next to this file) when the machine allows one;
-5. the clean environment and working folder, and ``exec`` of the command.
+5. the clean environment and working folder, and ``exec`` of the command (from the fork server, a
+   Python bot's host runs in place, after closing every descriptor but its pipes).
 
-Python, ``node``, C, Java and Rust programs start under these masks: the C
-library counts CPUs with ``sched_getaffinity`` when ``/sys`` and
-``/proc/stat`` are missing, Java finds the memory with ``sysinfo``, which
-the outer process answers with the bot's own figures (``Answers`` of
-``seccomp.py``).
-What the masks take: ``os.cpus()`` of ``node`` is empty (it reads
-``/proc/stat``; ``os.availableParallelism()`` is right), ``free`` and
-``uptime`` show nothing.
+Python, ``node``, C, Java and Rust programs start under these masks (the C library counts CPUs with
+``sched_getaffinity``; Java's ``sysinfo`` is answered with the bot's own figures by ``seccomp.Answers``);
+``node``'s ``os.cpus()`` is empty (``os.availableParallelism()`` is right), ``free`` and ``uptime`` show nothing.
 
 Any step that fails ends the process with status 125 and one line on
 standard error: a wall is never silently missing.  ``jail.py --seccomp``
@@ -64,13 +59,8 @@ import signal
 import struct
 import sys
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWCGROUP = 0x02000000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWUSER = 0x10000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21

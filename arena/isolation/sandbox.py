@@ -1,7 +1,8 @@
 """Start a bot program inside walls, and tear all of it down.
 
-:func:`start` runs a command through ``arena/isolation/jail.py`` with the strongest
-walls this machine allows, found once per process by :func:`walls`:
+:func:`start` runs a command through ``arena/isolation/jail.py`` (forked by this process's fork server,
+:mod:`~arena.isolation.forkserver`, behind namespaces) with the strongest walls this machine allows,
+found once per process by :func:`walls`:
 
 * ``jail`` (as root, where namespaces work), the walls of the judges
   (isolate, nsjail, bubblewrap):
@@ -106,19 +107,15 @@ from arena.isolation.staging import sweep_folders
 
 JAIL = str(Path(__file__).with_name("jail.py"))
 
-
 #: The exit status of the jail when a wall could not be put up.
 EXIT_JAIL = 125
-
 
 #: How long :meth:`Sandboxed.kill` waits for the jail to end the program and take the last of its standard
 #: error (a few milliseconds, unless something stopped the jail) before killing all of it outright.
 _DRAIN_SECONDS = 0.5
 
-
 #: The levels, strongest first.
 LEVELS = ("jail", "userns", "rlimits")
-
 
 #: How long a bot frozen after its answer has to stop.  The kernel freezes a bot in microseconds, but a
 #: task inside a system call the freezer cannot interrupt (``madvise(MADV_POPULATE_WRITE)`` over a large
@@ -127,10 +124,8 @@ LEVELS = ("jail", "userns", "rlimits")
 #: bound costs no one time: past it, the bot is killed (its next turn is a ``crash`` fault saying why).
 FREEZE_SECONDS = 1.0
 
-
 #: How many times :func:`settle` yields the CPU to a bot on its way into the freezer before it sleeps.
 _YIELDS = 200
-
 
 #: This process's bots frozen since the last :func:`settle` (each once, while alive), with when each was frozen.
 _freezing: dict[int, tuple[Sandboxed, float]] = {}
