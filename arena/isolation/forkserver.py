@@ -1,12 +1,12 @@
-"""Start bots by forking a clean interpreter that has put up nothing but the arena's own code.
+"""Start bots by forking a clean interpreter that has imported nothing but the arena's own code.
 
 A bot start through ``python jail.py … -- python -c <bot host>`` runs two interpreters and imports the
 arena twice: about 100 ms of CPU before the bot's own code runs.  The *fork server* is one interpreter a
-referee process starts once (:func:`server`), which imports the jail (``jail.py``), its seccomp filter and
-the Python bot host (:mod:`arena.isolation.bothost`) and then only forks.  Each child is what
-``python jail.py`` was: it puts up the same walls in the same order (:func:`jail.run
-<arena.isolation.jail.run>`), then execs the bot's command, or, for a Python bot, runs the bot host in
-place, which imports the entrant's module inside the walls.
+referee process starts once (:func:`server`), which imports the jail (``jail.py``), its seccomp filter,
+the Python bot host (:mod:`arena.isolation.bothost`) and the built-in bots (``arena_bots``), and then only
+forks.  Each child is what ``python jail.py`` was: it puts up the same walls in the same order
+(:func:`jail.run <arena.isolation.jail.run>`), then execs the bot's command, or, for a Python bot, runs the
+bot host in place, which imports the entrant's module inside the walls.
 
 Why nothing of one bot reaches another: the server is exec'd fresh by the referee (none of the referee's
 memory, which holds the game), imports only the arena's code, and never parses a request: a request's
@@ -195,6 +195,7 @@ def serve(fd: int) -> None:
 
     from arena.isolation import bothost, jail
 
+    _import_built_in_bots()
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the referee
     if os.getppid() == 1:
         os._exit(0)
@@ -237,6 +238,19 @@ def serve(fd: int) -> None:
             jails[ended] = pid
             poller.register(ended, select.POLLIN)
             channel.send(marshal.dumps(("pid", pid)))
+
+
+def _import_built_in_bots() -> None:
+    """The arena's own bots (``arena_bots``), so that a start of one imports nothing; never an entrant's."""
+    import importlib
+    import pkgutil
+
+    try:
+        import arena_bots
+    except ImportError:
+        return
+    for module in pkgutil.iter_modules(arena_bots.__path__, "arena_bots."):
+        importlib.import_module(module.name)
 
 
 def _child(buffer: bytearray, size: int, fds: list[int], parent: int, seccomp: Any, jail: Any, host_main: Any) -> None:

@@ -281,14 +281,7 @@ def _copy_folder(source: int, copy: int, prefix: str, inside: dict[str, list[Ent
             if entry.kind == "f":
                 _copy_file(opened, name, copy, entry, gid)
                 continue
-            os.mkdir(name, 0o700, dir_fd=copy)
-            made = os.open(name, _FOLDER, dir_fd=copy)
-            try:
-                _copy_folder(opened, made, entry.name, inside, gid)
-                os.fchown(made, 0, gid)
-                os.fchmod(made, 0o750)
-            finally:
-                os.close(made)
+            _new_folder(name, copy, opened, entry.name, inside, gid)
         finally:
             os.close(opened)
 
@@ -308,16 +301,23 @@ def _copy(real: str, listed: tuple[Entry, ...], copy: str, gid: int) -> None:
         inside: dict[str, list[Entry]] = {}
         for entry in listed[1:]:
             inside.setdefault(entry.name.rpartition("/")[0], []).append(entry)
-        os.mkdir(copy, 0o700)
-        made = os.open(copy, _FOLDER)
-        try:
-            _copy_folder(source, made, "", inside, gid)
-            os.fchown(made, 0, gid)
-            os.fchmod(made, 0o750)
-        finally:
-            os.close(made)
+        _new_folder(copy, None, source, "", inside, gid)
     finally:
         os.close(source)
+
+
+def _new_folder(name: str, parent: int | None, source: int, prefix: str, inside: dict[str, list[Entry]],
+                gid: int) -> None:
+    """Make the folder ``name`` (in the folder ``parent`` is open on, or a path) as a copy of ``source``:
+    closed while it fills, then root's and readable by ``gid``."""
+    os.mkdir(name, 0o700, dir_fd=parent)
+    made = os.open(name, _FOLDER, dir_fd=parent)
+    try:
+        _copy_folder(source, made, prefix, inside, gid)
+        os.fchown(made, 0, gid)
+        os.fchmod(made, 0o750)
+    finally:
+        os.close(made)
 
 
 def stage_copy(path: str, hidden: tuple[str, ...], named: tuple[str, ...] = (),
