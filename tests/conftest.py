@@ -64,6 +64,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _no_plots_unless_asked() -> Iterator[None]:
+    """``arena run`` and ``arena match`` draw no pictures here (``ARENA_PLOTS=0``, as ``--no-plots``): drawing
+    them takes a small run's seconds, over a hundred runs.  The tests of the pictures ask with ``--plots``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_PLOTS", "0")
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _no_columns_from_outside() -> Iterator[None]:
     """The width tables are fitted to is the test's choice: a ``COLUMNS`` of the shell (or the one
     pytest-xdist gives its workers, 80) would cut every table a test expects whole.  Tests that want

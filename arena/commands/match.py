@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from arena.commands.play import clock_options
+from arena.commands.run import plots_option
 from arena.commands.telling import tell_all, teller
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
@@ -52,13 +53,14 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted match: count the stored games in deal order and go on.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
+@plots_option
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the verdict is still printed.")
 def command(
     bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
     out: str | None, seed: int | None, time_limit: float, clock: str | None, overage: float | None, scoring: str,
     isolation: str, duplicate: bool, public_deals: bool, deal_key: str | None, resume: bool, overwrite: bool,
-    quiet: bool,
+    plots: bool, quiet: bool,
 ) -> None:
     """Play bot A against bot B (or against the field B, C, ... at one table of 3-5), seats balanced.
 
@@ -97,7 +99,7 @@ def command(
         say(line)
     try:
         result = run_match(plan, folder, workers=workers, resume=resume, overwrite=overwrite,
-                           progress=not quiet and sys.stderr.isatty(), notify=say, preflight=preflight)
+                           progress=not quiet and sys.stderr.isatty(), notify=say, preflight=preflight, plots=plots)
     except Interrupted as exc:
         again = _again(bots, ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games",
                        str(max_games)], plan.seed, duplicate, public_deals, out)

@@ -11,6 +11,12 @@ import click
 from arena.commands.play import clock_options
 from arena.commands.telling import tell_all, teller
 
+#: ``--plots/--no-plots`` of arena run and arena match; ``ARENA_PLOTS=0`` in the environment is ``--no-plots``.
+plots_option = click.option(
+    "--plots/--no-plots", default=True, show_default=True, envvar="ARENA_PLOTS",
+    help="Draw the tables as PNG pictures into the results folder at the end (a few seconds); --no-plots leaves "
+         "them out, and removes the folder's older ones (arena report DIR --plots draws them later).")
+
 
 @click.command(name="run")
 @click.argument("file", metavar="FILE")
@@ -49,13 +55,14 @@ from arena.commands.telling import tell_all, teller
 @click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
               help="Write the tables and report.html after every N games stored, so a long run can be followed "
                    "in a browser (they are written at the end in any case).")
+@plots_option
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
     allow_changed_bots: bool, compress: bool, start_method: str | None, isolation: str | None, clock: str | None,
     overage: float | None, public_deals: bool, deal_key: str | None, cluster: str | None, report_every: int | None,
-    quiet: bool,
+    plots: bool, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
@@ -73,7 +80,7 @@ def command(
     from arena.display.terminal import output_width
     from arena.plan.config import load_run_config
     from arena.plan.schedule import Schedule
-    from arena.report.publish import publish
+    from arena.report.publish import drop_plots, publish
     from arena.report.text import format_tables
     from arena.results.files import REPORT_FILE
     from arena.results.folder import ResultsFolder
@@ -103,7 +110,10 @@ def command(
         click.echo(f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; continue with: {again}",
                    err=True)
         sys.exit(130)
-    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE, log_file=summary.log)
+    if not plots:
+        drop_plots(folder)
+    published = publish(folder, summary.found, config.name, plots=folder if plots else None, page=folder / REPORT_FILE,
+                        log_file=summary.log)
     tell_all([*published.problems, *summary.changed])
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),

@@ -246,10 +246,10 @@ def _import_built_in_bots() -> None:
     import pkgutil
 
     try:
-        import arena_bots
+        package = importlib.import_module("arena_bots")
     except ImportError:
         return
-    for module in pkgutil.iter_modules(arena_bots.__path__, "arena_bots."):
+    for module in pkgutil.iter_modules(package.__path__, "arena_bots."):
         importlib.import_module(module.name)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from arena.errors import os_error_line
 from arena.report.folder_tables import FolderTables
 from arena.report.tables import Tables
 from arena.results.files import PLOT_FILES, RunError
@@ -49,8 +50,11 @@ def publish(
     tables = found.tables
     if tables is None:  # no game stored: nothing to draw
         return done
-    if not strict and found.reused and page is not None and page.is_file():
-        done.paths = [folder / name for name in PLOT_FILES if (folder / name).is_file()] + [page]
+    drawn = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
+    # Nothing changed since the page and its pictures were made: they stand (a page without pictures is made
+    # again, with them when they are asked for, else in case it still shows pictures since removed).
+    if not strict and found.reused and page is not None and page.is_file() and plots is not None and drawn:
+        done.paths = drawn + [page]
         return done
     if plots is not None:
         done.paths += _plots(plots, tables, match if sequential(match) else None, strict, log_file, done)
@@ -68,6 +72,17 @@ def publish(
                 raise RunError(f"cannot write the HTML report: {exc}") from None
             done.problems.append(f"cannot write the HTML report: {exc}")
     return done
+
+
+def drop_plots(folder: Path) -> None:
+    """Remove the pictures ``folder`` holds: a run drawn without them must not show an older run's."""
+    for name in PLOT_FILES:
+        path = Path(folder) / name
+        try:
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+        except OSError as exc:
+            raise RunError(f"cannot remove the older picture {path}: {os_error_line(exc)}") from None
 
 
 def _plots(into: Path, tables: Tables, match: dict[str, Any] | None, strict: bool, log_file: Path | None,

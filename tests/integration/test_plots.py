@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zlib
@@ -71,7 +72,7 @@ def folder(tmp_path_factory) -> Path:
     (base / "pics.toml").write_text(TINY)
     out = base / "out"
     result = CliRunner().invoke(  # module-wide: not `cli`
-        main, ["run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none"])
+        main, ["run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none", "--plots"])
     assert result.exit_code == 0, result.output
     return out
 
@@ -251,7 +252,7 @@ def test_a_failing_plot_costs_the_run_nothing_but_one_line(tmp_path, run_cli, wr
     path = write_tournament(TINY.replace("deals = 2", "deals = 1"), "pics.toml")
     out = tmp_path / "out"
     (out / "head_to_head.png").mkdir(parents=True)  # where a picture should be
-    result = run_cli("run", str(path), "--out", str(out), "-j", "1")
+    result = run_cli("run", str(path), "--out", str(out), "-j", "1", "--plots")
     assert result.exit_code == 0, result.output
     problems = [line for line in result.stderr.splitlines() if "plots not written" in line]
     assert len(problems) == 1 and "head_to_head.png" in problems[0]
@@ -281,7 +282,7 @@ def test_overwrite_removes_the_pictures_of_the_run_before(tmp_path, run_cli, wri
     """``--overwrite`` starts again: a picture the new run does not draw (here a match's llr.png) is gone."""
     path = write_tournament(TINY, "pics.toml")
     out = tmp_path / "out"
-    args = ("run", str(path), "--out", str(out), "-q", "-j", "1", "--isolation", "none")
+    args = ("run", str(path), "--out", str(out), "-q", "-j", "1", "--isolation", "none", "--plots")
     assert run_cli(*args).exit_code == 0
     (out / "llr.png").write_bytes((out / "seats.png").read_bytes())
     assert run_cli(*args, "--overwrite").exit_code == 0
@@ -306,3 +307,19 @@ def test_each_legend_names_the_interval_its_figure_has(tables, tmp_path, monkeyp
     assert shares and all("Wilson" in label for label in shares), legends["win_share.png"]
     assert not any("bootstrap" in label for label in legends["win_share.png"] + legends["seats.png"])
     assert any("information summed by deal" in label for label in legends["rating.png"]), legends["rating.png"]
+
+
+@pytest.mark.slow
+def test_no_plots_draws_none_and_removes_a_resumed_folder_s_older_ones(folder, tmp_path):
+    """``--no-plots`` (and ``ARENA_PLOTS=0``): no picture, and none of an earlier run left beside the new page."""
+    out = tmp_path / "out"
+    shutil.copytree(folder, out)
+    assert (out / "win_share.png").exists()
+    result = CliRunner().invoke(main, ["run", str(folder.parent / "pics.toml"), "--out", str(out), "-q", "-j", "1",
+                                       "--isolation", "none", "--resume", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    assert not list(out.glob("*.png")) and (out / "report.html").exists()
+    assert "data:image/png" not in (out / "report.html").read_text()
+    again = CliRunner(env={"ARENA_PLOTS": "1"}).invoke(main, ["run", str(folder.parent / "pics.toml"), "--out", str(out),
+                                                                "-q", "-j", "1", "--isolation", "none", "--resume"])
+    assert again.exit_code == 0 and (out / "win_share.png").exists()

@@ -172,15 +172,17 @@ def check_match(plan: MatchPlan, out: Path, *, resume: bool, overwrite: bool, bo
 
 def run_match(
     plan: MatchPlan, out: Path, *, workers: int = 1, resume: bool = False, overwrite: bool = False, progress: bool = False, notify: Any = None, preflight: MatchPreflight | None = None,
+    plots: bool = True,
 ) -> MatchResult:
     """Play ``plan`` into the results folder ``out`` (see the module docstring); ``preflight``: what
     :func:`check_match` found (None: checked now, the bots aside).
 
     Raises :class:`RunError` for a folder that cannot be used, :class:`~.runner.Interrupted` on Ctrl-C
     (every game finished is stored; ``resume`` goes on).  The tables are drawn and ``report.html`` written as
-    for ``arena run``, and an SPRT's LLR into ``llr.png`` (a failure is a line ``notify`` is told).
+    for ``arena run``, and an SPRT's LLR into ``llr.png`` (a failure is a line ``notify`` is told); without
+    ``plots``, no picture is drawn and the folder's older ones are removed.
     """
-    from arena.report.publish import publish
+    from arena.report.publish import drop_plots, publish
     from arena.results.files import REPORT_FILE
     from arena.tournament.run.runner import RunOptions, run_tournament
 
@@ -194,7 +196,10 @@ def run_match(
         workers=workers, resume=resume, overwrite=overwrite, progress=progress, compress=True,
         notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
     match = feed.to_dict()
-    published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log)
+    if not plots:
+        drop_plots(out)
+    published = publish(out, summary.found, plan.name, match, plots=out if plots else None, page=out / REPORT_FILE,
+                        log_file=summary.log)
     for problem in published.problems:
         if notify is not None:
             notify(problem)
