@@ -65,16 +65,25 @@ def run_cli(cli):
     return lambda *args: cli.invoke(main, list(args))
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory) -> Path:
-    """A finished run of 4 entrants at 3-player tables, random bots and greedy, in this process."""
-    base = tmp_path_factory.mktemp("plots")
+def _tiny_run(base: Path, *options: str) -> Path:
     (base / "pics.toml").write_text(TINY)
     out = base / "out"
     result = CliRunner().invoke(  # module-wide: not `cli`
-        main, ["run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none", "--plots"])
+        main, ["run", str(base / "pics.toml"), "--out", str(out), "-q", "-j", "1", "--isolation", "none", *options])
     assert result.exit_code == 0, result.output
     return out
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A finished run of 4 entrants at 3-player tables, random bots and greedy, in this process, no pictures."""
+    return _tiny_run(tmp_path_factory.mktemp("plots"), "--no-plots")
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory) -> Path:
+    """The same run, its pictures drawn (``--plots``)."""
+    return _tiny_run(tmp_path_factory.mktemp("drawn"), "--plots")
 
 
 @pytest.fixture(scope="module")
@@ -110,10 +119,10 @@ def text_chunks(path: Path) -> list[bytes]:
 
 
 @pytest.mark.slow
-def test_arena_run_writes_the_plots(folder):
+def test_arena_run_writes_the_plots(drawn):
     for name in ("win_share.png", "head_to_head.png", "seats.png"):
-        assert_picture(folder / name)
-    assert (folder / "standings.csv").exists()
+        assert_picture(drawn / name)
+    assert (drawn / "standings.csv").exists()
 
 
 @pytest.mark.parametrize("name", ["win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png"])
@@ -310,16 +319,16 @@ def test_each_legend_names_the_interval_its_figure_has(tables, tmp_path, monkeyp
 
 
 @pytest.mark.slow
-def test_no_plots_draws_none_and_removes_a_resumed_folder_s_older_ones(folder, tmp_path):
+def test_no_plots_draws_none_and_removes_a_resumed_folder_s_older_ones(drawn, tmp_path):
     """``--no-plots`` (and ``ARENA_PLOTS=0``): no picture, and none of an earlier run left beside the new page."""
     out = tmp_path / "out"
-    shutil.copytree(folder, out)
+    shutil.copytree(drawn, out)
     assert (out / "win_share.png").exists()
-    result = CliRunner().invoke(main, ["run", str(folder.parent / "pics.toml"), "--out", str(out), "-q", "-j", "1",
+    result = CliRunner().invoke(main, ["run", str(drawn.parent / "pics.toml"), "--out", str(out), "-q", "-j", "1",
                                        "--isolation", "none", "--resume", "--no-plots"])
     assert result.exit_code == 0, result.output
     assert not list(out.glob("*.png")) and (out / "report.html").exists()
     assert "data:image/png" not in (out / "report.html").read_text()
-    again = CliRunner(env={"ARENA_PLOTS": "1"}).invoke(main, ["run", str(folder.parent / "pics.toml"), "--out", str(out),
+    again = CliRunner(env={"ARENA_PLOTS": "1"}).invoke(main, ["run", str(drawn.parent / "pics.toml"), "--out", str(out),
                                                                 "-q", "-j", "1", "--isolation", "none", "--resume"])
     assert again.exit_code == 0 and (out / "win_share.png").exists()
