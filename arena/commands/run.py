@@ -103,7 +103,8 @@ def command(
         click.echo(f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; continue with: {again}",
                    err=True)
         sys.exit(130)
-    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE, log_file=summary.log)
+    published = publish(folder, summary.found, config.name, plots=folder, page=folder / REPORT_FILE, log_file=summary.log,
+                        replays=True)
     tell_all([*published.problems, *summary.changed])
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),

@@ -194,7 +194,8 @@ def run_match(
         workers=workers, resume=resume, overwrite=overwrite, progress=progress, compress=True,
         notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
     match = feed.to_dict()
-    published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log)
+    published = publish(out, summary.found, plan.name, match, plots=out, page=out / REPORT_FILE, log_file=summary.log,
+                        replays=True)
     for problem in published.problems:
         if notify is not None:
             notify(problem)
