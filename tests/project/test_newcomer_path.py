@@ -73,7 +73,7 @@ def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shel
     printed = run("arena run tournaments/my-first.toml")
     first = fresh / "results" / "my-first"  # "its results go to results/my-first/"
     games = count_games(load_config(fresh / "tournaments" / "my-first.toml"))
-    said = re.search(r"balanced seating, (\d+) games\.", TUTORIAL)
+    said = re.search(r"balanced seating, (\d+) games;", TUTORIAL)
     assert said and int(said.group(1)) == games
     # Two entrants at four seats: each sits twice a game, so each has twice the games in its seats.
     assert games_in(first) == {"mcts-50": 2 * games, "random-js": 2 * games}
