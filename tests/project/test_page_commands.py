@@ -113,14 +113,15 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_line(line: str, where: Path, env: dict[str, str], made: Path) -> None:
-    if line == QUICKSTART[0] and (made / "quickstart").is_dir():
+    bare = re.sub(r"\s+#.*", "", line)  # the command, without the page's comment
+    if bare == QUICKSTART[0] and (made / "quickstart").is_dir():
         shutil.copytree(made / "quickstart", where / QUICKSTART[1])
         return
-    command = line + (f" {FEWER[line][0]}" if line in FEWER else "")
+    command = f"{bare} {FEWER[line][0]}" if line in FEWER else line
     done = subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True,
                           text=True, timeout=LINE_LIMIT, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{command}\nexit status {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    if line == QUICKSTART[0]:
+    if bare == QUICKSTART[0]:
         shutil.copytree(where / QUICKSTART[1], made / "quickstart")
 
 
