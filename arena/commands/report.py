@@ -25,9 +25,13 @@ from arena.results.files import TABLES
                    "their paths go to standard error.")
 @click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR.")
 @click.option("--html", "html", is_flag=True,
-              help="Also write the tables, the plots found in DIR and replays of the first games as one HTML "
-                   "page (DIR/report.html, the replays in games/ beside it); its path goes to standard error.")
+              help="Also write the tables, the plots found in DIR and the games as one HTML page (DIR/report.html, "
+                   "or --out); it links the replay pages DIR/games/ holds, and writes nothing else unless "
+                   "--replays. Its path goes to standard error.")
 @click.option("-o", "--out", "html_out", metavar="OUT.html", default=None, help="With --html: write the page here.")
+@click.option("--replays", is_flag=True,
+              help="With --html: also write the replay pages of the first 100 games beside the page (games/ID.html), "
+                   "as arena run does.")
 @click.option("--watch", is_flag=True,
               help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
                    "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
@@ -40,7 +44,7 @@ from arena.results.files import TABLES
                    "the rows' seeds are checked against the schedule it deals.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
-    html: bool, html_out: str | None, watch: bool, collusion: str | None, deal_key: str | None,
+    html: bool, html_out: str | None, replays: bool, watch: bool, collusion: str | None, deal_key: str | None,
 ) -> None:
     """Print the standings, head-to-head and seat tables of the results folder DIR.
 
@@ -63,6 +67,8 @@ def command(
 
     if html_out is not None and not html:
         raise click.UsageError("-o/--out is where --html writes its page: give --html too")
+    if replays and not html:
+        raise click.UsageError("--replays are the pages --html links: give --html too")
     if collusion is not None and fmt != "text":
         raise click.UsageError("--collusion prints lines of text: it takes no --format")
     path = Path(folder)
@@ -92,7 +98,8 @@ def command(
     page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
     wanted = (fmt == "text" and table is None) or html or collusion is not None
     teams = folder_teams(path, config, scoring) if wanted else None
-    for written in publish(path, found, config.name, match, plots=pictures, page=page, teams=teams).paths:
+    for written in publish(path, found, config.name, match, plots=pictures, page=page, teams=teams,
+                           replays=replays).paths:
         click.echo(str(written), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:

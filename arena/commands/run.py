@@ -113,7 +113,7 @@ def command(
     if not plots:
         drop_plots(folder)
     published = publish(folder, summary.found, config.name, plots=folder if plots else None, page=folder / REPORT_FILE,
-                        log_file=summary.log)
+                        log_file=summary.log, replays=True)
     tell_all([*published.problems, *summary.changed])
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena import records
 from arena.display import text as render
@@ -309,50 +309,103 @@ class GameList:
     replays_left: int = 0
 
 
+class Section(NamedTuple):
+    """A table of the report: its heading, its frame of cell texts (with its index or not), a note on what it
+    found and a line on what its columns mean, both shown under it; ``key`` names its anchor."""
+
+    title: str
+    frame: Any
+    with_index: bool
+    note: str
+    columns: str = ""
+    key: str = ""
+
+
+#: What the games list's columns mean, under it.
+GAMES_COLUMNS_NOTE = ("game: its id (a link to its replay where it has one). table, deal: where the schedule "
+                      "put it. seat N: who sat there (seat 0 moves first). groups N (Uptown) or blockers score N "
+                      "(Blockers!): that seat's score. winner: who won. faults, moves: the game's faults and moves.")
+
+
+def _anchor(text: str) -> str:
+    """An id for a heading: its words in lower case, joined by hyphens."""
+    return "-".join(re.findall(r"[a-z0-9]+", text.lower())) or "section"
+
+
+def _section(key: str, heading: str, body: str) -> str:
+    return f"<section id=\"{key}\"><h2>{html.escape(printable(heading))}</h2>{body}</section>"
+
+
+def _plots(plots: Sequence[Path]) -> str:
+    figures = []
+    for picture in plots:
+        png = base64.b64encode(picture.read_bytes()).decode("ascii")
+        figures.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{png}\">"
+                       f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
+    return "".join(figures)
+
+
+def _games(games: GameList, folder: str) -> str:
+    listed = len(games.rows)
+    shown = f"{games.total} games" if listed == games.total else f"the first {listed} of {games.total} games"
+    body = (f"<p class=\"note\">{shown}, in the order they finished; a click on a heading sorts by it.</p>"
+            "<div id=\"games-controls\"><input id=\"games-filter\" type=\"search\" "
+            "placeholder=\"filter: a player, an id\u2026\" aria-label=\"filter the games\"> "
+            "<button id=\"games-prev\">\u25c0 previous</button> <span id=\"games-page\"></span> "
+            "<button id=\"games-next\">next \u25b6</button></div>"
+            "<div class=\"scroll\"><table id=\"games\"><thead></thead><tbody></tbody></table></div>"
+            f"<p class=\"columns\">{html.escape(GAMES_COLUMNS_NOTE)}</p>")
+    if games.replays_left or listed < games.total:
+        body += (f"<p class=\"note\">{games.replays_left} games have no replay page here: "
+                 f"<code>arena view {html.escape(printable(folder))} --game ID</code> writes the replay of any game.</p>")
+    return body
+
+
+def _items(lines: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{html.escape(printable(line.strip()))}</li>" for line in lines) + "</ul>"
+
+
 def report_page(
     title: str,
-    tables: Sequence[tuple[str, Any, bool, str]],
+    summary: Sequence[str],
+    tables: Sequence[Section],
     plots: Sequence[Path],
     games: GameList,
     folder: str,
+    match: Sequence[str] = (),
 ) -> str:
-    """A tournament's report: ``tables`` ((title, frame, with index, note under it), as ``arena report`` prints
-    them), ``plots`` (PNG files, embedded) and the ``games``, in a table the page's script sorts, filters and
-    shows in pages."""
-    parts = [
+    """A tournament's report, read from the top: its ``summary`` (lines of text), a list of contents, the
+    first of ``tables`` (the standings), the ``plots`` (PNG files, embedded), a ``match``'s lines, the other
+    tables, then the ``games`` in a table the page's script sorts, filters and shows in pages.  Every text
+    is escaped: a name a bot chose is shown, never run."""
+    sections: list[tuple[str, str, str]] = []  # (anchor, heading, body)
+    for number, shown in enumerate(tables):
+        body = _frame_table(shown.frame, shown.with_index)
+        if shown.note:
+            body += f"<p class=\"note\">{html.escape(printable(shown.note))}</p>"
+        if shown.columns:
+            body += f"<p class=\"columns\">{html.escape(printable(shown.columns))}</p>"
+        sections.append((shown.key or _anchor(shown.title), shown.title, body))
+        if number == 0 and plots:
+            sections.append(("plots", "Plots", _plots(plots)))
+        if number == 0 and match:
+            sections.append(("match", "Match", _items(match)))
+    sections.append(("games-list", "Games", _games(games, folder)))  # "games" is the table's id
+    contents = "".join(f"<li><a href=\"#{key}\">{html.escape(printable(heading))}</a></li>"
+                       for key, heading, _ in sections)
+    data = {"columns": games.columns, "rows": [[printable(v) if isinstance(v, str) else v for v in row]
+                                               for row in games.rows],
+            "links": games.links}
+    return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
         f"<title>{html.escape(printable(title))}</title><style>\n{asset('replay.css')}</style></head>"
-        f"<body class=\"report\"><h1>{html.escape(printable(title))}</h1>",
-    ]
-    for heading, frame, index, note in tables:
-        parts.append(f"<h2>{html.escape(printable(heading))}</h2>{_frame_table(frame, index)}")
-        if note:
-            parts.append(f"<p class=\"note\">{html.escape(note)}</p>")
-    listed = len(games.rows)
-    shown = f"{games.total} games" if listed == games.total else f"the first {listed} of {games.total} games"
-    parts.append(
-        f"<h2>Games</h2><p class=\"note\">{shown}, in the order they finished; a click on a heading sorts by it. "
-        "Each game's id links to its replay where it has one.</p>"
-        "<div id=\"games-controls\"><input id=\"games-filter\" type=\"search\" placeholder=\"filter: a player, an id…\" "
-        "aria-label=\"filter the games\"> <button id=\"games-prev\">\u25c0 previous</button> "
-        "<span id=\"games-page\"></span> <button id=\"games-next\">next \u25b6</button></div>"
-        "<div class=\"scroll\"><table id=\"games\"><thead></thead><tbody></tbody></table></div>"
-    )
-    if games.replays_left or listed < games.total:
-        parts.append(f"<p class=\"note\">{games.replays_left} games have no replay page here: "
-                     f"<code>arena view {html.escape(printable(folder))} --game ID</code> writes the replay of any game.</p>")
-    if plots:
-        parts.append("<h2>Plots</h2>")
-    for picture in plots:
-        png = base64.b64encode(picture.read_bytes()).decode("ascii")
-        parts.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{png}\">"
-                     f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
-    data = {"columns": games.columns, "rows": [[printable(v) if isinstance(v, str) else v for v in row]
-                                               for row in games.rows],
-            "links": games.links}
-    parts.append(f"<script type=\"application/json\" id=\"games-data\">{_json_script(data)}</script>"
-                 f"<script>\n{asset('report.js')}</script></body></html>\n")
-    return "".join(parts)
+        f"<body class=\"report\"><h1>{html.escape(printable(title))}: tournament report</h1>",
+        _section("summary", "Summary", _items(summary)),
+        f"<nav id=\"contents\" aria-label=\"contents\"><h2>Contents</h2><ol>{contents}</ol></nav>",
+        *(_section(key, heading, body) for key, heading, body in sections),
+        f"<script type=\"application/json\" id=\"games-data\">{_json_script(data)}</script>"
+        f"<script>\n{asset('report.js')}</script></body></html>\n",
+    ])

@@ -5,8 +5,12 @@ players, winner, scores) is read from ``games.csv`` as a stream: the first :data
 are listed, sortable, filterable and in pages, and the rest only counted, so a folder of a million games
 costs the report the games it lists, not the whole file.
 
-The report links each game id to a replay page written beside it as
-``games/ID.html``.  Replaying and writing every game of a big tournament would
+The page opens on a summary in words (:mod:`arena.report.summary`) and a list of its contents, then the
+standings and the plots; each table has a line under it that says what its columns mean.
+
+The report links each game id to a replay page ``games/ID.html``.  A run and a match write those pages
+beside their report; ``arena report --html`` writes them only when asked (``--replays``), and otherwise
+links the pages the folder already holds.  Replaying and writing every game of a big tournament would
 cost more than the tournament's tables, so only the first :data:`REPLAY_LIMIT`
 games of the records file get a page, and the file is read no further (the
 tables say how many games there are); the report names how many more there
@@ -17,16 +21,19 @@ from __future__ import annotations
 
 import csv
 import gzip
+import os
 import re
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from arena import records
-from arena.display.html import GameList, replay_page, report_page
+from arena.display.html import GameList, Section, replay_page, report_page
 from arena.errors import os_error_line
 from arena.report import columns as col
+from arena.report.summary import COLUMN_NOTES, summary_lines
 from arena.report.tables import Tables
 from arena.report.text import (
     TITLES,
@@ -160,35 +167,29 @@ def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT
     return GameList(columns, rows, count)
 
 
-def tables_shown(tables: Tables) -> list[tuple[str, pd.DataFrame, bool, str]]:
-    """The tables ``arena report`` prints, as (title, frame of cell texts, with its index, note under it)."""
+def tables_shown(tables: Tables) -> list[Section]:
+    """The tables ``arena report`` prints, as sections of the page: title, frame of cell texts, with its
+    index or not, the note under it and what its columns mean."""
     return [
-        (TITLES["standings"], standings_display(tables), False, ""),
-        (TITLES["head-to-head"], head_to_head_matrix(tables), True, head_to_head_note(tables)),
-        (TITLES["seats"], seats_display(tables), False, ""),
-        (TITLES["order"], order_display(tables), False, ""),
+        Section(TITLES["standings"], standings_display(tables), False, "", COLUMN_NOTES["standings"], "standings"),
+        Section(TITLES["head-to-head"], head_to_head_matrix(tables), True, head_to_head_note(tables),
+                COLUMN_NOTES["head-to-head"], "head-to-head"),
+        Section(TITLES["seats"], seats_display(tables), False, "", COLUMN_NOTES["seats"], "seats"),
+        Section(TITLES["order"], order_display(tables), False, "", COLUMN_NOTES["order"], "order"),
     ]
 
 
-def write_report(
-    folder: str | Path, tables: Tables, title: str, out: str | Path | None = None, limit: int = REPLAY_LIMIT,
-    extra: Sequence[tuple[str, Any, bool, str]] = (),
-) -> Path:
-    """Write the HTML report of the results ``folder`` to ``out`` (default ``folder/report.html``).
+def _teams_section(teams: pd.DataFrame) -> Section:
+    from arena.report.teams import TITLE, teams_display, teams_note
 
-    The first ``limit`` readable, valid games get ``games/ID.html`` beside the report.  ``extra`` are
-    more tables, as :func:`tables_shown` gives them, shown after those (the "Teams?" table).
-    Every page is written through a temporary file beside it; one that cannot be written is a
-    :class:`~arena.results.files.RunError` of one line naming it.
-    """
-    folder = Path(folder)
-    target = Path(out) if out is not None else folder / REPORT_FILE
-    shown = tables_shown(tables) + list(extra)
-    plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
-    lines = _record_lines(folder, limit)
-    count = max(_games_counted(tables), len(lines))
+    return Section(TITLE, teams_display(teams), False, teams_note(teams), COLUMN_NOTES["teams"], "teams")
+
+
+def _replays(folder: Path, target: Path, title: str, limit: int) -> dict[str, str]:
+    """Write the replay pages of the first ``limit`` readable, valid games beside ``target`` (in
+    :data:`GAMES_FOLDER`); the link to each, by game id."""
     links: dict[str, str] = {}
-    for line in lines:
+    for line in _record_lines(folder, limit):
         try:
             record = records.loads(line)
             game = records.replay(record)
@@ -204,11 +205,57 @@ def write_report(
             raise RunError(f"{pages}: cannot write there: {os_error_line(exc)}") from None
         _write(pages / f"{game_id}.html", replay_page(game, f"{title}: {game_id}"))
         links[game_id] = f"{GAMES_FOLDER}/{game_id}.html"
+    return links
+
+
+def _found_replays(folder: Path, target: Path, listed: Sequence[Sequence[Any]]) -> dict[str, str]:
+    """Links to the replay pages ``folder`` already holds (a run wrote them) for the ``listed`` games, relative
+    to the page ``target``: a page written elsewhere links them where they are, and writes none."""
+    pages = folder / GAMES_FOLDER
+    try:
+        held = set(os.listdir(pages))
+    except OSError:
+        return {}
+    base = os.path.relpath(pages.resolve(), target.parent.resolve())
+    links = {}
+    for row in listed:
+        game_id = str(row[0])
+        if _SAFE_ID.fullmatch(game_id) and f"{game_id}.html" in held:
+            links[game_id] = quote(Path(base, f"{game_id}.html").as_posix())
+    return links
+
+
+def write_report(
+    folder: str | Path, tables: Tables, title: str, out: str | Path | None = None, limit: int = REPLAY_LIMIT, *,
+    replays: bool = False, match: dict[str, Any] | None = None, teams: pd.DataFrame | None = None,
+) -> Path:
+    """Write the HTML report of the results ``folder`` to ``out`` (default ``folder/report.html``).
+
+    With ``replays`` the first ``limit`` readable, valid games get ``games/ID.html`` beside the report (a
+    run's and a match's own folder); without, the page writes nothing else and links the replay pages the
+    folder already holds.  A ``match`` (``match.json``'s dict) adds its verdict and evidence, ``teams`` (the
+    "Teams?" table) its table and finding.  Every page is written through a temporary file beside it; one
+    that cannot be written is a :class:`~arena.results.files.RunError` of one line naming it.
+    """
+    from arena.report.match import summary_lines as match_lines
+
+    folder = Path(folder)
+    target = Path(out) if out is not None else folder / REPORT_FILE
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # as --plots-dir is: a page's folder is made if missing
+    except OSError as exc:
+        raise RunError(f"{target.parent}: cannot write there: {os_error_line(exc)}") from None
+    shown = tables_shown(tables) + ([] if teams is None else [_teams_section(teams)])
+    plots = [folder / name for name in PLOT_FILES if (folder / name).is_file()]
     players = int(tables.seats[col.SEAT].max()) + 1 if len(tables.seats) else 0
     games = game_list(folder, players, tables.scoring)
+    count = max(_games_counted(tables), games.total)
+    links = _replays(folder, target, title, limit) if replays else _found_replays(folder, target, games.rows)
     games.links = links
     games.replays_left = max(0, count - len(links))
-    _write(target, report_page(title, shown, plots, games, str(folder)))
+    summary = summary_lines(tables, games.total, match, teams)
+    page = report_page(title, summary, shown, plots, games, str(folder), match_lines(match) if match else ())
+    _write(target, page)
     return target
 
 

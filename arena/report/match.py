@@ -15,15 +15,32 @@ def elo_text(value: float | None) -> str:
     return f"{value:+.1f}"
 
 
-def summary_lines(match: dict[str, Any]) -> list[str]:
-    """The match's evidence and verdict as text lines, from its ``match.json`` dict."""
+def headline(match: dict[str, Any]) -> str:
+    """The match in a line: who played whom, the games, and the verdict when there is one."""
     bots = [b["name"] for b in match["bots"]]
     rivals = bots[1] if match["players"] == 2 else "the field (" + ", ".join(bots[1:]) + ")"
     unit = ("game pair" if match["players"] == 2 else "round") + ("" if match["deals"] == 1 else "s")
     verdict = match.get("verdict")
     state = "" if match.get("state") == "done" else f" [{match.get('state')}]"
     head = f"{bots[0]} vs {rivals}: {match['games']} games ({match['deals']} {unit})"
-    lines = [head + (f", verdict {verdict}" if verdict else "") + state]
+    return head + (f", verdict {verdict}" if verdict else "") + state
+
+
+def verdict_line(match: dict[str, Any]) -> str:
+    """What an SPRT's verdict means, in words ('' for a match without a test or a verdict)."""
+    p = match["parameters"]["sprt"]
+    if p is None:
+        return ""
+    first = match["bots"][0]["name"]
+    meaning = {"H1": f"H1 accepted: {first} is at least {p['elo1']:g} Elo better",
+               "H0": f"H0 accepted: {first} is at most {p['elo0']:g} Elo better",
+               "inconclusive": f"inconclusive: no verdict within {match['parameters']['max_games']} games"}
+    return meaning.get(match.get("verdict") or "", "")
+
+
+def summary_lines(match: dict[str, Any]) -> list[str]:
+    """The match's evidence and verdict as text lines, from its ``match.json`` dict."""
+    lines = [headline(match)]
     sprt_params = match["parameters"]["sprt"]
     if sprt_params is not None:
         p = sprt_params
@@ -31,11 +48,8 @@ def summary_lines(match: dict[str, Any]) -> list[str]:
         lines.append(f"  SPRT ({match['test']}, {p['model']}) elo0={p['elo0']:g} elo1={p['elo1']:g} "
                      f"alpha={p['alpha']:g} beta={p['beta']:g}: LLR {llr}, bounds {match['lower']:.3f} and "
                      f"{match['upper']:.3f}")
-        meaning = {"H1": f"H1 accepted: {bots[0]} is at least {p['elo1']:g} Elo better",
-                   "H0": f"H0 accepted: {bots[0]} is at most {p['elo0']:g} Elo better",
-                   "inconclusive": f"inconclusive: no verdict within {match['parameters']['max_games']} games"}
-        if verdict in meaning:
-            lines.append(f"  {meaning[verdict]}")
+        if verdict_line(match):
+            lines.append(f"  {verdict_line(match)}")
     if match["pentanomial"] is not None:
         lines.append("  pentanomial " + ", ".join(f"{k} {v}" for k, v in match["pentanomial"].items()))
     if match["score"] is not None:

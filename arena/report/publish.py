@@ -36,13 +36,16 @@ def sequential(match: dict[str, Any] | None) -> bool:
 def publish(
     folder: Path, found: FolderTables, title: str, match: dict[str, Any] | None = None, *,
     plots: Path | None = None, page: Path | None = None, log_file: Path | None = None, teams: pd.DataFrame | None = None,
+    replays: bool = False,
 ) -> Published:
     """Draw ``found``'s tables (and a sequential ``match``'s LLR) into the folder ``plots`` and write the
-    HTML report of ``folder`` to ``page`` (None: not drawn, not written).
+    HTML report of ``folder`` to ``page`` (None: not drawn, not written), with the replays of its first games
+    beside it when ``replays`` (a run's and a match's own folder), else linking those the folder holds.
 
     With a ``log_file`` (a run's, a match's) a failure is a line of :attr:`Published.problems`, also appended
     to the log; without one (``arena report``, which was asked for them) it raises (:class:`~arena.report.plots.PlotError`, :class:`RunError`).  The ``teams`` table
-    (:func:`~arena.report.teams.folder_teams`) goes into the page, and as ``teams.csv`` beside it.
+    (:func:`~arena.report.teams.folder_teams`) goes into the page, and as ``teams.csv`` into the folder with the folder's own page; a
+    ``match``'s verdict goes into the page's summary.
     """
     folder = Path(folder)
     strict = log_file is None
@@ -60,13 +63,12 @@ def publish(
         done.paths += _plots(plots, tables, match if sequential(match) else None, strict, log_file, done)
     if page is not None:
         from arena.report.html import write_report
-        from arena.report.teams import TITLE, teams_display, teams_note, write_teams
+        from arena.report.teams import write_teams
 
-        extra = [] if teams is None else [(TITLE, teams_display(teams), False, teams_note(teams))]
         try:
-            if teams is not None:
-                write_teams(teams, page.parent)
-            done.paths.append(write_report(folder, tables, title, page, extra=extra))
+            if teams is not None and page.parent.resolve() == folder.resolve():  # a page elsewhere: that page alone
+                write_teams(teams, folder)
+            done.paths.append(write_report(folder, tables, title, page, replays=replays, match=match, teams=teams))
         except RunError as exc:
             if strict:
                 raise RunError(f"cannot write the HTML report: {exc}") from None

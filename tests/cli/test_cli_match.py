@@ -43,6 +43,10 @@ def test_a_match_prints_its_verdict_and_evidence_and_report_reads_its_folder(tmp
     assert "partial" not in report.output
     assert re.search(rf"\bgreedy\s+{match['games']}\b", report.output)  # the games the test counted
     assert "verdict H1" in report.output and "H1 accepted" in report.output
+    # The match's own page opens on a summary that gives the verdict in words.
+    page = (out / "report.html").read_text(encoding="utf-8")
+    summary = page.split('<section id="summary">', 1)[1].split("</section>", 1)[0]
+    assert "verdict H1" in summary and "H1 accepted: greedy is at least 200 Elo better" in summary
 
 
 @pytest.fixture

@@ -62,12 +62,16 @@ def test_one_pair_s_detail_both_ways(folder: Path, cli) -> None:
 
 
 @pytest.mark.slow
-def test_html_holds_the_table_and_writes_teams_csv(folder: Path, cli, tmp_path: Path) -> None:
+def test_html_holds_the_table_and_writes_teams_csv_into_the_folder(folder: Path, cli, tmp_path: Path) -> None:
     page = tmp_path / "page.html"
     result = cli.invoke(main, ["report", str(folder), "--html", "--out", str(page)])
     assert result.exit_code == 0, result.output
-    assert "Teams?" in page.read_text(encoding="utf-8")
-    teams = pd.read_csv(tmp_path / "teams.csv")
+    text = page.read_text(encoding="utf-8")
+    assert "Teams?" in text and "Teams?: no pair of entrants plays as a team (6 ordered pairs tested)" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]  # a page elsewhere is written alone
+    result = cli.invoke(main, ["report", str(folder), "--html"])
+    assert result.exit_code == 0, result.output
+    teams = pd.read_csv(folder / "teams.csv")
     assert len(teams) == 6 and not teams["flagged"].any()
 
 

@@ -198,3 +198,58 @@ def test_the_games_list_sorts_filters_and_pages(browser, folder):
     listed = page.eval_on_selector_all("#games tbody tr", "rs => rs.map(r => r.textContent)")
     assert len(listed) == sum(1 for r in games.rows if "greedy-2" in r[3:6]) and all("greedy-2" in t for t in listed)
     assert errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [1200, 390])
+def test_the_page_opens_on_its_summary_and_contents_at_a_desk_and_on_a_phone(browser, folder, width, cli, tmp_path):
+    """Summary first, then contents whose links all land, the plots right after the standings, a line on the
+    columns under every table; at a phone's width the page itself never scrolls sideways (tables do, inside).
+    The page is arena report's, written elsewhere (with the Teams? test): it links the run's replays."""
+    where = tmp_path / "elsewhere"
+    written = cli.invoke(main, ["report", str(folder), "--html", "--out", str(where / "report.html")])
+    assert written.exit_code == 0, written.output
+    page, errors = open_report(browser, where, (width, 900))
+    sections = page.evaluate("Array.from(document.body.children).filter(e => ['SECTION', 'NAV'].includes(e.tagName))"
+                             ".map(e => [e.id, e.querySelector('h2').textContent])")
+    assert sections[0] == ["summary", "Summary"] and sections[1] == ["contents", "Contents"]
+    keys = [key for key, _ in sections[2:]]
+    assert keys == ["standings", "plots", "head-to-head", "seats", "order", "teams", "games-list"]
+    with open(folder / "standings.csv", newline="") as f:
+        first = next(csv.DictReader(f))["entrant"]
+    summary = page.inner_text("#summary ul")
+    assert summary.startswith(f"{first} leads with a rating of") and "120 games of 3 players played." in summary
+    assert "Teams?: no pair of entrants plays as a team" in summary
+    targets = page.eval_on_selector_all("#contents a", "as => as.map(a => a.getAttribute('href'))")
+    assert targets == [f"#{key}" for key in keys]
+    assert page.evaluate("hs => hs.every(h => document.getElementById(h.slice(1)) !== null)", targets)
+    page.click("#contents a[href='#order']")
+    assert page.evaluate("location.hash") == "#order"
+    assert page.evaluate("document.getElementById('order').getBoundingClientRect().top") < 50  # scrolled to it
+    # Under every table of figures, what its columns mean; the order table's in plain words.
+    for key in ("standings", "head-to-head", "seats", "order", "teams", "games-list"):
+        assert page.locator(f"#{key} .scroll + p.columns, #{key} .scroll + p.note + p.columns").count() == 1, key
+    assert "after moved directly after before" in page.inner_text("#order p.columns")
+    link = page.get_attribute("#games tbody tr:first-child a", "href")
+    assert link.startswith("../") and (where / link).resolve().is_file()  # the run's replay, where it is
+    overflow = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert overflow[0] <= overflow[1], overflow
+    if width == 390:  # the standings are wider than a phone: they scroll in their own box
+        assert page.evaluate("(() => { const s = document.querySelector('#standings .scroll');"
+                             " return s.scrollWidth > s.clientWidth; })()")
+    assert errors == []
+
+
+def test_every_text_of_the_page_is_escaped():
+    """Names a bot chose reach the summary, the tables and the games list as text, never as markup."""
+    import pandas as pd
+
+    from arena.display.html import GameList, Section, report_page
+
+    evil = "<script>alert(1)</script><b>&"
+    frame = pd.DataFrame({"entrant": [evil], "games": [3]})
+    games = GameList(["game", "seat 0"], [["g1", evil]], 1)
+    page = report_page(evil, [f"{evil} leads"], [Section(evil, frame, False, evil, evil)], [], games, evil,
+                       match=[f"{evil} vs x"])
+    assert "<script>alert" not in page and "<b>&" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;&lt;b&gt;&amp;") >= 7

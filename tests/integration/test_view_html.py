@@ -140,7 +140,7 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     import arena.report.html
 
     monkeypatch.setattr(arena.report.html, "REPLAY_LIMIT", 3)
-    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3, ()))
+    monkeypatch.setattr(arena.report.html.write_report, "__defaults__", (None, 3))
     config = write_tournament(TOURNAMENT, "tiny.toml")
     out = tmp_path / "res"
     result = run("run", str(config), "--out", str(out), "-q", "--workers", "1", "--no-compress")
@@ -160,12 +160,23 @@ def test_run_writes_report_html_with_linked_replays(tmp_path, monkeypatch, run, 
     assert page.count("data:image/png;base64,") == sum(1 for p in out.glob("*.png"))
     assert "http" not in page.replace("http://www.w3.org", "").replace("http-equiv", "")
 
-    # report --html rebuilds it, elsewhere with -o; the replays go beside it.
+    # report --html rebuilds it elsewhere with -o: that page alone, linking the replays the folder holds.
     other = tmp_path / "elsewhere" / "r.html"
     other.parent.mkdir()
     result = run("report", str(out), "--html", "-o", str(other))
     assert result.exit_code == 0, result.output
-    assert other.is_file() and (other.parent / "games" / f"{ids[0]}.html").is_file()
+    assert sorted(p.name for p in other.parent.iterdir()) == ["r.html"]
+    listed = json.loads(re.search(r'<script type="application/json" id="games-data">(.*?)</script>',
+                                  other.read_text()).group(1))
+    assert sorted(listed["links"]) == sorted(ids[:3])
+    assert all((other.parent / link).resolve() == (out / "games" / f"{i}.html").resolve()
+               for i, link in listed["links"].items())
+    # --replays writes them beside the page, as a run does.
+    result = run("report", str(out), "--html", "-o", str(other), "--replays")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (other.parent / "games").iterdir()) == [f"{i}.html" for i in sorted(ids[:3])]
+    usage = run("report", str(out), "--replays")
+    assert usage.exit_code == 2 and usage.output.strip().splitlines()[-1].endswith("give --html too")
     (tmp_path / "a-file").write_text("")
     line = one_error_line(run("report", str(out), "--html", "-o", str(tmp_path / "a-file" / "r.html")))
     assert line.startswith("Error: cannot write the HTML report")

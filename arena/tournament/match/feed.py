@@ -199,7 +199,7 @@ def run_match(
     if not plots:
         drop_plots(out)
     published = publish(out, summary.found, plan.name, match, plots=out if plots else None, page=out / REPORT_FILE,
-                        log_file=summary.log)
+                        log_file=summary.log, replays=True)
     for problem in published.problems:
         if notify is not None:
             notify(problem)

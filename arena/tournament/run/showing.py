@@ -79,7 +79,7 @@ class Showing:
 
         try:
             found = folder_tables(self.out, self.schedule, write=True)
-            publish(self.out, found, self.schedule.config.name, page=self.out / REPORT_FILE)
+            publish(self.out, found, self.schedule.config.name, page=self.out / REPORT_FILE, replays=True)
         except (RunError, ValueError) as exc:  # the run goes on; its last page is written when it ends
             log.warning("report.html not written during the run: %s", exc)
 
