@@ -47,7 +47,7 @@ def folder(shared_folder) -> Path:
 
         (where / "listed.toml").write_text(TOURNAMENT)
         result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
-                                           "--workers", "1"])
+                                           "--workers", "1", "--plots"])
         assert result.exit_code == 0, result.output
 
     return shared_folder("report-html", make) / "out"
