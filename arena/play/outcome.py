@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena import records
@@ -30,9 +30,14 @@ class GameOutcome:
         seconds: list[float],
         faulted: set[int],
         clock: Mapping[str, Any] | None = None,
+        *,
+        longest: Sequence[float] = (),
+        asked: Sequence[int] = (),
+        answered: Sequence[int] = (),
     ) -> None:
-        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``
-        and ``clock`` as its attributes are."""
+        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``,
+        ``clock``, ``longest``, ``asked`` and ``answered`` as its attributes are (the last three: zeros
+        when not given)."""
         self.state = state
         #: Both scorings for every seat.
         self.result = result
@@ -42,6 +47,12 @@ class GameOutcome:
         self.seconds = seconds
         #: The seats whose bot faulted.
         self.faulted = faulted
+        n = len(seconds)
+        #: Each seat's longest turn (seconds), the turns its bot was asked, and of those the turns it
+        #: answered with a legal move (not in the record either).
+        self.longest = list(longest) or [0.0] * n
+        self.asked = list(asked) or [0] * n
+        self.answered = list(answered) or [0] * n
         self._names = list(setup.names)
         self._seed = setup.seed
         self._bots = list(setup.players)
