@@ -69,6 +69,12 @@ def command(
     games do not depend on --workers.  The results folder is a tournament's
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
+
+    A match is one table: with 3-5 bots every game seats all of them, and
+    the test is about A alone.  A round robin (N entrants, every k of them at
+    a table of k seats, each ranked against all) is a tournament: write a
+    tournament file with players = k and one [[entrants]] table per bot, and
+    play it with arena run FILE (see "Your first tournament" in the docs).
     """
     from arena.display.terminal import output_width
     from arena.plan.config import ConfigError
