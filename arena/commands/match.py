@@ -117,7 +117,8 @@ def command(
     click.echo(format_tables(summary.tables, "text", title=plan.name, only_standings=True, width=output_width()),
                nl=False)
     click.echo("\n" + "\n".join(summary_lines(result.match)))
-    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.fault_lines(summary)]:
+    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.time_lines(summary, output_width()),
+                 *showing.fault_lines(summary)]:
         say(line)
 
 

@@ -108,7 +108,8 @@ def command(
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
                nl=False)
-    for line in [showing.results_line(summary, published.paths), *showing.fault_lines(summary)]:
+    for line in [showing.results_line(summary, published.paths), *showing.time_lines(summary, output_width()),
+                 *showing.fault_lines(summary)]:
         say(line)
 
 

@@ -64,10 +64,12 @@ def printable(text: object) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """A time a bot took, as a person reads it: ``0.4 ms``, ``12.3 ms``, ``2.50 s``; ``-`` for none (None, NaN)."""
+    """A time a bot took, as a person reads it: ``0.04 ms``, ``12.3 ms``, ``2.50 s``; ``-`` for none (None, NaN)."""
     if seconds is None or seconds != seconds:
         return "-"
-    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.001 else f"{seconds * 1000:.1f} ms"
 
 
 def text_width(text: str) -> int:

@@ -289,6 +289,12 @@ class Game:
             entry["bank"] = [round(max(bank, 0.0), 3) for _, _, bank in self.times]
         return entry
 
+    def clocks_left(self) -> list[float | None]:
+        """The seconds left on each seat's game clock at the end (None: no clock, or a bank alone)."""
+        if self.clocks is None:
+            return [None] * len(self.seats)
+        return [None if c is None or math.isinf(c.remaining) else max(c.remaining, 0.0) for c in self.clocks]
+
     def fault(self, seat: int, index: int, fault: Fault) -> None:
         """Record the seat's fault at move ``index``, log it, and hand the seat to its fallback for good."""
         kind, message = fault

@@ -339,7 +339,8 @@ class Referee:
                 on_move=on_move, deal_key=deal_key,
             )
         return GameOutcome(state, setup, result, game.faults, game.seconds, game.faulted_seats(), game.clock_record(),
-                           longest=game.longest, asked=game.asked, answered=game.answered)
+                           longest=game.longest, asked=game.asked, answered=game.answered,
+                           clock_left=game.clocks_left())
 
     def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
                  names: Sequence[str] | None, extra: Mapping[str, Any] | None,

@@ -35,6 +35,7 @@ from arena.report.text import (
     order_display,
     seats_display,
     standings_display,
+    time_display,
 )
 from arena.results.files import (
     GAMES_FILE,
@@ -167,6 +168,7 @@ def tables_shown(tables: Tables) -> list[tuple[str, pd.DataFrame, bool, str]]:
         (TITLES["head-to-head"], head_to_head_matrix(tables), True, head_to_head_note(tables)),
         (TITLES["seats"], seats_display(tables), False, ""),
         (TITLES["order"], order_display(tables), False, ""),
+        (TITLES["time"], time_display(tables), False, ""),
     ]
 
 

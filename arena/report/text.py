@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arena.display.terminal import Column, fit_table, printable, wrap
+from arena.display.terminal import Column, duration, fit_table, printable, wrap
 from arena.report import columns as col
 from arena.report.tables import Tables
 from arena.results.files import TABLES
@@ -121,6 +121,25 @@ def order_display(tables: Tables) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
+def _count(value: float) -> str:
+    return "-" if _missing(value) else str(int(value))
+
+
+def time_display(tables: Tables) -> pd.DataFrame:
+    """Each entrant's time use as a person reads it: the mean and longest turn, games lost on time, the
+    mean clock left at the end; ``-`` where the games do not tell (an older arena's folder, no clock)."""
+    t = tables.time_use
+    return pd.DataFrame({
+        "entrant": t[col.ENTRANT],
+        "games": t[col.GAMES],
+        "moves": t[col.MOVES_ASKED].map(_count),
+        "mean a move": t[col.MEAN_MOVE_SECONDS].map(duration),
+        "longest": t[col.LONGEST_MOVE_SECONDS].map(duration),
+        "lost on time": t[col.LOST_ON_TIME].map(_count),
+        "clock left": t[col.MEAN_CLOCK_LEFT].map(duration),
+    })
+
+
 def _markdown(frame: pd.DataFrame, index: bool = False) -> str:
     if index:
         frame = frame.reset_index()
@@ -152,6 +171,7 @@ _SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": 
 STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
                         "rank (deciding)", "95% CI", "rating 95% CI")
 SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
+TIME_DROP_ORDER = ("clock left", "moves", "games")
 ORDER_DROP_ORDER = ("rank (other)", "wins (other)", "tied", "behind", "ahead", "rank (deciding)", "games",
                     "wins (deciding)")
 
@@ -297,6 +317,9 @@ def format_tables(
         elif name == "seats":
             shown = seats_display(tables)
             sections.append(("By seat", _text_table(shown, scoring, SEATS_DROP_ORDER, width), _markdown(shown)))
+        elif name == "time":
+            shown = time_display(tables)
+            sections.append((TITLES[name], _text_table(shown, scoring, TIME_DROP_ORDER, width), _markdown(shown)))
         else:  # order
             shown = order_display(tables)
             sections.append((TITLES[name], _text_table(shown, scoring, ORDER_DROP_ORDER, width, ("before", "after")),
@@ -309,4 +332,5 @@ def format_tables(
 H2H_TITLE = "Head to head (share of shared games the row entrant finished ahead of the column entrant)"
 #: The titles of the tables in text and markdown, by :data:`TABLES` name.
 TITLES = {"standings": "Standings", "head-to-head": H2H_TITLE, "seats": "By seat",
-          "order": "By who sits directly before whom"}
+          "order": "By who sits directly before whom",
+          "time": "Time use (per move the bot was asked)"}

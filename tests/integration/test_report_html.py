@@ -104,7 +104,7 @@ def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
     config = load_config(folder / "tournament.toml")
     tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)
     titles = [title for title, *_ in tables_shown(tables)]
-    assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order")]
+    assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order", "time")]
     markdown = format_tables(tables, "markdown")
     assert [line[3:] for line in markdown.splitlines() if line.startswith("## ")] == titles
 
