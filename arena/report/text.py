@@ -167,11 +167,12 @@ def _json_ready(frame: pd.DataFrame) -> list[dict[str, Any]]:
 #: The text tables' short headings when they have to be fitted, and the order columns are left out in
 #: (first dropped first; an interval before its point estimate); the deciding scoring's wins, the entrant, its
 #: place, rating and faults always stay.
-_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score", "rating 95% CI": "rating CI"}
+_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score", "rating 95% CI": "rating CI",
+          "mean a move": "mean", "lost on time": "on time", "clock left": "clock"}
 STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
                         "rank (deciding)", "95% CI", "rating 95% CI")
 SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
-TIME_DROP_ORDER = ("clock left", "moves", "games")
+TIME_DROP_ORDER = ("clock left", "moves", "games", "longest")
 ORDER_DROP_ORDER = ("rank (other)", "wins (other)", "tied", "behind", "ahead", "rank (deciding)", "games",
                     "wins (deciding)")
 
@@ -217,7 +218,9 @@ def _text_table(frame: pd.DataFrame, scoring: str, order: Sequence[str], width: 
                 names: Sequence[str] = ("entrant",)) -> list[str]:
     """``frame`` fitted to ``width``: columns left out in ``order``, then the ``names`` columns cut."""
     table = fit_table(_columns(frame, scoring, order, left=names), width)
-    return table.lines + _notes(width, table.short, table.dropped)
+    # The note on U and B only where a heading names a scoring (the time table's do not).
+    scored = any(f"({s})" in str(heading) for heading in frame.columns for s in SCORINGS)
+    return table.lines + _notes(width, table.short and scored, table.dropped)
 
 
 def _head_to_head_text(matrix: pd.DataFrame, width: int | None) -> list[str]:
