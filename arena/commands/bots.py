@@ -23,6 +23,7 @@ def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int 
     """Start each bot as a tournament would, shake hands, show what it declares, and play it one game
     against random; a bot that faults there is not usable (the command's one-line error names the first)."""
     from arena.isolation.protocol import PROTOCOL
+    from arena.play.human import HUMAN
     from arena.play.probe import OPPONENT, probe_game
     from arena.play.referee import Referee
 
@@ -33,6 +34,8 @@ def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int 
     unusable: list[str] = []
     try:
         for text in specs:
+            if text == HUMAN:
+                raise click.BadParameter("human is you at the terminal: there is no bot to probe", param_hint="'--probe'")
             (bot,) = referee.prepare_all([(text, "", None)])  # a BotError is the command's one-line error
             if bot.program is not None and bot.declared is not None:
                 about = printable(bot.declared.description or "(no description)")

@@ -71,3 +71,10 @@ def test_every_bot_is_probed_and_the_error_names_the_first_unusable(cli):
     assert len(games) == 3 and ", no fault (" in games[1]
     assert result.output.splitlines()[-1].startswith(f"Error: bot '{BAD}:RaisingBot:after=1' is not usable: ")
     assert result.output.splitlines()[-1].endswith("(and 1 more, above)")
+
+
+def test_the_human_seat_is_no_bot_to_probe(cli):
+    result = cli.invoke(main, ["bots", "--probe", "human"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1] == (
+        "Error: Invalid value for '--probe': human is you at the terminal: there is no bot to probe")
