@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from arena.api.options import format_option
 from arena.errors import ArenaError
-from arena.plan.deals import DealsError, first_deals, parse_deals, read_deals, seeds_text
+from arena.plan.deals import DealsError, deal_list, with_seeds_text
 from arena.plan.seating import DESIGNS
 from arena.play import ranges as limits
 from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
@@ -390,34 +390,17 @@ def parse_config(
 
 
 def _deal_list(source: str, value: Any, base: str | Path | None) -> tuple[int, tuple[int, ...], str | None]:
-    """The ``deals`` key: ``(rounds, seeds, file)``.  A number of rounds; a deals file's path (read from
-    ``base``: every seed it holds); ``{ file = "...", count = N }`` (its first N); or an array of seeds
-    (what a results folder keeps of a deals file)."""
+    """The ``deals`` key: ``(rounds, seeds, file)``, a number of rounds or a deals file (:func:`.deals.deal_list`)."""
     try:
-        if isinstance(value, str):
-            seeds = read_deals(value, base)
-            return _rounds(source, len(seeds)), seeds, value
-        if isinstance(value, dict):
-            unknown = sorted(set(value) - {"file", "count"})
-            if unknown or not isinstance(value.get("file"), str):
-                raise _fail(source, "deals", 'a deals file is given as "FILE" or { file = "FILE", count = N }')
-            count = _checked(source, "deals.count", limits.deals, value.get("count"))
-            seeds = first_deals(read_deals(value["file"], base), count, value["file"], "asked (deals.count)")
-            return count, seeds, value["file"]
-        if isinstance(value, list):
-            if not all(_is_int(seed) for seed in value):
-                raise _fail(source, "deals", "an array of deals holds whole numbers (game seeds) only")
-            seeds = parse_deals("\n".join(str(seed) for seed in value), "the array of deals,", "item")
-            return _rounds(source, len(seeds)), seeds, None
+        given = deal_list(value, base)
     except DealsError as exc:
         raise _fail(source, "deals", str(exc)) from None
-    return _checked(source, "deals", limits.deals, value), (), None
-
-
-def _rounds(source: str, count: int) -> int:
-    if count > limits.MAX_DEALS:
-        raise _fail(source, "deals", f"at most {limits.MAX_DEALS} deals per table, not {count}")
-    return count
+    if given is None:
+        return _checked(source, "deals", limits.deals, value), (), None
+    seeds, file = given
+    if len(seeds) > limits.MAX_DEALS:
+        raise _fail(source, "deals", f"at most {limits.MAX_DEALS} deals per table, not {len(seeds)}")
+    return len(seeds), seeds, file
 
 
 def _deals(source: str, data: dict[str, Any]) -> tuple[bool, bool, str | None]:
@@ -566,23 +549,6 @@ def load_run_config(
     if config.deals_file is not None:
         text = with_seeds_text(text, config.deal_seeds, config.deals_file)
     return with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key), text
-
-
-def with_seeds_text(text: str, seeds: tuple[int, ...], source: str) -> str:
-    """A tournament file's text with its ``deals`` key (a deals file) replaced by the seeds it gave: the text
-    the results folder keeps, so that a resume, ``--update`` and ``arena report`` play and read the deals
-    the run played, and a deals file changed since is told apart (its seeds differ)."""
-    lines, top, done = [], True, False
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        top = top and not stripped.startswith("[")
-        key = re.match(r"(\w+)\s*=", stripped)
-        if top and not done and key and key.group(1) == "deals":
-            lines.append(seeds_text(seeds, source))
-            done = True
-        else:
-            lines.append(line)
-    return "".join(lines)
 
 
 def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:

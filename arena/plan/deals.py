@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError, shorten
 
@@ -94,3 +96,39 @@ def seeds_text(seeds: tuple[int, ...], source: str) -> str:
     the deals, so a resume, ``--update`` and ``arena report`` need not find the file again)."""
     rows = [", ".join(str(seed) for seed in seeds[i:i + 4]) for i in range(0, len(seeds), 4)]
     return f"deals = [  # the deals of {' '.join(source.split())}\n" + "".join(f"    {row},\n" for row in rows) + "]\n"
+
+
+def deal_list(value: Any, base: str | os.PathLike[str] | None) -> tuple[tuple[int, ...], str | None] | None:
+    """A tournament file's ``deals`` value as ``(seeds, file)``: a deals file's path (read from ``base``: every
+    seed it holds), ``{ file = "FILE", count = N }`` (its first N) or an array of seeds (what a results folder
+    keeps; no file).  None for anything else (a number of rounds); :class:`DealsError` for a bad one."""
+    if isinstance(value, str):
+        return read_deals(value, base), value
+    if isinstance(value, dict):
+        count = value.get("count")
+        if set(value) != {"file", "count"} or not isinstance(value["file"], str) or not (
+                isinstance(count, int) and not isinstance(count, bool) and count >= 1):
+            raise DealsError('a deals file is given as "FILE" or { file = "FILE", count = N }, N at least 1')
+        return first_deals(read_deals(value["file"], base), count, value["file"], "asked (deals.count)"), value["file"]
+    if isinstance(value, list):
+        if not all(isinstance(seed, int) and not isinstance(seed, bool) for seed in value):
+            raise DealsError("an array of deals holds whole numbers (game seeds) only")
+        return parse_deals("\n".join(str(seed) for seed in value), "the array of deals,", "item"), None
+    return None
+
+
+def with_seeds_text(text: str, seeds: tuple[int, ...], source: str) -> str:
+    """A tournament file's text with its ``deals`` key (a deals file) replaced by the seeds it gave: the text
+    the results folder keeps, so that a resume, ``--update`` and ``arena report`` play and read the deals
+    the run played, and a deals file changed since is told apart (its seeds differ)."""
+    lines, top, done = [], True, False
+    for line in text.splitlines(keepends=True):
+        stripped = line.lstrip()
+        top = top and not stripped.startswith("[")
+        key = re.match(r"(\w+)\s*=", stripped)
+        if top and not done and key and key.group(1) == "deals":
+            lines.append(seeds_text(seeds, source))
+            done = True
+        else:
+            lines.append(line)
+    return "".join(lines)
