@@ -12,10 +12,11 @@ from arena.rules import COLORS
 def game_rows(
     game_id: str, table: int, deal: int, rotation: int, seed: int,
     entrants: Sequence[str], bots: Sequence[str], record: dict[str, Any],
-    faulted: Iterable[int], seconds: Sequence[float], scoring: str,
+    faulted: Iterable[int], times: Sequence[Any], scoring: str,
 ) -> list[list[Any]]:
-    """The ``games.csv`` rows of one finished game, in ``COLUMNS`` order, read from its record:
-    what :func:`arena.results.rows.game_rows_text` writes as text."""
+    """The ``games.csv`` rows of one finished game, in ``COLUMNS`` order, read from its record (the
+    time-use columns from ``times``, a :class:`~arena.results.rows.SeatTime` per seat): what
+    :func:`arena.results.rows.game_rows_text` writes as text."""
     result = record["result"]
     faulted = set(faulted)
     flags = [seat in faulted for seat in range(len(result))]
@@ -31,6 +32,8 @@ def game_rows(
             *(captures.get(color, 0) for color in COLORS),
             row["captured_total"], row["blockers_penalty"], row["blockers_score"],
             row["uptown_rank"], row["blockers_rank"],
-            int(deciding[seat] == 1), int(flags[seat]), turns[seat], f"{float(seconds[seat]):.6f}",
+            int(deciding[seat] == 1), int(flags[seat]), turns[seat], f"{float(times[seat].seconds):.6f}",
+            times[seat].asked, f"{times[seat].longest:.6f}", int(times[seat].lost_on_time),
+            "" if times[seat].clock_left is None else f"{times[seat].clock_left:.3f}",
         ])
     return rows

@@ -2,34 +2,75 @@
 
 from __future__ import annotations
 
+import math
+import secrets
+import shlex
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from arena.commands.play import Seed, TimeLimit
 from arena.display.terminal import printable
+from arena.play import ranges as limits
 
 if TYPE_CHECKING:
     from arena.api.options import Option
 
 
-def _probe(specs: tuple[str, ...]) -> None:
-    """Start each bot as a program, shake hands, and show what it declares."""
+def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int | None) -> None:
+    """Start each bot as a tournament would, shake hands, show what it declares, and play it one game
+    against random; a bot that faults there is not usable (the command's one-line error names the first)."""
     from arena.isolation.protocol import PROTOCOL
+    from arena.play.human import HUMAN
+    from arena.play.probe import OPPONENT, probe_game
     from arena.play.referee import Referee
 
-    referee = Referee(isolation="process")
+    seed = secrets.randbits(63) if seed is None else seed
+    logs = Path(tempfile.mkdtemp(prefix="arena-probe-logs-"))
+    referee = Referee(time_limit, isolation=isolation, logs=logs)
+    limit = "no time limit" if math.isinf(time_limit) else f"time limit {time_limit:g} s"
+    unusable: list[str] = []
     try:
         for text in specs:
+            if text == HUMAN:
+                raise click.BadParameter("human is you at the terminal: there is no bot to probe", param_hint="'--probe'")
             (bot,) = referee.prepare_all([(text, "", None)])  # a BotError is the command's one-line error
-            assert bot.program is not None and bot.declared is not None
-            about = printable(bot.declared.description or "(no description)")
-            click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
-            click.echo(f"  runs as:  {printable(bot.program.text)}")
-            click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
-            declared = bot.declared.options
-            _echo_options("  ", {key: (value, declared.get(key)) for key, value in bot.options.items()})
+            if bot.program is not None and bot.declared is not None:
+                about = printable(bot.declared.description or "(no description)")
+                click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
+                click.echo(f"  runs as:  {printable(bot.program.text)}")
+                click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
+                declared = bot.declared.options
+                _echo_options("  ", {key: (value, declared.get(key)) for key, value in bot.options.items()})
+            else:  # a Python bot under isolation none: no program, no handshake
+                assert bot.cls is not None
+                click.echo(f"{printable(bot.text)}: {printable((bot.cls.__doc__ or '(no description)').strip().splitlines()[0])}")
+                click.echo("  runs in:  this process (isolation none: trusted code only)")
+                options = bot.cls.options if isinstance(bot.cls.options, dict) else {}
+                _echo_options("  ", {key: (value, options.get(key)) for key, value in bot.options.items()})
+            game = probe_game(referee, bot, seed)
+            click.echo(f"  game:     seat 0 against {OPPONENT}, seed {seed}, {limit}: {printable(game.summary())}")
+            if not game.usable:
+                assert game.fault is not None
+                click.echo(f"  log:      {game.log}")
+                click.echo(f"  again:    {_again(text, seed, time_limit, isolation)}")
+                unusable.append(f"bot {text!r} is not usable: it faulted at move {game.fault['move']} of the probe "
+                                f"game: {game.fault['kind']}: {game.fault['message']}")
     finally:
         referee.close()
+    if unusable:
+        more = f" (and {len(unusable) - 1} more, above)" if len(unusable) > 1 else ""
+        raise click.ClickException(printable(unusable[0]) + more)
+
+
+def _again(text: str, seed: int, time_limit: float, isolation: str) -> str:
+    """The ``arena play`` command that plays the probe game again, board and all."""
+    words = ["arena", "play", text, "random", "--seed", str(seed)]
+    if not math.isinf(time_limit):
+        words += ["--time-limit", f"{time_limit:g}"]
+    return shlex.join(words + (["--isolation", isolation] if isolation != "process" else []))
 
 
 def _refused(name: str, cls: Any) -> str:
@@ -55,21 +96,33 @@ def _echo_options(pad: str, options: dict[str, tuple[Any, Option | None]]) -> No
 
 @click.command("bots")
 @click.option("--probe", "probes", multiple=True, metavar="BOT",
-              help="Start BOT (exec:COMMAND, a name, module:Name or file.py:Name) as a program, shake hands "
-                   "(uptown-bot/1) and show what it declares; may be given more than once.")
-def command(probes: tuple[str, ...]) -> None:
+              help="Start BOT (exec:COMMAND, a name, module:Name or file.py:Name) as a tournament would, shake "
+                   "hands (uptown-bot/1), show what it declares, and play it one game against random: a bot that "
+                   "faults there (an illegal move, a late answer, a crash) is not usable, and the command fails "
+                   "naming it.  May be given more than once.")
+@click.option("--time-limit", type=TimeLimit(), default=limits.DEFAULT_TIME_LIMIT, show_default=True,
+              metavar="SECONDS", help="With --probe: seconds the bot may take per move (a tournament's time_limit).")
+@click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
+              help="With --probe: where the bot runs, as in a tournament (none: a Python bot in this process).")
+@click.option("--seed", type=Seed(), default=None,
+              help="With --probe: the probe game's seed (default: a random one, printed).")
+def command(probes: tuple[str, ...], time_limit: float, isolation: str, seed: int | None) -> None:
     """List every bot registered in the entry-point group arena.bots.
 
     For each: its name, where it comes from (entry point and distribution),
     a one-line description and its options with their defaults.  Plug-ins
     that fail to load are listed after them with the reason; they never hide
-    the others.  With --probe, start the given bots instead and show what
-    they say of themselves in the protocol's handshake.
+    the others.  With --probe, start the given bots instead, show what
+    they say of themselves in the protocol's handshake, and play each one
+    game at seat 0 against random under the tournament's isolation and time
+    limit: the turns it answered, and its first fault as a tournament would
+    show it.  A bot that faults is not usable: the command then ends with
+    exit status 1 and a line naming it.
     """
     from arena.plugins import GROUP, discover
 
     if probes:
-        _probe(probes)
+        _probe(probes, time_limit, isolation, seed)
         return
 
     found, failures = discover()

@@ -50,6 +50,10 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
                    "can then work the deals out).")
 @click.option("--deal-key", metavar="HEX", default=None,
               help="Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one.")
+@click.option("--deals", "deals_file", metavar="FILE", default=None,
+              help="Play the deals of FILE, a deals file (one game seed a line, # comments): round d plays its d-th "
+                   "seed, so two matches on different days meet the same tiles.  It must hold every deal the match "
+                   "may play (--games, or --max-games with --sprt).")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted match: count the stored games in deal order and go on.")
 @click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
@@ -59,8 +63,8 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 def command(
     bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
     out: str | None, seed: int | None, time_limit: float, clock: str | None, overage: float | None, scoring: str,
-    isolation: str, duplicate: bool, public_deals: bool, deal_key: str | None, resume: bool, overwrite: bool,
-    plots: bool, quiet: bool,
+    isolation: str, duplicate: bool, public_deals: bool, deal_key: str | None, deals_file: str | None, resume: bool,
+    overwrite: bool, plots: bool, quiet: bool,
 ) -> None:
     """Play bot A against bot B (or against the field B, C, ... at one table of 3-5), seats balanced.
 
@@ -71,9 +75,16 @@ def command(
     games do not depend on --workers.  The results folder is a tournament's
     (arena report reads it) with match.json: the test, the counts, the LLR
     after every deal and the verdict.
+
+    A match is one table: with 3-5 bots every game seats all of them, and
+    the test is about A alone.  A round robin (N entrants, every k of them at
+    a table of k seats, each ranked against all) is a tournament: write a
+    tournament file with players = k and one [[entrants]] table per bot, and
+    play it with arena run FILE (see "Your first tournament" in the docs).
     """
     from arena.display.terminal import output_width
     from arena.plan.config import ConfigError
+    from arena.plan.deals import read_deals
     from arena.report.match import summary_lines
     from arena.report.text import format_tables
     from arena.tournament.match.feed import check_match, run_match, start_lines
@@ -84,9 +95,11 @@ def command(
     from arena.tournament.run.runner import Interrupted
 
     check_bot_count(bots)
+    deal_seeds = read_deals(deals_file) if deals_file is not None else ()
     probe = MatchPlan(tuple(bots), 0, games=games, sprt=parse_sprt(sprt, len(bots)) if sprt is not None else None,
                       max_games=max_games, scoring=scoring, time_limit=time_limit, isolation=isolation, clock=clock,
-                      overage=overage, duplicate=duplicate, public_deals=public_deals, deal_key=deal_key)
+                      overage=overage, duplicate=duplicate, public_deals=public_deals, deal_key=deal_key,
+                      deal_seeds=deal_seeds, deals_file=deals_file)
     folder = Path(out) if out is not None else Path("results") / probe.name
     plan, seed_note = seeded(probe, seed, folder, overwrite)
     try:
@@ -101,8 +114,9 @@ def command(
         result = run_match(plan, folder, workers=workers, resume=resume, overwrite=overwrite,
                            progress=not quiet and sys.stderr.isatty(), notify=say, preflight=preflight, plots=plots)
     except Interrupted as exc:
-        again = _again(bots, ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games",
-                       str(max_games)], plan.seed, duplicate, public_deals, out)
+        end = ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games", str(max_games)]
+        again = _again(bots, end + (["--deals", deals_file] if deals_file is not None else []), plan.seed, duplicate,
+                       public_deals, out)
         click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {again}", err=True)
         sys.exit(130)
     summary = result.summary
@@ -113,7 +127,8 @@ def command(
     click.echo(format_tables(summary.tables, "text", title=plan.name, only_standings=True, width=output_width()),
                nl=False)
     click.echo("\n" + "\n".join(summary_lines(result.match)))
-    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.fault_lines(summary)]:
+    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.time_lines(summary, output_width()),
+                 *showing.fault_lines(summary)]:
         say(line)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +18,9 @@ plots_option = click.option(
     "--plots/--no-plots", default=True, show_default=True, envvar="ARENA_PLOTS",
     help="Draw the tables as PNG pictures into the results folder at the end (a few seconds); --no-plots leaves "
          "them out, and removes the folder's older ones (arena report DIR --plots draws them later).")
+
+if TYPE_CHECKING:
+    from arena.plan.config import TournamentConfig
 
 
 @click.command(name="run")
@@ -69,7 +74,8 @@ def command(
     Every game is seeded from the file's master seed and the results folder's
     secret deal key (made with the folder, kept in DIR/deal.key), so a run or
     its resume gives the same games on any machine with any number of workers,
-    and no bot can work out a deal. Results are appended to
+    and no bot can work out a deal; or, with deals = "FILE", from the seeds
+    of a deals file, the same tiles in every run. Results are appended to
     the results folder (results/NAME/, or --out DIR) as each game finishes;
     after an interruption, run the same command with --resume to play only
     the missing games.  Relative paths in FILE are read from FILE's folder.
@@ -95,7 +101,7 @@ def command(
     say = teller(quiet)
     options = RunOptions(
         workers=workers or usable_cpus(), start_method=start_method, resume=resume, overwrite=overwrite,
-        compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(file,), notify=say,
+        compress=compress, progress=not quiet and sys.stderr.isatty(), hide=(file, *_deals_path(config, file)), notify=say,
         allow_changed_bots=allow_changed_bots, cluster=cluster, update=update, source=file, report_every=report_every)
     # A folder that would be refused is refused before any bot program starts; nothing is checked twice.
     preflight = ResultsFolder(folder).check(config, options.opening())
@@ -118,8 +124,16 @@ def command(
     say(showing.played_line(summary))
     click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
                nl=False)
-    for line in [showing.results_line(summary, published.paths), *showing.fault_lines(summary)]:
+    for line in [showing.results_line(summary, published.paths), *showing.time_lines(summary, output_width()),
+                 *showing.fault_lines(summary)]:
         say(line)
+
+
+def _deals_path(config: TournamentConfig, file: str) -> tuple[str, ...]:
+    """The deals file the tournament file names, as a path (it gives every deal: the bots must not see it)."""
+    if config.deals_file is None:
+        return ()
+    return (os.path.join(os.path.dirname(os.path.abspath(file)), config.deals_file),)
 
 
 def _refuse_together(update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,

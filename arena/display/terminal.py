@@ -63,6 +63,15 @@ def printable(text: object) -> str:
     return "".join(c if c.isprintable() or c == " " else _escape(c) for c in text)
 
 
+def duration(seconds: float | None) -> str:
+    """A time a bot took, as a person reads it: ``0.04 ms``, ``12.3 ms``, ``2.50 s``; ``-`` for none (None, NaN)."""
+    if seconds is None or seconds != seconds:
+        return "-"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.001 else f"{seconds * 1000:.1f} ms"
+
+
 def text_width(text: str) -> int:
     """The columns ``text`` takes on a terminal: wide East Asian characters take two, combining marks none."""
     if text.isascii():

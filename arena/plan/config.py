@@ -4,7 +4,7 @@ A tournament file looks like this (docs/reference/tournament-file.md is the refe
 
     name = "quickstart"
     players = 4
-    deals = 10
+    deals = 10              # rounds per table; or "deals.txt", a deals file of game seeds (arena.plan.deals)
     seed = 2024
     scoring = "uptown"
     time_limit = 5.0
@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from arena.api.options import format_option
 from arena.errors import ArenaError
+from arena.plan.deals import DealsError, deal_list, with_seeds_text
 from arena.plan.seating import DESIGNS
 from arena.play import ranges as limits
 from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
@@ -188,6 +189,11 @@ class TournamentConfig:
     isolation: str = field(default="process", compare=False)
     #: True: the duplicate format, a round's games all played with one deal; False: every game a deal of its own.
     duplicate: bool = False
+    #: The seeds of a deals file (:mod:`.deals`), one per round (``deals`` of them); empty: the deals derive
+    #: from the master seed.
+    deal_seeds: tuple[int, ...] = ()
+    #: The deals file as the tournament file names it (None: none, or its seeds written out).
+    deals_file: str | None = field(default=None, compare=False)
     #: True: seeds derive from the file alone (no deal key), so anyone holding it can deal every game.
     public_deals: bool = False
     #: The secret deal key (64 lowercase hex digits) the seeds are keyed with, when known: given by the
@@ -317,7 +323,8 @@ def parse_config(
 
     Without a ``name`` key the tournament is called ``default_name``, else after ``source``'s file stem.
     Relative paths in it are read from the folder ``base`` (None: the folder the arena runs in);
-    :func:`load_config` gives the file's own folder.  Nothing is looked up on disk here.
+    :func:`load_config` gives the file's own folder.  Nothing is looked up on disk here but a deals
+    file (``deals = "FILE"``), whose seeds the config holds.
 
     Bots are not loaded here: :func:`check_bots` does that.
     """
@@ -341,7 +348,7 @@ def parse_config(
     players = data["players"]
     if not _is_int(players) or not 2 <= players <= 5:
         raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
-    deals = _checked(source, "deals", limits.deals, data["deals"])
+    deals, deal_seeds, deals_file = _deal_list(source, data["deals"], base)
     seed = _checked(source, "seed", limits.master_seed, data["seed"])
     scoring = _choice(source, "scoring", data.get("scoring", "uptown"), SCORINGS)
     penalty = _choice(source, "penalty", data.get("penalty", "color"), PENALTIES)
@@ -378,8 +385,22 @@ def parse_config(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
         scoring=scoring, penalty=penalty, time_limit=time_limit, clock=clock, seating=seating, format=tournament_format,
         challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
-        duplicate=duplicate, public_deals=public_deals, deal_key=deal_key,
+        duplicate=duplicate, public_deals=public_deals, deal_key=deal_key, deal_seeds=deal_seeds, deals_file=deals_file,
     )
+
+
+def _deal_list(source: str, value: Any, base: str | Path | None) -> tuple[int, tuple[int, ...], str | None]:
+    """The ``deals`` key: ``(rounds, seeds, file)``, a number of rounds or a deals file (:func:`.deals.deal_list`)."""
+    try:
+        given = deal_list(value, base)
+    except DealsError as exc:
+        raise _fail(source, "deals", str(exc)) from None
+    if given is None:
+        return _checked(source, "deals", limits.deals, value), (), None
+    seeds, file = given
+    if len(seeds) > limits.MAX_DEALS:
+        raise _fail(source, "deals", f"at most {limits.MAX_DEALS} deals per table, not {len(seeds)}")
+    return len(seeds), seeds, file
 
 
 def _deals(source: str, data: dict[str, Any]) -> tuple[bool, bool, str | None]:
@@ -525,6 +546,8 @@ def load_run_config(
         config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
     if public_deals and not config.public_deals:
         text = with_public_deals_text(text)
+    if config.deals_file is not None:
+        text = with_seeds_text(text, config.deal_seeds, config.deals_file)
     return with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key), text
 
 

@@ -30,7 +30,8 @@
   tiles) lets it find the seed; with public deals it is a plain SHA-256 of
   public things and the tournament file alone gives every deal.  A seed never
   depends on the worker, the completion order, a resume, or which other tables
-  the tournament holds.
+  the tournament holds.  A deals file (``deals = "FILE"``, :mod:`.deals`) gives
+  round ``d`` of every table its ``d``-th seed instead, the same in any run.
 
 Game ids read ``t{table}-d{deal}-r{index}``, the index the seating's index in
 the design (under ``rotate``, the rotation), zero-padded to widths fixed by the
@@ -57,6 +58,7 @@ import numpy as np
 
 from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
+from arena.plan.deals import seating_seed
 from arena.plan.seating import design, seatings
 
 SEED_PREFIX = "uptown-tournament/1"
@@ -326,9 +328,18 @@ class Schedule:
 
     def _round(self, place: int, deal: int, secret: str | None) -> Iterator[Game]:
         config, key = self.config, self._keys[place]
-        shared = game_seed(config.seed, key, deal, None, secret) if config.duplicate else 0
+        given = config.deal_seeds[deal] if config.deal_seeds else None
+        if given is not None:  # a deals file's round: the same tiles in any run (see .deals)
+            shared = given
+        else:
+            shared = game_seed(config.seed, key, deal, None, secret) if config.duplicate else 0
         for index, seats in self._seatings[place]:
-            seed = shared if config.duplicate else game_seed(config.seed, key, deal, index, secret)
+            if config.duplicate:
+                seed = shared
+            elif given is not None:
+                seed = seating_seed(given, index)
+            else:
+                seed = game_seed(config.seed, key, deal, index, secret)
             yield Game(self.game_id(self.tables[place][0], deal, index), self.tables[place][0], deal, index, seed, seats)
 
     def game_id(self, table: int, deal: int, index: int) -> str:

@@ -105,8 +105,12 @@ class Game:
         self.started = [False] * n
         self.faulted = [False] * n
         self.fallback: list[Any] = [None] * n
-        #: The seconds each seat's bot took.
+        #: The seconds each seat's bot took; the longest of its turns; the turns it was asked, and of
+        #: those the turns it answered with a legal move.
         self.seconds = [0.0] * n
+        self.longest = [0.0] * n
+        self.asked = [0] * n
+        self.answered = [0] * n
         #: The time control (falsy: none), each bot seat's clock under it (None for the human's), and
         #: for every move of the game: the seconds the seat's bot took (None: it was not asked), and
         #: the seat's clock and bank after it.
@@ -179,7 +183,8 @@ class Game:
         seat_settings = [getattr(s, "settings", settings) for s in self.seats]
         errs = [getattr(s, "err", None) for s in self.seats]
         chooses, asks, started = self.chooses, self.asks, self.started
-        fallback, seconds = self.fallback, self.seconds
+        fallback, seconds, longest = self.fallback, self.seconds, self.longest
+        asked, answered = self.asked, self.answered
         call = self.guard.call
         # The captures change only with a capture, so the views' copy of them is made again
         # only then (and after every move when on_move may change the state).
@@ -213,6 +218,9 @@ class Game:
                 else:  # a bot program (its seat knows its clock), or the human
                     value, elapsed, problem = asks[seat](state, moves)
                 seconds[seat] += elapsed
+                asked[seat] += 1
+                if elapsed > longest[seat]:
+                    longest[seat] = elapsed
                 if clock is not None:
                     used = elapsed
                     problem = self.charge(seat, clock, elapsed, problem)
@@ -221,6 +229,8 @@ class Game:
                 if move is None:
                     self.fault(seat, len(history), problem or wrong_move(value, state))
                     move = MoveSet(legal).choice(fallback[seat])
+                else:
+                    answered[seat] += 1
             elif not started[seat]:
                 self.start(seat, len(history))
                 continue  # the same turn again, with the bot made (or the seat faulted)
@@ -278,6 +288,12 @@ class Game:
         if control.overage:
             entry["bank"] = [round(max(bank, 0.0), 3) for _, _, bank in self.times]
         return entry
+
+    def clocks_left(self) -> list[float | None]:
+        """The seconds left on each seat's game clock at the end (None: no clock, or a bank alone)."""
+        if self.clocks is None:
+            return [None] * len(self.seats)
+        return [None if c is None or math.isinf(c.remaining) else max(c.remaining, 0.0) for c in self.clocks]
 
     def fault(self, seat: int, index: int, fault: Fault) -> None:
         """Record the seat's fault at move ``index``, log it, and hand the seat to its fallback for good."""

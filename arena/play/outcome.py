@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena import records
+from arena.faults import FaultKind
 from arena.play.prepared import bot_entry, declared_name
 from arena.rules import GameState, SeatResult, winners
 
@@ -30,9 +31,15 @@ class GameOutcome:
         seconds: list[float],
         faulted: set[int],
         clock: Mapping[str, Any] | None = None,
+        *,
+        longest: Sequence[float] = (),
+        asked: Sequence[int] = (),
+        answered: Sequence[int] = (),
+        clock_left: Sequence[float | None] = (),
     ) -> None:
-        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``
-        and ``clock`` as its attributes are."""
+        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``,
+        ``clock``, ``longest``, ``asked``, ``answered`` and ``clock_left`` as its attributes are (the
+        last four: zeros, or None, when not given)."""
         self.state = state
         #: Both scorings for every seat.
         self.result = result
@@ -42,6 +49,14 @@ class GameOutcome:
         self.seconds = seconds
         #: The seats whose bot faulted.
         self.faulted = faulted
+        n = len(seconds)
+        #: Each seat's longest turn (seconds), the turns its bot was asked, and of those the turns it
+        #: answered with a legal move (not in the record either).
+        self.longest = list(longest) or [0.0] * n
+        self.asked = list(asked) or [0] * n
+        self.answered = list(answered) or [0] * n
+        #: The seconds left on each seat's game clock at the end (None: no clock with a base).
+        self.clock_left: list[float | None] = list(clock_left) or [None] * n
         self._names = list(setup.names)
         self._seed = setup.seed
         self._bots = list(setup.players)
@@ -86,6 +101,12 @@ class GameOutcome:
             [bot.entry_tail for bot in self._bots], self._time_limit, self.faults, self._extra, self.clock,
         )
         return records.record_line(self.state, self._names, seed=self._seed, result=self.result, members=members)
+
+    @property
+    def lost_on_time(self) -> list[bool]:
+        """Whether each seat's fault was a timeout (past the time limit, or out of clock)."""
+        timed_out = {fault["seat"] for fault in self.faults if fault["kind"] == FaultKind.TIMEOUT}
+        return [seat in timed_out for seat in range(len(self.seconds))]
 
     @property
     def turns(self) -> list[int]:

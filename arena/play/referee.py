@@ -220,6 +220,10 @@ class Referee:
         if self._isolated is not None:
             self._isolated.close()
 
+    def log_path(self, bot: PreparedBot) -> str | None:
+        """The log (standard error) of a bot this referee prepared, or None when it keeps no logs."""
+        return self._logs.path(bot.name or bot.spec.ref)
+
     # Bot processes -------------------------------------------------------------------
 
     def prepare(self, bot: PreparedBot | BotSpec | str, *, name: str = "", program: Program | None = None) -> PreparedBot:
@@ -334,7 +338,9 @@ class Referee:
                 [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
                 on_move=on_move, deal_key=deal_key,
             )
-        return GameOutcome(state, setup, result, game.faults, game.seconds, game.faulted_seats(), game.clock_record())
+        return GameOutcome(state, setup, result, game.faults, game.seconds, game.faulted_seats(), game.clock_record(),
+                           longest=game.longest, asked=game.asked, answered=game.answered,
+                           clock_left=game.clocks_left())
 
     def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
                  names: Sequence[str] | None, extra: Mapping[str, Any] | None,

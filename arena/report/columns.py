@@ -43,6 +43,11 @@ BEFORE, AFTER = "before", "after"
 AFTER_WIN_SHARE = _by_scoring("after_win_share_{}")
 AFTER_MEAN_RANK = _by_scoring("after_mean_rank_{}")
 
+#: Time use (time_use): turns the entrant's bot was asked, its mean and longest turn in seconds, its games
+#: lost on time and the mean seconds left on its game clock at the end (empty without a clock).
+MOVES_ASKED, MEAN_MOVE_SECONDS, LONGEST_MOVE_SECONDS = "moves_asked", "mean_move_seconds", "longest_move_seconds"
+LOST_ON_TIME, MEAN_CLOCK_LEFT = "lost_on_time", "mean_clock_left"
+
 #: The columns of each table, in the order of its CSV file.
 STANDINGS_COLUMNS = (
     PLACE, ENTRANT, BOT, GAMES, RATING, RATING_LOW, RATING_HIGH, MU, SIGMA,
@@ -58,5 +63,6 @@ ORDER_COLUMNS = (
     BEFORE, AFTER, GAMES, AHEAD, TIED, BEHIND, AHEAD_SHARE,
     *(c for s in SCORINGS for c in (AFTER_WIN_SHARE[s], AFTER_MEAN_RANK[s])),
 )
+TIME_USE_COLUMNS = (ENTRANT, GAMES, MOVES_ASKED, MEAN_MOVE_SECONDS, LONGEST_MOVE_SECONDS, LOST_ON_TIME, MEAN_CLOCK_LEFT)
 #: The tables :func:`write_tables` writes, each to ``NAME.csv`` (:data:`~arena.results.files.TABLE_FILES`).
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.results.rows import COLUMNS
+from arena.results.rows import ADDED_COLUMNS, COLUMNS, PREVIOUS_COLUMNS
 from arena.rules.state import SCORINGS
 
 _TEXT_COLUMNS = ("game_id", "entrant", "bot")
@@ -25,10 +25,15 @@ _DTYPES: dict[str, str] = {
     **{c: "int16" for c in ("groups", "captured_total", "blockers_penalty", "blockers_score")},
     **{c: "int8" for c in ("seat", "uptown_rank", "blockers_rank", "faulted")},
     "seed": "int64", "seconds": "float64", "game_id": "category", "entrant": "category", "bot": "category",
+    # May be empty (an older arena's rows, written again with the whole header; no clock): fractions.
+    **{c: "float32" for c in ADDED_COLUMNS},
 }
+#: The columns that are fractions (the rest that are numbers are whole).
+_FLOAT_COLUMNS = ("seconds", *ADDED_COLUMNS)
 #: The columns the tables read (:func:`build_tables`); the others are for people and other tools.
 TABLE_COLUMNS = ("game_id", "table", "deal", "seat", "entrant", "bot", "groups", "captured_total",
-                 "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank", "faulted")
+                 "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank", "faulted",
+                 "seconds", "asked", "longest", "lost_on_time", "clock_left")
 
 
 def load_games(path: str | Path, players: int | None = None, columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -41,6 +46,7 @@ def load_games(path: str | Path, players: int | None = None, columns: Sequence[s
     wrote is parsed at once with each column's type; one with a damaged row
     is read as text first, and every game with a row that is not numbers
     where numbers belong is left out (counted in ``attrs["unreadable"]``).
+    The time-use columns an older arena did not write are read as missing (NaN).
     """
     wanted = list(COLUMNS) if columns is None else [c for c in COLUMNS if c in {*columns, *_ALWAYS}]
     try:
@@ -78,7 +84,7 @@ def _header(path: Path) -> list[str]:
     if not first:
         raise ValueError(f"{path}: empty")
     header = first.rstrip("\r\n").split(",")
-    missing = [c for c in COLUMNS if c not in header]
+    missing = [c for c in COLUMNS if c not in header and c not in ADDED_COLUMNS]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
     return header
@@ -98,10 +104,20 @@ def _read_typed(path: Path, wanted: list[str]) -> pd.DataFrame:
         whole_lines = size == 0 or f.read(1) == b"\n"
     if not whole_lines:
         raise _Damaged("a half-written last line")
-    games = pd.read_csv(path, usecols=wanted, dtype={c: _DTYPES[c] for c in wanted}, keep_default_na=False,
-                        na_filter=False, engine="c")
-    if len(header) != len(COLUMNS):
+    present = [c for c in wanted if c in header]
+    empty = [c for c in ADDED_COLUMNS if c in present]
+    games = pd.read_csv(path, usecols=present, dtype={c: _DTYPES[c] for c in present}, keep_default_na=False,
+                        na_filter=bool(empty), na_values={c: [""] for c in empty}, engine="c")
+    if tuple(header) not in (COLUMNS, PREVIOUS_COLUMNS):
         raise _Damaged("another header")
+    return _with_missing(games, wanted)
+
+
+def _with_missing(games: pd.DataFrame, wanted: list[str]) -> pd.DataFrame:
+    """``games`` with every ``wanted`` column, those an older arena did not write as missing (NaN)."""
+    for column in wanted:
+        if column not in games.columns:
+            games[column] = np.nan
     return games[wanted]
 
 
@@ -116,20 +132,25 @@ def _checked_frame(data: bytes, path: str, wanted: list[str]) -> tuple[pd.DataFr
     if not data:
         raise ValueError(f"{path}: empty")
     games = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, on_bad_lines="skip")
-    missing = [c for c in COLUMNS if c not in games.columns]
+    missing = [c for c in COLUMNS if c not in games.columns and c not in ADDED_COLUMNS]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
-    games = games[wanted]
-    # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out.
+    games = _with_missing(games, wanted)
+    # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out; the
+    # time-use columns may be empty (an older arena's rows; no clock), never what is not a number.
     numeric = [c for c in wanted if c not in _TEXT_COLUMNS]
     values = games[numeric].apply(pd.to_numeric, errors="coerce")
-    whole = [c for c in numeric if c != "seconds"]
-    bad = values.isna().any(axis=1) | (values[whole] % 1 != 0).any(axis=1)
+    whole = [c for c in numeric if c not in _FLOAT_COLUMNS]
+    required = [c for c in numeric if c not in ADDED_COLUMNS]
+    given = games[numeric].apply(lambda column: column.notna() & (column.astype(str) != ""))
+    bad = (values[required].isna().any(axis=1) | (values.isna() & given).any(axis=1)
+           | (values[whole].fillna(0) % 1 != 0).any(axis=1))
     ignored = set(games.loc[bad, "game_id"])
     games = games[~games["game_id"].isin(ignored)].copy()
     # Read again once the bad rows are gone: with a NaN among them, 63-bit seeds would have become floats.
     for column in numeric:
-        games[column] = pd.to_numeric(games[column]).astype("int64" if column in whole else "float64")
+        read = pd.to_numeric(games[column], errors="coerce")
+        games[column] = read.astype("int64") if column in whole else read.astype(_DTYPES.get(column, "float64"))
     return games, ignored
 
 

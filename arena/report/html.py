@@ -42,6 +42,7 @@ from arena.report.text import (
     order_display,
     seats_display,
     standings_display,
+    time_display,
 )
 from arena.results.files import (
     GAMES_FILE,
@@ -176,6 +177,7 @@ def tables_shown(tables: Tables) -> list[Section]:
                 COLUMN_NOTES["head-to-head"], "head-to-head"),
         Section(TITLES["seats"], seats_display(tables), False, "", COLUMN_NOTES["seats"], "seats"),
         Section(TITLES["order"], order_display(tables), False, "", COLUMN_NOTES["order"], "order"),
+        Section(TITLES["time"], time_display(tables), False, "", COLUMN_NOTES["time"], "time"),
     ]
 
 

@@ -33,6 +33,9 @@ COLUMN_NOTES = {
              "after finished ahead of, level with and behind before. after ahead: the share of those games after "
              "finished ahead. wins and rank: after's win share and mean rank in them. The balanced seating gives "
              "every entrant every neighbour equally often, so these effects cancel out of the standings.",
+    "time": "moves: the turns the entrant was asked to play. mean a move, longest: the time it took to answer, "
+            "by the referee's clock. lost on time: games it faulted by running out of time. clock left: the mean "
+            "time left on its clock at the end of a game with a clock (- without one).",
     "teams": "helper -> helped: the pair tested (does the first help the second?). games: the games they shared. "
              "captures: the helped's tiles the helper took / the number expected; x expected: their ratio with its "
              "95% interval. results (Elo): how much stronger the helped plays at the helper's tables than its "

@@ -73,7 +73,7 @@ from arena.stats.ratings import RankedGame, ratings_of
 
 __all__ = [
     "TABLE_COLUMNS", "Tables", "build_tables", "games_frame", "head_to_head", "load_games", "order", "pairs",
-    "rated_games", "rating_arrays", "ratings", "seat_grid", "seats", "standings", "win_share_intervals",
+    "rated_games", "rating_arrays", "ratings", "seat_grid", "seats", "standings", "time_use", "win_share_intervals",
     "with_tournament_ranks", "write_tables",
 ]
 
@@ -83,7 +83,8 @@ class Tables:
     """The tables of a tournament, and the scoring they are ordered by.
 
     Each frame has the columns of its ``*_COLUMNS`` tuple (:data:`~arena.report.columns.STANDINGS_COLUMNS`,
-    :data:`~arena.report.columns.HEAD_TO_HEAD_COLUMNS`, :data:`~arena.report.columns.SEATS_COLUMNS`, :data:`~arena.report.columns.ORDER_COLUMNS`), in that order, a
+    :data:`~arena.report.columns.HEAD_TO_HEAD_COLUMNS`, :data:`~arena.report.columns.SEATS_COLUMNS`, :data:`~arena.report.columns.ORDER_COLUMNS`,
+    :data:`~arena.report.columns.TIME_USE_COLUMNS`), in that order, a
     row per entrant, pair or seat (none before the first game); the standings are in place order.
     """
 
@@ -92,6 +93,8 @@ class Tables:
     head_to_head: pd.DataFrame
     seats: pd.DataFrame
     order: pd.DataFrame
+    #: Each entrant's time use, in standings order: not part of the results (it differs run to run).
+    time_use: pd.DataFrame
 
 
 # -- tables ----------------------------------------------------------------
@@ -392,13 +395,41 @@ def order(games: pd.DataFrame, scoring: str) -> pd.DataFrame:
 
 def build_tables(games: pd.DataFrame, scoring: str, entrants: Sequence[str] | None = None) -> Tables:
     """All the tables of a tournament from its ``games.csv`` frame (see :func:`load_games`)."""
+    ranked = standings(games, scoring, entrants)
     return Tables(
         scoring=scoring,
-        standings=standings(games, scoring, entrants),
+        standings=ranked,
         head_to_head=head_to_head(games, scoring),
         seats=seats(games),
         order=order(games, scoring),
+        time_use=time_use(games, list(ranked[col.ENTRANT])),
     )
+
+
+def time_use(games: pd.DataFrame, entrants: Sequence[str]) -> pd.DataFrame:
+    """Per entrant, in the order of ``entrants`` (:data:`~arena.report.columns.TIME_USE_COLUMNS`): the turns
+    its bot was asked, its thinking time per turn asked (the mean) and its longest turn, the games it
+    lost on time, and the mean time left on its game clock at the end.  A figure no row gives (an older
+    arena's ``games.csv``; no clock) is missing (NaN)."""
+    table = pd.DataFrame(index=pd.Index(list(entrants), name=col.ENTRANT))
+    if games.empty or "asked" not in games.columns:
+        for column in col.TIME_USE_COLUMNS[1:]:
+            table[column] = 0 if column == col.GAMES else math.nan
+        return table.reset_index()
+    # Numbers, an empty field missing, however the frame was read.
+    figures = {c: pd.to_numeric(games[c], errors="coerce") for c in ("seconds", "asked", "longest", "lost_on_time",
+                                                                     "clock_left")}
+    timed = pd.DataFrame({"entrant": games["entrant"], **figures})[figures["asked"].notna()]
+    grouped = games.groupby("entrant", sort=False, observed=True)
+    by_timed = timed.groupby("entrant", sort=False, observed=True)
+    table[col.GAMES] = grouped.size().reindex(table.index, fill_value=0).astype(int)
+    asked = by_timed["asked"].sum().reindex(table.index)
+    table[col.MOVES_ASKED] = asked
+    table[col.MEAN_MOVE_SECONDS] = by_timed["seconds"].sum().reindex(table.index) / asked.where(asked > 0)
+    table[col.LONGEST_MOVE_SECONDS] = by_timed["longest"].max().reindex(table.index)
+    table[col.LOST_ON_TIME] = by_timed["lost_on_time"].sum().reindex(table.index)
+    table[col.MEAN_CLOCK_LEFT] = by_timed["clock_left"].mean().reindex(table.index)
+    return table.reset_index()[list(col.TIME_USE_COLUMNS)]
 
 
 def write_tables(folder: str | Path, tables: Tables) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arena.display.terminal import Column, fit_table, printable, wrap
+from arena.display.terminal import Column, duration, fit_table, printable, wrap
 from arena.report import columns as col
 from arena.report.tables import Tables
 from arena.results.files import TABLES
@@ -121,6 +121,25 @@ def order_display(tables: Tables) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
+def _count(value: float) -> str:
+    return "-" if _missing(value) else str(int(value))
+
+
+def time_display(tables: Tables) -> pd.DataFrame:
+    """Each entrant's time use as a person reads it: the mean and longest turn, games lost on time, the
+    mean clock left at the end; ``-`` where the games do not tell (an older arena's folder, no clock)."""
+    t = tables.time_use
+    return pd.DataFrame({
+        "entrant": t[col.ENTRANT],
+        "games": t[col.GAMES],
+        "moves": t[col.MOVES_ASKED].map(_count),
+        "mean a move": t[col.MEAN_MOVE_SECONDS].map(duration),
+        "longest": t[col.LONGEST_MOVE_SECONDS].map(duration),
+        "lost on time": t[col.LOST_ON_TIME].map(_count),
+        "clock left": t[col.MEAN_CLOCK_LEFT].map(duration),
+    })
+
+
 def _markdown(frame: pd.DataFrame, index: bool = False) -> str:
     if index:
         frame = frame.reset_index()
@@ -148,10 +167,12 @@ def _json_ready(frame: pd.DataFrame) -> list[dict[str, Any]]:
 #: The text tables' short headings when they have to be fitted, and the order columns are left out in
 #: (first dropped first; an interval before its point estimate); the deciding scoring's wins, the entrant, its
 #: place, rating and faults always stay.
-_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score", "rating 95% CI": "rating CI"}
+_SHORT = {"groups": "groups", "captures": "capt", "penalty": "pen", "blockers": "B score", "rating 95% CI": "rating CI",
+          "mean a move": "mean", "lost on time": "on time", "clock left": "clock"}
 STANDINGS_DROP_ORDER = ("penalty", "blockers", "captures", "groups", "rank (other)", "wins (other)", "games",
                         "rank (deciding)", "95% CI", "rating 95% CI")
 SEATS_DROP_ORDER = ("blockers", "captures", "groups", "rank (deciding)")
+TIME_DROP_ORDER = ("clock left", "moves", "games", "longest")
 ORDER_DROP_ORDER = ("rank (other)", "wins (other)", "tied", "behind", "ahead", "rank (deciding)", "games",
                     "wins (deciding)")
 
@@ -197,7 +218,9 @@ def _text_table(frame: pd.DataFrame, scoring: str, order: Sequence[str], width: 
                 names: Sequence[str] = ("entrant",)) -> list[str]:
     """``frame`` fitted to ``width``: columns left out in ``order``, then the ``names`` columns cut."""
     table = fit_table(_columns(frame, scoring, order, left=names), width)
-    return table.lines + _notes(width, table.short, table.dropped)
+    # The note on U and B only where a heading names a scoring (the time table's do not).
+    scored = any(f"({s})" in str(heading) for heading in frame.columns for s in SCORINGS)
+    return table.lines + _notes(width, table.short and scored, table.dropped)
 
 
 def _head_to_head_text(matrix: pd.DataFrame, width: int | None) -> list[str]:
@@ -297,6 +320,9 @@ def format_tables(
         elif name == "seats":
             shown = seats_display(tables)
             sections.append(("By seat", _text_table(shown, scoring, SEATS_DROP_ORDER, width), _markdown(shown)))
+        elif name == "time":
+            shown = time_display(tables)
+            sections.append((TITLES[name], _text_table(shown, scoring, TIME_DROP_ORDER, width), _markdown(shown)))
         else:  # order
             shown = order_display(tables)
             sections.append((TITLES[name], _text_table(shown, scoring, ORDER_DROP_ORDER, width, ("before", "after")),
@@ -309,4 +335,5 @@ def format_tables(
 H2H_TITLE = "Head to head (share of shared games the row entrant finished ahead of the column entrant)"
 #: The titles of the tables in text and markdown, by :data:`TABLES` name.
 TITLES = {"standings": "Standings", "head-to-head": H2H_TITLE, "seats": "By seat",
-          "order": "By who sits directly before whom"}
+          "order": "By who sits directly before whom",
+          "time": "Time use (per move the bot was asked)"}

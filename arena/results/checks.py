@@ -31,9 +31,11 @@ def records_hold_data(out: Path) -> bool:
 
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
     keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "format",
-                        "challengers", "pool", "max_tables", "duplicate", "public_deals", "entrants")
+                        "challengers", "pool", "max_tables", "duplicate", "deal_seeds", "public_deals", "entrants")
             if getattr(a, k) != getattr(b, k)]
-    return ", ".join(keys) or "content"
+    if "deals" in keys and "deal_seeds" in keys:
+        keys.remove("deal_seeds")
+    return ", ".join("deals (their seeds)" if k == "deal_seeds" else k for k in keys) or "content"
 
 
 def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite: bool) -> None:

@@ -45,6 +45,7 @@ TABLES: dict[str, str] = {
     "head-to-head": "head_to_head",
     "seats": "seats",
     "order": "order",
+    "time": "time_use",
 }
 TABLE_FILES = tuple(f"{attribute}.csv" for attribute in TABLES.values())
 #: The file of a match's results folder that holds its test and verdict (:mod:`arena.tournament.match.folder`).

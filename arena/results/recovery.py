@@ -27,7 +27,7 @@ from arena.results.dealkey import folder_key
 from arena.results.faults import FaultSummary
 from arena.results.files import GAMES_FILE, RunError, records_file
 from arena.results.lines import Lines, replace_tail, rewrite_records, rewrite_text, shown_line, text_lines
-from arena.results.rows import COLUMNS, header_text
+from arena.results.rows import ADDED_COLUMNS, COLUMNS, PREVIOUS_COLUMNS, header_text, rows_text
 from arena.results.sorting import game_ids
 from arena.results.verify import REASONS, GameCheckError, digest_of, expected_rows, first_difference, rows_digest
 
@@ -215,6 +215,7 @@ def recover(out: Path, schedule: Schedule) -> Recovered:
         schedule = Schedule(folder_key(config, out), schedule.numbering)
     games_path = out / GAMES_FILE
     records_path, compressed = records_file(out)
+    upgrade_rows(games_path)
     count, points = trusted_prefix(out, records_path, games_path)
     base = points[count - 1] if count else None
     trusted: set[str] = set()
@@ -229,6 +230,24 @@ def recover(out: Path, schedule: Schedule) -> Recovered:
     recovered.faults.update(faults)
     recovered.done |= trusted
     return recovered
+
+
+def upgrade_rows(path: Path) -> bool:
+    """Write an older arena's ``games.csv`` (no time-use columns) again with the whole header, its rows' new
+    fields empty, so that the games a resume adds fit it; True when it did.  The checkpoints no longer
+    match the file: the resume checks every game once, and writes its own."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return False
+    if first != rows_text([PREVIOUS_COLUMNS]):
+        return False
+    pad = "," * len(ADDED_COLUMNS)
+    # A half-written last line stays as it is: the check that follows cuts it.
+    rewrite_text(path, header_text(), (line[:-1] + pad + "\n" if line.endswith("\n") else line
+                                       for line in text_lines(path, skip_header=True)))
+    return True
 
 
 def _size(path: Path) -> int:

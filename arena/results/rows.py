@@ -10,7 +10,7 @@ import functools
 import io
 import re
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.rules import COLORS, SeatResult, winners
 from arena.rules.state import deciding_rank
@@ -18,12 +18,36 @@ from arena.rules.state import deciding_rank
 if TYPE_CHECKING:
     from arena.plan.schedule import Game
 
+#: The columns of each seat's time use, last: what differs from run to run (the record implies the rest).
+#: ``seconds`` the bot's thinking time in the game, ``asked`` the turns it was asked, ``longest`` its
+#: longest turn (seconds), ``lost_on_time`` 1 when its fault was a timeout, ``clock_left`` the seconds
+#: left on its game clock at the end (empty without a clock).
+SEAT_TIME_COLUMNS: tuple[str, ...] = ("seconds", "asked", "longest", "lost_on_time", "clock_left")
 COLUMNS: tuple[str, ...] = (
     "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
     *(f"captures_{color}" for color in COLORS),
     "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
-    "won", "faulted", "moves", "seconds",
+    "won", "faulted", "moves", *SEAT_TIME_COLUMNS,
 )
+#: The columns of an arena before the time-use columns (``seconds`` the last): such a ``games.csv`` is
+#: read with them empty, and a resume writes it again with the whole header.
+PREVIOUS_COLUMNS: tuple[str, ...] = COLUMNS[:COLUMNS.index("seconds") + 1]
+#: The columns a ``games.csv`` may lack (an older arena's).
+ADDED_COLUMNS: tuple[str, ...] = COLUMNS[len(PREVIOUS_COLUMNS):]
+
+
+class SeatTime(NamedTuple):
+    """One seat's time use in one game, for the last columns of its row (see :data:`SEAT_TIME_COLUMNS`)."""
+
+    seconds: float
+    asked: int = 0
+    longest: float = 0.0
+    lost_on_time: bool = False
+    clock_left: float | None = None
+
+    def fields(self) -> str:
+        left = "" if self.clock_left is None else f"{self.clock_left:.3f}"
+        return f"{self.seconds:.6f},{self.asked},{self.longest:.6f},{int(self.lost_on_time)},{left}"
 
 
 def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]:
@@ -34,11 +58,12 @@ def tournament_ranks(ranks: Sequence[int], faulted: Sequence[bool]) -> list[int]
 
 def game_rows_text(
     game: Game, entrants: Sequence[str], bots: Sequence[str], result: Sequence[SeatResult], turns: Sequence[int],
-    faulted: Collection[int], seconds: Sequence[float], scoring: str,
+    faulted: Collection[int], times: Sequence[SeatTime], scoring: str,
 ) -> str:
     """The ``games.csv`` rows of one finished ``game`` of the schedule (its id, table, deal, rotation and seed)
     as CSV text, one per seat in :data:`COLUMNS` order, quoted as :func:`rows_text` quotes them.  ``won`` is
-    rank 1 under ``scoring`` (C3), with every faulted seat ranked behind the others."""
+    rank 1 under ``scoring`` (C3), with every faulted seat ranked behind the others; ``times`` give each
+    seat's time-use columns."""
     if faulted:
         flags = [int(seat in faulted) for seat in range(len(result))]
         ranks = tournament_ranks([deciding_rank(row, scoring) for row in result], [bool(f) for f in flags])
@@ -56,7 +81,7 @@ def game_rows_text(
             f"{head}{seat},{_field(entrants[seat])},{_field(bots[seat])},{row.groups},"
             f"{caps.get(_C0, 0)},{caps.get(_C1, 0)},{caps.get(_C2, 0)},{caps.get(_C3, 0)},{caps.get(_C4, 0)},"
             f"{row.captured_total},{row.blockers_penalty},{row.blockers_score},{row.uptown_rank},{row.blockers_rank},"
-            f"{won[seat]},{flags[seat]},{turns[seat]},{seconds[seat]:.6f}\n"
+            f"{won[seat]},{flags[seat]},{turns[seat]},{times[seat].fields()}\n"
         )
     return "".join(lines)
 

@@ -19,7 +19,7 @@ from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game, Schedule
 from arena.records import RecordError, replay
-from arena.results.rows import COLUMNS, game_rows_text
+from arena.results.rows import COLUMNS, SEAT_TIME_COLUMNS, SeatTime, game_rows_text
 from arena.rules import GameSettings, deal
 
 #: Why a stored game is dropped and played again, by reason class, as the terminal says it.
@@ -31,8 +31,8 @@ REASONS: dict[str, str] = {
     "rows": "rows in games.csv differ from the record",
 }
 
-# The timing column is last, so a row without it is the text before its last comma.
-assert COLUMNS[-1] == "seconds"
+# The timing columns are last, so a row without them is the text before its last commas.
+assert COLUMNS[-len(SEAT_TIME_COLUMNS):] == SEAT_TIME_COLUMNS
 
 
 class GameCheckError(ArenaError):
@@ -44,8 +44,8 @@ class GameCheckError(ArenaError):
 
 
 def without_timing(row: str) -> str:
-    """A ``games.csv`` row (its text) without the timing column and the newline."""
-    return row.rstrip("\r\n").rsplit(",", 1)[0]
+    """A ``games.csv`` row (its text) without the timing columns and the newline."""
+    return row.rstrip("\r\n").rsplit(",", len(SEAT_TIME_COLUMNS))[0]
 
 
 def rows_digest(previous: bytes, row: str) -> bytes:
@@ -118,7 +118,8 @@ def expected_rows(record: Mapping[str, Any], game: Game, config: TournamentConfi
     for seat in replayed.seats:
         turns[seat] += 1
     specs = [config.entrants[i].spec for i in game.seats]
-    return game_rows_text(game, names, specs, replayed.result, turns, faulted, [0.0] * config.players, config.scoring)
+    return game_rows_text(game, names, specs, replayed.result, turns, faulted, [SeatTime(0.0)] * config.players,
+                          config.scoring)
 
 
 def first_difference(stored: list[str], expected: list[str]) -> str:

@@ -27,7 +27,7 @@ SECTIONS: dict[str, list[tuple[str, str | None]]] = {
     "play": [("tutorials/first-game.md", "Playing a game")],
     "replay": [("how-to/reproduce-a-game.md", "Replay a record")],
     "view": [("how-to/reproduce-a-game.md", "Watch it in a browser")],
-    "bots": [],
+    "bots": [("how-to/program-bots.md", "Check it before a run")],
     "run": [("tutorials/first-tournament.md", "Options of `arena run`"), ("how-to/resume.md", None)],
     "report": [("how-to/reports-and-plots.md", None)],
     "match": [("tutorials/first-sprt.md", None)],

@@ -50,11 +50,11 @@ def run(cli):
 
 
 def results(folder: Path) -> tuple[list[list[str]], dict[str, str]]:
-    """games.csv without its seconds column, and the records by game id."""
+    """games.csv without its time-use columns, and the records by game id."""
     with open(folder / "games.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     seconds = rows[0].index("seconds")
-    games = [row[:seconds] + row[seconds + 1:] for row in rows]
+    games = [row[:seconds] for row in rows]  # the time-use columns are the last
     records: dict[str, str] = {}
     for line in (folder / "records.jsonl").read_text(encoding="utf-8").splitlines():
         game_id = json.loads(line)["game_id"]

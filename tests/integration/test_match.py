@@ -22,7 +22,7 @@ from arena.plan.config import load_config
 from arena.plan.schedule import schedule
 from arena.report.tables import load_games
 from arena.results.files import MATCH_FILE
-from arena.results.rows import game_rows_text
+from arena.results.rows import SeatTime, game_rows_text
 from arena.results.verify import without_timing
 from arena.rules.state import SeatResult
 from arena.stats.field import FIELD_MIN_DEALS
@@ -68,7 +68,7 @@ def rows_of(p: MatchPlan, deal: int, rotation: int, ranks_by_name: dict[str, int
     results = [SeatResult(seat, ranks_by_name[n], {}, 0, 0, ranks_by_name[n], ranks_by_name[n], ranks_by_name[n])
                for seat, n in enumerate(names)]
     bad = {seat for seat, n in enumerate(names) if n in faulted}
-    return game_rows_text(game._replace(table=0), names, names, results, [1] * len(names), bad, [0.0] * len(names),
+    return game_rows_text(game._replace(table=0), names, names, results, [1] * len(names), bad, [SeatTime(0.0)] * len(names),
                           p.scoring)
 
 

@@ -46,7 +46,7 @@ bot = "random"
 
 #: Tables of a folder with no game: every frame empty.
 EMPTY = Tables(scoring="uptown", standings=pd.DataFrame(), head_to_head=pd.DataFrame(), seats=pd.DataFrame(),
-               order=pd.DataFrame())
+               order=pd.DataFrame(), time_use=pd.DataFrame())
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 #: The keys of a match's match.json that llr_plot reads (arena/tournament/match/folder.py writes them), and one it does not.

@@ -104,7 +104,7 @@ def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
     config = load_config(folder / "tournament.toml")
     tables = build_tables(load_games(folder / "games.csv", config.players), config.scoring, config.names)
     titles = [title for title, *_ in tables_shown(tables)]
-    assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order")]
+    assert titles == [TITLES[name] for name in ("standings", "head-to-head", "seats", "order", "time")]
     markdown = format_tables(tables, "markdown")
     assert [line[3:] for line in markdown.splitlines() if line.startswith("## ")] == titles
 
@@ -214,7 +214,7 @@ def test_the_page_opens_on_its_summary_and_contents_at_a_desk_and_on_a_phone(bro
                              ".map(e => [e.id, e.querySelector('h2').textContent])")
     assert sections[0] == ["summary", "Summary"] and sections[1] == ["contents", "Contents"]
     keys = [key for key, _ in sections[2:]]
-    assert keys == ["standings", "plots", "head-to-head", "seats", "order", "teams", "games-list"]
+    assert keys == ["standings", "plots", "head-to-head", "seats", "order", "time", "teams", "games-list"]
     with open(folder / "standings.csv", newline="") as f:
         first = next(csv.DictReader(f))["entrant"]
     summary = page.inner_text("#summary ul")

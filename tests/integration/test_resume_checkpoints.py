@@ -12,6 +12,7 @@ import pytest
 import arena.results.recovery as store
 from arena.plan.config import load_config
 from arena.results.checkpoints import read_checkpoints
+from arena.results.verify import without_timing
 from arena.tournament.run import workers as workers_module
 from arena.tournament.run.runner import Interrupted, run_tournament
 from tests.stored import record_lines
@@ -75,7 +76,7 @@ def replays(monkeypatch) -> list[str]:
 
 
 def rows_without_timing(out: Path) -> list[str]:
-    return [line.rsplit(",", 1)[0] for line in (out / "games.csv").read_text().splitlines()]
+    return [without_timing(line) for line in (out / "games.csv").read_text().splitlines()]
 
 
 @pytest.mark.parametrize("compress", [False, True])

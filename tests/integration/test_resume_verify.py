@@ -14,6 +14,7 @@ from arena.plan.config import load_config
 from arena.plan.schedule import Schedule
 from arena.results.recovery import recover
 from arena.results.rows import COLUMNS
+from arena.results.verify import without_timing as row_without_timing
 from arena.tournament.run.runner import run_tournament
 
 TOURNAMENT = """
@@ -63,9 +64,7 @@ def resume(tournament: Path, out: Path) -> list[str]:
 
 
 def without_timing(out: Path) -> list[str]:
-    drop = COLUMNS.index("seconds")
-    return [",".join(v for i, v in enumerate(line.split(",")) if i != drop)
-            for line in (out / "games.csv").read_text().splitlines()]
+    return [row_without_timing(line) for line in (out / "games.csv").read_text().splitlines()]
 
 
 def records(out: Path) -> dict[str, str]:

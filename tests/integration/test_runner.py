@@ -21,6 +21,7 @@ from arena.report.stamp import read_table
 from arena.report.tables import build_tables, load_games, write_tables
 from arena.results.recovery import recover
 from arena.results.rows import COLUMNS
+from arena.results.verify import without_timing
 from arena.rules.engine import engine_line
 from arena.tournament.run.runner import Interrupted, RunError, run_tournament
 
@@ -105,9 +106,7 @@ def run(path: Path, out: Path, **kwargs) -> None:
 
 
 def games_without_timing(out: Path) -> list[str]:
-    lines = (out / "games.csv").read_text().splitlines()
-    drop = COLUMNS.index("seconds")
-    return [",".join(v for i, v in enumerate(line.split(",")) if i != drop) for line in lines]
+    return [without_timing(line) for line in (out / "games.csv").read_text().splitlines()]
 
 
 def records_by_id(out: Path) -> dict[str, str]:
@@ -606,6 +605,7 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
 
     from arena.play.referee import play_game
     from arena.results.rows import game_rows_text, rows_text
+    from arena.tournament.run.workers import seat_times
 
     fixtures = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
     for players, seed in ((2, 3), (3, 4), (4, 5), (5, 6)):
@@ -616,11 +616,14 @@ def test_rows_from_the_result_are_the_rows_from_the_record():
             outcome = play_game(specs, seed, scoring=scoring, names=names, isolation="none")
             assert outcome.faulted == {0}
             args = ("t000-d0001-r0", 0, 1, 2, seed, names, bots)
+            times = seat_times(outcome)
+            assert times[0].asked == 3 and times[1].asked > 3  # RaisingBot answers twice and faults on its third turn
+            assert not any(t.lost_on_time for t in times) and all(t.clock_left is None for t in times)
             expected = rows_text(game_rows(
-                *args, outcome.record, outcome.faulted, outcome.seconds, scoring,
+                *args, outcome.record, outcome.faulted, times, scoring,
             ))
             assert game_rows_text(
-                Game(*args[:5], ()), *args[5:], outcome.result, outcome.turns, outcome.faulted, outcome.seconds, scoring,
+                Game(*args[:5], ()), *args[5:], outcome.result, outcome.turns, outcome.faulted, times, scoring,
             ) == expected
 
 

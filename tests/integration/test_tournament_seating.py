@@ -23,7 +23,7 @@ from arena.plan.seating import (
 )
 from arena.report.columns import ORDER_COLUMNS
 from arena.report.tables import order, with_tournament_ranks
-from arena.results.rows import COLUMNS
+from arena.results.verify import without_timing as row_without_timing
 
 #: A deal key for the files of these tests (a results folder keeps its own, :mod:`arena.results.dealkey`).
 KEY = "0f" * 32
@@ -218,9 +218,8 @@ def run(*args: str):
 
 
 def without_timing(out: Path) -> list[str]:
-    drop = COLUMNS.index("seconds")
-    return [",".join(v for i, v in enumerate(line.split(",")) if i != drop)
-            for line in (out / "games.csv").read_text().splitlines()]
+    """games.csv without its time-use columns (the last)."""
+    return [row_without_timing(line) for line in (out / "games.csv").read_text().splitlines()]
 
 
 def records(out: Path) -> dict[str, str]:

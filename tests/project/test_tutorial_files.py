@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,25 @@ def test_the_first_tournament_file_runs_saved_in_tournaments(tmp_path: Path, mon
     assert result.exit_code == 0, result.output
     games = (checkout / "results" / "my-first" / "games.csv").read_text(encoding="utf-8")
     assert "random-js" in games and "mcts-50" in games
+
+
+def test_the_round_robin_of_the_match_tutorial_is_every_four_of_six() -> None:
+    """tutorials/first-sprt.md: a round robin of N entrants at k seats is a tournament file; its example
+    (six bots at four seats) makes all 15 tables of four, and runs saved in tournaments/."""
+    from arena.plan.config import parse_config, with_isolation
+    from arena.plan.schedule import Schedule
+    from arena.results.identity import check_bots
+
+    block = toml_block("tutorials/first-sprt.md", 'name = "six-at-four"')
+    config = parse_config(block, "tournaments/six-at-four.toml", base=ROOT / "tournaments")
+    check_bots(with_isolation(config, "none"), "six-at-four.toml")  # every bot loads
+    assert len(config.entrants) == 6 and config.players == 4
+    schedule = Schedule(replace(config, public_deals=True))  # tables and seats, without a deal key
+    assert len(schedule.tables) == 15
+    assert {tuple(sorted(game.seats)) for game in schedule} == set(itertools.combinations(range(6), 4))
+
+
+def test_arena_match_help_says_where_a_round_robin_of_more_bots_is_written() -> None:
+    result = CliRunner().invoke(main, ["match", "--help"], terminal_width=100)
+    text = " ".join(result.output.split())
+    assert "A match is one table" in text and "players = k" in text and "arena run FILE" in text

@@ -245,7 +245,7 @@ def test_C3_winners_are_defined_once() -> None:
     assert winners([row.to_dict() for row in result], "blockers") == expected
     assert outcome.winners == outcome.state.winners() == render.winners(result, settings.scoring) == expected
     text = rows.game_rows_text(Game("g", 0, 0, 0, 12, ()), list("abcd"), ["random"] * 4, result, outcome.turns, (),
-                               outcome.seconds, "blockers")
+                               [rows.SeatTime(x) for x in outcome.seconds], "blockers")
     won = [int(line.split(",")[rows.COLUMNS.index("won")]) for line in text.splitlines()]
     assert [seat for seat, flag in enumerate(won) if flag] == expected
 

@@ -11,7 +11,13 @@ import pytest
 from oracles import game_rows
 
 from arena.report import columns as column_module
-from arena.report.columns import HEAD_TO_HEAD_COLUMNS, ORDER_COLUMNS, SEATS_COLUMNS, STANDINGS_COLUMNS
+from arena.report.columns import (
+    HEAD_TO_HEAD_COLUMNS,
+    ORDER_COLUMNS,
+    SEATS_COLUMNS,
+    STANDINGS_COLUMNS,
+    TIME_USE_COLUMNS,
+)
 from arena.report.tables import (
     build_tables,
     head_to_head,
@@ -22,7 +28,7 @@ from arena.report.tables import (
     with_tournament_ranks,
 )
 from arena.report.text import format_tables
-from arena.results.rows import COLUMNS, header_text, rows_text, tournament_ranks
+from arena.results.rows import COLUMNS, SeatTime, header_text, rows_text, tournament_ranks
 
 
 def fake_record(groups: list[int], captured: list[int]) -> dict:
@@ -51,7 +57,7 @@ def make_games(games: list[tuple[int, list[str], list[int], list[int], set[int]]
         record = fake_record(groups, captured)
         rows += game_rows(
             f"t000-d{deal:04d}-r{index}", 0, deal, index, 1234 + deal, entrants, ["random"] * len(entrants),
-            record, faulted, [0.001] * len(entrants), scoring,
+            record, faulted, [SeatTime(0.001)] * len(entrants), scoring,
         )
     text = header_text() + rows_text(rows)
     return load_games_text(text)
@@ -71,7 +77,7 @@ def test_faulted_seats_rank_behind_every_other():
 def test_game_rows_follow_the_columns():
     record = fake_record([3, 5, 4], [1, 0, 2])
     rows = game_rows("t000-d0000-r0", 0, 0, 0, 9, ["a", "b", "c"], ["random", "greedy", "random"],
-                     record, {0}, [0.5, 0.25, 0.125], "uptown")
+                     record, {0}, [SeatTime(0.5), SeatTime(0.25), SeatTime(0.125)], "uptown")
     assert len(rows) == 3 and all(len(row) == len(COLUMNS) for row in rows)
     by_name = [dict(zip(COLUMNS, row)) for row in rows]
     assert [r["won"] for r in by_name] == [0, 0, 1]  # seat 0 had fewest groups but faulted
@@ -181,7 +187,7 @@ def test_load_games_skips_a_partial_tail_and_incomplete_games(tmp_path):
     rows = []
     for d in range(3):
         rows += game_rows(f"t000-d{d:04d}-r0", 0, d, 0, d, ["a", "b"], ["random"] * 2,
-                          fake_record([1, 2], [0, 0]), set(), [0.0, 0.0], "uptown")
+                          fake_record([1, 2], [0, 0]), set(), [SeatTime(0.0)] * 2, "uptown")
     text = header_text() + rows_text(rows[:5])  # the third game has one row only
     path = tmp_path / "games.csv"
     path.write_text(text + "t000-d0003-r0,0,3")  # and a half-written line
@@ -198,12 +204,13 @@ def test_the_tables_have_exactly_the_columns_their_constants_name():
     assert tuple(tables.head_to_head.columns) == HEAD_TO_HEAD_COLUMNS
     assert tuple(tables.seats.columns) == SEATS_COLUMNS
     assert tuple(tables.order.columns) == ORDER_COLUMNS
+    assert tuple(tables.time_use.columns) == TIME_USE_COLUMNS
     # Every column name the module exports is a column of one of the tables.
     named = set()
     for name, value in vars(column_module).items():
         if name.isupper() and not name.startswith("_"):
             named |= set(value.values()) if isinstance(value, dict) else {value} if isinstance(value, str) else set()
-    every = {*STANDINGS_COLUMNS, *HEAD_TO_HEAD_COLUMNS, *SEATS_COLUMNS, *ORDER_COLUMNS}
+    every = {*STANDINGS_COLUMNS, *HEAD_TO_HEAD_COLUMNS, *SEATS_COLUMNS, *ORDER_COLUMNS, *TIME_USE_COLUMNS}
     assert named <= every, named - every
 
 

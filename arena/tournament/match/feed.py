@@ -21,6 +21,7 @@ folder is cut.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -124,7 +125,8 @@ class MatchFeed:
         self.removed = len(beyond)
         config = folder.config
         if tally.deals and tally.deals != config.deals:
-            folder.retitle(replace(config, deals=tally.deals), self.plan.config_text(tally.deals))
+            folder.retitle(replace(config, deals=tally.deals, deal_seeds=config.deal_seeds[:tally.deals]),
+                           self.plan.config_text(tally.deals))
         self.state = "done"
         self.save()
         log.info("match %s: %s after %d games (%d deals)%s", self.plan.name, tally.verdict or "done", tally.games,
@@ -194,7 +196,8 @@ def run_match(
     # Records gzipped, as arena run writes them by default (a resume keeps the kind the folder holds).
     summary = run_tournament(plan.config(), plan.config_text(), out, RunOptions(
         workers=workers, resume=resume, overwrite=overwrite, progress=progress, compress=True,
-        notify=notify, feed=feed, source="arena match", preflight=preflight.folder))
+        notify=notify, feed=feed, source="arena match", preflight=preflight.folder,
+        hide=() if plan.deals_file is None else (os.path.abspath(plan.deals_file),)))  # it gives every deal
     match = feed.to_dict()
     if not plots:
         drop_plots(out)

@@ -146,7 +146,10 @@ def cap_to_restore(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) ->
     except (OSError, UnicodeDecodeError, ConfigError):
         return None  # the results folder refuses it in one line
     config = plan.config()
-    if previous == config or replace(previous, deals=config.deals) != config:
+    # Cut to its deals, a match of a deals file keeps the first of its seeds.
+    cut = config.deal_seeds[:previous.deals] if config.deal_seeds else ()
+    if (previous == config or previous.deal_seeds != cut
+            or replace(previous, deals=config.deals, deal_seeds=config.deal_seeds) != config):
         return None  # the same cap, or another tournament: the results folder decides
     if not resume:
         raise RunError(f"{out} already holds this match's games; add --resume to go on with them, "

@@ -25,6 +25,7 @@ from arena.plan.config import (
     toml_string,
     with_deals,
 )
+from arena.plan.deals import seeds_text
 from arena.plan.seating import seatings
 from arena.play import ranges as limits
 from arena.play.clock import parse_clock, parse_overage
@@ -139,6 +140,9 @@ class MatchPlan:
     public_deals: bool = False
     #: The deal key to play with (``--deal-key``; None: the folder's, or a new one).
     deal_key: str | None = field(default=None, repr=False)
+    #: The seeds of a deals file (``--deals``), round by round (empty: deals from the master seed), and its name.
+    deal_seeds: tuple[int, ...] = ()
+    deals_file: str | None = None
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.specs) <= 5:
@@ -169,6 +173,12 @@ class MatchPlan:
                 raise MatchError(f"{option}: {exc}") from None
         if self.public_deals and self.deal_key is not None:
             raise MatchError("--public-deals: the deals cannot be both public and keyed with --deal-key")
+        if self.deals_file is not None and len(self.deal_seeds) < self.deals:
+            end = f"--games {self.games}" if self.games is not None else f"--max-games {self.max_games}"
+            raise MatchError(f"--deals: {self.deals_file} holds {len(self.deal_seeds)} deals, fewer than the "
+                             f"{self.deals} the match may play ({end}, {self.games_per_deal} games a deal); give "
+                             f"{'--games' if self.games is not None else '--max-games'} at most "
+                             f"{len(self.deal_seeds) * self.games_per_deal}, or a longer file")
         if not self.names:
             object.__setattr__(self, "names", entrant_names(self.specs))
 
@@ -218,6 +228,8 @@ class MatchPlan:
                    f"--max-games {self.max_games}")
         else:
             end = f"--games {self.games}"
+        if self.deals_file is not None:
+            end += f" --deals {shlex.quote(' '.join(self.deals_file.split()))}"
         return f"{' '.join(shlex.quote(s) for s in self.specs)} {end}"
 
     def config_text(self, deals: int | None = None) -> str:
@@ -227,7 +239,7 @@ class MatchPlan:
             f"# {self.names[0]} (the first entrant) is A, the challenger; the test and its verdict are in {MATCH_FILE}.",
             f"name = {toml_string(self.name)}",
             f"players = {self.players}",
-            f"deals = {self.deals if deals is None else deals}",
+            *self._deals_lines(self.deals if deals is None else deals),
             f"seed = {self.seed}",
             f"scoring = {toml_string(self.scoring)}",
             f"time_limit = {float(self.time_limit)!r}",
@@ -242,6 +254,12 @@ class MatchPlan:
         for name, spec in zip(self.names, self.specs):
             lines += ["", "[[entrants]]", f"name = {toml_string(name)}", f"bot = {toml_string(spec)}"]
         return "\n".join(lines) + "\n"
+
+    def _deals_lines(self, deals: int) -> list[str]:
+        """The ``deals`` key of :meth:`config_text`: the count, or the first ``deals`` seeds of the deals file."""
+        if not self.deal_seeds:
+            return [f"deals = {deals}"]
+        return seeds_text(self.deal_seeds[:deals], self.deals_file or "--deals").splitlines()
 
     def config(self, deals: int | None = None) -> TournamentConfig:
         """The tournament the match plays (``deals``: default the cap)."""

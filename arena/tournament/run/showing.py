@@ -137,6 +137,16 @@ def results_line(summary: Any, published: list[Path], first: tuple[str, ...] = (
             f"More tables: arena report {summary.out}")
 
 
+def time_lines(summary: Any, width: int | None) -> list[str]:
+    """Each entrant's time use, as fastchess shows it after a run: said on standard error, beside the
+    faults, for it differs run to run where the standings printed on standard output do not."""
+    from arena.report.text import format_tables
+
+    if summary.tables is None:
+        return []
+    return ["", *format_tables(summary.tables, "text", table="time", width=width).rstrip("\n").splitlines()]
+
+
 def fault_lines(summary: Any) -> list[str]:
     """A run's last words: its faults by entrant and kind, and where each is logged."""
     faults = summary.faults

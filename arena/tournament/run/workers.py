@@ -47,7 +47,7 @@ from typing import Any, Self
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game
 from arena.results.files import HELD_LOCKS, LOG_FORMAT, pack
-from arena.results.rows import game_rows_text
+from arena.results.rows import SeatTime, game_rows_text
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer, fault_entry
 
@@ -160,8 +160,14 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
         raise WorkerError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
     faults = [fault_entry(game_id, names[f["seat"]], f) for f in outcome.faults]
     rows = game_rows_text(game, names, [w["specs"][i] for i in seats], outcome.result, outcome.turns, outcome.faulted,
-                          outcome.seconds, w["scoring"])
+                          seat_times(outcome), w["scoring"])
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
+
+
+def seat_times(outcome: Any) -> list[SeatTime]:
+    """Each seat's time use in a finished game (a :class:`~arena.play.outcome.GameOutcome`), for its row."""
+    return [SeatTime(*figures) for figures in zip(outcome.seconds, outcome.asked, outcome.longest,
+                                                  outcome.lost_on_time, outcome.clock_left, strict=True)]
 
 
 def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check: Any = None) -> Played:
