@@ -32,12 +32,13 @@ var head=document.createElement('tr');
 G.columns.forEach(function(col){var th=document.createElement('th');th.textContent=col[1];head.appendChild(th);});
 moves.tHead.appendChild(head);
 var rows=[];
-G.steps.forEach(function(s,k){
+function addRow(s,k){
   var tr=document.createElement('tr');tr.setAttribute('data-step',k);tr.title=s.label;
   G.columns.forEach(function(col,n){
     var td=document.createElement('td');td.setAttribute('data-col',col[0]);
     td.textContent=s.row?s.row[col[0]]:(n===G.columns.length-1?'the deal':'');tr.appendChild(td);});
-  tr.addEventListener('click',function(){stop();show(k);});moves.tBodies[0].appendChild(tr);rows.push(tr);});
+  tr.addEventListener('click',function(){stop();show(k);});moves.tBodies[0].appendChild(tr);rows.push(tr);}
+G.steps.forEach(addRow);
 slider.max=last;
 // The URL's fragment names the move shown: #40 is the position after move 40, #deal the deal.
 function fragment(k){return k===0?'deal':String(k-1);}
@@ -98,4 +99,10 @@ document.addEventListener('keydown',function(e){
   else if(e.key===' '){play();e.preventDefault();}});
 var start=fromFragment();
 show(start===null?last:start);
+// A game being played (arena serve): follow(steps) adds the moves made since; the page shown moves on
+// with them while it shows the last position.
+window.arenaReplay={follow:function(steps){
+  var following=at===last;
+  steps.forEach(function(s){G.steps.push(s);addRow(s,G.steps.length-1);});
+  last=G.steps.length-1;slider.max=last;show(following?last:at);}};
 })();

@@ -1,0 +1,43 @@
+"""A game being played, as the replay page shows a game: made from a worker's live file.
+
+The live file (:mod:`arena.results.live`) holds the game's seed, names and moves; the position after
+each is the rules engine's, dealt from the seed and played again here (a move the engine refuses ends
+the moves shown).  :func:`live_replay` makes of it the :class:`~arena.records.Replay` that
+:func:`arena.display.html.game_data` turns into the page's steps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena import records
+from arena.results.live import LiveGame, live_path, read_live
+from arena.rules import GameSettings, GameState, IllegalMove, deal
+
+
+def live_replay(game: LiveGame) -> records.Replay | None:
+    """The replay of the moves ``game`` shows so far, or None for settings the rules do not have."""
+    try:
+        settings = GameSettings.for_players(game.players, game.scoring, game.penalty)
+        deals = {color: tuple(tiles) for color, tiles in deal(game.seed, settings).items()}
+    except (ValueError, TypeError, OverflowError):
+        return None
+    state = GameState(settings, deals)
+    moves = []
+    seats = []
+    for move in game.moves:
+        if state.over:
+            break
+        try:
+            state.check(move)
+        except (IllegalMove, ValueError, TypeError):
+            break
+        seats.append(state.to_move)
+        state.push(move)
+        moves.append(move)
+    return records.Replay({}, settings, tuple(game.names), game.seed, deals, tuple(moves), state, tuple(seats))
+
+
+def worker_game(folder: Path, worker: int) -> LiveGame | None:
+    """The game in the live file of ``worker`` of ``folder``, if it holds one."""
+    return read_live(live_path(folder, worker))

@@ -1,0 +1,165 @@
+"""What ``arena serve`` costs: the referee publishing its moves, and a million-game folder's page.
+
+    python benchmarks/serve_live.py                      # the live file's cost to the referee (<= 1%)
+    python benchmarks/serve_live.py --bots greedy --games 40
+    python benchmarks/serve_live.py --million            # a million-game folder: the page's load and the RSS
+
+**Publishing.** A worker of a run writes the game it plays into ``live/worker-N.txt``
+(:mod:`arena.results.live`).  This plays the same games (seeds 1..GAMES, in-process bots, one
+referee) in rounds, each round once without publishing and once with (which goes first alternates),
+and prints the median of the rounds' time ratios (with / without) and their spread.  Random bots
+are the worst case: the referee's own work is the whole of a game's cost.
+
+**A million games.** ``--million`` makes a results folder of that many four-player games the way
+``arena run`` leaves one (``games.csv`` sorted, its tables and their stamp written; the rows are
+synthesised, not played: see :func:`big_folder`), starts ``arena serve`` on it as a real server
+(uvicorn, in a process of its own), and times the folder's page, the games list's first page and one
+sorted page (each from the request to the last byte), then prints the server's peak RSS.
+A measurement, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def play_round(games: int, bots: list[str], publisher: object | None) -> float:
+    """Seconds to play seeds 1..``games`` under one referee, publishing with ``publisher`` (None: not)."""
+    from arena.play.referee import Referee
+
+    referee = Referee(60.0, isolation="none")
+    prepared = [referee.prepare(b) for b in bots]
+    names = [f"p{i}" for i in range(len(bots))]
+    started = time.perf_counter()
+    with referee:
+        for seed in range(1, games + 1):
+            if publisher is None:
+                referee.play(prepared, seed, names=names)
+                continue
+            # As a worker does (arena.tournament.run.workers.play_one): on_move only for a published game.
+            published = publisher.start(f"g{seed}", names, seed, len(bots), "uptown", "color")  # type: ignore[attr-defined]
+            on_move = publisher.on_move if published else None  # type: ignore[attr-defined]
+            outcome = referee.play(prepared, seed, names=names, on_move=on_move)
+            publisher.end(outcome.state)  # type: ignore[attr-defined]
+    seconds = time.perf_counter() - started
+    referee.close()
+    return seconds
+
+
+def publishing(games: int, rounds: int, bots: list[str]) -> None:
+    from arena.results.live import LivePublisher, live_path
+
+    folder = Path(tempfile.mkdtemp(prefix="arena-live-"))
+    try:
+        publisher = LivePublisher(live_path(folder, 0))
+        play_round(2, bots, None)  # warm: imports, the bots' first calls
+        ratios = []
+        for k in range(rounds):
+            if k % 2:
+                with_ = play_round(games, bots, publisher)
+                without = play_round(games, bots, None)
+            else:
+                without = play_round(games, bots, None)
+                with_ = play_round(games, bots, publisher)
+            ratios.append(with_ / without)
+            print(f"round {k + 1}: without {without:.3f}s, with {with_:.3f}s, ratio {with_ / without:.4f}", flush=True)
+        publisher.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+    print(f"\n{games} games of {', '.join(bots)} a round, {rounds} rounds: median ratio with/without publishing "
+          f"{statistics.median(ratios):.4f} (quartiles {q[0]:.4f} to {q[2]:.4f}), cost "
+          f"{100 * (statistics.median(ratios) - 1):+.2f}%")
+
+
+def big_folder(folder: Path, games: int) -> None:
+    """A results folder of ``games`` four-player games as a finished run leaves it: tournament.toml,
+    games.csv (synthesised rows in the real format, sorted by game id), its tables and their stamp."""
+    from arena.plan.config import parse_tournament
+    from arena.plan.schedule import Schedule
+    from arena.report.folder_tables import folder_tables
+    from arena.results.rows import COLUMNS
+
+    names = ["r1", "r2", "r3", "r4"]
+    toml = ("name = \"million\"\nplayers = 4\ndeals = 1\nseed = 1\nseating = \"all\"\nisolation = \"none\"\n"
+            "public_deals = true\n" + "".join(f'[[entrants]]\nname = "{n}"\nbot = "random"\n' for n in names))
+    folder.mkdir(parents=True)
+    (folder / "tournament.toml").write_text(toml, encoding="utf-8")
+    with open(folder / "games.csv", "w", encoding="utf-8") as out:
+        out.write(",".join(COLUMNS) + "\n")
+        for g in range(games):
+            ranks = [(g + s) % 4 + 1 for s in range(4)]
+            lines = []
+            for seat in range(4):
+                row = {"game_id": f"g{g:07d}", "table": 0, "deal": g // 24, "rotation": g % 24, "seed": 1000 + g // 24,
+                       "seat": seat, "entrant": names[(seat + g) % 4], "bot": "random", "groups": 5 - ranks[seat],
+                       "captured_total": g % 3, "blockers_penalty": 0, "blockers_score": 5 - ranks[seat],
+                       "uptown_rank": ranks[seat], "blockers_rank": ranks[seat], "won": int(ranks[seat] == 1),
+                       "faulted": 0, "moves": 20, "seconds": 0.01}
+                lines.append(",".join(str(row.get(c, 0)) for c in COLUMNS))
+            out.write("\n".join(lines) + "\n")
+    config = parse_tournament(toml)
+    folder_tables(folder, Schedule(config), write=True)
+
+
+def million(games: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="arena-million-")) / "run"
+    started = time.perf_counter()
+    big_folder(folder, games)
+    size = (folder / "games.csv").stat().st_size
+    print(f"built {games} games ({size / 1e6:.0f} MB games.csv) in {time.perf_counter() - started:.1f}s", flush=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder), "--port", "0"], env=env,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        address = line.split()[-1].rstrip("/")
+        print(line.strip())
+        for what, path in (("folder page", "/run/0/"), ("games, first page", "/run/0/games?page=0"),
+                           ("games, a page sorted by moves", "/run/0/games?page=3&sort=moves&desc=1"),
+                           ("folder page again", "/run/0/")):
+            t = time.perf_counter()
+            with urllib.request.urlopen(address + path, timeout=120) as answer:
+                body = answer.read()
+            print(f"{what}: {time.perf_counter() - t:.3f}s ({len(body)} bytes)", flush=True)
+        with open(f"/proc/{server.pid}/status", encoding="ascii") as status:
+            peak = next(line for line in status if line.startswith("VmHWM"))
+        print(f"server peak RSS: {peak.split(':')[1].strip()}")
+    finally:
+        server.terminate()
+        server.wait(10)
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    print(f"(this process's peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games a round (default 200)")
+    parser.add_argument("--rounds", type=int, default=7, help="rounds, each with and without (default 7)")
+    parser.add_argument("--bots", default="random", help="the bot of every seat (default random, the worst case)")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--million", action="store_true", help="time the page of a million-game folder instead")
+    parser.add_argument("--size", type=int, default=1_000_000, help="with --million: the games (default a million)")
+    args = parser.parse_args()
+    if args.million:
+        million(args.size)
+    else:
+        publishing(args.games, args.rounds, [args.bots] * args.players)
+
+
+if __name__ == "__main__":
+    main()
