@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,9 @@ from arena.serve.views import FolderView
 #: Seconds between two looks at a folder for an open page, and at a live file for a game's page.
 FOLDER_EVERY = 1.0
 LIVE_EVERY = 0.25
+#: Seconds an event stream lasts: then it ends, and the page's EventSource opens another (a page closed
+#: without a word is let go by then at the latest).
+STREAM_SECONDS = 300.0
 #: The cookie that carries the token.
 COOKIE = "arena_token"
 #: The names a server on the loopback answers to.
@@ -142,7 +146,8 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
 
         async def events() -> AsyncIterator[str]:
             sent: Any = None
-            while not await request.is_disconnected():
+            until = time.monotonic() + STREAM_SECONDS
+            while time.monotonic() < until and not await request.is_disconnected():
                 signature, section = await run_in_threadpool(view.section, False)
                 if signature != sent:
                     if sent is not None:
@@ -213,7 +218,8 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
 
         async def events() -> AsyncIterator[str]:
             nonlocal shown
-            while not await request.is_disconnected():
+            until = time.monotonic() + STREAM_SECONDS
+            while time.monotonic() < until and not await request.is_disconnected():
                 current = await run_in_threadpool(worker_game, found.path, worker)
                 if current is None or current.game_id != wanted or current.over:
                     yield _event("over", {"game": wanted, "href": f"../game/{quote(wanted, safe='')}"})
