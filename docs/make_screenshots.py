@@ -2,13 +2,16 @@
 
 Run from the repository root (needs playwright, Debian's chromium and, for the human game, tmux)::
 
-    python docs/make_screenshots.py            # all three
-    python docs/make_screenshots.py replay     # or some of: replay report human
+    python docs/make_screenshots.py            # all four
+    python docs/make_screenshots.py replay     # or some of: replay report human serve
 
 * ``replay.png``: ``arena view tests/golden/4p-seed4.json`` opened at move 40 (``#40``), 1200x900.
 * ``report.png``: the ``report.html`` of ``arena run tournaments/quickstart.toml``, its top at 1200x900.
 * ``human.png``: ``arena play human random random --seed 12`` in a 100x50 tmux window after ``?``,
   captured with ``tmux capture-pane -e`` and drawn as a terminal page (its ANSI colors kept).
+* ``serve.png`` and ``serve-live.png`` (needs the serve extra): ``arena run tournaments/baselines.toml
+  --serve`` (mcts thinks on every move, so games take seconds), its page once four games are stored and
+  a game is being played, 1200x900, then that game's page; the run is interrupted afterwards.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from __future__ import annotations
 import html
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -133,7 +138,51 @@ def wait_for(session: str, text: str, seconds: float = 60) -> None:
     raise SystemExit(f"tmux: no {text!r} within {seconds:g} s")
 
 
-PICTURES = {"replay": replay, "report": report, "human": human}
+BASELINES = ROOT / "tournaments" / "baselines.toml"
+
+
+def serve(browser, tmp: Path) -> Path:
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(BASELINES), "--out", str(tmp / "baselines"),
+                            "--serve", "-q"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = _address(run)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(url)
+        end = time.monotonic() + 600
+        while not page.evaluate("+(document.querySelector('#progress')||{dataset:{}}).dataset.games >= 4 && "
+                                "!!document.querySelector('#playing a')"):
+            if time.monotonic() > end:
+                raise SystemExit("serve: no four games and a game being played within 10 minutes")
+            time.sleep(0.5)
+        out = IMAGES / "serve.png"
+        page.screenshot(path=str(out))
+        for _ in range(10):  # the game a link names may have ended since: then the next one
+            page.goto(page.eval_on_selector("#playing a", "a => a.href"))
+            if "/live/" in page.url:
+                break
+            page.goto(url)
+            page.wait_for_selector("#playing a")
+        time.sleep(3)  # a few moves come in
+        page.screenshot(path=str(IMAGES / "serve-live.png"))
+        return out
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(60)
+
+
+def _address(run: subprocess.Popen[str]) -> str:
+    """The address ``arena run --serve`` prints on standard error."""
+    assert run.stderr is not None
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        if select.select([run.stderr], [], [], 1)[0]:
+            line = run.stderr.readline()
+            if line.startswith("Watch it at "):
+                return line.split()[3]
+    raise SystemExit("arena run --serve printed no address")
+
+
+PICTURES = {"replay": replay, "report": report, "human": human, "serve": serve}
 
 
 def main(names: list[str]) -> int:

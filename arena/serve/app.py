@@ -37,7 +37,7 @@ from arena.results.lock import FolderLock
 from arena.serve import pages
 from arena.serve.folders import Folders, Served, picture
 from arena.serve.gamelist import games_page
-from arena.serve.live import live_replay, worker_game
+from arena.serve.live import ended_game, live_replay, worker_game
 from arena.serve.records import find_record
 from arena.serve.views import FolderView
 
@@ -187,6 +187,9 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
         record = await run_in_threadpool(find_record, found.path, game_id)
         title = f"{found.name}: {game_id}"
         if record is None:
+            ended = await run_in_threadpool(ended_game, found.path, game_id)
+            if ended is not None:  # over, its record not stored yet: its moves from the live file
+                return HTMLResponse(pages.game_page(ended, f"{title} (its record comes with its chunk)"))
             if FolderLock.held(found.path):
                 return HTMLResponse(pages.message_page(title, "This game's record is not stored yet (a run stores "
                                                        "a chunk of games at a time): this page looks again "
@@ -221,7 +224,7 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
             until = time.monotonic() + STREAM_SECONDS
             while time.monotonic() < until and not await request.is_disconnected():
                 current = await run_in_threadpool(worker_game, found.path, worker)
-                if current is None or current.game_id != wanted or current.over:
+                if current is None or current.game_id != wanted:
                     yield _event("over", {"game": wanted, "href": f"../game/{quote(wanted, safe='')}"})
                     return
                 replayed = await run_in_threadpool(live_replay, current)
@@ -231,6 +234,9 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
                             f"{replayed.settings.scoring} scoring, {len(replayed.moves)} moves so far")
                     yield _event("moves", {"steps": steps[shown:], "total": len(steps), "info": info})
                     shown = len(steps)
+                if current.over:  # its last moves sent: the page turns into its replay
+                    yield _event("over", {"game": wanted, "href": f"../game/{quote(wanted, safe='')}"})
+                    return
                 await asyncio.sleep(LIVE_EVERY)
 
         return _stream(events())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena import records
-from arena.results.live import LiveGame, live_path, read_live
+from arena.results.live import LiveGame, live_files, live_path, read_live
 from arena.rules import GameSettings, GameState, IllegalMove, deal
 
 
@@ -41,3 +41,16 @@ def live_replay(game: LiveGame) -> records.Replay | None:
 def worker_game(folder: Path, worker: int) -> LiveGame | None:
     """The game in the live file of ``worker`` of ``folder``, if it holds one."""
     return read_live(live_path(folder, worker))
+
+
+def ended_game(folder: Path, game_id: str) -> records.Replay | None:
+    """The game ``game_id`` as a live file of ``folder`` holds it once it is over (its record not stored yet:
+    a run stores a chunk of games at a time), or None.  Its moves and result are the game's; its faults and
+    times come with its record."""
+    for path in live_files(folder):
+        game = read_live(path)
+        if game is not None and game.game_id == game_id and game.over:
+            replayed = live_replay(game)
+            if replayed is not None and replayed.state.over:
+                return replayed
+    return None

@@ -8,6 +8,7 @@ import fcntl
 import gzip
 import json
 import os
+import random
 import shutil
 import sys
 import threading
@@ -23,7 +24,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from arena.cli import main  # noqa: E402
 from arena.results.live import LivePublisher, live_path, read_live  # noqa: E402
-from arena.rules import GameSettings, GameState, deal  # noqa: E402
+from arena.rules import PASS, GameSettings, GameState, deal  # noqa: E402
 from arena.serve import app as serve_app  # noqa: E402
 from arena.serve.app import create_app  # noqa: E402
 from arena.serve.records import find_record  # noqa: E402
@@ -242,8 +243,12 @@ class LiveGameFile:
         return self
 
     def play(self, count: int) -> None:
+        """Play ``count`` more moves (or to the game's end), each written at once."""
         for _ in range(count):
-            self.state.push(self.state.legal_moves().choice(__import__("random").Random(len(self.state.history))))
+            if self.state.over:
+                return
+            moves = self.state.legal_moves()
+            self.state.push(moves.choice(random.Random(len(self.state.history))) if moves.options else PASS)
             self.publisher._due = 0.0
             self.publisher.on_move(self.state, self.state.history[-1][0])
 
@@ -302,10 +307,16 @@ def test_a_game_being_played_is_followed_move_by_move_then_its_replay(folder, mo
         live.play(3)
         moves = events_of(c.get("/run/0/live/0/events?game=g-live&from=5").text)
         assert moves and moves[0][0] == "moves" and len(moves[0][1]["steps"]) == 3 and moves[0][1]["total"] == 8
+        live.play(1000)
         live.publisher.end(live.state)
-        over = events_of(c.get("/run/0/live/0/events?game=g-live&from=8").text)
-        assert over == [("over", {"game": "g-live", "href": "../game/g-live"})]
+        *last, over = events_of(c.get("/run/0/live/0/events?game=g-live&from=8").text)
+        assert over == ("over", {"game": "g-live", "href": "../game/g-live"})
+        assert last[0][1]["total"] == len(live.state.history) + 1  # its last moves first
         assert c.get("/run/0/live/0", follow_redirects=False).headers["location"] == "../game/g-live"
+        # Its record is not stored yet: its replay is made of the live file's moves, its result with it.
+        replay = c.get("/run/0/game/g-live")
+        assert replay.status_code == 200 and "its record comes with its chunk" in replay.text
+        assert "under Uptown scoring" in replay.text and 'class="result"' in replay.text
 
 
 def test_the_folder_s_events_send_its_section_when_it_changes(folder, monkeypatch):
