@@ -7,7 +7,9 @@
 **Publishing.** A worker of a run writes the game it plays into ``live/worker-N.txt``
 (:mod:`arena.results.live`).  This plays the same games (seeds 1..GAMES, in-process bots, one
 referee) in rounds, each round once without publishing and once with (which goes first alternates),
-and prints the median of the rounds' time ratios (with / without) and their spread.  Random bots
+and prints the median of the rounds' CPU time ratios (with / without) and their spread, and the time
+spent inside the publisher's calls as a share of a round (on a busy machine the ratio's noise is
+larger than the cost; the time inside the calls is not).  Random bots
 are the worst case: the referee's own work is the whole of a game's cost.
 
 **A million games.** ``--million`` makes a results folder of that many four-player games the way
@@ -37,13 +39,15 @@ sys.path.insert(0, str(ROOT))
 
 
 def play_round(games: int, bots: list[str], publisher: object | None) -> float:
-    """Seconds to play seeds 1..``games`` under one referee, publishing with ``publisher`` (None: not)."""
+    """CPU seconds this process takes to play seeds 1..``games`` under one referee, publishing with
+    ``publisher`` (None: not).  CPU time rather than wall time: on a machine others share, it is what the
+    referee pays, without the waits for a core."""
     from arena.play.referee import Referee
 
     referee = Referee(60.0, isolation="none")
     prepared = [referee.prepare(b) for b in bots]
     names = [f"p{i}" for i in range(len(bots))]
-    started = time.perf_counter()
+    started = time.process_time()
     with referee:
         for seed in range(1, games + 1):
             if publisher is None:
@@ -54,9 +58,33 @@ def play_round(games: int, bots: list[str], publisher: object | None) -> float:
             on_move = publisher.on_move if published else None  # type: ignore[attr-defined]
             outcome = referee.play(prepared, seed, names=names, on_move=on_move)
             publisher.end(outcome.state)  # type: ignore[attr-defined]
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     referee.close()
     return seconds
+
+
+class Timed:
+    """A publisher whose calls are timed: the seconds spent inside them (``spent``), and the games published."""
+
+    def __init__(self, publisher: object) -> None:
+        self.publisher, self.spent, self.published = publisher, 0.0, 0
+
+    def start(self, *args: object) -> bool:
+        t = time.thread_time()
+        published = self.publisher.start(*args)  # type: ignore[attr-defined]
+        self.spent += time.thread_time() - t
+        self.published += published
+        return published
+
+    def on_move(self, state: object, move: object) -> None:
+        t = time.thread_time()
+        self.publisher.on_move(state, move)  # type: ignore[attr-defined]
+        self.spent += time.thread_time() - t
+
+    def end(self, state: object) -> None:
+        t = time.thread_time()
+        self.publisher.end(state)  # type: ignore[attr-defined]
+        self.spent += time.thread_time() - t
 
 
 def publishing(games: int, rounds: int, bots: list[str]) -> None:
@@ -64,10 +92,12 @@ def publishing(games: int, rounds: int, bots: list[str]) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="arena-live-"))
     try:
-        publisher = LivePublisher(live_path(folder, 0))
+        publisher = Timed(LivePublisher(live_path(folder, 0)))
+        shares = []
         play_round(2, bots, None)  # warm: imports, the bots' first calls
         ratios = []
         for k in range(rounds):
+            publisher.spent, publisher.published = 0.0, 0
             if k % 2:
                 with_ = play_round(games, bots, publisher)
                 without = play_round(games, bots, None)
@@ -75,14 +105,18 @@ def publishing(games: int, rounds: int, bots: list[str]) -> None:
                 without = play_round(games, bots, None)
                 with_ = play_round(games, bots, publisher)
             ratios.append(with_ / without)
-            print(f"round {k + 1}: without {without:.3f}s, with {with_:.3f}s, ratio {with_ / without:.4f}", flush=True)
-        publisher.close()
+            shares.append(publisher.spent / without)
+            print(f"round {k + 1}: CPU without {without:.3f}s, with {with_:.3f}s, ratio {with_ / without:.4f}; "
+                  f"{publisher.published} games published, {1000 * publisher.spent:.1f} ms inside the publisher "
+                  f"({100 * publisher.spent / without:.2f}% of the round)", flush=True)
+        publisher.publisher.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     print(f"\n{games} games of {', '.join(bots)} a round, {rounds} rounds: median ratio with/without publishing "
           f"{statistics.median(ratios):.4f} (quartiles {q[0]:.4f} to {q[2]:.4f}), cost "
-          f"{100 * (statistics.median(ratios) - 1):+.2f}%")
+          f"{100 * (statistics.median(ratios) - 1):+.2f}%; time inside the publisher: median "
+          f"{100 * statistics.median(shares):.2f}% of a round (max {100 * max(shares):.2f}%)")
 
 
 def big_folder(folder: Path, games: int) -> None:

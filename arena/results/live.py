@@ -10,7 +10,7 @@ Its lines::
     end            the game is over (its record is stored with its chunk)
 
 Cheap by design: a game is published only when the last published one started at least
-:data:`WRITE_EVERY` ago (a run of quick games shows a few a second; the others cost nothing), the
+:data:`GAME_EVERY` ago (a run of quick games shows a couple a second; the others cost nothing), the
 referee's ``on_move`` of a published game only compares the time with the next write's (none sooner
 than :data:`WRITE_EVERY` after the last), and a write appends every move made since in one system
 call.  A game whose moves take longer than that has each move written as it is made.
@@ -34,38 +34,50 @@ from arena.rules import GameState, Move
 
 #: Seconds between two writes of a game's moves, at least (its start and its end are written at once).
 WRITE_EVERY = 0.1
+#: Seconds between the starts of two published games, at least: a page shows a quick run's games a couple a
+#: second (making, writing and renaming a game's file costs a millisecond on a busy machine).
+GAME_EVERY = 0.5
 #: The longest live file read (a worker's file holds one game: a few kilobytes).
 MAX_LIVE_BYTES = 256 * 1024
 _END = "end"
 
 
-def live_path(folder: Path, slot: int) -> Path:
-    """The live file of the worker in ``slot`` of the run writing ``folder``."""
-    return folder / LIVE_FOLDER / f"worker-{int(slot)}.txt"
+def live_path(folder: Path, slot: int, last: bool = False) -> Path:
+    """The live file of the worker in ``slot`` of the run writing ``folder``; with ``last``, the file of the
+    last game it finished (kept until its next published game ends: its record is stored with its chunk)."""
+    return folder / LIVE_FOLDER / f"worker-{int(slot)}{'.last' if last else ''}.txt"
 
 
 class LivePublisher:
-    """Writes the games one worker plays into its live file; see the module docstring.
+    """Writes the games one worker plays into its live files; see the module docstring.
 
-    A file that cannot be written costs the live view, never the game: the publisher then stops writing.
+    Both files are opened once and written in place (``pwrite``): a game costs a few small writes, no
+    file made, renamed or removed.  The last game's file gets a finished game when the next published
+    game takes its place in the live file.  A file that cannot be written costs the live view, never
+    the game: the publisher then stops writing.
     """
 
     def __init__(self, path: Path, clock: Any = time.monotonic) -> None:
         self.path = Path(path)
+        #: The file of the last game finished (``worker-N.last.txt`` beside ``worker-N.txt``).
+        self.last = self.path.with_name(self.path.stem + ".last" + self.path.suffix)
         self._clock = clock
         self._fd: int | None = None
-        self._offset = 0
+        self._last_fd: int | None = None
+        #: The live file's text: the game's, kept to be copied to the last game's file.
+        self._text = bytearray()
         self._written = 0
         self._due = 0.0
         self._next_game = 0.0
         self._publishing = False
+        self._ended = False
         self._broken = False
 
     def start(self, game_id: str, names: Sequence[str], seed: int, players: int, scoring: str, penalty: str) -> bool:
-        """A new game: whether it is published (the file emptied and its header written).
+        """A new game: whether it is published (the live file holds it from its header on).
 
-        A game that starts sooner than :data:`WRITE_EVERY` after the last published one started is not:
-        of a run of quick games a page shows a few a second, and the referee pays for those alone."""
+        A game that starts sooner than :data:`GAME_EVERY` after the last published one started is not:
+        of a run of quick games a page shows a couple a second, and the referee pays for those alone."""
         now = self._clock()
         if self._broken or now < self._next_game:
             self._publishing = False
@@ -77,15 +89,21 @@ class LivePublisher:
             if self._fd is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                self._last_fd = os.open(self.last, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            assert self._last_fd is not None
+            if self._ended:  # the game the live file holds is over: it becomes the last game's
+                os.ftruncate(self._last_fd, 0)
+                os.pwrite(self._last_fd, self._text, 0)
             os.ftruncate(self._fd, 0)
             os.pwrite(self._fd, data, 0)
         except OSError:
             self._stop()
             return False
-        self._offset = len(data)
+        self._text[:] = data
         self._written = 0
+        self._ended = False
         self._due = now + WRITE_EVERY
-        self._next_game = now + WRITE_EVERY
+        self._next_game = now + GAME_EVERY
         self._publishing = True
         return True
 
@@ -99,6 +117,7 @@ class LivePublisher:
         if self._publishing:
             self._publishing = False
             self._write(state, True)
+            self._ended = True
 
     def _write(self, state: GameState, end: bool) -> None:
         fd = self._fd
@@ -110,11 +129,11 @@ class LivePublisher:
             lines.append(_END + "\n")
         data = "".join(lines).encode("ascii")
         try:
-            os.pwrite(fd, data, self._offset)
+            os.pwrite(fd, data, len(self._text))
         except OSError:
             self._stop()
             return
-        self._offset += len(data)
+        self._text += data
         self._written = len(history)
         self._due = self._clock() + WRITE_EVERY
 
@@ -123,12 +142,14 @@ class LivePublisher:
         self.close()
 
     def close(self) -> None:
-        """Close the file and remove it: the worker plays no more games."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)
+        """Close the files and remove them: the worker plays no more games."""
+        for fd in (self._fd, self._last_fd):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._last_fd = None
+        for path in (self.path, self.last):
             try:
-                self.path.unlink()
+                path.unlink()
             except OSError:
                 pass
 

@@ -205,6 +205,8 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
         found = served(request)
         worker = request.path_params["worker"]
         current = await run_in_threadpool(worker_game, found.path, worker)
+        if current is None:  # between two games: the last one's replay
+            current = await run_in_threadpool(worker_game, found.path, worker, True)
         replayed = None if current is None else await run_in_threadpool(live_replay, current)
         if current is None or replayed is None:
             raise _NotFound("no game is being played by this worker")
@@ -224,6 +226,8 @@ def create_app(roots: list[Path], token: str | None = None, hosts: tuple[str, ..
             until = time.monotonic() + STREAM_SECONDS
             while time.monotonic() < until and not await request.is_disconnected():
                 current = await run_in_threadpool(worker_game, found.path, worker)
+                if current is None or current.game_id != wanted:  # over: its last moves are in the last game's file
+                    current = await run_in_threadpool(worker_game, found.path, worker, True)
                 if current is None or current.game_id != wanted:
                     yield _event("over", {"game": wanted, "href": f"../game/{quote(wanted, safe='')}"})
                     return

@@ -38,9 +38,9 @@ def live_replay(game: LiveGame) -> records.Replay | None:
     return records.Replay({}, settings, tuple(game.names), game.seed, deals, tuple(moves), state, tuple(seats))
 
 
-def worker_game(folder: Path, worker: int) -> LiveGame | None:
-    """The game in the live file of ``worker`` of ``folder``, if it holds one."""
-    return read_live(live_path(folder, worker))
+def worker_game(folder: Path, worker: int, last: bool = False) -> LiveGame | None:
+    """The game in the live file of ``worker`` of ``folder`` (``last``: of the last game it finished), if any."""
+    return read_live(live_path(folder, worker, last))
 
 
 def ended_game(folder: Path, game_id: str) -> records.Replay | None:

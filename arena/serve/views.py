@@ -161,7 +161,7 @@ def _playing(path: Path, held: bool | None) -> str:
         game = read_live(live)
         if game is None or game.over:
             continue
-        worker = live.name.removeprefix("worker-").removesuffix(".txt")
+        worker = live.name.removeprefix("worker-").removesuffix(".txt")  # a finished game's (.last) is no number
         if not worker.isdigit():
             continue
         items.append(f"<li><a href=\"live/{worker}\" data-game=\"{esc(game.game_id)}\">{esc(game.game_id)}</a>: "

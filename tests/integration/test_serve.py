@@ -123,7 +123,8 @@ def test_a_folder_being_written_never_breaks_a_page(folder):
     records.write_bytes(first + rest[: len(rest) // 2])
     assert c.get("/run/0/").status_code == 200
     listed = c.get("/run/0/games").json()
-    assert listed["matched"] == 120 and len(listed["rows"][-1]) == len(listed["columns"])
+    assert listed["matched"] == 119  # the game whose last row is cut short is not whole yet
+    assert len(listed["rows"][-1]) == len(listed["columns"])
     assert c.get(f"/run/0/game/{ids[0]}").status_code == 200
     assert c.get(f"/run/0/game/{ids[-1]}").status_code == 404  # in the member cut short: not there yet
 
@@ -233,7 +234,8 @@ class LiveGameFile:
         self.folder, self.names, self.moves, self.seed = folder, names, moves, seed
         self.settings = GameSettings.for_players(len(names), "uptown", "color")
         self.state = GameState(self.settings, deal(seed, self.settings))
-        self.publisher = LivePublisher(live_path(folder, 0), clock=lambda: 1e9)
+        self.now = 1e9
+        self.publisher = LivePublisher(live_path(folder, 0), clock=lambda: self.now)
 
     def __enter__(self) -> LiveGameFile:
         self.lock = open(self.folder / ".arena.lock", "a")
@@ -249,7 +251,7 @@ class LiveGameFile:
                 return
             moves = self.state.legal_moves()
             self.state.push(moves.choice(random.Random(len(self.state.history))) if moves.options else PASS)
-            self.publisher._due = 0.0
+            self.now += 1  # a slow game: every move written as it is made
             self.publisher.on_move(self.state, self.state.history[-1][0])
 
     def __exit__(self, *exc: object) -> None:
@@ -270,8 +272,14 @@ def test_the_live_file_holds_the_game_being_played_and_reads_when_cut_short(tmp_
         assert read_live(path) is None
         path.write_bytes(data)
         live.publisher.end(live.state)
-        assert read_live(path).over
-    assert not path.exists()  # a worker that ends removes its file
+        assert read_live(path).over and read_live(live_path(tmp_path, 0, last=True)) is None
+        # The next game takes its place; the finished one is the last game's now.
+        live.now += 1
+        assert live.publisher.start("g-next", ["a", "b", "c"], 10, 3, "uptown", "color")
+        assert read_live(path).game_id == "g-next" and read_live(path).moves == []
+        last = read_live(live_path(tmp_path, 0, last=True))
+        assert last.game_id == "g-live" and last.over and len(last.moves) == 5
+    assert not path.exists() and not live_path(tmp_path, 0, last=True).exists()  # a worker that ends removes them
 
 
 def test_a_quick_game_after_a_published_one_is_not_published(tmp_path):
