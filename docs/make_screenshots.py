@@ -9,9 +9,10 @@ Run from the repository root (needs playwright, Debian's chromium and, for the h
 * ``report.png``: the ``report.html`` of ``arena run tournaments/quickstart.toml``, its top at 1200x900.
 * ``human.png``: ``arena play human random random --seed 12`` in a 100x50 tmux window after ``?``,
   captured with ``tmux capture-pane -e`` and drawn as a terminal page (its ANSI colors kept).
-* ``serve.png`` and ``serve-live.png`` (needs the serve extra): ``arena run tournaments/baselines.toml
-  --serve`` (mcts thinks on every move, so games take seconds), its page once four games are stored and
-  a game is being played, 1200x900, then that game's page; the run is interrupted afterwards.
+* ``serve.png`` and ``serve-live.png`` (needs the serve extra): ``arena run --serve`` of the built-in
+  bots four to a table (:data:`WATCHED`: mcts thinks 0.2 s a move, so a game takes seconds), its page
+  once four games are stored and a game is being played, 1200x900, then that game's page 1.5 s after it
+  opened, while the game is still being played; the run is interrupted afterwards.
 """
 
 from __future__ import annotations
@@ -138,12 +139,21 @@ def wait_for(session: str, text: str, seconds: float = 60) -> None:
     raise SystemExit(f"tmux: no {text!r} within {seconds:g} s")
 
 
-BASELINES = ROOT / "tournaments" / "baselines.toml"
+#: The run the serve pictures show: the built-in bots, mcts thinking 0.2 s a move (a game takes seconds).
+WATCHED = """name = "baselines"
+players = 4
+deals = 25
+seed = 1
+seating = "balanced"
+""" + "".join(f'[[entrants]]\nname = "{bot}"\nbot = "{bot}"\n' for bot in ("random", "greedy", "lookahead")) + (
+    '[[entrants]]\nname = "mcts"\nbot = "mcts"\noptions = { seconds = 0.2, iterations = 0 }\n')
 
 
 def serve(browser, tmp: Path) -> Path:
-    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(BASELINES), "--out", str(tmp / "baselines"),
-                            "--serve", "-q"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    (tmp / "baselines.toml").write_text(WATCHED, encoding="utf-8")
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(tmp / "baselines.toml"), "--out",
+                            str(tmp / "baselines"), "--serve", "-q"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
     try:
         url = _address(run)
         page = browser.new_page(viewport=VIEWPORT)
@@ -156,15 +166,16 @@ def serve(browser, tmp: Path) -> Path:
             time.sleep(0.5)
         out = IMAGES / "serve.png"
         page.screenshot(path=str(out))
-        for _ in range(10):  # the game a link names may have ended since: then the next one
-            page.goto(page.eval_on_selector("#playing a", "a => a.href"))
-            if "/live/" in page.url:
-                break
+        for _ in range(20):  # a game that ends before the picture (they take about a second): the next one
             page.goto(url)
             page.wait_for_selector("#playing a")
-        time.sleep(3)  # a few moves come in
-        page.screenshot(path=str(IMAGES / "serve-live.png"))
-        return out
+            page.goto(page.eval_on_selector("#playing a", "a => a.href"))
+            time.sleep(1.5)  # a few moves come in
+            if "/live/" in page.url and page.text_content("#winner") == "being played":
+                page.screenshot(path=str(IMAGES / "serve-live.png"))
+                if "/live/" in page.url:
+                    return out
+        raise SystemExit("serve: no game being played long enough for its picture")
     finally:
         run.send_signal(signal.SIGINT)
         run.wait(60)

@@ -276,7 +276,7 @@ def replay_page(game: records.Replay, title: str, *, finished: bool = True, poli
         "<p id=\"label\"></p><div id=\"board\" aria-label=\"board\"></div>"
         f"{_legend()}</section>"
         "<section id=\"side\">"
-        f"<div id=\"result\" hidden><h2>Result</h2>{result}</div>"
+        f"<div id=\"result\" hidden{'' if finished else ' data-live'}><h2>Result</h2>{result}</div>"
         "<h2>Racks</h2><div id=\"racks\"></div>"
         "<h2>Moves</h2><div id=\"moves-box\"><table id=\"moves\"><thead></thead><tbody></tbody></table></div>"
         f"<details id=\"bots\"><summary>Bots</summary><ul>{specs}</ul></details>"

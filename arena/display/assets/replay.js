@@ -3,6 +3,8 @@ var G=JSON.parse(document.getElementById('game').textContent);
 var board=document.getElementById('board'),racks=document.getElementById('racks');
 var moves=document.getElementById('moves'),box=document.getElementById('moves-box'),slider=document.getElementById('slider');
 var label=document.getElementById('label'),result=document.getElementById('result');
+// A game being played (arena serve) has no result and no final position yet.
+var live=result.hasAttribute('data-live');
 var playBtn=document.getElementById('play'),last=G.steps.length-1,at=0,timer=null;
 function glyph(name){
   var g=G.glyphs[name];
@@ -77,8 +79,8 @@ function show(k){
       var top=tr.offsetTop;
       if(top<box.scrollTop+20||top>box.scrollTop+box.clientHeight-20){box.scrollTop=top-box.clientHeight/2;}}
     else{tr.classList.remove('current');tr.removeAttribute('aria-current');}});
-  slider.value=at;label.textContent=at===last&&at?'final position after '+s.label:s.label;
-  result.hidden=at!==last;document.body.setAttribute('data-step',at);
+  slider.value=at;label.textContent=at===last&&at&&!live?'final position after '+s.label:s.label;
+  result.hidden=at!==last||live;document.body.setAttribute('data-step',at);
   if(fromFragment()!==at){try{history.replaceState(null,'','#'+fragment(at));}catch(e){location.hash=fragment(at);}}}
 function stop(){if(timer){clearInterval(timer);timer=null;}playBtn.textContent='\u25b6 play';}
 function play(){if(timer){stop();return;}if(at===last){show(0);}
