@@ -120,33 +120,43 @@ def publishing(games: int, rounds: int, bots: list[str]) -> None:
 
 
 def big_folder(folder: Path, games: int) -> None:
-    """A results folder of ``games`` four-player games as a finished run leaves it: tournament.toml,
-    games.csv (synthesised rows in the real format, sorted by game id), its tables and their stamp."""
-    from arena.plan.config import parse_tournament
+    """A results folder of about ``games`` four-player games as a finished run leaves it: tournament.toml
+    (public deals, every seating of a deal), games.csv with a row per seat of every game of its schedule
+    (ids, tables, deals and seeds the schedule's; the results synthesised, not played) and its tables
+    with their stamp, as ``arena run`` writes them at its end."""
+    from arena.plan.config import parse_config
     from arena.plan.schedule import Schedule
     from arena.report.folder_tables import folder_tables
     from arena.results.rows import COLUMNS
 
     names = ["r1", "r2", "r3", "r4"]
-    toml = ("name = \"million\"\nplayers = 4\ndeals = 1\nseed = 1\nseating = \"all\"\nisolation = \"none\"\n"
-            "public_deals = true\n" + "".join(f'[[entrants]]\nname = "{n}"\nbot = "random"\n' for n in names))
+    toml = (f"name = \"million\"\nplayers = 4\ndeals = {max(1, games // 24)}\nseed = 1\nseating = \"all\"\n"
+            "isolation = \"none\"\npublic_deals = true\n"
+            + "".join(f'[[entrants]]\nname = "{n}"\nbot = "random"\n' for n in names))
     folder.mkdir(parents=True)
     (folder / "tournament.toml").write_text(toml, encoding="utf-8")
+    schedule = Schedule(parse_config(toml))
+    at = {c: i for i, c in enumerate(COLUMNS)}
     with open(folder / "games.csv", "w", encoding="utf-8") as out:
         out.write(",".join(COLUMNS) + "\n")
-        for g in range(games):
-            ranks = [(g + s) % 4 + 1 for s in range(4)]
-            lines = []
-            for seat in range(4):
-                row = {"game_id": f"g{g:07d}", "table": 0, "deal": g // 24, "rotation": g % 24, "seed": 1000 + g // 24,
-                       "seat": seat, "entrant": names[(seat + g) % 4], "bot": "random", "groups": 5 - ranks[seat],
-                       "captured_total": g % 3, "blockers_penalty": 0, "blockers_score": 5 - ranks[seat],
-                       "uptown_rank": ranks[seat], "blockers_rank": ranks[seat], "won": int(ranks[seat] == 1),
-                       "faulted": 0, "moves": 20, "seconds": 0.01}
-                lines.append(",".join(str(row.get(c, 0)) for c in COLUMNS))
+        lines = []
+        for n, (game_id, table, deal, rotation, seed, seats) in enumerate(schedule):
+            for seat, entrant in enumerate(seats):
+                rank = (n + seat * 3 + entrant) % 4 + 1
+                row = ["0"] * len(COLUMNS)
+                for column, value in (("game_id", game_id), ("table", table), ("deal", deal), ("rotation", rotation),
+                                      ("seed", seed), ("seat", seat), ("entrant", names[entrant]), ("bot", "random"),
+                                      ("groups", 5 - rank), ("blockers_score", 5 - rank), ("uptown_rank", rank),
+                                      ("blockers_rank", rank), ("won", int(rank == 1)), ("moves", 24),
+                                      ("seconds", 0.01)):
+                    row[at[column]] = str(value)
+                lines.append(",".join(row))
+            if len(lines) >= 40000:
+                out.write("\n".join(lines) + "\n")
+                lines.clear()
+        if lines:
             out.write("\n".join(lines) + "\n")
-    config = parse_tournament(toml)
-    folder_tables(folder, Schedule(config), write=True)
+    folder_tables(folder, schedule, write=True)
 
 
 def million(games: int) -> None:

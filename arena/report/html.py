@@ -104,7 +104,7 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
             lines = _whole_lines(f)
-            rows = csv.DictReader(lines)
+            rows = _rows_of(lines)
             games, current = 0, None
             for row in rows:
                 if row.get("game_id") != current:
@@ -119,6 +119,23 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
                     yield line.partition(",")[0].strip('"')
     except (OSError, csv.Error):
         return
+
+
+#: The columns of ``games.csv`` a games list reads.
+_LISTED = ("game_id", "table", "deal", "seat", "entrant", "groups", "blockers_score", "won", "faulted", "moves")
+
+
+def _rows_of(lines: Iterator[str]) -> Iterator[dict[str, str]]:
+    """The rows of ``lines`` (a header first) as dicts of the listed columns alone: a million games' rows are
+    read in a few seconds where whole rows take several times as long."""
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None:
+        return
+    at = [(name, header.index(name)) for name in _LISTED if name in header]
+    for row in reader:
+        if len(row) == len(header):
+            yield {name: row[i] for name, i in at}
 
 
 def _int(text: str | None) -> int:
