@@ -352,3 +352,15 @@ def test_serve_refuses_a_missing_folder_and_names_the_extra_when_it_is_missing(c
     result = cli.invoke(main, ["serve", str(tmp_path)])
     assert result.exit_code == 1
     assert result.output.strip() == "Error: arena serve needs the serve extra: pip install 'uptown-arena[serve]'"
+
+
+def test_run_with_serve_names_the_missing_extra_before_it_plays(cli, tmp_path, monkeypatch):
+    from tests.integration.test_report_html import TOURNAMENT
+
+    (tmp_path / "t.toml").write_text(TOURNAMENT)
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    result = cli.invoke(main, ["run", str(tmp_path / "t.toml"), "--out", str(tmp_path / "out"), "--serve", "-q"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines()[-1] == ("Error: arena serve needs the serve extra: "
+                                                      "pip install 'uptown-arena[serve]'")
+    assert not (tmp_path / "out" / "games.csv").exists()
