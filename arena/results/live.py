@@ -66,6 +66,9 @@ class LivePublisher:
         self._last_fd: int | None = None
         #: The live file's text: the game's, kept to be copied to the last game's file.
         self._text = bytearray()
+        self._header = 0
+        #: The state of the game being written (a game played again is another).
+        self._state: GameState | None = None
         self._written = 0
         self._due = 0.0
         self._next_game = 0.0
@@ -100,6 +103,8 @@ class LivePublisher:
             self._stop()
             return False
         self._text[:] = data
+        self._header = len(data)
+        self._state = None
         self._written = 0
         self._ended = False
         self._due = now + WRITE_EVERY
@@ -123,6 +128,16 @@ class LivePublisher:
         fd = self._fd
         if fd is None:
             return
+        if state is not self._state:  # the game played again from its deal (the referee does that): its moves anew
+            if self._state is not None:
+                del self._text[self._header:]
+                self._written = 0
+                try:
+                    os.ftruncate(fd, self._header)
+                except OSError:
+                    self._stop()
+                    return
+            self._state = state
         history = state.history
         lines = [f"{m[0]} {m[1]} {m[2]}\n" for m, _ in history[self._written:]]
         if end:

@@ -282,6 +282,18 @@ def test_the_live_file_holds_the_game_being_played_and_reads_when_cut_short(tmp_
     assert not path.exists() and not live_path(tmp_path, 0, last=True).exists()  # a worker that ends removes them
 
 
+def test_a_game_played_again_from_its_deal_is_written_anew(tmp_path):
+    """The referee plays a game again (every bot in a process of its own) with another state: its moves anew."""
+    with LiveGameFile(tmp_path, ["a", "b", "c"], moves=6) as live:
+        again = GameState(live.settings, deal(live.seed, live.settings))
+        for move in [m for m, _ in live.state.history][:2]:
+            again.push(move)
+            live.now += 1
+            live.publisher.on_move(again, move)
+        game = read_live(live_path(tmp_path, 0))
+        assert game.moves == [m for m, _ in again.history] and len(game.moves) == 2
+
+
 def test_a_quick_game_after_a_published_one_is_not_published(tmp_path):
     now = [100.0]
     publisher = LivePublisher(live_path(tmp_path, 1), clock=lambda: now[0])
