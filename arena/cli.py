@@ -24,6 +24,8 @@ COMMANDS = {
     "run": ("arena.commands.run", "Run a seeded round-robin tournament in parallel processes."),
     "report": ("arena.commands.report", "Rebuild and print the tables of a tournament's results folder."),
     "match": ("arena.commands.match", "Play A against B (or a table of 3-5) to a fixed count or an SPRT verdict."),
+    "serve": ("arena.commands.serve", "Show results folders as web pages that follow a run as it plays, games "
+                                      "in progress move by move (needs the serve extra)."),
     "docs": ("arena.commands.docs", "Build the documentation site (needs the docs extra) and print the path of its "
                                     "index.html; --serve serves it."),
     "info": ("arena.commands.info", "Print the version, Python, the rules engine in use (native or pure, and why), "

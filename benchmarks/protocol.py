@@ -240,9 +240,9 @@ def in_games(referee: Referee, players: list, seeds: list[int], lines: list) -> 
     line, send, read_line = protocol.TurnWriter.line, BotProcess.send, BotProcess.read_line
 
     def timed(index, fn):
-        def call(self, *args):
+        def call(self, *args, **kwargs):
             start = clock()
-            value = fn(self, *args)
+            value = fn(self, *args, **kwargs)
             spent[index] += clock() - start
             return value
         return call

@@ -2,13 +2,17 @@
 
 Run from the repository root (needs playwright, Debian's chromium and, for the human game, tmux)::
 
-    python docs/make_screenshots.py            # all three
-    python docs/make_screenshots.py replay     # or some of: replay report human
+    python docs/make_screenshots.py            # all four
+    python docs/make_screenshots.py replay     # or some of: replay report human serve
 
 * ``replay.png``: ``arena view tests/golden/4p-seed4.json`` opened at move 40 (``#40``), 1200x900.
 * ``report.png``: the ``report.html`` of ``arena run tournaments/quickstart.toml``, its top at 1200x900.
 * ``human.png``: ``arena play human random random --seed 12`` in a 100x50 tmux window after ``?``,
   captured with ``tmux capture-pane -e`` and drawn as a terminal page (its ANSI colors kept).
+* ``serve.png`` and ``serve-live.png`` (needs the serve extra): ``arena run --serve`` of the built-in
+  bots four to a table (:data:`WATCHED`: mcts thinks 0.2 s a move, so a game takes seconds), its page
+  once four games are stored and a game is being played, 1200x900, then that game's page 1.5 s after it
+  opened, while the game is still being played; the run is interrupted afterwards.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import html
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -133,7 +139,61 @@ def wait_for(session: str, text: str, seconds: float = 60) -> None:
     raise SystemExit(f"tmux: no {text!r} within {seconds:g} s")
 
 
-PICTURES = {"replay": replay, "report": report, "human": human}
+#: The run the serve pictures show: the built-in bots, mcts thinking 0.2 s a move (a game takes seconds).
+WATCHED = """name = "baselines"
+players = 4
+deals = 25
+seed = 1
+seating = "balanced"
+""" + "".join(f'[[entrants]]\nname = "{bot}"\nbot = "{bot}"\n' for bot in ("random", "greedy", "lookahead")) + (
+    '[[entrants]]\nname = "mcts"\nbot = "mcts"\noptions = { seconds = 0.2, iterations = 0 }\n')
+
+
+def serve(browser, tmp: Path) -> Path:
+    (tmp / "baselines.toml").write_text(WATCHED, encoding="utf-8")
+    run = subprocess.Popen([sys.executable, "-m", "arena", "run", str(tmp / "baselines.toml"), "--out",
+                            str(tmp / "baselines"), "--serve", "-q"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+    try:
+        url = _address(run)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(url)
+        end = time.monotonic() + 600
+        while not page.evaluate("+(document.querySelector('#progress')||{dataset:{}}).dataset.games >= 4 && "
+                                "!!document.querySelector('#playing a')"):
+            if time.monotonic() > end:
+                raise SystemExit("serve: no four games and a game being played within 10 minutes")
+            time.sleep(0.5)
+        out = IMAGES / "serve.png"
+        page.screenshot(path=str(out))
+        for _ in range(20):  # a game that ends before the picture (they take about a second): the next one
+            page.goto(url)
+            page.wait_for_selector("#playing a")
+            page.goto(page.eval_on_selector("#playing a", "a => a.href"))
+            time.sleep(1.5)  # a few moves come in
+            if "/live/" in page.url and page.text_content("#winner") == "being played":
+                page.screenshot(path=str(IMAGES / "serve-live.png"))
+                if "/live/" in page.url:
+                    return out
+        raise SystemExit("serve: no game being played long enough for its picture")
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(60)
+
+
+def _address(run: subprocess.Popen[str]) -> str:
+    """The address ``arena run --serve`` prints on standard error."""
+    assert run.stderr is not None
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        if select.select([run.stderr], [], [], 1)[0]:
+            line = run.stderr.readline()
+            if line.startswith("Watch it at "):
+                return line.split()[3]
+    raise SystemExit("arena run --serve printed no address")
+
+
+PICTURES = {"replay": replay, "report": report, "human": human, "serve": serve}
 
 
 def main(names: list[str]) -> int:

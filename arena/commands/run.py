@@ -21,6 +21,7 @@ plots_option = click.option(
 
 if TYPE_CHECKING:
     from arena.plan.config import TournamentConfig
+    from arena.serve.server import Beside
 
 
 @click.command(name="run")
@@ -61,13 +62,16 @@ if TYPE_CHECKING:
               help="Write the tables and report.html after every N games stored, so a long run can be followed "
                    "in a browser (they are written at the end in any case).")
 @plots_option
+@click.option("--serve", "serve", is_flag=True,
+              help="Show the run as a web page while it plays (arena serve DIR beside it, on 127.0.0.1; needs the "
+                   "serve extra): its address is printed at the start.")
 @click.option("--quiet", "-q", is_flag=True,
               help="No progress bar and no messages on standard error; the standings are still printed.")
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
     allow_changed_bots: bool, compress: bool, start_method: str | None, isolation: str | None, clock: str | None,
     overage: float | None, public_deals: bool, deal_key: str | None, cluster: str | None, report_every: int | None,
-    plots: bool, quiet: bool,
+    plots: bool, serve: bool, quiet: bool,
 ) -> None:
     """Run the tournament described by FILE (TOML, see docs/reference/tournament-file.md).
 
@@ -109,6 +113,7 @@ def command(
     where = f"Dask cluster {cluster}" if cluster is not None else f"{options.workers} worker(s)"
     for line in showing.start_lines(Schedule(config), where, folder, preflight.walls):
         say(line)
+    beside = _serve_beside(folder) if serve else None
     try:
         summary = run_tournament(config, text, folder, options)
     except Interrupted as exc:
@@ -116,6 +121,9 @@ def command(
         click.echo(f"\ninterrupted: {exc.stored} of {exc.total} games stored in {folder}; continue with: {again}",
                    err=True)
         sys.exit(130)
+    finally:
+        if beside is not None:
+            beside.close()
     if not plots:
         drop_plots(folder)
     published = publish(folder, summary.found, config.name, plots=folder if plots else None, page=folder / REPORT_FILE,
@@ -134,6 +142,16 @@ def _deals_path(config: TournamentConfig, file: str) -> tuple[str, ...]:
     if config.deals_file is None:
         return ()
     return (os.path.join(os.path.dirname(os.path.abspath(file)), config.deals_file),)
+
+
+def _serve_beside(folder: Path) -> Beside:
+    """``arena serve`` of ``folder`` beside the run (:class:`~arena.serve.server.Beside`), its address printed."""
+    from arena.serve.server import Beside
+
+    folder.mkdir(parents=True, exist_ok=True)  # the page waits for its files
+    beside = Beside(folder)
+    click.echo(f"Watch it at {beside.url} (while it runs; arena serve {folder} shows it afterwards)", err=True)
+    return beside
 
 
 def _refuse_together(update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,

@@ -51,7 +51,7 @@ def asset(name: str) -> str:
     return (files("arena.display") / "assets" / name).read_text(encoding="utf-8")
 
 
-def _json_script(value: Any) -> str:
+def json_script(value: Any) -> str:
     """``value`` as JSON that cannot end a ``<script>`` element or open a comment."""
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -226,11 +226,24 @@ def _legend() -> str:
     return f"<details id=\"legend\" open><summary>Legend</summary><ul>{''.join(items)}</ul></details>"
 
 
-def replay_page(game: records.Replay, title: str) -> str:
+#: The page's Content-Security-Policy: it fetches nothing (a page served by ``arena serve`` may add sources).
+PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+
+def _attribute(text: str) -> str:
+    """``text`` for a double-quoted attribute: its quotes escaped, its single quotes (a policy's) kept."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
+
+
+def replay_page(game: records.Replay, title: str, *, finished: bool = True, policy: str = PAGE_POLICY,
+                tail: str = "") -> str:
     """One self-contained HTML page that replays ``game``; ``title`` is any text (it is escaped).
 
     It opens on the final position, or on the move its URL's fragment names (``#40``: after move 40,
-    ``#deal``: the deal); stepping keeps the fragment on the move shown."""
+    ``#deal``: the deal); stepping keeps the fragment on the move shown.  A game not ``finished`` (one
+    being played, which ``arena serve`` shows) has no result yet; ``tail`` is more HTML at the page's
+    end (the script that follows such a game: ``window.arenaReplay.follow(steps)`` adds its moves) and
+    ``policy`` its Content-Security-Policy."""
     chips = "".join(
         f"<span class=\"player\" data-seat=\"{s}\" title=\"{html.escape(p['spec'] or p['name'])}\">"
         + "".join(f"<i class=\"swatch\" style=\"background:{TILE_COLORS[COLORS[c]]}\"></i>"
@@ -242,16 +255,17 @@ def replay_page(game: records.Replay, title: str) -> str:
                     for s, p in enumerate(players(game)))
     seed = f"seed {game.seed}, " if game.seed is not None else ""
     info = f"{seed}{game.settings.players} players, {game.settings.scoring} scoring, {len(game.moves)} moves"
+    outcome = winner_line(game) if finished else "being played"
+    result = result_table(game) if finished else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_attribute(policy)}\">"
         f"<title>{html.escape(printable(title))}</title><style>\n{asset('replay.css')}</style></head><body>"
         f"{asset('icons.svg').rstrip()}<header><h1>{html.escape(printable(title))}</h1>"
         f"<p class=\"players\">{chips}</p>"
-        f"<p class=\"info\"><strong id=\"winner\">{html.escape(winner_line(game))}</strong> \u00b7 "
-        f"{html.escape(info)}</p></header>"
+        f"<p class=\"info\"><strong id=\"winner\">{html.escape(outcome)}</strong> \u00b7 "
+        f"<span id=\"info\">{html.escape(info)}</span></p></header>"
         "<div id=\"layout\"><section id=\"play-area\">"
         "<div id=\"controls\"><button id=\"first\" title=\"the deal (Home)\">|\u25c0</button>"
         "<button id=\"back\" title=\"back (\u2190)\">\u25c0</button>"
@@ -262,17 +276,17 @@ def replay_page(game: records.Replay, title: str) -> str:
         "<p id=\"label\"></p><div id=\"board\" aria-label=\"board\"></div>"
         f"{_legend()}</section>"
         "<section id=\"side\">"
-        f"<div id=\"result\" hidden><h2>Result</h2>{result_table(game)}</div>"
+        f"<div id=\"result\" hidden{'' if finished else ' data-live'}><h2>Result</h2>{result}</div>"
         "<h2>Racks</h2><div id=\"racks\"></div>"
         "<h2>Moves</h2><div id=\"moves-box\"><table id=\"moves\"><thead></thead><tbody></tbody></table></div>"
         f"<details id=\"bots\"><summary>Bots</summary><ul>{specs}</ul></details>"
         "</section></div>"
-        f"<script type=\"application/json\" id=\"game\">{_json_script(game_data(game))}</script>"
-        f"<script>\n{asset('replay.js')}</script></body></html>\n"
+        f"<script type=\"application/json\" id=\"game\">{json_script(game_data(game))}</script>"
+        f"<script>\n{asset('replay.js')}</script>{tail}</body></html>\n"
     )
 
 
-def _frame_table(frame: Any, index: bool = False) -> str:
+def frame_table(frame: Any, index: bool = False) -> str:
     """A pandas table as escaped HTML, its number cells marked ``num`` (right-aligned, never wrapped)."""
     headings = ([str(frame.index.name or "")] if index else []) + [str(c) for c in frame.columns]
     head = "".join(f"<th>{html.escape(printable(h))}</th>" for h in headings)
@@ -380,7 +394,7 @@ def report_page(
     is escaped: a name a bot chose is shown, never run."""
     sections: list[tuple[str, str, str]] = []  # (anchor, heading, body)
     for number, shown in enumerate(tables):
-        body = _frame_table(shown.frame, shown.with_index)
+        body = frame_table(shown.frame, shown.with_index)
         if shown.note:
             body += f"<p class=\"note\">{html.escape(printable(shown.note))}</p>"
         if shown.columns:
@@ -406,6 +420,6 @@ def report_page(
         _section("summary", "Summary", _items(summary)),
         f"<nav id=\"contents\" aria-label=\"contents\"><h2>Contents</h2><ol>{contents}</ol></nav>",
         *(_section(key, heading, body) for key, heading, body in sections),
-        f"<script type=\"application/json\" id=\"games-data\">{_json_script(data)}</script>"
+        f"<script type=\"application/json\" id=\"games-data\">{json_script(data)}</script>"
         f"<script>\n{asset('report.js')}</script></body></html>\n",
     ])

@@ -23,6 +23,7 @@ import csv
 import gzip
 import os
 import re
+import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -96,13 +97,22 @@ def _games_counted(tables: Tables) -> int:
     return int(seats[col.GAMES].max())
 
 
+def _whole_lines(lines: Iterator[str]) -> Iterator[str]:
+    """``lines`` without a last one cut short (a run still writing the file)."""
+    for line in lines:
+        if not line.endswith("\n"):
+            return
+        yield line
+
+
 def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
     """The rows of ``games.csv`` as dicts while they hold the first ``limit`` games, then only the game id
     of each further row (its first field, read without parsing the row: the count costs little per game).
-    A damaged or unreadable file ends them."""
+    A damaged or unreadable file ends them; so does a last line cut short."""
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            rows = csv.DictReader(f)
+            lines = _whole_lines(f)
+            rows = _rows_of(lines)
             games, current = 0, None
             for row in rows:
                 if row.get("game_id") != current:
@@ -112,11 +122,28 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
                         yield row
                         break
                 yield row
-            for line in f:  # past the listed games: the game id alone
+            for line in lines:  # past the listed games: the game id alone
                 if line.strip():
                     yield line.partition(",")[0].strip('"')
     except (OSError, csv.Error):
         return
+
+
+#: The columns of ``games.csv`` a games list reads.
+_LISTED = ("game_id", "table", "deal", "seat", "entrant", "groups", "blockers_score", "won", "faulted", "moves")
+
+
+def _rows_of(lines: Iterator[str]) -> Iterator[dict[str, str]]:
+    """The rows of ``lines`` (a header first) as dicts of the listed columns alone: a million games' rows are
+    read in a few seconds where whole rows take several times as long."""
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    if header is None:
+        return
+    at = [(name, header.index(name)) for name in _LISTED if name in header]
+    for row in reader:
+        if len(row) == len(header):
+            yield {name: row[i] for name, i in at}
 
 
 def _int(text: str | None) -> int:
@@ -126,6 +153,45 @@ def _int(text: str | None) -> int:
         return 0
 
 
+def game_columns(players: int, scoring: str) -> list[str]:
+    """The columns of the games list (:func:`game_list`) of ``players``-player games under ``scoring``."""
+    score_name = "groups" if scoring == "uptown" else "blockers score"
+    return ["game", "table", "deal", *(f"seat {s}" for s in range(players)),
+            *(f"{score_name} {s}" for s in range(players)), "winner", "faults", "moves"]
+
+
+def game_rows(folder: Path, players: int, scoring: str, limit: int = sys.maxsize) -> Iterator[list[str | int] | str]:
+    """Each game of ``folder/games.csv`` in file order, read as a stream: its row of the games list
+    (:func:`game_columns`) for the first ``limit`` games, then its id alone.  A game whose rows are not
+    all there yet (a run writing the file) is its row with the seats it has."""
+    score = "groups" if scoring == "uptown" else "blockers_score"
+    current: str | None = None
+    seats: list[dict[str, str]] = []
+    for row in _game_rows(folder / GAMES_FILE, limit):
+        game_id = row if isinstance(row, str) else row.get("game_id")
+        if game_id != current:
+            if current is not None:
+                yield _game_row(current, seats, players, score) if seats else current
+            current, seats = game_id, []
+        if not isinstance(row, str):
+            seats.append(row)
+    if current is not None:
+        yield _game_row(current, seats, players, score) if seats else current
+
+
+def _game_row(game_id: str, seats: list[dict[str, str]], players: int, score: str) -> list[str | int]:
+    names = [""] * players
+    scores: list[str | int] = [""] * players
+    for row in seats:
+        seat = _int(row.get("seat"))
+        if 0 <= seat < players:
+            names[seat] = row.get("entrant", "")
+            scores[seat] = _int(row.get(score))
+    winners = ", ".join(r.get("entrant", "") for r in seats if r.get("won") == "1")
+    return [game_id, _int(seats[0].get("table")), _int(seats[0].get("deal")), *names, *scores,
+            winners, sum(_int(r.get("faulted")) for r in seats), sum(_int(r.get("moves")) for r in seats)]
+
+
 def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT) -> GameList:
     """The first ``limit`` games of ``folder/games.csv``, one row each, and how many games it holds.
 
@@ -133,39 +199,13 @@ def game_list(folder: Path, players: int, scoring: str, limit: int = GAMES_LIMIT
     memory follows ``limit``, not the file.  Each game's row: its id, table, deal, each seat's entrant
     and score (groups under Uptown scoring, the Blockers! score under Blockers!; C1, C2), the
     winners (C3, a faulted seat behind the others) and the faults and moves of the game."""
-    score = "groups" if scoring == "uptown" else "blockers_score"
-    score_name = "groups" if scoring == "uptown" else "blockers score"
-    columns = ["game", "table", "deal", *(f"seat {s}" for s in range(players)),
-               *(f"{score_name} {s}" for s in range(players)), "winner", "faults", "moves"]
     rows: list[list[str | int]] = []
     count = 0
-    current: str | None = None
-    seats: list[dict[str, str]] = []
-
-    def finish() -> None:
-        if len(rows) < limit and seats:
-            names = [""] * players
-            scores: list[str | int] = [""] * players
-            for row in seats:
-                seat = _int(row.get("seat"))
-                if 0 <= seat < players:
-                    names[seat] = row.get("entrant", "")
-                    scores[seat] = _int(row.get(score))
-            winners = ", ".join(r.get("entrant", "") for r in seats if r.get("won") == "1")
-            rows.append([current or "", _int(seats[0].get("table")), _int(seats[0].get("deal")), *names, *scores,
-                         winners, sum(_int(r.get("faulted")) for r in seats),
-                         sum(_int(r.get("moves")) for r in seats)])
-
-    for row in _game_rows(folder / GAMES_FILE, limit):
-        game_id = row if isinstance(row, str) else row.get("game_id")
-        if game_id != current:
-            finish()
-            current, seats = game_id, []
-            count += 1
-        if len(rows) < limit and not isinstance(row, str):
-            seats.append(row)
-    finish()
-    return GameList(columns, rows, count)
+    for game in game_rows(folder, players, scoring, limit):
+        count += 1
+        if len(rows) < limit and not isinstance(game, str):
+            rows.append(game)
+    return GameList(game_columns(players, scoring), rows, count)
 
 
 def tables_shown(tables: Tables) -> list[Section]:

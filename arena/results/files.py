@@ -57,6 +57,8 @@ PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "o
 #: The HTML report (:mod:`arena.report.html`) and the folder of the replay pages it links.
 REPORT_FILE = "report.html"
 REPLAYS_FOLDER = "games"
+#: The folder of the games being played: one small file per local worker (:mod:`.live`), for ``arena serve``.
+LIVE_FOLDER = "live"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
 OUTPUT_FILES = (TOURNAMENT_FILE, DEAL_KEY_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
                 LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)

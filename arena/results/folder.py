@@ -32,6 +32,7 @@ from arena.results.faults import FaultSummary
 from arena.results.files import (
     BOTS_FOLDER,
     GAMES_FILE,
+    LIVE_FOLDER,
     OUTPUT_FILES,
     REPLAYS_FOLDER,
     TOURNAMENT_FILE,
@@ -171,6 +172,7 @@ def _remove_results(out: Path) -> None:
             raise RunError(f"{out / name}: cannot remove: {os_error_line(exc)}") from None
     shutil.rmtree(out / BOTS_FOLDER, ignore_errors=True)
     shutil.rmtree(out / REPLAYS_FOLDER, ignore_errors=True)
+    shutil.rmtree(out / LIVE_FOLDER, ignore_errors=True)
 
 
 def _make_folder(out: Path) -> None:

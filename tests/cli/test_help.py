@@ -31,6 +31,7 @@ SECTIONS: dict[str, list[tuple[str, str | None]]] = {
     "run": [("tutorials/first-tournament.md", "Options of `arena run`"), ("how-to/resume.md", None)],
     "report": [("how-to/reports-and-plots.md", None)],
     "match": [("tutorials/first-sprt.md", None)],
+    "serve": [("how-to/watch-live.md", None)],
     "docs": [],
     "info": [],
 }

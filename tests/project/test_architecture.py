@@ -21,6 +21,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.__main__",),
     ("arena.cli",),
     ("arena.commands",),
+    # The web app over results folders: it reads what the layers below write (a match's file is the tournament's).
+    ("arena.serve",),
     ("arena.tournament",),
     ("arena.report",),
     ("arena.results",),

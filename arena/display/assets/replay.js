@@ -3,6 +3,8 @@ var G=JSON.parse(document.getElementById('game').textContent);
 var board=document.getElementById('board'),racks=document.getElementById('racks');
 var moves=document.getElementById('moves'),box=document.getElementById('moves-box'),slider=document.getElementById('slider');
 var label=document.getElementById('label'),result=document.getElementById('result');
+// A game being played (arena serve) has no result and no final position yet.
+var live=result.hasAttribute('data-live');
 var playBtn=document.getElementById('play'),last=G.steps.length-1,at=0,timer=null;
 function glyph(name){
   var g=G.glyphs[name];
@@ -32,12 +34,13 @@ var head=document.createElement('tr');
 G.columns.forEach(function(col){var th=document.createElement('th');th.textContent=col[1];head.appendChild(th);});
 moves.tHead.appendChild(head);
 var rows=[];
-G.steps.forEach(function(s,k){
+function addRow(s,k){
   var tr=document.createElement('tr');tr.setAttribute('data-step',k);tr.title=s.label;
   G.columns.forEach(function(col,n){
     var td=document.createElement('td');td.setAttribute('data-col',col[0]);
     td.textContent=s.row?s.row[col[0]]:(n===G.columns.length-1?'the deal':'');tr.appendChild(td);});
-  tr.addEventListener('click',function(){stop();show(k);});moves.tBodies[0].appendChild(tr);rows.push(tr);});
+  tr.addEventListener('click',function(){stop();show(k);});moves.tBodies[0].appendChild(tr);rows.push(tr);}
+G.steps.forEach(addRow);
 slider.max=last;
 // The URL's fragment names the move shown: #40 is the position after move 40, #deal the deal.
 function fragment(k){return k===0?'deal':String(k-1);}
@@ -76,8 +79,8 @@ function show(k){
       var top=tr.offsetTop;
       if(top<box.scrollTop+20||top>box.scrollTop+box.clientHeight-20){box.scrollTop=top-box.clientHeight/2;}}
     else{tr.classList.remove('current');tr.removeAttribute('aria-current');}});
-  slider.value=at;label.textContent=at===last&&at?'final position after '+s.label:s.label;
-  result.hidden=at!==last;document.body.setAttribute('data-step',at);
+  slider.value=at;label.textContent=at===last&&at&&!live?'final position after '+s.label:s.label;
+  result.hidden=at!==last||live;document.body.setAttribute('data-step',at);
   if(fromFragment()!==at){try{history.replaceState(null,'','#'+fragment(at));}catch(e){location.hash=fragment(at);}}}
 function stop(){if(timer){clearInterval(timer);timer=null;}playBtn.textContent='\u25b6 play';}
 function play(){if(timer){stop();return;}if(at===last){show(0);}
@@ -98,4 +101,10 @@ document.addEventListener('keydown',function(e){
   else if(e.key===' '){play();e.preventDefault();}});
 var start=fromFragment();
 show(start===null?last:start);
+// A game being played (arena serve): follow(steps) adds the moves made since; the page shown moves on
+// with them while it shows the last position.
+window.arenaReplay={follow:function(steps){
+  var following=at===last;
+  steps.forEach(function(s){G.steps.push(s);addRow(s,G.steps.length-1);});
+  last=G.steps.length-1;slider.max=last;show(following?last:at);}};
 })();

@@ -310,7 +310,7 @@ def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, co
     showing = Showing(folder.schedule, folder.path, total, sys.stderr, bar, options.progress, options.report_every)
     showing.begin(folder.stored)
     try:
-        with _pool(connection, ctx, workers, _init_args(folder, options, logs, workers), config) as pool:
+        with _pool(connection, ctx, workers, _init_args(folder, options, logs, workers, connection is None), config) as pool:
             chunks = (pool.play(folder.pending(), remaining, passes=config.isolation == "process") if feed is None
                       else pool.play(feed.tasks(folder.recovered.done), remaining, feed.max_chunk))
             for count, record_lines, rows, found in chunks:
@@ -338,11 +338,13 @@ def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, co
     return folder.appended
 
 
-def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers: int) -> tuple[Any, ...]:
-    """What every worker starts with: the settings of its games, its log file and level."""
+def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers: int, local: bool) -> tuple[Any, ...]:
+    """What every worker starts with: the settings of its games, its log file and level.  A ``local``
+    worker also writes the game it plays into the folder's ``live/`` (:mod:`arena.results.live`)."""
     config = folder.config
     settings = worker_settings(config, str(folder.path / BOTS_FOLDER), (str(folder.path), *options.hide))
     settings["compress"] = folder.compressed
+    settings["live"] = str(folder.path) if local else None
     # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
     settings["pin"] = config.isolation == "process" and 0 < workers <= usable_cpus()
     return (settings, str(logs.path), logging.INFO)

@@ -132,7 +132,10 @@ def init_worker(settings: dict[str, Any], log_path: str | None = None, level: in
 
 
 def close_worker() -> None:
-    """Stop the bot processes the worker's referees keep."""
+    """Stop the bot processes the worker's referees keep, and remove its live file."""
+    live = _WORKER.pop("live", None)
+    if live is not None:
+        live.close()
     for key in ("referee", "isolated"):
         if key in _WORKER:
             _WORKER[key].close()
@@ -148,9 +151,12 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
         bots = w["bots"].get(id(referee))
         if bots is None:  # the isolated referee, at its first game
             bots = w["bots"][id(referee)] = _prepare(referee)
+        live = w.get("live")
+        if live is not None and not live.start(game_id, names, seed, len(seats), w["scoring"], w["penalty"]):
+            live = None
         outcome = referee.play(
             [bots[i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
-            deal_key=w.get("deal_key"), extra={
+            deal_key=w.get("deal_key"), on_move=None if live is None else live.on_move, extra={
                 "game_id": game_id,
                 "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
             },
@@ -158,6 +164,8 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
     except Exception as exc:
         log.exception("%s: the game could not be played", game_id)
         raise WorkerError(f"game {game_id} could not be played: {type(exc).__name__}: {exc}") from None
+    if live is not None:
+        live.end(outcome.state)
     faults = [fault_entry(game_id, names[f["seat"]], f) for f in outcome.faults]
     rows = game_rows_text(game, names, [w["specs"][i] for i in seats], outcome.result, outcome.turns, outcome.faulted,
                           seat_times(outcome), w["scoring"])
@@ -233,6 +241,12 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
     if settings.get("pin"):
         pin_to_cpu(slot)
     init_worker(*init_args)
+    if settings.get("live"):  # the game this worker plays, move by move, for arena serve
+        from pathlib import Path
+
+        from arena.results.live import LivePublisher, live_path
+
+        _WORKER["live"] = LivePublisher(live_path(Path(settings["live"]), slot))
     try:
         _serve_chunks(conn, slot, playing, parent)
     finally:
