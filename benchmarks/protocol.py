@@ -168,9 +168,40 @@ def start_up(starts: int) -> None:
         cells = [f"{med(runs[name, way]) * 1e3:.1f} ({min(runs[name, way]) * 1e3:.0f}-{max(runs[name, way]) * 1e3:.0f})"
                  for way in ways]
         print(f"  {name:40} {cells[0]:>12} {cells[1]:>15}")
+    join = cgroup_join_floor(starts)
+    if join is not None:
+        print(f"  the floor: a fresh process's first write to a cgroup's cgroup.procs (an RCU grace period on this "
+              f"kernel): {med(join):.1f} ms (range {min(join):.1f}-{max(join):.1f}); every jail makes one")
     for (label, target), name in zip(START_TARGETS.items(), ("first instruction", *programs), strict=True):
         verdict(f"a start to {'its ' + label if label == 'first instruction' else 'the handshake, ' + label}",
                 med(runs[name, "fork server"]) * 1e3, target, "ms")
+
+
+def cgroup_join_floor(times: int) -> list[float] | None:
+    """Milliseconds a fresh child takes to join a v1 pids cgroup (None where there is none to make)."""
+    group = Path("/sys/fs/cgroup/pids") / f"arena-bench-join-{os.getpid()}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    found = []
+    try:
+        for _ in range(times):
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                start = time.perf_counter()
+                (group / "cgroup.procs").write_text("0")
+                os.write(write, repr(time.perf_counter() - start).encode())
+                os._exit(0)
+            os.close(write)
+            found.append(float(os.read(read, 64)) * 1e3)
+            os.close(read)
+            os.waitpid(pid, 0)
+            time.sleep(0.05)  # the kernel's grace period from the last join ends
+    finally:
+        group.rmdir()
+    return found
 
 
 def first_instruction() -> float:

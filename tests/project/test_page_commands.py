@@ -43,6 +43,10 @@ NOT_RUN = {
     "pip install 'uptown-arena[openspiel]'   # open-spiel (a 16 MB wheel, and scipy): python_uptown, openspiel-ismcts":
         "an install",
     "pip install 'uptown-arena[rl]'          # pettingzoo and gymnasium (about 2 MB): uptown_v0": "an install",
+    "python -m pip install -e '.[serve]'": "an install",
+    "arena run tournaments/baselines.toml --serve":
+        "300 games and a web page: tests/integration/test_serve_browser.py runs arena run --serve in a browser",
+    "arena serve results/": "a server that runs until Ctrl-C: tests/integration/test_serve.py serves folders",
 }
 
 #: Lines that play fewer games here than on the page (the options they end with win), and why.
@@ -56,6 +60,8 @@ FEWER = {
     "arena match mcts:iterations=0,clock_share=0.05 greedy --games 100 --clock 5+0.1 --overage 2":
         ("--games 2", "100 games of up to 5 s a seat"),
     "python benchmarks/live_standings.py --deals 25 --repeat 2": ("--deals 2 --repeat 1", "a benchmark: 2,400 games"),
+    "python benchmarks/serve_live.py --games 2000 --rounds 9": ("--games 20 --rounds 1", "a benchmark: 36,000 games"),
+    "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
 }
 
 #: The command whose folder is made once (public deals: the same command, the same folder).
