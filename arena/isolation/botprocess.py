@@ -274,9 +274,10 @@ class BotProcess:
             self._box.thaw()
 
     def ask(self, data: bytes, deadline: float) -> bytes:
-        """One round trip: write ``data``, thaw the program and read its answer line, both before
+        """One round trip: thaw the program, write ``data`` and read its answer line, both before
         ``deadline``, and freeze it again.  :class:`Late`, :class:`Ended` or a :class:`ProtocolError`."""
-        self.send(data, deadline, thaw=True)
+        self.thaw()
+        self.send(data, deadline)
         line = self.read_line(deadline)
         self.freeze()
         return line
@@ -284,14 +285,13 @@ class BotProcess:
     def tell(self, data: bytes) -> None:
         """Write ``data``, which needs no answer, within :data:`QUIT_SECONDS`; the program is frozen
         again afterwards.  :class:`Late` or :class:`Ended`."""
-        self.send(data, perf_counter() + QUIT_SECONDS, thaw=True)
+        self.thaw()
+        self.send(data, perf_counter() + QUIT_SECONDS)
         self.freeze()
 
-    def send(self, data: bytes, deadline: float, thaw: bool = False) -> None:
+    def send(self, data: bytes, deadline: float) -> None:
         """Write ``data`` (whole lines) before ``deadline`` (``perf_counter``): :class:`Late` when the
-        program has not taken all of it by then, :class:`Ended` when it no longer reads.  ``thaw``: thaw
-        the program after the first write, so that it wakes once, with its line already in the pipe
-        (thawed first, it would wake into its read, sleep, and wake again for the line)."""
+        program has not taken all of it by then, :class:`Ended` when it no longer reads."""
         if self.transcript is not None:
             for line in data.decode().splitlines():
                 self.transcript.write(f"[{self.label}] > {line}\n")
@@ -303,9 +303,6 @@ class BotProcess:
                 pass  # the pipe is full: wait below for the program to read
             except OSError:
                 raise Ended from None
-            if thaw:
-                self.thaw()
-                thaw = False
             if not view:
                 return
             left = deadline - perf_counter()
