@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, TextIO
 
-import arena
 from arena.errors import ArenaError
 from arena.isolation import protocol, sandbox
+from arena.isolation.forkserver import ARENA_PARENT
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
 from arena.plugins.specs import EXEC_PREFIX
 
@@ -91,8 +91,6 @@ class Program:
         return self.shown or shlex.join(self.command)
 
 
-#: The folder that holds the referee's own ``arena`` package: the bot host imports it from there.
-ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(arena.__file__)))
 
 
 def host_command(ref: str) -> tuple[str, ...]:

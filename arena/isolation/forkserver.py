@@ -32,6 +32,10 @@ import sys
 import time
 from typing import Any
 
+import arena
+
+#: The folder that holds the referee's own ``arena`` package: the bot host and the fork server import it from there.
+ARENA_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(arena.__file__)))
 #: The largest request: a jail's settings (its binds, its generated /etc files, its environment).
 REQUEST_BYTES = 1 << 20
 _FDS = 3
@@ -46,7 +50,7 @@ class ForkServer:
 
     def __init__(self, command: list[str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = f"import sys; sys.path.insert(0, {_arena_parent()!r}); from arena.isolation.forkserver import serve; serve({theirs.fileno()})"
+        code = f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); from arena.isolation.forkserver import serve; serve({theirs.fileno()})"
         try:
             self.process = subprocess.Popen(
                 [*command, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -160,12 +164,6 @@ def _ints(fds: list[int]) -> bytes:
     return array.array("i", fds).tobytes()
 
 
-def _arena_parent() -> str:
-    import arena
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(arena.__file__)))
-
-
 _server: ForkServer | None = None
 
 
@@ -250,7 +248,10 @@ def _import_built_in_bots() -> None:
     except ImportError:
         return
     for module in pkgutil.iter_modules(package.__path__, "arena_bots."):
-        importlib.import_module(module.name)
+        try:
+            importlib.import_module(module.name)
+        except Exception:  # noqa: BLE001 - one that cannot be imported here is imported (and fails) in its bot's host
+            continue
 
 
 def _child(buffer: bytearray, size: int, fds: list[int], parent: int, seccomp: Any, jail: Any, host_main: Any) -> None:
