@@ -42,8 +42,9 @@ def made(shared_folder) -> Path:
         from click.testing import CliRunner
 
         (where / "listed.toml").write_text(TOURNAMENT)
+        # The folder test_report_html.py shares, made the same way whichever makes it: pictures drawn.
         result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
-                                           "--workers", "1"])
+                                           "--workers", "1", "--plots"])
         assert result.exit_code == 0, result.output
 
     return shared_folder("report-html", make) / "out"
