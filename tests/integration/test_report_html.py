@@ -40,17 +40,19 @@ bot = "greedy"
 """
 
 
+def make_listed(where: Path) -> None:
+    """The run of TOURNAMENT in ``where/out``, pictures drawn: the folder these tests and arena serve's share."""
+    from click.testing import CliRunner
+
+    (where / "listed.toml").write_text(TOURNAMENT)
+    result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
+                                       "--workers", "1", "--plots"])
+    assert result.exit_code == 0, result.output
+
+
 @pytest.fixture(scope="module")
 def folder(shared_folder) -> Path:
-    def make(where: Path) -> None:
-        from click.testing import CliRunner
-
-        (where / "listed.toml").write_text(TOURNAMENT)
-        result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
-                                           "--workers", "1", "--plots"])
-        assert result.exit_code == 0, result.output
-
-    return shared_folder("report-html", make) / "out"
+    return shared_folder("report-html", make_listed) / "out"
 
 
 def seat_rows(folder: Path) -> list[dict[str, str]]:

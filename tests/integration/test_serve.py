@@ -36,18 +36,9 @@ HOSTILE = ["<script>alert(1)</script>", "\"onmouseover='x'", "</textarea><img sr
 @pytest.fixture(scope="module")
 def made(shared_folder) -> Path:
     """report.html's tests' run (120 games), made once for both."""
-    from tests.integration.test_report_html import TOURNAMENT
+    from tests.integration.test_report_html import make_listed
 
-    def make(where: Path) -> None:
-        from click.testing import CliRunner
-
-        (where / "listed.toml").write_text(TOURNAMENT)
-        # The folder test_report_html.py shares, made the same way whichever makes it: pictures drawn.
-        result = CliRunner().invoke(main, ["run", str(where / "listed.toml"), "--out", str(where / "out"), "-q",
-                                           "--workers", "1", "--plots"])
-        assert result.exit_code == 0, result.output
-
-    return shared_folder("report-html", make) / "out"
+    return shared_folder("report-html", make_listed) / "out"
 
 
 @pytest.fixture
