@@ -11,7 +11,7 @@ import click
 
 from arena.commands.play import clock_options
 from arena.commands.run import plots_option
-from arena.commands.telling import tell_all, teller
+from arena.commands.telling import show_played, teller
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
 from arena.tournament.match.plan import DEFAULT_MAX_GAMES
@@ -82,17 +82,14 @@ def command(
     tournament file with players = k and one [[entrants]] table per bot, and
     play it with arena run FILE (see "Your first tournament" in the docs).
     """
-    from arena.display.terminal import output_width
     from arena.plan.config import ConfigError
     from arena.plan.deals import read_deals
     from arena.report.match import summary_lines
-    from arena.report.text import format_tables
     from arena.tournament.match.feed import check_match, run_match, start_lines
     from arena.tournament.match.folder import seeded
     from arena.tournament.match.plan import MatchPlan, check_bot_count, parse_sprt
-    from arena.tournament.run import showing
     from arena.tournament.run.cpus import usable_cpus
-    from arena.tournament.run.runner import Interrupted
+    from arena.tournament.run.runner import Interrupted, RunOptions
 
     check_bot_count(bots)
     deal_seeds = read_deals(deals_file) if deals_file is not None else ()
@@ -111,25 +108,18 @@ def command(
     for line in start_lines(plan, workers, folder, seed_note, preflight.folder.walls):
         say(line)
     try:
-        result = run_match(plan, folder, workers=workers, resume=resume, overwrite=overwrite,
-                           progress=not quiet and sys.stderr.isatty(), notify=say, preflight=preflight, plots=plots)
+        options = RunOptions(workers=workers, resume=resume, overwrite=overwrite,
+                             progress=not quiet and sys.stderr.isatty(), notify=say)
+        result = run_match(plan, folder, options, preflight=preflight, plots=plots)
     except Interrupted as exc:
         end = ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games", str(max_games)]
         again = _again(bots, end + (["--deals", deals_file] if deals_file is not None else []), plan.seed, duplicate,
                        public_deals, out)
         click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {again}", err=True)
         sys.exit(130)
-    summary = result.summary
-    tell_all(summary.changed)
-    say(showing.played_line(summary))
-    if result.removed:
-        say(f"{result.removed} game(s) of deals after the last one counted were removed from {folder}")
-    click.echo(format_tables(summary.tables, "text", title=plan.name, only_standings=True, width=output_width()),
-               nl=False)
-    click.echo("\n" + "\n".join(summary_lines(result.match)))
-    for line in [showing.results_line(summary, result.plots, first=(MATCH_FILE,)), *showing.time_lines(summary, output_width()),
-                 *showing.fault_lines(summary)]:
-        say(line)
+    removed = [f"{result.removed} game(s) of deals after the last one counted were removed from {folder}"]
+    show_played(result.summary, plan.name, say, result.plots, notes=removed if result.removed else [],
+                verdict=summary_lines(result.match), first=(MATCH_FILE,))
 
 
 def _again(bots: tuple[str, ...], end: list[str], seed: int, duplicate: bool, public_deals: bool,

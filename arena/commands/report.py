@@ -57,7 +57,7 @@ def command(
     from arena.display.terminal import output_width
     from arena.plan.schedule import Schedule
     from arena.report.folder_tables import folder_tables
-    from arena.report.publish import publish
+    from arena.report.publish import Page, publish
     from arena.report.teams import folder_teams, pair_lines
     from arena.report.text import format_tables
     from arena.results.files import GAMES_FILE, REPORT_FILE
@@ -65,18 +65,11 @@ def command(
     from arena.results.tournament_file import read_tournament
     from arena.tournament.match.folder import read_match
 
-    if html_out is not None and not html:
-        raise click.UsageError("-o/--out is where --html writes its page: give --html too")
-    if replays and not html:
-        raise click.UsageError("--replays are the pages --html links: give --html too")
-    if collusion is not None and fmt != "text":
-        raise click.UsageError("--collusion prints lines of text: it takes no --format")
+    _refuse_together(click.get_current_context().params)
     path = Path(folder)
     config, _ = read_tournament(path, deal_key)
     schedule = Schedule(config, folder_numbering(path))
     if watch:
-        if fmt != "text" or table or plots or plots_dir or html:
-            raise click.UsageError("--watch shows the standings as text: it takes no --format, --table, --plots or --html")
         _watch(path, schedule, scoring)
         return
     if not (path / GAMES_FILE).exists():
@@ -95,17 +88,30 @@ def command(
         raise click.ClickException(f"{path}: {exc}") from None
     # Before the tables: a picture or page that cannot be written is the command's one line.
     pictures = (Path(plots_dir) if plots_dir is not None else path) if plots or plots_dir is not None else None
-    page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
     wanted = (fmt == "text" and table is None) or html or collusion is not None
     teams = folder_teams(path, config, scoring) if wanted else None
-    for written in publish(path, found, config.name, match, plots=pictures, page=page, teams=teams,
-                           replays=replays).paths:
+    page = Page(Path(html_out) if html_out is not None else path / REPORT_FILE, config.name, replays, teams) if html else None
+    for written in publish(path, found, match, plots=pictures, page=page).paths:
         click.echo(str(written), err=True)
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
         _echo_sections(path, found.tables, teams, match)
     if collusion is not None:
         click.echo("\n" + "\n".join(pair_lines(teams, collusion, output_width())))
+
+
+def _refuse_together(given: dict[str, Any]) -> None:
+    """Options that need or exclude each other (``given``: the command's parameters), refused before
+    anything is read."""
+    html = given["html"]
+    if given["html_out"] is not None and not html:
+        raise click.UsageError("-o/--out is where --html writes its page: give --html too")
+    if given["replays"] and not html:
+        raise click.UsageError("--replays are the pages --html links: give --html too")
+    if given["collusion"] is not None and given["fmt"] != "text":
+        raise click.UsageError("--collusion prints lines of text: it takes no --format")
+    if given["watch"] and (given["fmt"] != "text" or given["table"] or given["plots"] or given["plots_dir"] or html):
+        raise click.UsageError("--watch shows the standings as text: it takes no --format, --table, --plots or --html")
 
 
 def _echo_sections(path: Path, tables: Any, teams: Any, match: dict[str, Any] | None) -> None:

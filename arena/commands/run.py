@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from arena.commands.play import clock_options
-from arena.commands.telling import tell_all, teller
+from arena.commands.telling import show_played, teller
 
 #: ``--plots/--no-plots`` of arena run and arena match; ``ARENA_PLOTS=0`` in the environment is ``--no-plots``.
 plots_option = click.option(
@@ -87,12 +87,9 @@ def command(
     standings so far above it (arena report DIR --watch shows them from
     another terminal).
     """
-    from arena.display.terminal import output_width
     from arena.plan.config import load_run_config
     from arena.plan.schedule import Schedule
-    from arena.report.publish import drop_plots, publish
-    from arena.report.text import format_tables
-    from arena.results.files import REPORT_FILE
+    from arena.report.publish import publish_played
     from arena.results.folder import ResultsFolder
     from arena.tournament.run import showing
     from arena.tournament.run.cpus import usable_cpus
@@ -124,17 +121,8 @@ def command(
     finally:
         if beside is not None:
             beside.close()
-    if not plots:
-        drop_plots(folder)
-    published = publish(folder, summary.found, config.name, plots=folder if plots else None, page=folder / REPORT_FILE,
-                        log_file=summary.log, replays=True)
-    tell_all([*published.problems, *summary.changed])
-    say(showing.played_line(summary))
-    click.echo(format_tables(summary.tables, "text", title=config.name, only_standings=True, width=output_width()),
-               nl=False)
-    for line in [showing.results_line(summary, published.paths), *showing.time_lines(summary, output_width()),
-                 *showing.fault_lines(summary)]:
-        say(line)
+    published = publish_played(folder, summary.found, config.name, None, plots=plots, log_file=summary.log)
+    show_played(summary, config.name, say, published.paths, notes=published.problems)
 
 
 def _deals_path(config: TournamentConfig, file: str) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from arena.play.clock import SeatClock
 from arena.play.guard import Guard
 from arena.play.human import HUMAN, HumanSeat, Terminal
 from arena.play.logs import BotLogs
+from arena.play.outcome import SeatTimes
 from arena.play.pool import BotPool
 from arena.play.seats import InProcessSeat, ProgramSeat
 from arena.play.setup import GameSetup
@@ -288,6 +289,10 @@ class Game:
         if control.overage:
             entry["bank"] = [round(max(bank, 0.0), 3) for _, _, bank in self.times]
         return entry
+
+    def seat_times(self) -> SeatTimes:
+        """How each seat used its time, for the game's outcome."""
+        return SeatTimes(self.seconds, self.longest, self.asked, self.answered, self.clocks_left())
 
     def clocks_left(self) -> list[float | None]:
         """The seconds left on each seat's game clock at the end (None: no clock, or a bank alone)."""

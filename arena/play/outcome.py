@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena import records
@@ -13,6 +14,21 @@ from arena.rules import GameState, SeatResult, winners
 
 if TYPE_CHECKING:
     from arena.play.setup import GameSetup
+
+
+@dataclass(frozen=True)
+class SeatTimes:
+    """How each seat's bot used its time in one game (not in the record: it differs run to run)."""
+
+    #: Thinking time used, in seconds.
+    seconds: list[float]
+    #: The longest turn, in seconds.
+    longest: list[float]
+    #: The turns its bot was asked, and of those the turns it answered with a legal move.
+    asked: list[int]
+    answered: list[int]
+    #: The seconds left on the seat's game clock at the end (None: no clock with a base).
+    clock_left: list[float | None]
 
 
 class GameOutcome:
@@ -28,35 +44,28 @@ class GameOutcome:
         setup: GameSetup,
         result: list[SeatResult],
         faults: list[dict[str, Any]],
-        seconds: list[float],
         faulted: set[int],
+        times: SeatTimes,
         clock: Mapping[str, Any] | None = None,
-        *,
-        longest: Sequence[float] = (),
-        asked: Sequence[int] = (),
-        answered: Sequence[int] = (),
-        clock_left: Sequence[float | None] = (),
     ) -> None:
-        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``seconds``, ``faulted``,
-        ``clock``, ``longest``, ``asked``, ``answered`` and ``clock_left`` as its attributes are (the
-        last four: zeros, or None, when not given)."""
+        """The game ``setup`` made, ended in ``state`` with ``result``; ``faults``, ``faulted`` and
+        ``clock`` as its attributes are, and each seat's ``times``."""
         self.state = state
         #: Both scorings for every seat.
         self.result = result
         #: One dict per fault: ``seat``, ``move`` (0-based index into the record's moves), ``kind``, ``message``.
         self.faults = faults
-        #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
-        self.seconds = seconds
         #: The seats whose bot faulted.
         self.faulted = faulted
-        n = len(seconds)
+        #: Thinking time each seat's bot used, in seconds (not in the record: it differs run to run).
+        self.seconds = times.seconds
         #: Each seat's longest turn (seconds), the turns its bot was asked, and of those the turns it
         #: answered with a legal move (not in the record either).
-        self.longest = list(longest) or [0.0] * n
-        self.asked = list(asked) or [0] * n
-        self.answered = list(answered) or [0] * n
+        self.longest = times.longest
+        self.asked = times.asked
+        self.answered = times.answered
         #: The seconds left on each seat's game clock at the end (None: no clock with a base).
-        self.clock_left: list[float | None] = list(clock_left) or [None] * n
+        self.clock_left = times.clock_left
         self._names = list(setup.names)
         self._seed = setup.seed
         self._bots = list(setup.players)

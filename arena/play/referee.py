@@ -338,9 +338,7 @@ class Referee:
                 [p.spec for p in players], seed, scoring=scoring, penalty=penalty, names=names, extra=extra,
                 on_move=on_move, deal_key=deal_key,
             )
-        return GameOutcome(state, setup, result, game.faults, game.seconds, game.faulted_seats(), game.clock_record(),
-                           longest=game.longest, asked=game.asked, answered=game.answered,
-                           clock_left=game.clocks_left())
+        return GameOutcome(state, setup, result, game.faults, game.faulted_seats(), game.seat_times(), game.clock_record())
 
     def _game_of(self, bots: Sequence[PreparedBot | BotSpec | str], seed: int, scoring: str, penalty: str,
                  names: Sequence[str] | None, extra: Mapping[str, Any] | None,

@@ -31,6 +31,7 @@ from arena.stats.sprt import Pentanomial, sprt
 from arena.tournament.match.feed import MatchFeed, run_match
 from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
 from arena.tournament.match.tally import MatchTally
+from arena.tournament.run.runner import RunOptions
 from tests.stored import record_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,7 +207,7 @@ def test_no_two_games_of_a_match_share_a_deal_unless_it_is_duplicate(bots):
 @pytest.mark.slow
 def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
     out = tmp_path / "m"
-    result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out, workers=2)
+    result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out, RunOptions(workers=2))
     match = json.loads((out / MATCH_FILE).read_text())
     assert match == result.match
     assert match["verdict"] == "H1" and match["state"] == "done"
@@ -223,7 +224,7 @@ def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
 
 @pytest.mark.slow
 def test_random_against_greedy_accepts_h0(tmp_path):
-    result = run_match(plan("random", "greedy", sprt=parse_sprt("elo0=0,elo1=200", 2)), tmp_path / "m", workers=1)
+    result = run_match(plan("random", "greedy", sprt=parse_sprt("elo0=0,elo1=200", 2)), tmp_path / "m", RunOptions(workers=1))
     assert result.match["verdict"] == "H0" and result.match["pentanomial"]["LL"] == result.match["deals"]
 
 
@@ -231,7 +232,7 @@ def test_random_against_greedy_accepts_h0(tmp_path):
 def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
     """Two copies of one bot replay each other's game from the other seat (the duplicate format): every pair is
     one win, one loss."""
-    result = run_match(plan("random", "random", games=9, duplicate=True), tmp_path / "m", workers=2)
+    result = run_match(plan("random", "random", games=9, duplicate=True), tmp_path / "m", RunOptions(workers=2))
     match = result.match
     assert match["games"] == 10 and match["deals"] == 5  # 9 games, rounded up to whole deals
     assert match["verdict"] is None and match["llr"] is None and match["history"]["llr"] == []
@@ -242,7 +243,7 @@ def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
 @pytest.mark.slow
 def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
     p = plan(f"{MIXED}:salt=1", f"{MIXED}:salt=2", sprt=parse_sprt("elo0=0,elo1=20", 2), max_games=7)
-    match = run_match(p, tmp_path / "m", workers=2).match
+    match = run_match(p, tmp_path / "m", RunOptions(workers=2)).match
     assert match["verdict"] == "inconclusive" and match["games"] == 8 and match["deals"] == 4
     assert match["lower"] < match["llr"] < match["upper"]
 
@@ -258,7 +259,7 @@ def equal_matches(shared_folder) -> dict[int, tuple[Path, dict]]:
     def play(base: Path) -> None:
         params = parse_sprt("elo0=0,elo1=60", 2)
         for workers in (1, 2):
-            run_match(plan(*EQUAL, sprt=params, seed=11), base / f"w{workers}", workers=workers)
+            run_match(plan(*EQUAL, sprt=params, seed=11), base / f"w{workers}", RunOptions(workers=workers))
 
     base = shared_folder("equal-matches", play)
     return {workers: (base / f"w{workers}", json.loads((base / f"w{workers}" / MATCH_FILE).read_text()))
@@ -280,8 +281,7 @@ def test_the_verdict_and_the_games_do_not_depend_on_the_workers(equal_matches):
 @pytest.mark.slow
 def test_the_field_test_of_three_players(tmp_path):
     out = tmp_path / "m"
-    match = run_match(plan("greedy", "random", "random", sprt=parse_sprt("elo0=0,elo1=100", 3)), out,
-                      workers=2).match
+    match = run_match(plan("greedy", "random", "random", sprt=parse_sprt("elo0=0,elo1=100", 3)), out, RunOptions(workers=2)).match
     assert match["verdict"] == "H1" and match["test"] == "field" and match["seating"] == "balanced"
     assert match["games_per_deal"] == 6 and match["games"] == 6 * match["deals"]
     assert match["pentanomial"] is None and match["score"] == 1.0
@@ -294,7 +294,7 @@ def test_the_field_test_of_three_players(tmp_path):
 
 @pytest.mark.slow
 def test_a_fixed_table_of_equal_bots(tmp_path):
-    match = run_match(plan(*EQUAL, f"{MIXED}:p=0.3,salt=3", games=12), tmp_path / "m", workers=2).match
+    match = run_match(plan(*EQUAL, f"{MIXED}:p=0.3,salt=3", games=12), tmp_path / "m", RunOptions(workers=2)).match
     assert match["games"] == 12 and match["deals"] == 2 and match["verdict"] is None
     assert 0.0 < match["score"] < 1.0
 
@@ -308,12 +308,12 @@ def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finishe
     first = json.loads((out / MATCH_FILE).read_text())
     assert first == equal_matches[1][1]
     # resumed once finished: the same verdict, nothing played
-    again = run_match(plan(*EQUAL, sprt=params, seed=11), out, workers=2, resume=True)
+    again = run_match(plan(*EQUAL, sprt=params, seed=11), out, RunOptions(workers=2, resume=True))
     assert again.summary.played == 0 and again.match == first == whole
     from arena.results.files import RunError
 
     with pytest.raises(RunError, match="other parameters"):
-        run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=11), out, resume=True)
+        run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=11), out, RunOptions(resume=True))
     with pytest.raises(RunError, match="--resume"):
         run_match(plan(*EQUAL, sprt=params, seed=11), out)
 

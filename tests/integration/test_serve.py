@@ -25,7 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from arena.cli import main  # noqa: E402
 from arena.results.live import LivePublisher, live_path, read_live  # noqa: E402
 from arena.rules import PASS, GameSettings, GameState, deal  # noqa: E402
-from arena.serve import app as serve_app  # noqa: E402
+from arena.serve import routes as serve_routes  # noqa: E402
 from arena.serve.app import create_app  # noqa: E402
 from arena.serve.records import find_record  # noqa: E402
 from tests.stored import record_lines  # noqa: E402
@@ -308,8 +308,8 @@ def events_of(text: str) -> list[tuple[str, dict]]:
 
 
 def test_a_game_being_played_is_followed_move_by_move_then_its_replay(folder, monkeypatch):
-    monkeypatch.setattr(serve_app, "STREAM_SECONDS", 0.6)
-    monkeypatch.setattr(serve_app, "LIVE_EVERY", 0.05)
+    monkeypatch.setattr(serve_routes, "STREAM_SECONDS", 0.6)
+    monkeypatch.setattr(serve_routes, "LIVE_EVERY", 0.05)
     c = client(folder)
     with LiveGameFile(folder, ["random", "greedy", "random-2"], moves=4) as live:
         page = c.get("/run/0/")
@@ -332,8 +332,8 @@ def test_a_game_being_played_is_followed_move_by_move_then_its_replay(folder, mo
 
 
 def test_the_folder_s_events_send_its_section_when_it_changes(folder, monkeypatch):
-    monkeypatch.setattr(serve_app, "STREAM_SECONDS", 1.2)
-    monkeypatch.setattr(serve_app, "FOLDER_EVERY", 0.05)
+    monkeypatch.setattr(serve_routes, "STREAM_SECONDS", 1.2)
+    monkeypatch.setattr(serve_routes, "FOLDER_EVERY", 0.05)
     c = client(folder)
     c.get("/run/0/")
     games = folder / "games.csv"

@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.isolation.sandbox import short_walls
 from arena.plan.schedule import Game, Schedule
@@ -35,6 +35,9 @@ from arena.results.tournament_file import write_tournament
 from arena.tournament.match.folder import cap_to_restore, match_dict, write_match
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally, status_line
+
+if TYPE_CHECKING:
+    from arena.tournament.run.runner import RunOptions
 
 log = logging.getLogger("arena.tournament")
 
@@ -172,11 +175,10 @@ def check_match(plan: MatchPlan, out: Path, *, resume: bool, overwrite: bool, bo
     return MatchPreflight(cap, ResultsFolder(out).check(plan.config(), opening, bots=bots, folder=False))
 
 
-def run_match(
-    plan: MatchPlan, out: Path, *, workers: int = 1, resume: bool = False, overwrite: bool = False, progress: bool = False, notify: Any = None, preflight: MatchPreflight | None = None,
-    plots: bool = True,
-) -> MatchResult:
-    """Play ``plan`` into the results folder ``out`` (see the module docstring); ``preflight``: what
+def run_match(plan: MatchPlan, out: Path, options: RunOptions | None = None, *,
+              preflight: MatchPreflight | None = None, plots: bool = True) -> MatchResult:
+    """Play ``plan`` into the results folder ``out`` (see the module docstring) with ``options``'s workers,
+    resume, overwrite, progress and notify (the others are the match's own); ``preflight``: what
     :func:`check_match` found (None: checked now, the bots aside).
 
     Raises :class:`RunError` for a folder that cannot be used, :class:`~.runner.Interrupted` on Ctrl-C
@@ -184,28 +186,24 @@ def run_match(
     for ``arena run``, and an SPRT's LLR into ``llr.png`` (a failure is a line ``notify`` is told); without
     ``plots``, no picture is drawn and the folder's older ones are removed.
     """
-    from arena.report.publish import drop_plots, publish
-    from arena.results.files import REPORT_FILE
+    from arena.report.publish import publish_played
     from arena.tournament.run.runner import RunOptions, run_tournament
 
+    options = options or RunOptions()
     if preflight is None:
-        preflight = check_match(plan, out, resume=resume, overwrite=overwrite, bots=False)
+        preflight = check_match(plan, out, resume=options.resume, overwrite=options.overwrite, bots=False)
     if preflight.cap is not None:
         write_tournament(out, preflight.cap)
-    feed = MatchFeed(plan, workers)
+    feed = MatchFeed(plan, options.workers)
     # Records gzipped, as arena run writes them by default (a resume keeps the kind the folder holds).
-    summary = run_tournament(plan.config(), plan.config_text(), out, RunOptions(
-        workers=workers, resume=resume, overwrite=overwrite, progress=progress, compress=True,
-        notify=notify, feed=feed, source="arena match", preflight=preflight.folder,
+    summary = run_tournament(plan.config(), plan.config_text(), out, replace(
+        options, compress=True, feed=feed, source="arena match", preflight=preflight.folder,
         hide=() if plan.deals_file is None else (os.path.abspath(plan.deals_file),)))  # it gives every deal
     match = feed.to_dict()
-    if not plots:
-        drop_plots(out)
-    published = publish(out, summary.found, plan.name, match, plots=out if plots else None, page=out / REPORT_FILE,
-                        log_file=summary.log, replays=True)
+    published = publish_played(out, summary.found, plan.name, match, plots=plots, log_file=summary.log)
     for problem in published.problems:
-        if notify is not None:
-            notify(problem)
+        if options.notify is not None:
+            options.notify(problem)
     return MatchResult(summary, match, feed.removed, published.paths)
 
 

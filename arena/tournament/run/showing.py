@@ -75,11 +75,11 @@ class Showing:
 
     def _write_report(self) -> None:
         from arena.report.folder_tables import folder_tables
-        from arena.report.publish import publish
+        from arena.report.publish import Page, publish
 
         try:
             found = folder_tables(self.out, self.schedule, write=True)
-            publish(self.out, found, self.schedule.config.name, page=self.out / REPORT_FILE, replays=True)
+            publish(self.out, found, page=Page(self.out / REPORT_FILE, self.schedule.config.name, replays=True))
         except (RunError, ValueError) as exc:  # the run goes on; its last page is written when it ends
             log.warning("report.html not written during the run: %s", exc)
 
