@@ -32,12 +32,6 @@ FIXTURES = TESTS / "fixtures"
 GOLDEN = TESTS / "golden"
 
 
-#: Tests that start hostile bots, and look for (and kill) every process of theirs that outlived a test:
-#: run one after another on one pytest-xdist worker (``--dist loadgroup``), so that no test of them takes
-#: the bots of another, still playing, for leftovers.
-WALLS_GROUP = (TESTS / "hostile", TESTS / "integration" / "test_botprocess.py")
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--tooling", action="store_true",
                      help="also run the tests marked tooling (mypy, the site's build, the sdist): .ci/run's step")
@@ -51,14 +45,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(hostile):
             item.add_marker(pytest.mark.hostile)
-        if any(item.path.is_relative_to(path) for path in WALLS_GROUP):
-            item.add_marker(pytest.mark.xdist_group("walls"))
+            # A hostile file's tests on one worker (--dist loadgroup): its module fixtures, tournaments of
+            # hostile bots, are played once.  Files run side by side: each test looks for leftovers among
+            # its own worker's processes alone (tests/processes.py).
+            item.add_marker(pytest.mark.xdist_group(f"hostile-{item.path.stem}"))
         if not tooling and item.get_closest_marker("tooling"):
             item.add_marker(left_out)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # The files that hold tests that take seconds first, so that the workers end together instead of one
-        # waiting for the other's last long test (pytest-xdist hands out the walls group, its largest unit,
-        # before them all).  Whole files, in their order: a module's fixtures are still made once a worker.
+        # waiting for the other's last long test.  Whole files, in their order: a module's fixtures are still
+        # made once a worker.
         slow = {item.path for item in items if item.get_closest_marker("slow")}
         items.sort(key=lambda item: item.path not in slow)
 

@@ -7,7 +7,8 @@ isolation (``process``): the run finishes, the offender alone is faulted and
 with the right kind, the other seats are not, spies find no tile they should
 not see (they write what they found to their log, which is read here), and
 no process outlives the run (an autouse fixture looks for the command lines
-of the hostile bots and programs after every test).
+of the hostile bots and programs after every test, among the processes this
+test process started: :func:`processes_with`).
 
 Under isolation ``none`` only what it promises is tested: each seat's own
 copy of the settings, and a bot that forks, kills its worker's parent or
@@ -45,14 +46,15 @@ from arena.plugins import BotError, BotSpec, make_bot_spec
 from arena.results.identity import check_bots
 from arena.rules import GameSettings
 from arena.tournament.run.runner import run_tournament
+from tests.processes import leftovers, processes_with
 
 ROOT = Path(__file__).parents[2]
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 HOSTILE = FIXTURES / "hostile_bots.py"
 PROGRAMS = FIXTURES / "hostile_programs"
 WALLS = sandbox.walls()
-#: What marks a process as one of this suite's bots (in its command line, or its jail's): this checkout's
-#: paths, so that a run of the suite from another checkout on the same machine is left alone.
+#: What marks a process as one of this suite's bots (in its command line, or its jail's), looked for among
+#: this test process's own (:mod:`tests.processes`).
 MARKS = (str(HOSTILE).encode(), str(PROGRAMS).encode())
 
 jail_only = pytest.mark.skipif(
@@ -73,33 +75,6 @@ def program_command(name: str, *args: str) -> list[str]:
 
 
 # -- processes ------------------------------------------------------------------------------
-
-
-def processes_with(*marks: bytes) -> list[tuple[int, str]]:
-    """Live processes (not zombies) whose command line holds one of ``marks``."""
-    found = []
-    me = os.getpid()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
-                cmdline = f.read()
-        except OSError:
-            continue
-        if any(mark in cmdline for mark in marks):
-            found.append((int(entry.name), cmdline.replace(b"\0", b" ").decode(errors="replace")[:200]))
-    return found
-
-
-def leftovers(*marks: bytes, wait: float = 2.0) -> list[tuple[int, str]]:
-    """The processes holding ``marks`` still there after ``wait`` seconds (for the kernel to reap them)."""
-    deadline = time.monotonic() + wait
-    while True:
-        found = processes_with(*marks)
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.05)
 
 
 @pytest.fixture(autouse=True)
@@ -540,7 +515,8 @@ def test_blocking_in_c(tmp_path):
 
 @pytest.mark.slow
 def test_fork_bomb_within_the_process_limit(tmp_path):
-    outcome = play([hostile("ForkBombBot"), "greedy", "random"], 3, tmp_path / "logs", time_limit=0.5)
+    # The bomb must reach the process limit within its turn, on a loaded machine too.
+    outcome = play([hostile("ForkBombBot"), "greedy", "random"], 3, tmp_path / "logs", time_limit=2.0)
     check_game(outcome, 0, {"timeout"})
     assert "HOSTILE fork refused after" in logs_of(tmp_path / "logs")
     assert not leftovers(b"ForkBombBot")

@@ -43,10 +43,8 @@ from test_hostile import (
     finished_normally,
     hostile,
     jail_only,
-    leftovers,
     logs_of,
     play,
-    processes_with,
     program,
     program_command,
     records_by_id,
@@ -63,6 +61,7 @@ from arena.records import replayer
 from arena.rules import GameState
 from arena.rules import engine as native
 from arena.rules.tiles import COLORS, N_TILES, TILE_NAMES
+from tests.processes import leftovers, processes_with
 
 ROOT = Path(__file__).parents[2]
 #: The two offenders of a tournament: a Python bot and a protocol program.
@@ -71,8 +70,7 @@ PAIR = ("hostile", "hostile-program")
 STUCK = 40
 
 
-#: What marks a process as one of these tests' bots: the paths of this checkout's attackers (not the
-#: marks of test_hostile.py, which would also find, and kill, the bots of another checkout's tests).
+#: What marks a process as one of these tests' bots (looked for among this test process's own).
 MARKS = (str(HOSTILE).encode(), str(PROGRAMS).encode(), b"hostile_bots_copy.py", b"/entrant/snoop.py")
 
 

@@ -24,6 +24,7 @@ from arena.results.rows import COLUMNS
 from arena.results.verify import without_timing
 from arena.rules.engine import engine_line
 from arena.tournament.run.runner import Interrupted, RunError, run_tournament
+from tests.processes import running
 
 BOTS = '''
 import time
@@ -390,9 +391,9 @@ def test_workers_end_when_the_parent_is_killed(tmp_path, bots_file, tournament):
         proc.kill()  # the parent only
         proc.communicate(timeout=30)
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        while time.monotonic() < deadline and any(running(w) for w in workers):
             time.sleep(0.1)
-        assert not any(Path(f"/proc/{w}").exists() for w in workers), "orphaned workers kept running"
+        assert not any(running(w) for w in workers), "orphaned workers kept running"
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
