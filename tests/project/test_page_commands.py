@@ -9,7 +9,7 @@ the page shows them.  Every command must exit with status 0.
 A few lines are not run, each for the reason :data:`NOT_RUN` gives (machines of a cluster, a million
 games, an install), and a few long ones play fewer games (:data:`FEWER`): the rest are the page's own.
 ``arena run tournaments/quickstart.toml``, the README's first command, deals publicly from its seed: its
-folder is made once and copied into the next page that runs it.
+folder is made once for the whole run (whichever worker asks first) and copied into every page that runs it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -49,7 +49,8 @@ NOT_RUN = {
     "arena serve results/": "a server that runs until Ctrl-C: tests/integration/test_serve.py serves folders",
 }
 
-#: Lines that play fewer games here than on the page (the options they end with win), and why.
+#: Lines that play fewer games here than on the page, or play them cheaper (the options they end with win),
+#: and why.
 FEWER = {
     "arena match mcts greedy --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized":
         ("--max-games 4", "about 25 minutes to a verdict"),
@@ -58,7 +59,15 @@ FEWER = {
     "arena match lookahead greedy --sprt elo0=0,elo1=50 --seed 2024 --public-deals --out results/seeded-match":
         ("--max-games 8", "tests/project/test_outputs.py plays it whole"),
     "arena match mcts:iterations=0,clock_share=0.05 greedy --games 100 --clock 5+0.1 --overage 2":
-        ("--games 2", "100 games of up to 5 s a seat"),
+        ("--games 2 --clock 1+0.05", "100 games of up to 5 s a seat"),
+    "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 2+0.05", "a game of 20 s a seat"),
+    # The quickstart's sandboxed run is the README's command: run whole and checked by test_newcomer_path.py.
+    "arena run tournaments/quickstart.toml --clock 60+0.5 --overage 10":
+        ("--isolation none", "120 games with every bot sandboxed"),
+    "arena run tournaments/quickstart.toml --report-every 40   # in one terminal":
+        ("--isolation none", "120 games with every bot sandboxed"),
+    "arena run tournaments/quickstart.toml --out results/plain --no-compress                 # plain JSON lines":
+        ("--isolation none", "120 games with every bot sandboxed"),
     "python benchmarks/live_standings.py --deals 25 --repeat 2": ("--deals 2 --repeat 1", "a benchmark: 2,400 games"),
     "python benchmarks/serve_live.py --games 2000 --rounds 9": ("--games 20 --rounds 1", "a benchmark: 36,000 games"),
     "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
@@ -112,29 +121,28 @@ def test_every_page_has_commands_and_every_exception_is_a_line_of_a_page() -> No
     assert not stale, f"no page shows these lines any more: {stale}"
 
 
-@pytest.fixture(scope="session")
-def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the quickstart's folder is kept once made."""
-    return tmp_path_factory.mktemp("page-made")
-
-
-def run_line(line: str, where: Path, env: dict[str, str], made: Path) -> None:
+def run_line(line: str, where: Path, env: dict[str, str], shared_folder: Callable[[str, Callable[[Path], None]], Path]) -> None:
     bare = re.sub(r"\s+#.*", "", line)  # the command, without the page's comment
-    if bare == QUICKSTART[0] and (made / "quickstart").is_dir():
-        shutil.copytree(made / "quickstart", where / QUICKSTART[1])
+    if bare == QUICKSTART[0]:
+        def make(folder: Path) -> None:
+            bring(bare, folder)
+            _run(bare, folder, env)
+
+        shutil.copytree(shared_folder("page-quickstart", make) / QUICKSTART[1], where / QUICKSTART[1])
         return
-    command = f"{bare} {FEWER[line][0]}" if line in FEWER else line
+    _run(f"{bare} {FEWER[line][0]}" if line in FEWER else line, where, env)
+
+
+def _run(command: str, where: Path, env: dict[str, str]) -> None:
     done = subprocess.run(["bash", "-c", command], cwd=where, env=env, capture_output=True,
                           text=True, timeout=LINE_LIMIT, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{command}\nexit status {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    if bare == QUICKSTART[0]:
-        shutil.copytree(where / QUICKSTART[1], made / "quickstart")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path, shell_env: dict[str, str],
-                                                     made: Path) -> None:
+                                                     shared_folder: Callable[[str, Callable[[Path], None]], Path]) -> None:
     if "node examples/" in page.read_text(encoding="utf-8") and shutil.which("node") is None:
         pytest.skip("node is not installed: the page's program bot is a Node.js bot")
     where = tmp_path / "fresh"
@@ -147,7 +155,7 @@ def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path,
             (where / line).parent.mkdir(parents=True, exist_ok=True)
             (where / line).write_text(content, encoding="utf-8")
         else:
-            run_line(line, where, shell_env, made)
+            run_line(line, where, shell_env, shared_folder)
 
 
 def bring(text: str, where: Path) -> None:
