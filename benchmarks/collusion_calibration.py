@@ -142,7 +142,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown cases {unknown}: choose among {', '.join(CASES)}")
     if args.quick:
-        args.pool, args.runs, sizes = 60, 2, [60]
+        args.pool, args.runs, sizes = 24, 2, [24]
     started, cpu = time.perf_counter(), time.process_time()
     played = pools(cases, args.pool, min(args.workers, 2), args.seed, args.keep)
     print(f"pools: {args.pool} four-player games per case, played in {time.perf_counter() - started:.0f} s")

@@ -20,7 +20,7 @@ def test_quick_mode_prints_every_case() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "collusion_calibration.py"), "--quick"],
                             capture_output=True, text=True, check=True, timeout=900, cwd=ROOT)
     out = result.stdout
-    assert "60 four-player games:" in out
+    assert "24 four-player games:" in out
     assert "honest     family-wise false positives" in out
     for case in ("team of 5", "team of 6", "half team"):
         line = next(line for line in out.splitlines() if line.strip().startswith(case))
