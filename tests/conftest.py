@@ -47,7 +47,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.hostile)
             # A hostile file's tests on one worker (--dist loadgroup): its module fixtures, tournaments of
             # hostile bots, are played once.  Files run side by side: each test looks for leftovers among
-            # its own worker's processes alone (tests/processes.py).
+            # its own worker's processes and the orphans, never another worker's (tests/processes.py).
             item.add_marker(pytest.mark.xdist_group(f"hostile-{item.path.stem}"))
         if not tooling and item.get_closest_marker("tooling"):
             item.add_marker(left_out)

@@ -8,7 +8,7 @@ with the right kind, the other seats are not, spies find no tile they should
 not see (they write what they found to their log, which is read here), and
 no process outlives the run (an autouse fixture looks for the command lines
 of the hostile bots and programs after every test, among the processes this
-test process started: :func:`processes_with`).
+test process started and the orphans: :func:`tests.processes.processes_with`).
 
 Under isolation ``none`` only what it promises is tested: each seat's own
 copy of the settings, and a bot that forks, kills its worker's parent or
@@ -54,7 +54,7 @@ HOSTILE = FIXTURES / "hostile_bots.py"
 PROGRAMS = FIXTURES / "hostile_programs"
 WALLS = sandbox.walls()
 #: What marks a process as one of this suite's bots (in its command line, or its jail's), looked for among
-#: this test process's own (:mod:`tests.processes`).
+#: this test process's own and the orphans (:mod:`tests.processes`).
 MARKS = (str(HOSTILE).encode(), str(PROGRAMS).encode())
 
 jail_only = pytest.mark.skipif(

@@ -70,7 +70,7 @@ PAIR = ("hostile", "hostile-program")
 STUCK = 40
 
 
-#: What marks a process as one of these tests' bots (looked for among this test process's own).
+#: What marks a process as one of these tests' bots (looked for among this test process's own and the orphans).
 MARKS = (str(HOSTILE).encode(), str(PROGRAMS).encode(), b"hostile_bots_copy.py", b"/entrant/snoop.py")
 
 
