@@ -6,6 +6,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -112,9 +113,7 @@ def command(
                              progress=not quiet and sys.stderr.isatty(), notify=say)
         result = run_match(plan, folder, options, preflight=preflight, plots=plots)
     except Interrupted as exc:
-        end = ["--games", str(games)] if games is not None else ["--sprt", str(sprt), "--max-games", str(max_games)]
-        again = _again(bots, end + (["--deals", deals_file] if deals_file is not None else []), plan.seed, duplicate,
-                       public_deals, out)
+        again = _again(click.get_current_context().params, plan.seed)
         click.echo(f"\ninterrupted: {exc.stored} games stored in {folder}; continue with: {again}", err=True)
         sys.exit(130)
     removed = [f"{result.removed} game(s) of deals after the last one counted were removed from {folder}"]
@@ -122,11 +121,16 @@ def command(
                 verdict=summary_lines(result.match), first=(MATCH_FILE,))
 
 
-def _again(bots: tuple[str, ...], end: list[str], seed: int, duplicate: bool, public_deals: bool,
-           out: str | None) -> str:
-    """The command that goes on with an interrupted match."""
-    return shlex.join(["arena", "match", *bots, *end, "--seed", str(seed), *(["--duplicate"] if duplicate else []),
-                       *(["--public-deals"] if public_deals else []), "--resume", *(["--out", out] if out else [])])
+def _again(given: dict[str, Any], seed: int) -> str:
+    """The command that goes on with a match interrupted (``given``: the command's parameters; ``seed``: the
+    match's, also when it was drawn)."""
+    games, out, deals_file = given["games"], given["out"], given["deals_file"]
+    end = ["--games", str(games)] if games is not None else ["--sprt", str(given["sprt"]),
+                                                             "--max-games", str(given["max_games"])]
+    return shlex.join(["arena", "match", *given["bots"], *end, *(["--deals", deals_file] if deals_file else []),
+                       "--seed", str(seed), *(["--duplicate"] if given["duplicate"] else []),
+                       *(["--public-deals"] if given["public_deals"] else []), "--resume",
+                       *(["--out", out] if out else [])])
 
 
 def _bot_error(message: str, bots: tuple[str, ...]) -> str:

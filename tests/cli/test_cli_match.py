@@ -110,3 +110,14 @@ def test_bad_input_is_one_line_and_starts_nothing(tmp_path, args, message, invok
     assert result.output.startswith(message) and result.output.count("\n") == 1, result.output
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_an_interrupted_match_is_continued_by_the_same_command_with_its_seed_and_resume() -> None:
+    from arena.commands.match import _again
+
+    given = {"bots": ("greedy", "my bot.py"), "games": None, "sprt": "elo0=0,elo1=50", "max_games": 400,
+             "deals_file": "deals.txt", "duplicate": True, "public_deals": False, "out": "results/m"}
+    assert _again(given, 77) == ("arena match greedy 'my bot.py' --sprt elo0=0,elo1=50 --max-games 400 --deals deals.txt "
+                                 "--seed 77 --duplicate --resume --out results/m")
+    fixed = {**given, "games": 24, "deals_file": None, "duplicate": False, "public_deals": True, "out": None}
+    assert _again(fixed, 5) == "arena match greedy 'my bot.py' --games 24 --seed 5 --public-deals --resume"
