@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -25,6 +26,12 @@ import pytest
 from click.testing import CliRunner
 
 import tests.fuzzing  # noqa: F401  (registers and loads the Hypothesis profile before any test module asks)
+
+# pytest rewrites every test module's asserts (for their failure messages) and keeps the result in
+# __pycache__: where the environment asks for no bytecode (PYTHONDONTWRITEBYTECODE), every run, on every
+# pytest-xdist worker, would rewrite them all again, about 7 s of CPU each.  The test modules imported
+# after this line are kept.
+sys.dont_write_bytecode = False
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
