@@ -2,7 +2,7 @@
 
 ``docs/reference/protocol.md`` is the specification.  This module writes and reads
 its messages for both sides: the referee's (:class:`TurnWriter`,
-:func:`read_hello`, :func:`read_answer`) and a Python bot's
+:func:`read_hello`, :func:`read_turn_answer`) and a Python bot's
 (:class:`ViewReader`, used by :mod:`arena.isolation.bothost`).  Cells, tiles and colors
 are written as the game records write them.  The module does no I/O.
 """
@@ -384,6 +384,26 @@ def read_answer(obj: Mapping[str, Any]) -> Move | Fault:
         fault = obj.get("kind")
         return Fault(FaultKind(fault) if fault in ERROR_KINDS else FaultKind.EXCEPTION, message)
     raise ProtocolError(f"answered a turn with a {_json_or_kind(kind)} message")
+
+
+#: Answer lines read before -> the Move each one is.  The same bytes parse to the same answer, so a
+#: line found here is read as parse_line and read_answer would read it; kept for short lines, and
+#: only so many (what a bot writes cannot grow it without bound).
+_answers_read: dict[bytes, Move] = {}
+_ANSWERS_KEPT = 1 << 15
+_ANSWER_KEPT_LENGTH = 96
+
+
+def read_turn_answer(line: bytes) -> Move | Fault:
+    """A bot's answer line to a ``turn``, as :func:`read_answer` reads :func:`parse_line`'s object: a move
+    line read before is found by its bytes (about 0.1 us against 3 us for parsing it again)."""
+    move = _answers_read.get(line)
+    if move is not None:
+        return move
+    answer = read_answer(parse_line(line))
+    if type(answer) is Move and len(line) <= _ANSWER_KEPT_LENGTH and len(_answers_read) < _ANSWERS_KEPT:
+        _answers_read[line] = answer
+    return answer
 
 
 def _parse_move(text: str) -> Move | None:
