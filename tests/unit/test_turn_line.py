@@ -32,8 +32,9 @@ import test_native  # noqa: E402  (the test module next to this one: its capture
 import test_properties  # noqa: E402  (its crowded positions, where passes are common)
 
 GOLDEN_PASSES = Path(__file__).parents[1] / "golden" / "5p-passes.json"
-#: Time limits as the referee may tell them: whole, fractional, repeating, tiny, huge, an int, none.
-TIMES = (1.0, 2.5, 2.0 / 3.0, 1e-7, 123456789.123, 3, 0.1 + 0.2, math.inf)
+#: Time limits as the referee may tell them: whole, fractional, repeating, tiny, huge (written with exponents), an
+#: int, none.
+TIMES = (1.0, 2.5, 2.0 / 3.0, 1e-7, 123456789.123, 1e22, 5e-324, 3, 0.1 + 0.2, math.inf)
 
 
 def clock_of(rng: random.Random, time: float) -> TurnClock | None:
