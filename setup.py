@@ -14,7 +14,7 @@ setup(
         Extension(
             "arena.rules._native",
             sources=[NATIVE + name for name in ("engine.c", "search.c", "convert.c", "moveset.c", "state.c",
-                                                 "searchtype.c", "spaces.c", "module.c")],
+                                                 "searchtype.c", "spaces.c", "turnline.c", "module.c")],
             depends=[NATIVE + "engine.h", NATIVE + "search.h", NATIVE + "pytypes.h"],
             # No fused multiply-add: the search's floats must round as Python's do.  Only the
             # module's init function is exported.

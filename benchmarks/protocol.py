@@ -14,7 +14,8 @@ All by the wall clock; in each part the variants alternate round by round and th
 * start-up: ``BotProcess(program).start()`` to the handshake's answer;
 * the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU;
 * where a turn's time goes: the referee's calls timed inside games, the CPU time of the referee and of its
-  bots (``/proc/PID/schedstat``), and the bot's side and the reads timed alone on the lines those games sent;
+  bots (``/proc/PID/schedstat``), the bot's side and the reads timed alone on the lines those games sent, and
+  the turn line built in C (``TurnWriter``) and in Python (``PyTurnWriter``) side by side in seeded games;
 * ``arena run tournaments/quickstart.toml``, ``--isolation process`` against ``none``.
 """
 
@@ -41,7 +42,7 @@ from arena.isolation import forkserver, protocol, sandbox
 from arena.isolation.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
 from arena.plugins import load_bot
-from arena.rules import GameSettings
+from arena.rules import GameSettings, GameState, deal, engine
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"
@@ -299,7 +300,8 @@ def in_games(referee: Referee, players: list, seeds: list[int], lines: list) -> 
 
 def alone(lines: list[tuple[int, int, bytes]]) -> list[float]:
     """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.isolation.bothost does
-    them), and in parse_line + read_answer of the answer (the referee)."""
+    them), and in read_turn_answer of the answer (the referee: parse_line + read_answer, a move line read before
+    found by its bytes)."""
     clock, cls, settings = time.perf_counter, load_bot("random"), GameSettings.for_players(4)
     tick = med([-(clock() - clock()) for _ in range(101)])
     starts = [protocol.read_game(json.loads(protocol.game_line(settings, seat, {}, 10.0, protocol.bot_seed(0, seat))))
@@ -317,11 +319,32 @@ def alone(lines: list[tuple[int, int, bytes]]) -> list[float]:
         t3 = clock()
         answer = (protocol._encode({"type": "move", "move": str(move)}) + "\n").encode()
         t4 = clock()
-        protocol.read_answer(protocol.parse_line(answer))
+        protocol.read_turn_answer(answer)
         t5 = clock()
         for index, seconds in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             spent[index] += seconds - tick
     return [seconds / len(lines) * 1e6 for seconds in spent]
+
+
+def line_alone(games: int) -> list[float]:
+    """Microseconds a turn line in TurnWriter.line (built in C with the native engine) and in PyTurnWriter.line
+    (in Python, the reference), each seat to move asked at every turn of ``games`` seeded four-player games."""
+    clock, settings = time.perf_counter, GameSettings.for_players(4)
+    spent, turns = [0.0, 0.0], 0
+    for seed in range(1, games + 1):
+        state = GameState(settings, deal(seed, settings))
+        writers = (protocol.TurnWriter(state), protocol.PyTurnWriter(state))
+        rng = random.Random(seed)
+        while not state.over:
+            moves = state.legal_moves()
+            if moves:
+                for index, writer in enumerate(writers):
+                    start = clock()
+                    writer.line(state.to_move, moves, 10.0)
+                    spent[index] += clock() - start
+                turns += 1
+            state.push(moves.choice(rng))
+    return [seconds / turns * 1e6 for seconds in spent]
 
 
 def pipe_read(line: bytes, size: int, times: int = 2000) -> float:
@@ -348,7 +371,8 @@ def where_it_goes(games: int, rounds: int) -> None:
             lines: list[tuple[int, int, bytes]] = []
             runs["games"].append(in_games(referee, players, round_seeds(games, round_), lines))
             middle = sorted((line for *_, line in lines), key=len)[len(lines) // 2]
-            runs["alone"].append([*alone(lines), pipe_read(middle, protocol.MAX_LINE), pipe_read(middle, 1 << 16)])
+            runs["alone"].append([*alone(lines), pipe_read(middle, protocol.MAX_LINE), pipe_read(middle, 1 << 16),
+                                  *line_alone(games)])
     finally:
         referee.close()
     f, a = ([med(column) for column in zip(*done)] for done in runs.values())
@@ -365,8 +389,11 @@ def where_it_goes(games: int, rounds: int) -> None:
             ("none of them on a CPU (wake-ups, other jobs): all minus these", f[3] - f[4] - f[5]),
             ("timed alone on the same turn lines, in this process:", None),
             *zip(("bot: json.loads of the turn line", "bot: ViewReader.view", "bot: the bot's choose",
-                  "bot: the answer's JSON", "referee: parse_line + read_answer",
-                  "a median turn line: write, poll, os.read(fd, MAX_LINE)", "the same with os.read(fd, 64 KiB)"), a)]
+                  "bot: the answer's JSON", "referee: read_turn_answer of the answer",
+                  "a median turn line: write, poll, os.read(fd, MAX_LINE)", "the same with os.read(fd, 64 KiB)"), a),
+            (f"timed alone in {games} seeded games of four players, in this process:", None),
+            (f"referee: TurnWriter.line ({engine.ENGINE} engine{', in C' if engine.ENGINE == 'native' else ''})", a[7]),
+            ("referee: PyTurnWriter.line (in Python, the reference)", a[8])]
     print(f"\nwhere a turn's time goes under process isolation (python -m arena.isolation.bothost random), us a turn asked, "
           f"median of {rounds} rounds of {games} games; turn lines of {statistics.fmean(sizes) / 1e3:.1f} KB on "
           f"average, the last tenth {sizes[len(sizes) * 9 // 10] / 1e3:.1f}-{sizes[-1] / 1e3:.1f} KB")

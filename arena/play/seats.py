@@ -149,7 +149,7 @@ class ProgramSeat:
         sandbox.settle()
         start = perf_counter()
         try:
-            answer = protocol.read_answer(protocol.parse_line(process.ask(data, start + limit)))
+            answer = protocol.read_turn_answer(process.ask(data, start + limit))
             if process.pending():
                 # Written with the answer (a line written later is read, and refused, in its place next turn).
                 raise ProtocolError("wrote more than one answer to a turn")

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from arena.rules import state as _pure
 from arena.rules.base import BaseGameState, GameSettings
+from arena.rules.geometry import CELL_NAMES
 from arena.rules.moves import PASS, Move
+from arena.rules.tiles import COLORS, TILE_NAMES
 
 ENGINE = "pure"
 WHY = ""
@@ -68,6 +70,7 @@ if TYPE_CHECKING:
     from arena.rules.state import GameState as GameState
 elif ENGINE == "native":
     _native.bind(Move, PASS, random.Random, _randrange_is_getrandbits())
+    _native.set_names(COLORS, TILE_NAMES, CELL_NAMES)
 
     class GameState(_native.State, BaseGameState):
         """The game state of the native engine (see :class:`arena.rules.state.GameState` for the API)."""
@@ -98,6 +101,9 @@ else:
 NativeMoveSet: Any = _native.MoveSet if ENGINE == "native" else None
 #: The mcts bot's tree search in C (bots/mcts.py: PySearch is the same in Python); None with the pure engine.
 NativeSearch: Any = _native.Search if ENGINE == "native" else None
+#: The bot protocol's turn lines of a native state, built in C (arena/isolation/protocol.py: PyTurnWriter
+#: writes the same bytes in Python); None with the pure engine.
+NativeTurnLine: Any = _native.TurnLine if ENGINE == "native" else None
 
 
 def _moveset(options: tuple[tuple[int, int, int], ...], open_mask: int | None) -> Any:

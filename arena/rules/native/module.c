@@ -1,4 +1,4 @@
-/* arena.rules._native: the C rules engine as Python types (State, MoveSet, Search).
+/* arena.rules._native: the C rules engine as Python types (State, MoveSet, Search, TurnLine).
  *
  * arena/rules/engine.py binds it and builds the public GameState on State. */
 #define PY_SSIZE_T_CLEAN
@@ -58,6 +58,8 @@ static PyMethodDef module_methods[] = {
     {"bind", bind, METH_VARARGS, NULL},
     {"capturable_mask", py_capturable_mask, METH_O, "M3: the tiles of a board that can leave it without a split."},
     {"count_groups", py_count_groups, METH_O, "The groups of a board."},
+    {"set_names", turnline_set_names, METH_VARARGS,
+     "set_names(colors, tiles, cells): the names a TurnLine writes (arena.rules.engine binds them)."},
     {"below", py_splitmix, METH_VARARGS, "below(state, n, count): count draws below n from a SplitMix64 state."},
     {NULL}};
 
@@ -66,7 +68,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_native", "The C rul
 
 PyMODINIT_FUNC PyInit__native(void) {
     engine_init();
-    if (PyType_Ready(&MoveSetType) < 0 || PyType_Ready(&StateType) < 0 || PyType_Ready(&SearchType) < 0) return NULL;
+    if (PyType_Ready(&MoveSetType) < 0 || PyType_Ready(&StateType) < 0 || PyType_Ready(&SearchType) < 0 ||
+        PyType_Ready(&TurnLineType) < 0)
+        return NULL;
     str_getrandbits = PyUnicode_InternFromString("getrandbits");
     str_randrange = PyUnicode_InternFromString("randrange");
     str_check = PyUnicode_InternFromString("check");
@@ -78,7 +82,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "MoveSet", (PyObject *)&MoveSetType) < 0 ||
         PyModule_AddObjectRef(m, "State", (PyObject *)&StateType) < 0 ||
-        PyModule_AddObjectRef(m, "Search", (PyObject *)&SearchType) < 0) {
+        PyModule_AddObjectRef(m, "Search", (PyObject *)&SearchType) < 0 ||
+        PyModule_AddObjectRef(m, "TurnLine", (PyObject *)&TurnLineType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

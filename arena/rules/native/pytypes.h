@@ -19,7 +19,7 @@ extern PyObject *str_getrandbits, *str_randrange, *str_check, *str_state, *str_s
     *str_penalty;
 extern const char *COLOR_NAMES[N_COLORS];
 
-extern PyTypeObject MoveSetType, StateType, SearchType;
+extern PyTypeObject MoveSetType, StateType, SearchType, TurnLineType;
 
 typedef struct {
     PyObject_HEAD
@@ -52,5 +52,7 @@ PyObject *moveset_action_ids(MoveSetObject *self, PyObject *unused);
 PyObject *moveset_action_mask_into(MoveSetObject *self, PyObject *out);
 PyObject *state_observe_into(StateObject *self, PyObject *args);
 PyObject *state_set_next_draw(StateObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* turnline.c: the bot protocol's turn line (TurnLine) and the names it writes. */
+PyObject *turnline_set_names(PyObject *mod, PyObject *args);
 
 #endif
