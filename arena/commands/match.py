@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from arena.commands.options import deal_key_option, plots_option
 from arena.commands.play import clock_options
-from arena.commands.run import plots_option
 from arena.commands.telling import show_played, teller
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
@@ -49,8 +49,7 @@ from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 @click.option("--public-deals", is_flag=True,
               help="Deal from the master seed alone, without the results folder's secret deal key (research; bots "
                    "can then work the deals out).")
-@click.option("--deal-key", metavar="HEX", default=None,
-              help="Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one.")
+@deal_key_option("Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one.")
 @click.option("--deals", "deals_file", metavar="FILE", default=None,
               help="Play the deals of FILE, a deals file (one game seed a line, # comments): round d plays its d-th "
                    "seed, so two matches on different days meet the same tiles.  It must hold every deal the match "

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from arena.commands.options import deal_key_option
 from arena.results.files import TABLES
 
 
@@ -39,9 +40,8 @@ from arena.results.files import TABLES
 @click.option("--collusion", metavar="A,B", default=None,
               help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
                    "(the Teams? section tests every pair).")
-@click.option("--deal-key", metavar="HEX", default=None,
-              help="The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
-                   "the rows' seeds are checked against the schedule it deals.")
+@deal_key_option("The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
+                 "the rows' seeds are checked against the schedule it deals.")
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
     html: bool, html_out: str | None, replays: bool, watch: bool, collusion: str | None, deal_key: str | None,

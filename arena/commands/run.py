@@ -10,14 +10,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from arena.commands.options import deal_key_option, plots_option
 from arena.commands.play import clock_options
 from arena.commands.telling import show_played, teller
-
-#: ``--plots/--no-plots`` of arena run and arena match; ``ARENA_PLOTS=0`` in the environment is ``--no-plots``.
-plots_option = click.option(
-    "--plots/--no-plots", default=True, show_default=True, envvar="ARENA_PLOTS",
-    help="Draw the tables as PNG pictures into the results folder at the end (a few seconds); --no-plots leaves "
-         "them out, and removes the folder's older ones (arena report DIR --plots draws them later).")
 
 if TYPE_CHECKING:
     from arena.plan.config import TournamentConfig
@@ -52,9 +47,8 @@ if TYPE_CHECKING:
 @click.option("--public-deals", is_flag=True,
               help="Deal every game from the file alone, without the results folder's secret deal key, so anyone "
                    "with the file can deal them (research runs; bots can then find the deals); as public_deals = true.")
-@click.option("--deal-key", metavar="HEX", default=None,
-              help="Deal with this deal key (64 hex digits, from a folder's deal.key) instead of a new one: to play "
-                   "or check a published tournament's games again elsewhere.")
+@deal_key_option("Deal with this deal key (64 hex digits, from a folder's deal.key) instead of a new one: to play "
+                 "or check a published tournament's games again elsewhere.")
 @click.option("--cluster", metavar="ADDRESS", default=None,
               help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
                    "local cluster of N worker processes (needs the dask extra; not with --workers).")

@@ -138,6 +138,15 @@ static char *put_tiles(char *p, const uint8_t *tiles, int n) {
     return p;
 }
 
+/* "red":["C","3"] */
+static char *put_key_tiles(char *p, int color, const uint8_t *tiles, int n) {
+    p = put_key(p, color);
+    *p++ = '[';
+    p = put_tiles(p, tiles, n);
+    *p++ = ']';
+    return p;
+}
+
 /* -- TurnLine ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -280,10 +289,7 @@ static char *put_view(char *p, const Rules *r, const Core *s, int seat) {
     for (int i = 0; i < r->n_own[seat]; i++) {
         int c = r->seat_colors[seat][i];
         if (i) *p++ = ',';
-        p = put_key(p, c);
-        *p++ = '[';
-        p = put_tiles(p, s->rack[c], s->rack_len[c]);
-        *p++ = ']';
+        p = put_key_tiles(p, c, s->rack[c], s->rack_len[c]);
     }
     p = PUT(p, "},\"drawn\":{");
     for (int i = 0; i < r->n_colors; i++) {
@@ -295,10 +301,7 @@ static char *put_view(char *p, const Rules *r, const Core *s, int seat) {
     for (int i = 0; i < r->n_colors; i++) {
         int c = r->colors[i];
         if (i) *p++ = ',';
-        p = put_key(p, c);
-        *p++ = '[';
-        p = put_tiles(p, s->played_tiles[c], s->played[c]);
-        *p++ = ']';
+        p = put_key_tiles(p, c, s->played_tiles[c], s->played[c]);
     }
     p = PUT(p, "},\"captures\":[");
     for (int row = 0; row < r->players; row++) {
