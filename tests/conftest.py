@@ -29,8 +29,10 @@ import tests.fuzzing  # noqa: F401  (registers and loads the Hypothesis profile 
 
 # pytest rewrites every test module's asserts (for their failure messages) and keeps the result in
 # __pycache__: where the environment asks for no bytecode (PYTHONDONTWRITEBYTECODE), every run, on every
-# pytest-xdist worker, would rewrite them all again, about 7 s of CPU each.  The test modules imported
-# after this line are kept.
+# pytest-xdist worker, would rewrite them all again, about 7 s of CPU each.  The test modules, imported
+# while the tests are collected, are kept; nothing imported after is (a bot file a test rewrites within
+# the second, at the same size, would load from its stale cache).
+_NO_BYTECODE = sys.dont_write_bytecode
 sys.dont_write_bytecode = False
 
 TESTS = Path(__file__).resolve().parent
@@ -64,6 +66,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # made once a worker.
         slow = {item.path for item in items if item.get_closest_marker("slow")}
         items.sort(key=lambda item: item.path not in slow)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    sys.dont_write_bytecode = _NO_BYTECODE
 
 
 @pytest.fixture(scope="session", autouse=True)
