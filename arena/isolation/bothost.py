@@ -39,7 +39,7 @@ from arena.isolation import protocol
 from arena.plugins import BotError, check_given, description, load_bot, split_bot_spec
 from arena.plugins.loading import _attribute, _check_class, _import_module
 from arena.plugins.specs import _DOTTED
-from arena.rules import Move, SeatResult
+from arena.rules import Move, SeatResult, SeatView
 
 #: The environment variable with the options a bot is given, for its host to check before its handshake.
 OPTIONS_VARIABLE = "ARENA_BOT_OPTIONS"
@@ -53,6 +53,8 @@ try:
 except ImportError:  # an optional speed-up: the standard library reads the same lines
     _fast_loads = json.loads
 
+#: How the referee starts a turn line.
+_TURN = b'{"type":"turn",'
 #: Bytes asked of standard input at a time: a turn line (2-3 KB, a few tens at most) fits many times over.
 _READ = 1 << 16
 
@@ -64,6 +66,39 @@ def parse(line: bytes) -> Any:
     except ValueError:
         # What orjson refuses and the standard library reads (an integer past 64 bits in a bot's options).
         return json.loads(line)
+
+
+class TurnLines:
+    """Reads a game's turn lines, each history entry once.
+
+    A turn line repeats the whole history, which grows by an entry a move, and it is about half the
+    line by the end of a game.  What was read of it is kept as the referee wrote it: when a line's
+    history starts with those bytes, only the rest is parsed.  Any other line is parsed whole.
+    """
+
+    _START, _END = b'"history":[', b'],"passes":'
+
+    def __init__(self, reader: protocol.ViewReader) -> None:
+        self.reader = reader
+        #: The history as the last line wrote it, all of it in the reader (None: not known).
+        self.known: bytes | None = b""
+
+    def view(self, line: bytes) -> SeatView:
+        """The seat's view in a turn line."""
+        start = line.find(self._START) + len(self._START)
+        end = line.find(self._END, start)
+        if start < len(self._START) or end < 0:
+            self.known = None
+            return self.reader.view(parse(line))
+        known = self.known
+        new = b"" if known is None else line[start + len(known):end]
+        if known is None or not line.startswith(known, start) or (known and new and not new.startswith(b",")):
+            self.known = line[start:end]
+            return self.reader.view(parse(line))
+        self.known = line[start:end]
+        if known:
+            new = new[1:]
+        return self.reader.view(parse(line[:start] + line[end:]), parse(b"[" + new + b"]") if new else ())
 
 
 class Input:
@@ -154,7 +189,7 @@ class _Host:
             self.problem = exc.reason
         self.bot: Bot | None = None
         self.failed: Fault | None = None
-        self.reader: protocol.ViewReader | None = None
+        self.reader: TurnLines | None = None
 
     def write(self, data: bytes) -> None:
         while data:
@@ -181,7 +216,7 @@ class _Host:
 
     def game(self, message: dict[str, Any]) -> None:
         start = protocol.read_game(message)
-        self.reader = protocol.ViewReader(start)
+        self.reader = TurnLines(protocol.ViewReader(start))
         self.bot, self.failed = None, None
         assert self.cls is not None
         try:
@@ -195,12 +230,12 @@ class _Host:
         else:
             self.bot = bot
 
-    def turn(self, message: dict[str, Any]) -> None:
+    def turn(self, line: bytes) -> None:
         if self.bot is None or self.reader is None:
             kind, text = self.failed or Fault(FaultKind.EXCEPTION, "a turn came before its game")
             self.send({"type": "error", "kind": kind, "message": text})
             return
-        view = self.reader.view(message)
+        view = self.reader.view(line)
         try:
             value = self.bot.choose(view)
         except BaseException as exc:  # noqa: BLE001
@@ -257,12 +292,18 @@ def main(argv: list[str] | None = None) -> int:
     # Each turn parses a few thousand small objects: collect less often than Python's default.
     gc.freeze()
     gc.set_threshold(20000, 20, 20)
-    handlers = {"hello": lambda m: host.hello(), "game": host.game, "turn": host.turn, "over": host.over}
+    handlers = {"hello": lambda m: host.hello(), "game": host.game, "over": host.over}
     for line in Input(0).lines():
+        if line.startswith(_TURN):  # read by the view, a history entry once (TurnLines)
+            host.turn(line)
+            continue
         message = parse(line)
         kind = message.get("type")
         if kind == "quit":
             break
+        if kind == "turn":
+            host.turn(line)
+            continue
         handler = handlers.get(kind)
         if handler is not None:
             handler(message)

@@ -481,14 +481,14 @@ class ViewReader:
         self._played: list[tuple[int, ...]] = [()] * n
         self._captures: tuple[tuple[int, ...], ...] = tuple((0,) * n for _ in start.settings.seat_colors)
 
-    def view(self, obj: Mapping[str, Any]) -> SeatView:
-        """The seat's view in a ``turn`` message."""
+    def view(self, obj: Mapping[str, Any], new: Sequence[Any] | None = None) -> SeatView:
+        """The seat's view in a ``turn`` message; ``new``: the history's entries since the last turn, when
+        the caller has read only those (``obj``'s own history is then not read)."""
         view = obj["view"]
         history = self._history
         boards = self._boards
         played = self._played
-        entries = view["history"]
-        for entry in entries[len(history):]:
+        for entry in view["history"][len(history):] if new is None else new:
             color, tile, cell = _moves_read.get(entry[1]) or _read_move(entry[1])
             if color < 0:
                 history.append((PASS, -1))

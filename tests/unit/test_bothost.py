@@ -63,6 +63,25 @@ def test_the_host_rebuilds_the_seats_own_view_turn_after_turn(players, parser):
     assert turns > 400
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_host_reads_each_history_entry_once_and_any_other_layout_whole(players):
+    """TurnLines parses only the history's new entries of the referee's lines; a line laid out otherwise
+    (here every third one, written again by json.dumps) is parsed whole.  Either way the view is the seat's."""
+    turns = 0
+    for seed in range(1, 7):
+        readers: dict[int, bothost.TurnLines] = {}
+        for state, seat, moves, line, clock in turn_lines(players, seed):
+            if seat not in readers:
+                readers[seat] = bothost.TurnLines(ViewReader(read_game(json.loads(game_line(
+                    state.settings, seat, {}, 2.5, bot_seed(seed, seat))))))
+            if turns % 3 == 2:
+                line = (json.dumps(json.loads(line)) + "\n").encode()
+            rebuilt = readers[seat].view(line)
+            assert rebuilt == dataclasses.replace(SeatView.of(state, seat, moves), clock=clock)
+            turns += 1
+    assert turns > 200
+
+
 def test_the_host_parses_what_orjson_refuses_as_the_standard_library_does():
     line = b'{"type":"game","options":{"big":' + str(2 ** 70).encode() + b',"x":1.5}}\n'
     assert bothost.parse(line) == json.loads(line)
