@@ -12,7 +12,9 @@ All by the wall clock; in each part the variants alternate round by round and th
   start); each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
   is left out;
 * start-up: ``BotProcess(program).start()`` to the handshake's answer;
-* the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU;
+* the floor: a bare pipe round trip between two Python processes, unpinned and on one CPU; a move of a minimal
+  C bot program as a referee plays it, and one round trip to that program through the wall with the freezer on,
+  off and bare (``benchmarks/wall_floor.py``: what the wall itself costs a turn, and its freezer);
 * where a turn's time goes: the referee's calls timed inside games, the CPU time of the referee and of its
   bots (``/proc/PID/schedstat``), the bot's side and the reads timed alone on the lines those games sent, and
   the turn line built in C (``TurnWriter``) and in Python (``PyTurnWriter``) side by side in seeded games;
@@ -38,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import wall_floor
+
 from arena.isolation import forkserver, protocol, sandbox
 from arena.isolation.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
@@ -55,6 +59,7 @@ MOVE_TARGETS = {"host": 50.0, "host not pinned": 100.0, "stdlib": 40.0}
 START_TARGETS = {"first instruction": 15.0, "host": 30.0, "stdlib": 20.0}
 QUICKSTART_TARGET, COMMAND_TARGET_US = 1.15, 60.0
 HOST_REF = "arena_bots.random_bot:RandomBot"  # as a referee resolves the entry point random
+FLOOR_MOVE = "process, a C program bot (wall_floor.py: its first legal move)"
 ANSWER = b'{"type":"move","move":"green:ring@B2"}\n'
 # The other end of a pipe: argv is the microseconds of work before each answer and a CPU to pin itself to (or -).
 ECHO = rf"""
@@ -107,7 +112,7 @@ def round_seeds(games: int, round_: int) -> list[int]:
     return list(range(round_ * games + 1, (round_ + 1) * games + 1))
 
 
-def per_move(games: int, rounds: int) -> None:
+def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
     # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
     # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
@@ -115,6 +120,8 @@ def per_move(games: int, rounds: int) -> None:
                 "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
                 "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
+    if isinstance(floor_bot, Path):
+        variants[FLOOR_MOVE] = make_referee("process", f"exec:{shlex.quote(str(floor_bot))}")
     runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in variants}
     try:
         for round_ in range(rounds):
@@ -133,6 +140,11 @@ def per_move(games: int, rounds: int) -> None:
         print(f"  {name:50} {med([games / s for s, _, _ in done]):8.1f} {us[name]:8.1f} {over:16}"
               + (f"  ({faults} faults!)" if faults else ""))
     names = list(us)
+    if FLOOR_MOVE in us:
+        print(f"  the floor: a move of a C program bot over in process (the referee's side of a move, its walls "
+              f"included): {us[FLOOR_MOVE] - base:.1f} us")
+    else:
+        print(f"  the floor: a move of a C program bot: skipped ({floor_bot})")
     for (label, target), name in zip(MOVE_TARGETS.items(), (names[1], names[2], names[3]), strict=True):
         verdict(f"a move over in process, {label}", us[name] - base, target, "us")
 
@@ -479,9 +491,11 @@ def main(argv: list[str] | None = None) -> None:
     rounds = args.rounds or 5
     print(f"machine: {os.cpu_count()} CPUs ({len(ALL_CPUS)} usable), load {os.getloadavg()[0]:.2f}, "
           f"Python {platform.python_version()}, sandbox level {sandbox.walls()}")
-    per_move(args.games, rounds)
-    start_up(args.starts)
-    pipe_floor(rounds)
+    with wall_floor.compiled() as floor_bot:
+        per_move(args.games, rounds, floor_bot)
+        start_up(args.starts)
+        pipe_floor(rounds)
+        wall_floor.floor(floor_bot, rounds, TRIPS)
     where_it_goes(args.games, rounds)
     if args.skip_quickstart:
         print("\nquickstart: skipped (--skip-quickstart)")

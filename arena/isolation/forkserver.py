@@ -3,8 +3,8 @@
 A bot start through ``python jail.py … -- python -c <bot host>`` runs two interpreters and imports the
 arena twice: about 100 ms of CPU before the bot's own code runs.  The *fork server* is one interpreter a
 referee process starts once (:func:`server`), which imports the jail (``jail.py``), its seccomp filter,
-the Python bot host (:mod:`arena.isolation.bothost`) and the built-in bots (``arena_bots``), and then only
-forks.  Each child is what ``python jail.py`` was: it puts up the same walls in the same order
+the Python bot host (:mod:`arena.isolation.bothost`, with its JSON parser ``orjson``) and the built-in bots
+(``arena_bots``), and then only forks.  Each child is what ``python jail.py`` was: it puts up the same walls in the same order
 (:func:`jail.run <arena.isolation.jail.run>`), then execs the bot's command, or, for a Python bot, runs the
 bot host in place, which imports the entrant's module inside the walls.
 

@@ -481,14 +481,14 @@ class ViewReader:
         self._played: list[tuple[int, ...]] = [()] * n
         self._captures: tuple[tuple[int, ...], ...] = tuple((0,) * n for _ in start.settings.seat_colors)
 
-    def view(self, obj: Mapping[str, Any]) -> SeatView:
-        """The seat's view in a ``turn`` message."""
+    def view(self, obj: Mapping[str, Any], new: Sequence[Any] | None = None) -> SeatView:
+        """The seat's view in a ``turn`` message; ``new``: the history's entries since the last turn, when
+        the caller has read only those (``obj``'s own history is then not read)."""
         view = obj["view"]
         history = self._history
         boards = self._boards
         played = self._played
-        entries = view["history"]
-        for entry in entries[len(history):]:
+        for entry in view["history"][len(history):] if new is None else new:
             color, tile, cell = _moves_read.get(entry[1]) or _read_move(entry[1])
             if color < 0:
                 history.append((PASS, -1))
@@ -504,20 +504,21 @@ class ViewReader:
                 rows[entry[0]][captured] += 1
                 self._captures = tuple(map(tuple, rows))
             history.append((_new_move(Move, color, tile, cell), captured))
-        drawn = [0] * len(COLORS)
-        for color, count in view["drawn"].items():
-            drawn[_COLOR_INDEX[color]] = count
-        racks = {_COLOR_INDEX[c]: tuple([_TILE_INDEX[t] for t in tiles]) for c, tiles in view["racks"].items()}
+        # Colors not in play are left out of ``drawn``: they hold 0.
+        drawn = tuple(map(view["drawn"].get, COLORS, _ZEROS))
+        racks = {_COLOR_INDEX[c]: tuple(map(_tile_index, tiles)) for c, tiles in view["racks"].items()}
         seat = view["seat"]
         clock = obj.get("clock")
         if clock is not None:
             time = obj.get("time")
             clock = read_clock(clock, math.inf if time is None else float(time))
-        return seat_view(self.start.settings, seat, seat, False, tuple(boards), racks, tuple(drawn), tuple(played),
+        return seat_view(self.start.settings, seat, seat, False, tuple(boards), racks, drawn, tuple(played),
                          self._captures, tuple(history), view["passes"], _move_set(obj["legal"]), clock)
 
 
 _new_move = Move.__new__
+_ZEROS = (0,) * len(COLORS)
+_tile_index = _TILE_INDEX.__getitem__
 
 
 def _read_move(text: str) -> tuple[int, int, int]:

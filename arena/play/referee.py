@@ -119,6 +119,36 @@ def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     return GameSettings.for_players(players, scoring, penalty)
 
 
+def _not_preempting() -> tuple[int, int] | None:
+    """Make this thread one that a wake-up does not let preempt the task running on its CPU
+    (``SCHED_BATCH``; what it starts is not), and return its policy and priority before (None where
+    none can be set).
+
+    Pinned, a referee shares its CPU with its bots.  Woken by a bot's answer, a referee that preempts
+    at once catches the bot before it is back asleep: freezing it then takes a wake-up and a switch
+    to run it into the freezer.  Left to run, the bot host goes back to sleep in a few microseconds
+    where the freezer stops it in place.  Whatever the bot runs until the referee reads its answer
+    is on its own clock, as before.
+    """
+    if not hasattr(os, "SCHED_BATCH"):
+        return None
+    try:
+        before = os.sched_getscheduler(0), os.sched_getparam(0).sched_priority
+        if before[0] != os.SCHED_OTHER:
+            return None  # a policy the user chose: kept
+        os.sched_setscheduler(0, os.SCHED_BATCH | os.SCHED_RESET_ON_FORK, os.sched_param(0))
+    except OSError:
+        return None
+    return before
+
+
+def _set_policy(policy: int, priority: int) -> None:
+    try:
+        os.sched_setscheduler(0, policy, os.sched_param(priority))
+    except OSError:
+        pass
+
+
 def _current_cpu() -> int | None:
     """The CPU this thread runs on now (one it may use), or None where that cannot be told."""
     if not hasattr(os, "sched_getaffinity"):
@@ -177,6 +207,7 @@ class Referee:
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
         self.cpu = _current_cpu() if pin and isolation == "process" else None
         self._affinity: set[int] | None = None
+        self._policy: tuple[int, int] | None = None
         self._logs = BotLogs(self.logs)
         #: Its bot processes, kept between games.
         self.pool = BotPool(self.time_limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
@@ -201,12 +232,16 @@ class Referee:
             # between them, and waking a process on another CPU costs more than the rest of it.
             self._affinity = os.sched_getaffinity(0)
             os.sched_setaffinity(0, {self.cpu})
+            self._policy = _not_preempting()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._affinity is not None:
             os.sched_setaffinity(0, self._affinity)
             self._affinity = None
+        if self._policy is not None:
+            _set_policy(*self._policy)
+            self._policy = None
         guard, self._guard = self._guard, None
         if guard is not None:
             if Tripwire.guard is guard:

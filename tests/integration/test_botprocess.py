@@ -207,6 +207,43 @@ def test_a_bot_runs_only_during_its_turns(tmp_path):
         process.stop()
 
 
+def switches(pid: int) -> int:
+    """The voluntary context switches of the program under the jail's outer process ``pid``."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        program = int(f.read().split()[0])
+    with open(f"/proc/{program}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("voluntary_ctxt_switches"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(WALLS != "jail", reason="the cgroup freezer needs the jail level")
+def test_the_python_bot_host_stays_asleep_while_it_is_frozen_and_thawed():
+    """Between turns the bot host sleeps in sigwaitinfo, where the cgroup freezer stops a task without
+    waking it; a program asleep in read (the stdlib example) is woken by every freeze and every thaw."""
+    woken = {}
+    for name, ref in (("host", python_program("arena_bots.random_bot:RandomBot")),
+                      ("example", exec_program(f"exec:{shlex.quote(sys.executable)} "
+                                               f"{shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"))):
+        process = BotProcess(ref)
+        process.start(5.0)
+        try:
+            if "cgroup freezer" not in process.walls:
+                pytest.skip("no cgroup freezer on this machine")
+            process.thaw()  # the first thaw lets it finish its handshake and fall asleep
+            time.sleep(0.2)
+            process.freeze()
+            sandbox.settle()
+            before = switches(process._box.process.pid)
+            for _ in range(40):
+                process.thaw()
+                process.freeze()
+                sandbox.settle()
+            woken[name] = switches(process._box.process.pid) - before
+        finally:
+            process.stop()
+    assert woken["host"] <= 4 and woken["example"] >= 40, woken
+
+
 # == never two games of one deal ========================================================================
 
 
