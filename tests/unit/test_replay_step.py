@@ -32,8 +32,11 @@ HANG = 300.0
 
 
 def _take_terminal() -> None:
-    """In the child, after its new session starts: make the pseudo-terminal its controlling terminal (Ctrl-C)."""
+    """In the child, after its new session starts: make the pseudo-terminal its controlling terminal (Ctrl-C),
+    with Ctrl-C's signal as a shell at a terminal leaves it (a test run started in the background of a
+    script inherits it ignored)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
