@@ -14,6 +14,7 @@ import pytest
 
 from arena.plan.config import load_config
 from arena.plan.schedule import count_games
+from tests.project.conftest import QUICKSTART
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -37,9 +38,12 @@ def games_in(folder: Path) -> dict[str, int]:
 
 
 @pytest.mark.slow
-def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shell_env: dict[str, str]) -> None:
+def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shell_env: dict[str, str],
+                                                            readme_quickstart: tuple[Path, str]) -> None:
+    # The README's tournament, run once for the suite in a fresh folder (tests/project/conftest.py), where
+    # this test goes on.
     fresh = tmp_path / "fresh"
-    (fresh / "tournaments").mkdir(parents=True)
+    shutil.copytree(readme_quickstart[0], fresh)
 
     def run(command: str) -> str:
         done = subprocess.run(["bash", "-c", command], cwd=fresh, env=shell_env, capture_output=True, text=True,
@@ -50,9 +54,8 @@ def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shel
     # The README: install (here: installed already), then its tournament, which the tutorial opens with too.
     install, command = README.split("```sh\n", 1)[1].splitlines()[0].split(" && ")
     assert install == "python -m pip install ." and command == "arena run tournaments/quickstart.toml"
-    assert TUTORIAL.split("```sh\n", 1)[1].splitlines()[0] == command
-    shutil.copy2(ROOT / "tournaments" / "quickstart.toml", fresh / "tournaments")
-    standings = run(command)
+    assert TUTORIAL.split("```sh\n", 1)[1].splitlines()[0] == command == QUICKSTART
+    standings = readme_quickstart[1]
     assert standings == shown(README, "quickstart-standings") == shown(TUTORIAL, "quickstart-standings")
     quickstart = fresh / "results" / "quickstart"
     assert set(games_in(quickstart).values()) == {120}  # "120 games", every bot at every one

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.project.conftest import QUICKSTART
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = [*sorted((DOCS / "tutorials").glob("*.md")), *sorted((DOCS / "how-to").glob("*.md"))]
@@ -73,8 +75,6 @@ FEWER = {
     "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
 }
 
-#: The command whose folder is made once (public deals: the same command, the same folder).
-QUICKSTART = ("arena run tournaments/quickstart.toml", "results/quickstart")
 
 #: Seconds one line may take.
 LINE_LIMIT = 600
@@ -121,14 +121,10 @@ def test_every_page_has_commands_and_every_exception_is_a_line_of_a_page() -> No
     assert not stale, f"no page shows these lines any more: {stale}"
 
 
-def run_line(line: str, where: Path, env: dict[str, str], shared_folder: Callable[[str, Callable[[Path], None]], Path]) -> None:
+def run_line(line: str, where: Path, env: dict[str, str], quickstart: Callable[[], tuple[Path, str]]) -> None:
     bare = re.sub(r"\s+#.*", "", line)  # the command, without the page's comment
-    if bare == QUICKSTART[0]:
-        def make(folder: Path) -> None:
-            bring(bare, folder)
-            _run(bare, folder, env)
-
-        shutil.copytree(shared_folder("page-quickstart", make) / QUICKSTART[1], where / QUICKSTART[1])
+    if bare == QUICKSTART:
+        shutil.copytree(quickstart()[0] / "results" / "quickstart", where / "results" / "quickstart")
         return
     _run(f"{bare} {FEWER[line][0]}" if line in FEWER else line, where, env)
 
@@ -142,7 +138,7 @@ def _run(command: str, where: Path, env: dict[str, str]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
 def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path, shell_env: dict[str, str],
-                                                     shared_folder: Callable[[str, Callable[[Path], None]], Path]) -> None:
+                                                     request: pytest.FixtureRequest) -> None:
     if "node examples/" in page.read_text(encoding="utf-8") and shutil.which("node") is None:
         pytest.skip("node is not installed: the page's program bot is a Node.js bot")
     where = tmp_path / "fresh"
@@ -155,7 +151,8 @@ def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path,
             (where / line).parent.mkdir(parents=True, exist_ok=True)
             (where / line).write_text(content, encoding="utf-8")
         else:
-            run_line(line, where, shell_env, shared_folder)
+            # The README's tournament is run once for the suite, by the first test that asks.
+            run_line(line, where, shell_env, lambda: request.getfixturevalue("readme_quickstart"))
 
 
 def bring(text: str, where: Path) -> None:
