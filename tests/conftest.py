@@ -68,6 +68,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: item.path not in slow)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the CPUs this process may use.  About a third of the suite's worker
+    time is spent waiting (time limits and watchdogs running out, programs starting, a browser's page
+    updating), which the extra worker fills; two more cost more in collection and contention than they fill
+    (docs/explanation/architecture.md, "Tests and checks")."""
+    from arena.tournament.run.cpus import usable_cpus
+
+    return usable_cpus() + 1
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     sys.dont_write_bytecode = _NO_BYTECODE
 
