@@ -532,6 +532,13 @@ def test_a_results_file_from_another_program_is_refused_on_resume(tmp_path, tour
 
 
 
+def test_a_worker_process_starts_without_numpy():
+    """A worker (under spawn a new interpreter, also each one that replaces a worker a bot ended) imports the
+    module its life runs in, and numpy is not needed to play."""
+    code = "import sys, arena.tournament.run.workers; assert 'numpy' not in sys.modules, 'numpy imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 # -- bots that end or block their worker --------------------------------------------
 
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
