@@ -57,16 +57,9 @@ def json_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _position(state: GameState, seat_colors: Sequence[Sequence[int]]) -> dict[str, Any]:
-    board: list[list[str] | None] = [None] * len(CELL_NAMES)
-    captured_at: dict[int, str] = {}
-    for move, captured in state.history:
-        if move.is_pass:
-            continue
-        board[move.cell] = [COLORS[move.color], TILE_NAMES[move.tile]]
-        if captured >= 0:
-            captured_at[move.cell] = COLORS[captured]
-    cells = [cell + [captured_at[i]] if cell is not None and i in captured_at else cell for i, cell in enumerate(board)]
+def _position(state: GameState, seat_colors: Sequence[Sequence[int]], board: list[list[str] | None]) -> dict[str, Any]:
+    """What the page shows of ``state``; ``board`` is its cells as :func:`game_data` keeps them move by move (rebuilt
+    from the history at every step, a game's steps took a time quadratic in its moves)."""
     racks = []
     for seat, colors in enumerate(seat_colors):
         for c in colors:
@@ -75,7 +68,7 @@ def _position(state: GameState, seat_colors: Sequence[Sequence[int]]) -> dict[st
                 "pile": len(state.pile(c)), "finished": state.is_finished(c),
             })
     captures = [{COLORS[c]: n for c, n in enumerate(row) if n} for row in state.captures]
-    return {"board": cells, "racks": racks, "captures": captures}
+    return {"board": board[:], "racks": racks, "captures": captures}
 
 
 def players(game: records.Replay) -> list[dict[str, str]]:
@@ -119,10 +112,18 @@ def game_data(game: records.Replay) -> dict[str, Any]:
     seat_colors = game.settings.seat_colors
     shown = players(game)
     names = [p["name"] for p in shown]
-    steps = [dict(_position(GameState(game.settings, game.deals), seat_colors), label="the deal", cell=None)]
+    # Each cell: its tile's color and name, then the color a move there last captured (M3), if any; None while empty.
+    board: list[list[str] | None] = [None] * len(CELL_NAMES)
+    captured_at: dict[int, str] = {}
+    steps = [dict(_position(GameState(game.settings, game.deals), seat_colors, board), label="the deal", cell=None)]
     times = game.times  # a game with a clock: each move's time and the clock after it follow its label
     for index, seat, move, captured, state in game.states():
-        step = _position(state, seat_colors)
+        if not move.is_pass:  # a new list: the steps before keep theirs
+            if captured >= 0:
+                captured_at[move.cell] = COLORS[captured]
+            mark = captured_at.get(move.cell)
+            board[move.cell] = [COLORS[move.color], TILE_NAMES[move.tile], *([] if mark is None else [mark])]
+        step = _position(state, seat_colors, board)
         step["label"] = render.describe_move(index, seat, move, captured, names) + (
             "" if times is None else render.move_time_text(times[index]))
         step["cell"] = None if move.is_pass else CELL_NAMES[move.cell]

@@ -54,8 +54,6 @@ import re
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-import numpy as np
-
 from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
 from arena.plan.deals import seating_seed
@@ -180,6 +178,8 @@ def _greedy(candidates: Sequence[tuple[int, ...]], count: int, tie: Sequence[int
     3. the fewest tables its pairs of entrants already share, summed;
     4. the smallest ``tie``.
     """
+    import numpy as np  # here alone: a worker process imports this module for Game, and numpy is a tenth of a second
+
     members = np.array(candidates, dtype=np.int64)
     k = members.shape[1]
     group = np.asarray(group_of, dtype=np.int64)

@@ -2,7 +2,8 @@
 
 Real games throughout use isolation ``none`` (in-process bots, fast); the bots of known strength are
 ``benchmarks/match_bots.py:MixedBot`` (greedy with probability p, else random; ``salt`` changes its
-moves, not its strength).
+moves, not its strength).  A match played here draws no pictures (``plots=False``, as ``arena match`` with
+the tests' ``ARENA_PLOTS=0``) unless the pictures are what the test checks.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def test_no_two_games_of_a_match_share_a_deal_unless_it_is_duplicate(bots):
 @pytest.mark.slow
 def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
     out = tmp_path / "m"
-    result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out, RunOptions(workers=2))
+    result = run_match(plan("greedy", "random", sprt=parse_sprt("elo0=0,elo1=200", 2)), out, RunOptions(workers=2),
+                       plots=False)
     match = json.loads((out / MATCH_FILE).read_text())
     assert match == result.match
     assert match["verdict"] == "H1" and match["state"] == "done"
@@ -224,7 +226,8 @@ def test_greedy_against_random_reaches_h1_in_a_few_games(tmp_path):
 
 @pytest.mark.slow
 def test_random_against_greedy_accepts_h0(tmp_path):
-    result = run_match(plan("random", "greedy", sprt=parse_sprt("elo0=0,elo1=200", 2)), tmp_path / "m", RunOptions(workers=1))
+    result = run_match(plan("random", "greedy", sprt=parse_sprt("elo0=0,elo1=200", 2)), tmp_path / "m", RunOptions(workers=1),
+                       plots=False)
     assert result.match["verdict"] == "H0" and result.match["pentanomial"]["LL"] == result.match["deals"]
 
 
@@ -232,7 +235,8 @@ def test_random_against_greedy_accepts_h0(tmp_path):
 def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
     """Two copies of one bot replay each other's game from the other seat (the duplicate format): every pair is
     one win, one loss."""
-    result = run_match(plan("random", "random", games=9, duplicate=True), tmp_path / "m", RunOptions(workers=2))
+    result = run_match(plan("random", "random", games=9, duplicate=True), tmp_path / "m", RunOptions(workers=2),
+                       plots=False)
     match = result.match
     assert match["games"] == 10 and match["deals"] == 5  # 9 games, rounded up to whole deals
     assert match["verdict"] is None and match["llr"] is None and match["history"]["llr"] == []
@@ -243,7 +247,7 @@ def test_equal_bots_for_a_fixed_number_of_games(tmp_path):
 @pytest.mark.slow
 def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
     p = plan(f"{MIXED}:salt=1", f"{MIXED}:salt=2", sprt=parse_sprt("elo0=0,elo1=20", 2), max_games=7)
-    match = run_match(p, tmp_path / "m", RunOptions(workers=2)).match
+    match = run_match(p, tmp_path / "m", RunOptions(workers=2), plots=False).match
     assert match["verdict"] == "inconclusive" and match["games"] == 8 and match["deals"] == 4
     assert match["lower"] < match["llr"] < match["upper"]
 
@@ -251,15 +255,20 @@ def test_a_test_that_reaches_the_cap_is_inconclusive(tmp_path):
 EQUAL = (f"{MIXED}:p=0.3,salt=1", f"{MIXED}:p=0.3,salt=2")
 
 
+#: The test of the two equal bots: elo1 80 and seed 3 decide after 24 deals (seed 11 at elo1 60: 121).
+EQUAL_SPRT, EQUAL_SEED = "elo0=0,elo1=80", 3
+
+
 @pytest.fixture(scope="module")
 def equal_matches(shared_folder) -> dict[int, tuple[Path, dict]]:
-    """One match of two equal bots (seed 11), played with 1 worker and with 2: {workers: (folder, match.json)}.
+    """One match of two equal bots, played with 1 worker and with 2: {workers: (folder, match.json)}.
     Read only: a test that writes to one works on a copy."""
 
     def play(base: Path) -> None:
-        params = parse_sprt("elo0=0,elo1=60", 2)
+        params = parse_sprt(EQUAL_SPRT, 2)
         for workers in (1, 2):
-            run_match(plan(*EQUAL, sprt=params, seed=11), base / f"w{workers}", RunOptions(workers=workers))
+            run_match(plan(*EQUAL, sprt=params, seed=EQUAL_SEED), base / f"w{workers}", RunOptions(workers=workers),
+                      plots=False)
 
     base = shared_folder("equal-matches", play)
     return {workers: (base / f"w{workers}", json.loads((base / f"w{workers}" / MATCH_FILE).read_text()))
@@ -281,7 +290,8 @@ def test_the_verdict_and_the_games_do_not_depend_on_the_workers(equal_matches):
 @pytest.mark.slow
 def test_the_field_test_of_three_players(tmp_path):
     out = tmp_path / "m"
-    match = run_match(plan("greedy", "random", "random", sprt=parse_sprt("elo0=0,elo1=100", 3)), out, RunOptions(workers=2)).match
+    match = run_match(plan("greedy", "random", "random", sprt=parse_sprt("elo0=0,elo1=100", 3)), out, RunOptions(workers=2),
+                      plots=False).match
     assert match["verdict"] == "H1" and match["test"] == "field" and match["seating"] == "balanced"
     assert match["games_per_deal"] == 6 and match["games"] == 6 * match["deals"]
     assert match["pentanomial"] is None and match["score"] == 1.0
@@ -294,28 +304,29 @@ def test_the_field_test_of_three_players(tmp_path):
 
 @pytest.mark.slow
 def test_a_fixed_table_of_equal_bots(tmp_path):
-    match = run_match(plan(*EQUAL, f"{MIXED}:p=0.3,salt=3", games=12), tmp_path / "m", RunOptions(workers=2)).match
+    match = run_match(plan(*EQUAL, f"{MIXED}:p=0.3,salt=3", games=12), tmp_path / "m", RunOptions(workers=2),
+                      plots=False).match
     assert match["games"] == 12 and match["deals"] == 2 and match["verdict"] is None
     assert 0.0 < match["score"] < 1.0
 
 
 @pytest.mark.slow
 def test_resume_goes_on_from_the_stored_deals_and_a_finished_match_stays_finished(tmp_path, equal_matches):
-    params = parse_sprt("elo0=0,elo1=60", 2)
+    params = parse_sprt(EQUAL_SPRT, 2)
     whole = equal_matches[2][1]  # the match played with 2 workers
     out = tmp_path / "again"
     shutil.copytree(equal_matches[1][0], out)  # and a copy of the one played with 1
     first = json.loads((out / MATCH_FILE).read_text())
     assert first == equal_matches[1][1]
     # resumed once finished: the same verdict, nothing played
-    again = run_match(plan(*EQUAL, sprt=params, seed=11), out, RunOptions(workers=2, resume=True))
+    again = run_match(plan(*EQUAL, sprt=params, seed=EQUAL_SEED), out, RunOptions(workers=2, resume=True), plots=False)
     assert again.summary.played == 0 and again.match == first == whole
     from arena.results.files import RunError
 
     with pytest.raises(RunError, match="other parameters"):
-        run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=11), out, RunOptions(resume=True))
+        run_match(plan(*EQUAL, sprt=parse_sprt("elo0=0,elo1=30", 2), seed=EQUAL_SEED), out, RunOptions(resume=True))
     with pytest.raises(RunError, match="--resume"):
-        run_match(plan(*EQUAL, sprt=params, seed=11), out)
+        run_match(plan(*EQUAL, sprt=params, seed=EQUAL_SEED), out)
 
 
 def _start(args: list[str]) -> subprocess.Popen:
@@ -327,7 +338,8 @@ def _start(args: list[str]) -> subprocess.Popen:
 
 @pytest.mark.slow
 def test_a_match_killed_mid_run_resumes_to_the_same_verdict(tmp_path):
-    args = [*EQUAL, "--sprt", "elo0=0,elo1=40", "--seed", "3", "--isolation", "none", "--quiet", "--deal-key", KEY]
+    # 58 deals to a verdict (elo1 40, seed 3: 208): killed after 10 deals, the run is far from its end
+    args = [*EQUAL, "--sprt", "elo0=0,elo1=80", "--seed", "2", "--isolation", "none", "--quiet", "--deal-key", KEY]
     whole = tmp_path / "whole"
     done = subprocess.run([sys.executable, "-m", "arena", "match", *args, "--out", str(whole), "-j", "2"],
                           capture_output=True, text=True, timeout=600)

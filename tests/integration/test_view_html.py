@@ -73,6 +73,9 @@ def test_game_data_follows_the_record_step_by_step():
         ]
         if captured >= 0:  # captures marked on the cell (M3)
             assert step["board"][move.cell][2] == COLORS[captured]
+        # the whole board at every step, not only the cell just played (the page keeps it move by move)
+        assert [cell and cell[0] for cell in step["board"]] == [
+            next((COLORS[c] for c, board in enumerate(state.boards) if board >> i & 1), None) for i in range(len(CELL_NAMES))]
 
 
 def test_hostile_names_are_escaped(tmp_path, run):
