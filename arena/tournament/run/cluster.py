@@ -33,6 +33,8 @@ entry-point bots must be installed on the workers.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
 import hashlib
 import logging
@@ -40,6 +42,7 @@ import mmap
 import os
 import pickle
 import re
+import socket
 import struct
 import subprocess
 import sys
@@ -61,6 +64,9 @@ log = logging.getLogger("arena.tournament")
 
 #: How long to wait for a scheduler to answer, and for its first worker (seconds).
 CONNECT_TIMEOUT = 5.0
+#: How long a ``tcp://`` address whose host refuses the connection (nothing listens on that port) is
+#: tried before the run gives up (seconds): a scheduler just started, not yet listening, is waited for.
+REFUSED_GRACE = 1.0
 #: Times a local cluster's scheduler plays a task again after the worker running it died (a scheduler
 #: of one's own has its own ``distributed.scheduler.allowed-failures``, 3 by default).
 ALLOWED_FAILURES = 2
@@ -131,6 +137,8 @@ class Cluster:
                 client = distributed.Client(local, timeout=CONNECT_TIMEOUT)
             else:
                 address = str(where)
+                if _refused(address):
+                    raise OSError(f"connection refused for {REFUSED_GRACE:g} s: nothing listens there")
                 client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
         except Exception as exc:  # unreachable, no port, TLS without its configuration: one line for each
             if local is not None:
@@ -165,6 +173,40 @@ class Cluster:
         finally:
             if self.local is not None:
                 self.local.close()
+
+
+def _refused(address: str) -> bool:
+    """Whether the host of a ``tcp://`` scheduler address refuses connections: nothing listens there.
+
+    Dask's client tries a refused connection again until its timeout; a mistyped port need not wait that
+    long.  Dask's connect is tried for :data:`REFUSED_GRACE` (a connection made is closed after its
+    handshake, which the scheduler does not log, as it would a bare socket's); when that fails, one bare
+    connection says whether the host refuses (Dask reports only its last attempt, cut short at the end).
+    Anything else (no answer, a name that does not resolve, a malformed address) is left to the client.
+    """
+    if not address.startswith("tcp://"):
+        return False
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_host_port
+
+    async def attempt() -> None:
+        comm = await connect(address, timeout=REFUSED_GRACE)
+        await comm.close()
+
+    # In a thread of its own: the caller may run an event loop already.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            pool.submit(asyncio.run, attempt()).result()
+            return False
+        except Exception:  # noqa: BLE001 - the bare connection below tells a refusal apart
+            pass
+    try:
+        with socket.create_connection(parse_host_port(address.removeprefix("tcp://")), timeout=REFUSED_GRACE):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def _one_line(exc: BaseException) -> str:
