@@ -10,56 +10,59 @@ from typing import Any
 
 import click
 
-from arena.commands.options import deal_key_option, plots_option
+from arena.commands.options import deal_key_option, overwrite_option, plots_option, with_options, workers_option
 from arena.commands.play import clock_options
 from arena.commands.telling import show_played, teller
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
 from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 
+_options = with_options(
+    click.argument("bots", metavar="A B [C ...]", nargs=-1),
+    click.option("--games", type=int, default=None,
+                 help="Play this many games (rounded up to whole deals), then stop."),
+    click.option("--sprt", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]", default=None,
+                 help="Play until the sequential test decides: H1 (A is at least elo1 Elo better), H0 (at most elo0). "
+                      "alpha and beta default to 0.05; model is normalized (fastchess's) or logistic with two bots, "
+                      "logistic with 3-5."),
+    click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
+                 help="With --sprt: stop here with the verdict inconclusive."),
+    workers_option("Worker processes playing games; every game is played in a worker, also with 1 "
+                   "(default: the CPUs this process may use)."),
+    click.option("--out", "out", metavar="DIR", default=None,
+                 help="Results folder (default: results/match-A-vs-B...)."),
+    click.option("--seed", type=click.IntRange(min=0), default=None,
+                 help="Master seed (default: the seed of the match stored in the results folder, else a random one; "
+                      "printed and stored)."),
+    click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True,
+                 help="Seconds a bot may think per move."),
+    clock_options(" (a resumed match keeps its own)."),
+    click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default="uptown", show_default=True,
+                 help="The scoring that decides wins."),
+    click.option("--isolation", type=click.Choice(["process", "none"]), default="process", show_default=True,
+                 help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code."),
+    click.option("--duplicate", is_flag=True,
+                 help="The duplicate format: every seating of a round plays one shared deal (trusted bots only: a bot "
+                      "that leaves itself a note anywhere on the machine learns its rivals' tiles in the other seatings)."),
+    click.option("--public-deals", is_flag=True,
+                 help="Deal from the master seed alone, without the results folder's secret deal key (research; bots "
+                      "can then work the deals out)."),
+    deal_key_option("Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one."),
+    click.option("--deals", "deals_file", metavar="FILE", default=None,
+                 help="Play the deals of FILE, a deals file (one game seed a line, # comments): round d plays its d-th "
+                      "seed, so two matches on different days meet the same tiles.  It must hold every deal the match "
+                      "may play (--games, or --max-games with --sprt)."),
+    click.option("--resume", is_flag=True,
+                 help="Continue an interrupted match: count the stored games in deal order and go on."),
+    overwrite_option,
+    plots_option,
+    click.option("--quiet", "-q", is_flag=True,
+                 help="No progress bar and no messages on standard error; the verdict is still printed."),
+)
+
 
 @click.command(name="match")
-@click.argument("bots", metavar="A B [C ...]", nargs=-1)
-@click.option("--games", type=int, default=None,
-              help="Play this many games (rounded up to whole deals), then stop.")
-@click.option("--sprt", metavar="elo0=E0,elo1=E1[,alpha=A,beta=B,model=M]", default=None,
-              help="Play until the sequential test decides: H1 (A is at least elo1 Elo better), H0 (at most elo0). "
-                   "alpha and beta default to 0.05; model is normalized (fastchess's) or logistic with two bots, "
-                   "logistic with 3-5.")
-@click.option("--max-games", type=int, default=DEFAULT_MAX_GAMES, show_default=True,
-              help="With --sprt: stop here with the verdict inconclusive.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes playing games; every game is played in a worker, also with 1 "
-                   "(default: the CPUs this process may use).")
-@click.option("--out", "out", metavar="DIR", default=None,
-              help="Results folder (default: results/match-A-vs-B...).")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Master seed (default: the seed of the match stored in the results folder, else a random one; "
-                   "printed and stored).")
-@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True,
-              help="Seconds a bot may think per move.")
-@clock_options(" (a resumed match keeps its own).")
-@click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default="uptown", show_default=True,
-              help="The scoring that decides wins.")
-@click.option("--isolation", type=click.Choice(["process", "none"]), default="process", show_default=True,
-              help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code.")
-@click.option("--duplicate", is_flag=True,
-              help="The duplicate format: every seating of a round plays one shared deal (trusted bots only: a bot "
-                   "that leaves itself a note anywhere on the machine learns its rivals' tiles in the other seatings).")
-@click.option("--public-deals", is_flag=True,
-              help="Deal from the master seed alone, without the results folder's secret deal key (research; bots "
-                   "can then work the deals out).")
-@deal_key_option("Deal with this deal key (64 hex digits, a folder's deal.key) instead of a new one.")
-@click.option("--deals", "deals_file", metavar="FILE", default=None,
-              help="Play the deals of FILE, a deals file (one game seed a line, # comments): round d plays its d-th "
-                   "seed, so two matches on different days meet the same tiles.  It must hold every deal the match "
-                   "may play (--games, or --max-games with --sprt).")
-@click.option("--resume", is_flag=True,
-              help="Continue an interrupted match: count the stored games in deal order and go on.")
-@click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
-@plots_option
-@click.option("--quiet", "-q", is_flag=True,
-              help="No progress bar and no messages on standard error; the verdict is still printed.")
+@_options
 def command(
     bots: tuple[str, ...], games: int | None, sprt: str | None, max_games: int, workers: int | None,
     out: str | None, seed: int | None, time_limit: float, clock: str | None, overage: float | None, scoring: str,

@@ -9,13 +9,13 @@ import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from arena.commands.options import Decorator, with_options
 from arena.display.terminal import color_option, output_width, printable, use_color
 from arena.errors import os_error_line
 from arena.play import ranges as limits
@@ -80,18 +80,16 @@ class Overage(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def clock_options(what: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+def clock_options(what: str) -> Decorator:
     """The ``--clock`` and ``--overage`` options of ``arena play``, ``run`` and ``match``; ``what`` ends their help."""
-    def decorate(command: Callable[..., object]) -> Callable[..., object]:
-        command = click.option(
-            "--overage", type=Overage(), default=None, metavar="SECONDS",
-            help="An overage bank: seconds a bot may spend past the time limit over the whole game" + what)(command)
-        return click.option(
+    return with_options(
+        click.option(
             "--clock", type=Clock(), default=None, metavar="[MOVES/]BASE+INC",
             help="A game clock for every bot seat: BASE seconds for the game plus INC after each move, BASE "
-                 "again every MOVES moves when given (60+0.5, 24/60+0); a bot out of time loses on time" + what,
-        )(command)
-    return decorate
+                 "again every MOVES moves when given (60+0.5, 24/60+0); a bot out of time loses on time" + what),
+        click.option(
+            "--overage", type=Overage(), default=None, metavar="SECONDS",
+            help="An overage bank: seconds a bot may spend past the time limit over the whole game" + what))
 
 
 class Seed(click.ParamType):
@@ -333,40 +331,36 @@ def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path) -> Non
         echo(f"record written to {options.record_to}")
 
 
-def _options(command: Callable[..., object]) -> Callable[..., object]:
-    """The arguments and options of ``arena play``."""
-    for option in reversed((
-        click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]"),
-        click.option("--seed", type=Seed(), help="The deal's seed, any whole number (default: a random 63-bit one, printed)."),
-        click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
-                     help="The scoring that decides the winner (both are shown)."),
-        click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
-                     help="Blockers! penalty: the largest count of one color, or of one opponent (C4)."),
-        click.option("--time-limit", type=TimeLimit(), default=limits.DEFAULT_TIME_LIMIT, show_default=True,
-                     metavar="SECONDS",
-                     help=f"Seconds a bot may take per move (above 0, at most {limits.MAX_TIME_LIMIT:g}); a bot that "
-                          "runs past it is faulted, and its seat plays random legal moves from then on."),
-        clock_options("."),
-        click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
-                     help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
-                          "the output to standard error.  A regular file is replaced whole (a symbolic link is "
-                          "followed, and stays); a device or a FIFO is written to, never replaced."),
-        click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
-                     help="process: every bot a program in the sandbox; none: Python bots in this process, for "
-                          "trusted code (exec: bots are programs either way)."),
-        click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-                     help="The folder for the bots' standard error, one file per bot (default: a new temporary "
-                          "folder, named in the output)."),
-        click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path),
-                     metavar="FILE",
-                     help="Write every protocol line between the referee and the bot programs to FILE (made "
-                          "readable by you alone, and hidden from the bots: it shows every rack)."),
-        click.option("--quiet", "-q", is_flag=True,
-                     help="Print one line: the seed, the winner and any faults (with the bots' logs folder)."),
-        color_option,
-    )):
-        command = option(command)
-    return command
+_options = with_options(
+    click.argument("bots", nargs=-1, metavar="BOT BOT [BOT...]"),
+    click.option("--seed", type=Seed(), help="The deal's seed, any whole number (default: a random 63-bit one, printed)."),
+    click.option("--scoring", type=click.Choice(SCORINGS), default="uptown", show_default=True,
+                 help="The scoring that decides the winner (both are shown)."),
+    click.option("--penalty", type=click.Choice(PENALTIES), default="color", show_default=True,
+                 help="Blockers! penalty: the largest count of one color, or of one opponent (C4)."),
+    click.option("--time-limit", type=TimeLimit(), default=limits.DEFAULT_TIME_LIMIT, show_default=True,
+                 metavar="SECONDS",
+                 help=f"Seconds a bot may take per move (above 0, at most {limits.MAX_TIME_LIMIT:g}); a bot that "
+                      "runs past it is faulted, and its seat plays random legal moves from then on."),
+    clock_options("."),
+    click.option("--record", "record_to", type=click.Path(allow_dash=True), metavar="FILE",
+                 help="Write the game record (uptown-game/1) to FILE; '-': to standard output, and the rest of "
+                      "the output to standard error.  A regular file is replaced whole (a symbolic link is "
+                      "followed, and stays); a device or a FIFO is written to, never replaced."),
+    click.option("--isolation", type=click.Choice(("process", "none")), default="process", show_default=True,
+                 help="process: every bot a program in the sandbox; none: Python bots in this process, for "
+                      "trusted code (exec: bots are programs either way)."),
+    click.option("--logs", "logs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+                 help="The folder for the bots' standard error, one file per bot (default: a new temporary "
+                      "folder, named in the output)."),
+    click.option("--transcript", "transcript_path", type=click.Path(dir_okay=False, path_type=Path),
+                 metavar="FILE",
+                 help="Write every protocol line between the referee and the bot programs to FILE (made "
+                      "readable by you alone, and hidden from the bots: it shows every rack)."),
+    click.option("--quiet", "-q", is_flag=True,
+                 help="Print one line: the seed, the winner and any faults (with the bots' logs folder)."),
+    color_option,
+)
 
 
 @click.command("play")

@@ -8,40 +8,44 @@ from typing import Any
 
 import click
 
-from arena.commands.options import deal_key_option
+from arena.commands.options import deal_key_option, with_options
 from arena.results.files import TABLES
+
+_options = with_options(
+    click.argument("folder", metavar="DIR"),
+    click.option("--format", "fmt", type=click.Choice(["text", "csv", "markdown", "json"]), default="text",
+                 show_default=True, help="How to print the tables: csv prints one table (see --table), json all."),
+    click.option("--table", type=click.Choice(list(TABLES)), default=None,
+                 help="The one table to print: what --format csv writes (standings when not given); "
+                      "with another format, only this table instead of all."),
+    click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default=None,
+                 help="The scoring that decides wins and the order (default: the tournament's)."),
+    click.option("--plots", is_flag=True,
+                 help="Also draw the tables as PNG pictures into DIR (and a match's LLR from DIR/match.json); "
+                      "their paths go to standard error."),
+    click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR."),
+    click.option("--html", "html", is_flag=True,
+                 help="Also write the tables, the plots found in DIR and the games as one HTML page (DIR/report.html, "
+                      "or --out); it links the replay pages DIR/games/ holds, and writes nothing else unless "
+                      "--replays. Its path goes to standard error."),
+    click.option("-o", "--out", "html_out", metavar="OUT.html", default=None, help="With --html: write the page here."),
+    click.option("--replays", is_flag=True,
+                 help="With --html: also write the replay pages of the first 100 games beside the page (games/ID.html), "
+                      "as arena run does."),
+    click.option("--watch", is_flag=True,
+                 help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
+                      "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
+                      "Not on a terminal: the standings as plain text each time they change."),
+    click.option("--collusion", metavar="A,B", default=None,
+                 help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
+                      "(the Teams? section tests every pair)."),
+    deal_key_option("The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
+                    "the rows' seeds are checked against the schedule it deals."),
+)
 
 
 @click.command(name="report")
-@click.argument("folder", metavar="DIR")
-@click.option("--format", "fmt", type=click.Choice(["text", "csv", "markdown", "json"]), default="text",
-              show_default=True, help="How to print the tables: csv prints one table (see --table), json all.")
-@click.option("--table", type=click.Choice(list(TABLES)), default=None,
-              help="The one table to print: what --format csv writes (standings when not given); "
-                   "with another format, only this table instead of all.")
-@click.option("--scoring", type=click.Choice(["uptown", "blockers"]), default=None,
-              help="The scoring that decides wins and the order (default: the tournament's).")
-@click.option("--plots", is_flag=True,
-              help="Also draw the tables as PNG pictures into DIR (and a match's LLR from DIR/match.json); "
-                   "their paths go to standard error.")
-@click.option("--plots-dir", metavar="OUT", default=None, help="Draw the --plots into OUT instead of DIR.")
-@click.option("--html", "html", is_flag=True,
-              help="Also write the tables, the plots found in DIR and the games as one HTML page (DIR/report.html, "
-                   "or --out); it links the replay pages DIR/games/ holds, and writes nothing else unless "
-                   "--replays. Its path goes to standard error.")
-@click.option("-o", "--out", "html_out", metavar="OUT.html", default=None, help="With --html: write the page here.")
-@click.option("--replays", is_flag=True,
-              help="With --html: also write the replay pages of the first 100 games beside the page (games/ID.html), "
-                   "as arena run does.")
-@click.option("--watch", is_flag=True,
-              help="Follow a run that is writing DIR (from another terminal, or another machine that reads the "
-                   "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
-                   "Not on a terminal: the standings as plain text each time they change.")
-@click.option("--collusion", metavar="A,B", default=None,
-              help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
-                   "(the Teams? section tests every pair).")
-@deal_key_option("The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
-                 "the rows' seeds are checked against the schedule it deals.")
+@_options
 def command(
     folder: str, fmt: str, table: str | None, scoring: str | None, plots: bool, plots_dir: str | None,
     html: bool, html_out: str | None, replays: bool, watch: bool, collusion: str | None, deal_key: str | None,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena.commands.options import deal_key_option, plots_option
+from arena.commands.options import deal_key_option, overwrite_option, plots_option, with_options, workers_option
 from arena.commands.play import clock_options
 from arena.commands.telling import show_played, teller
 
@@ -19,48 +19,52 @@ if TYPE_CHECKING:
     from arena.serve.server import Beside
 
 
+_options = with_options(
+    click.argument("file", metavar="FILE"),
+    workers_option("Worker processes playing games, at most one per game left to play; every game is played "
+                   "in a worker, also with 1 (default: the CPUs this process may use)."),
+    click.option("--out", "out", metavar="DIR", default=None,
+                 help="Results folder (default: results/NAME, NAME the file's name key, else its file name)."),
+    click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet."),
+    click.option("--update", is_flag=True,
+                 help="Resume, taking the edited FILE as the folder's tournament (a league: entrants added, "
+                      "removed or changed, more deals): keep the stored games it still plays with unchanged entrants, "
+                      "drop the others to DIR/retired.jsonl, play the new ones; says which before it starts."),
+    overwrite_option,
+    click.option("--allow-changed-bots", is_flag=True,
+                 help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
+                      "that played the stored games."),
+    click.option("--compress/--no-compress", default=True, show_default=True,
+                 help="Write the game records gzipped (records.jsonl.gz, one gzip member per chunk of games), "
+                      "or as plain JSON lines (records.jsonl).  A resume keeps the kind the folder holds."),
+    click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
+                 help="How worker processes are started (default: the platform's)."),
+    click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
+                 help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
+                      "(default: the file's isolation key, else process)."),
+    clock_options(" (in place of the file's clock and overage keys)."),
+    click.option("--public-deals", is_flag=True,
+                 help="Deal every game from the file alone, without the results folder's secret deal key, so anyone "
+                      "with the file can deal them (research runs; bots can then find the deals); as public_deals = true."),
+    deal_key_option("Deal with this deal key (64 hex digits, from a folder's deal.key) instead of a new one: to play "
+                    "or check a published tournament's games again elsewhere."),
+    click.option("--cluster", metavar="ADDRESS", default=None,
+                 help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
+                      "local cluster of N worker processes (needs the dask extra; not with --workers)."),
+    click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
+                 help="Write the tables and report.html after every N games stored, so a long run can be followed "
+                      "in a browser (they are written at the end in any case)."),
+    plots_option,
+    click.option("--serve", "serve", is_flag=True,
+                 help="Show the run as a web page while it plays (arena serve DIR beside it, on 127.0.0.1; needs the "
+                      "serve extra): its address is printed at the start."),
+    click.option("--quiet", "-q", is_flag=True,
+                 help="No progress bar and no messages on standard error; the standings are still printed."),
+)
+
+
 @click.command(name="run")
-@click.argument("file", metavar="FILE")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes playing games, at most one per game left to play; every game is played "
-                   "in a worker, also with 1 (default: the CPUs this process may use).")
-@click.option("--out", "out", metavar="DIR", default=None,
-              help="Results folder (default: results/NAME, NAME the file's name key, else its file name).")
-@click.option("--resume", is_flag=True, help="Continue an interrupted run: play only the games not stored yet.")
-@click.option("--update", is_flag=True,
-              help="Resume, taking the edited FILE as the folder's tournament (a league: entrants added, "
-                   "removed or changed, more deals): keep the stored games it still plays with unchanged entrants, "
-                   "drop the others to DIR/retired.jsonl, play the new ones; says which before it starts.")
-@click.option("--overwrite", is_flag=True, help="Delete this folder's earlier results and start again.")
-@click.option("--allow-changed-bots", is_flag=True,
-              help="With --resume: go on when an entrant's bot (its code, version or options) is not the one "
-                   "that played the stored games.")
-@click.option("--compress/--no-compress", default=True, show_default=True,
-              help="Write the game records gzipped (records.jsonl.gz, one gzip member per chunk of games), "
-                   "or as plain JSON lines (records.jsonl).  A resume keeps the kind the folder holds.")
-@click.option("--start-method", type=click.Choice(["fork", "spawn", "forkserver"]), default=None,
-              help="How worker processes are started (default: the platform's).")
-@click.option("--isolation", type=click.Choice(["process", "none"]), default=None,
-              help="process: every bot a program in the sandbox; none: Python bots in the workers, trusted code "
-                   "(default: the file's isolation key, else process).")
-@clock_options(" (in place of the file's clock and overage keys).")
-@click.option("--public-deals", is_flag=True,
-              help="Deal every game from the file alone, without the results folder's secret deal key, so anyone "
-                   "with the file can deal them (research runs; bots can then find the deals); as public_deals = true.")
-@deal_key_option("Deal with this deal key (64 hex digits, from a folder's deal.key) instead of a new one: to play "
-                 "or check a published tournament's games again elsewhere.")
-@click.option("--cluster", metavar="ADDRESS", default=None,
-              help="Play the games on a Dask cluster: a scheduler's address (tcp://HOST:8786), or local[:N] for a "
-                   "local cluster of N worker processes (needs the dask extra; not with --workers).")
-@click.option("--report-every", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Write the tables and report.html after every N games stored, so a long run can be followed "
-                   "in a browser (they are written at the end in any case).")
-@plots_option
-@click.option("--serve", "serve", is_flag=True,
-              help="Show the run as a web page while it plays (arena serve DIR beside it, on 127.0.0.1; needs the "
-                   "serve extra): its address is printed at the start.")
-@click.option("--quiet", "-q", is_flag=True,
-              help="No progress bar and no messages on standard error; the standings are still printed.")
+@_options
 def command(
     file: str, workers: int | None, out: str | None, resume: bool, update: bool, overwrite: bool,
     allow_changed_bots: bool, compress: bool, start_method: str | None, isolation: str | None, clock: str | None,

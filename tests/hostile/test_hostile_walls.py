@@ -498,9 +498,9 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
         if not state.over and state.to_move == mcts:
             thinking["start"] = cpu_seconds(marker)
 
-    # mcts thinks by the clock (0.2 s a move) under a limit far above it: a loaded machine slows its
-    # search, never faults it.
-    outcome = play([HOGS[who](marker), "mcts:iterations=0,seconds=0.2", "random"], 11, tmp_path / "logs",
+    # mcts thinks by the clock (0.1 s a move, 2.4 s in a game, where 30 spinning processes let run would
+    # take seconds) under a limit far above it: a loaded machine slows its search, never faults it.
+    outcome = play([HOGS[who](marker), "mcts:iterations=0,seconds=0.1", "random"], 11, tmp_path / "logs",
                    time_limit=5.0, on_move=on_move)
     log = logs_of(tmp_path / "logs")
     assert f"left 30 spinning children behind: {marker}" in log, log[-2000:]
