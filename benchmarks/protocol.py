@@ -42,7 +42,7 @@ from typing import Any
 
 import wall_floor
 
-from arena.isolation import forkserver, protocol, sandbox
+from arena.isolation import cgroups, forkserver, protocol, sandbox
 from arena.isolation.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
 from arena.plugins import load_bot
@@ -183,8 +183,9 @@ def start_up(starts: int) -> None:
         print(f"  {name:40} {cells[0]:>12} {cells[1]:>15}")
     join = cgroup_join_floor(starts)
     if join is not None:
-        print(f"  the floor: a fresh process's first write to a cgroup's cgroup.procs (an RCU grace period on this "
-              f"kernel): {med(join):.1f} ms (range {min(join):.1f}-{max(join):.1f}); every jail makes one")
+        favored = "favored" if cgroups.favor_moves() else "not favored: an RCU grace period on this kernel"
+        print(f"  the floor: a fresh process's first write to a cgroup's cgroup.procs (moves {favored}): "
+              f"{med(join):.1f} ms (range {min(join):.1f}-{max(join):.1f}); every jail makes one")
     for (label, target), name in zip(START_TARGETS.items(), ("first instruction", *programs), strict=True):
         verdict(f"a start to {'its ' + label if label == 'first instruction' else 'the handshake, ' + label}",
                 med(runs[name, "fork server"]) * 1e3, target, "ms")

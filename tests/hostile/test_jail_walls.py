@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sandbox_levels import JAIL, USERNS, needs_jail  # the levels this machine gives, found once
 
-from arena.isolation import sandbox, staging
+from arena.isolation import cgroups, sandbox, staging
 from arena.isolation.sandbox import Limits, StartOptions, start
 
 ROOT = Path(sandbox.__file__).resolve().parents[2]
@@ -207,6 +207,21 @@ def test_a_bot_sees_only_its_own_cgroup(level):
     lines = [line for line in out.splitlines() if line]
     assert code == 0 and lines
     assert all(line.endswith(":/") for line in lines), lines
+
+
+@needs_jail
+def test_the_jail_level_asks_the_kernel_to_favor_moves_into_cgroups():
+    """With v1 cgroups, a hierarchy of no controller is mounted with ``favordynmods``, once, so that a
+    jail's move into its cgroups does not wait for an RCU grace period (docs/explanation/speed.md)."""
+    found = sandbox.machine_cgroups()
+    if found is None or found.version != 1:
+        pytest.skip("no v1 cgroups here: the jail makes no move that waits")
+    if not cgroups.favor_moves():
+        pytest.skip(f"the kernel refused to mount {cgroups.MOVES} with favordynmods (Linux before 6.0)")
+    mounts = [line.split() for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+    at_moves = [fields for fields in mounts if fields[4] == str(cgroups.MOVES)]
+    assert len(at_moves) == 1, at_moves  # once, not once per process that asked
+    assert at_moves[0][-3:-1] == ["cgroup", "cgroup"] and "favordynmods" in at_moves[0][-1].split(",")
 
 
 # -- a uid of its own, and staging ----------------------------------------------------------------
