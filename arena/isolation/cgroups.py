@@ -116,10 +116,16 @@ def favor_moves() -> bool:
         if (MOVES / "cgroup.procs").is_file():
             return True
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.mount(b"cgroup", os.fsencode(MOVES), b"cgroup", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                          _MOVES_OPTIONS) == 0
+        if libc.mount(b"cgroup", os.fsencode(MOVES), b"cgroup", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                      _MOVES_OPTIONS) == 0:
+            return True
     finally:
         os.close(held)
+    try:
+        MOVES.rmdir()  # nothing left behind where the kernel refused
+    except OSError:
+        pass
+    return False
 
 
 def _sweep(bases: tuple[Path, ...]) -> None:
