@@ -522,7 +522,7 @@ def test_a_cpu_hog_takes_no_time_from_the_bot_that_thinks(tmp_path, who):
 @pytest.mark.slow
 def test_a_call_the_freezer_cannot_stop_takes_no_time_from_the_next_seat(tmp_path, monkeypatch):
     """The attacker answers each turn with a thread inside ``madvise(MADV_POPULATE_WRITE)`` over 1.8 GiB,
-    which the freezer cannot stop before the call returns.  The next seat (``mcts``, thinking 0.2 s by
+    which the freezer cannot stop before the call returns.  The next seat (``mcts``, thinking 0.1 s by
     the clock) starts only once the attacker has stopped: the attacker takes no CPU while it thinks, and
     is killed (a ``crash`` fault naming why) when it does not stop within the bound."""
     marker = f"hostile-unfreezable-{uuid.uuid4().hex}"
@@ -543,7 +543,7 @@ def test_a_call_the_freezer_cannot_stop_takes_no_time_from_the_next_seat(tmp_pat
         thinking["next"] = not state.over and state.to_move == mcts
 
     monkeypatch.setattr(sandbox, "settle", settled)
-    outcome = play([program("unfreezable", marker), "mcts:iterations=0,seconds=0.2", "random"], 5,
+    outcome = play([program("unfreezable", marker), "mcts:iterations=0,seconds=0.1", "random"], 5,
                    tmp_path / "logs", time_limit=5.0, on_move=on_move)
     assert finished_normally(outcome) and thinking["turns"] >= 5
     assert not [f for f in outcome.faults if f["seat"] != 0], outcome.faults
