@@ -140,10 +140,15 @@ def _sweep(bases: tuple[Path, ...]) -> None:
 def empty_cgroup(group: Path) -> None:
     """Kill what is left in a cgroup and those under it, thawed, and remove them (the PID namespace usually
     did the killing)."""
-    if group.is_dir():
-        for inner in group.iterdir():
-            if inner.is_dir():
-                empty_cgroup(inner)
+    try:
+        # The directory entries' own types: a stat of each of a v1 cgroup's ~20 control files cost a bot's
+        # end about 2 ms of the referee's time.
+        with os.scandir(group) as entries:
+            inner = [Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        inner = []
+    for child in inner:
+        empty_cgroup(child)
     deadline = time.monotonic() + 5.0
     while True:
         try:
