@@ -33,10 +33,12 @@ HANG = 300.0
 
 def _take_terminal() -> None:
     """In the child, after its new session starts: make the pseudo-terminal its controlling terminal (Ctrl-C),
-    with Ctrl-C's signal as a shell at a terminal leaves it (a test run started in the background of a
-    script inherits it ignored)."""
+    with Ctrl-C's signal as a shell at a terminal leaves it: handled by default and not blocked (a test run
+    started in the background of a script inherits it ignored, and a child inherits the mask of the thread
+    that starts it)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class Terminal:
