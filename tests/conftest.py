@@ -69,10 +69,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than the CPUs this process may use.  About a third of the suite's worker
-    time is spent waiting (time limits and watchdogs running out, programs starting, a browser's page
-    updating), which the extra worker fills; two more cost more in collection and contention than they fill
-    (docs/explanation/architecture.md, "Tests and checks")."""
+    """``-n auto``: one worker more than the CPUs this process may use.  A worker spends much of its time
+    waiting on other processes (bots and programs, time limits running out, a browser's page updating),
+    which the extra worker fills; with it the machine is busy throughout, and two more cost more in
+    collection and contention than they fill (docs/explanation/architecture.md, "Tests and checks")."""
     from arena.tournament.run.cpus import usable_cpus
 
     return usable_cpus() + 1
