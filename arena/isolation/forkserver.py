@@ -258,7 +258,7 @@ def _child(buffer: bytearray, size: int, fds: list[int], parent: int, seccomp: A
     """In the forked child: become what ``python jail.py SETTINGS -- COMMAND`` was, with its pipes."""
     try:
         settings, command, host = marshal.loads(bytes(buffer[:size]))
-        buffer[:] = bytes(len(buffer))
+        buffer[:size] = bytes(size)  # the rest is zero already: the server zeroes each request after its fork
         os.setsid()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
