@@ -24,6 +24,7 @@ All by the wall clock; in each part the variants alternate round by round and th
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import gzip
 import json
@@ -32,6 +33,7 @@ import platform
 import random
 import select
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -60,6 +62,39 @@ START_TARGETS = {"first instruction": 15.0, "host": 30.0, "stdlib": 20.0}
 QUICKSTART_TARGET, COMMAND_TARGET_US = 1.15, 60.0
 HOST_REF = "arena_bots.random_bot:RandomBot"  # as a referee resolves the entry point random
 FLOOR_MOVE = "process, a C program bot (wall_floor.py: its first legal move)"
+PYTHON_FLOOR_MOVE = "process, a Python program bot (its first legal move)"
+PYTHON_FLOOR_LOOSE = "  the same, not pinned (pin=False)  "
+#: The Python floor: the C floor bot's answers, from a Python that sleeps between turns as the bot host does
+#: (``sigwaitinfo`` for its pipe's SIGIO), with no JSON parsed and no view built: what a Python bot host could
+#: not go below.
+PYTHON_FLOOR_BOT = r"""
+import fcntl, os, signal
+signal.signal(signal.SIGIO, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGIO})
+fcntl.fcntl(0, fcntl.F_SETOWN, os.getpid())
+fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+HELLO, LEGAL = b'{"type":"hello","protocol":"uptown-bot/1","name":"floor"}\n', b'"legal":["'
+pending = b""
+while True:
+    try:
+        chunk = os.read(0, 1 << 16)
+    except BlockingIOError:
+        signal.sigwaitinfo({signal.SIGIO})
+        continue
+    if not chunk:
+        break
+    pending += chunk
+    while (end := pending.find(b"\n")) >= 0:
+        line, pending = pending[:end], pending[end + 1:]
+        if line.startswith(b'{"type":"turn"'):
+            at = line.find(LEGAL) + len(LEGAL)
+            move = line[at:line.index(b'"', at)] if at >= len(LEGAL) else b"pass"
+            os.write(1, b'{"type":"move","move":"' + move + b'"}\n')
+        elif line.startswith(b'{"type":"hello"'):
+            os.write(1, HELLO)
+        elif line.startswith(b'{"type":"quit"'):
+            raise SystemExit
+"""
 ANSWER = b'{"type":"move","move":"green:ring@B2"}\n'
 # The other end of a pipe: argv is the microseconds of work before each answer and a CPU to pin itself to (or -).
 ECHO = rf"""
@@ -120,6 +155,12 @@ def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
                 "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
                 "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
+    python_floor = Path(tempfile.mkdtemp(prefix="arena-floor-")) / "floor.py"
+    python_floor.write_text(PYTHON_FLOOR_BOT, encoding="utf-8")
+    python_floor.parent.chmod(0o755)
+    floor_ref = f"exec:{shlex.quote(sys.executable)} -I -S {shlex.quote(str(python_floor))}"
+    variants[PYTHON_FLOOR_MOVE] = make_referee("process", floor_ref)
+    variants[PYTHON_FLOOR_LOOSE] = make_referee("process", floor_ref, pin=False)
     if isinstance(floor_bot, Path):
         variants[FLOOR_MOVE] = make_referee("process", f"exec:{shlex.quote(str(floor_bot))}")
     runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in variants}
@@ -130,6 +171,7 @@ def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
     finally:
         for referee, _ in variants.values():
             referee.close()
+        shutil.rmtree(python_floor.parent, ignore_errors=True)
     print(f"\nper move: four bots, {games} games a round (seeds 1-{games * rounds}), median of {rounds} rounds")
     print(f"  {'':50} {'games/s':>8} {'us/move':>8} {'over in process':>16}")
     us = {name: med([seconds / moves * 1e6 for seconds, moves, _ in done]) for name, done in runs.items()}
@@ -140,6 +182,9 @@ def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
         print(f"  {name:50} {med([games / s for s, _, _ in done]):8.1f} {us[name]:8.1f} {over:16}"
               + (f"  ({faults} faults!)" if faults else ""))
     names = list(us)
+    print(f"  the Python floor: a move of a Python program bot that parses nothing and sleeps as the bot host "
+          f"does, over in process: {us[PYTHON_FLOOR_MOVE] - base:.1f} us pinned, "
+          f"{us[PYTHON_FLOOR_LOOSE] - base:.1f} us not")
     if FLOOR_MOVE in us:
         print(f"  the floor: a move of a C program bot over in process (the referee's side of a move, its walls "
               f"included): {us[FLOOR_MOVE] - base:.1f} us")
@@ -449,6 +494,12 @@ def moves_in(folder: str) -> int:
         return sum(len(json.loads(line)["moves"]) for line in lines if line.strip())
 
 
+def timed_moves(folder: str) -> float:
+    """Seconds the referees timed a results folder's bots thinking, every move asked (its time_use.csv)."""
+    with open(Path(folder) / "time_use.csv", encoding="utf-8") as table:
+        return sum(int(row["moves_asked"]) * float(row["mean_move_seconds"]) for row in csv.DictReader(table))
+
+
 def quickstart(rounds: int, games: int) -> None:
     """The quickstart and a tournament of ``random`` bots, each sandboxed and in process, alternated."""
     print("\nwhole commands, -j 2, alternated, median of", rounds, "rounds: process isolation against none")
@@ -465,11 +516,18 @@ def quickstart(rounds: int, games: int) -> None:
                     out = os.path.join(folder, f"{name}-{isolation}")
                     runs.setdefault((name, isolation), []).append(whole_command(args, out, isolation))
         moves = moves_in(os.path.join(folder, "random-none"))
+        quick_moves = moves_in(os.path.join(folder, "quickstart-none"))
+        asked = {isolation: timed_moves(os.path.join(folder, f"quickstart-{isolation}")) for isolation in ("process", "none")}
     for name in commands:
         walls = {isolation: med([w for w, _ in runs[name, isolation]]) for isolation in ("process", "none")}
         cpus = {isolation: med([c for _, c in runs[name, isolation]]) for isolation in ("process", "none")}
         print(f"  {name:12} process {walls['process']:.2f} s ({cpus['process']:.1f} CPU-s), none {walls['none']:.2f} s "
               f"({cpus['none']:.1f} CPU-s): ratio {walls['process'] / walls['none']:.2f}")
+    extra = asked["process"] - asked["none"]
+    cpu = med([c for _, c in runs["quickstart", "process"]]) - med([c for _, c in runs["quickstart", "none"]])
+    print(f"  the quickstart: {quick_moves} moves; a move took "
+          f"{extra / quick_moves * 1e6:.0f} us longer sandboxed as its referee timed it (time_use.csv, the last "
+          f"round), and the command used {cpu / quick_moves * 1e6:.0f} us more CPU a move")
     verdict("the quickstart, sandboxed over in process", med([w for w, _ in runs["quickstart", "process"]]) /
             med([w for w, _ in runs["quickstart", "none"]]), QUICKSTART_TARGET, "x")
     cost = (med([c for _, c in runs["random", "process"]]) - med([c for _, c in runs["random", "none"]])) / moves * 1e6
