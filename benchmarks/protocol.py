@@ -226,6 +226,9 @@ def start_up(starts: int) -> None:
         cells = [f"{med(runs[name, way]) * 1e3:.1f} ({min(runs[name, way]) * 1e3:.0f}-{max(runs[name, way]) * 1e3:.0f})"
                  for way in ways]
         print(f"  {name:40} {cells[0]:>12} {cells[1]:>15}")
+    own = bare_start(shlex.split(EXAMPLE[len("exec:"):]), starts)
+    print(f"  the floor: the stdlib example started with no wall, to its end at once (its input empty): "
+          f"{med(own):.1f} ms (range {min(own):.1f}-{max(own):.1f}), Python's own start")
     join = cgroup_join_floor(starts)
     if join is not None:
         favored = "favored" if cgroups.favor_moves() else "not favored: an RCU grace period on this kernel"
@@ -234,6 +237,16 @@ def start_up(starts: int) -> None:
     for (label, target), name in zip(START_TARGETS.items(), ("first instruction", *programs), strict=True):
         verdict(f"a start to {'its ' + label if label == 'first instruction' else 'the handshake, ' + label}",
                 med(runs[name, "fork server"]) * 1e3, target, "ms")
+
+
+def bare_start(command: list[str], times: int) -> list[float]:
+    """Milliseconds ``command`` takes from its start to its end with no wall, its standard input empty."""
+    found = []
+    for _ in range(times):
+        start = time.perf_counter()
+        subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=ROOT, check=False)
+        found.append((time.perf_counter() - start) * 1e3)
+    return found
 
 
 def cgroup_join_floor(times: int) -> list[float] | None:

@@ -28,6 +28,7 @@ def test_every_target_is_printed_with_met_or_not_met() -> None:
         "a move over in process", "a move over in process", "a move over in process",
         "a start to its first instruction", "a start to the handshake", "a start to the handshake"], done.stdout
     assert "fork server" in done.stdout and "python jail.py" in done.stdout
+    assert re.search(r"^  the floor: the stdlib example started with no wall, .*: [\d.]+ ms", done.stdout, re.MULTILINE)
     # The Python floor, beside the C one: what a Python program that parses nothing costs a move.
     assert re.search(r"^  the Python floor: .*: -?[\d.]+ us pinned, -?[\d.]+ us not$", done.stdout, re.MULTILINE), \
         done.stdout
