@@ -33,7 +33,6 @@ import platform
 import random
 import select
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -148,6 +147,15 @@ def round_seeds(games: int, round_: int) -> list[int]:
 
 
 def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
+    """A move's time over in process: the bot host, the stdlib example, the Python floor and the C floor bot."""
+    with tempfile.TemporaryDirectory(prefix="arena-floor-") as folder:
+        python_floor = Path(folder) / "floor.py"
+        python_floor.write_text(PYTHON_FLOOR_BOT, encoding="utf-8")
+        Path(folder).chmod(0o755)  # a bot that runs as a uid of its own reads it where it is
+        _per_move(games, rounds, floor_bot, python_floor)
+
+
+def _per_move(games: int, rounds: int, floor_bot: Path | str, python_floor: Path) -> None:
     # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
     # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
@@ -155,9 +163,6 @@ def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
                 "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
                 "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
-    python_floor = Path(tempfile.mkdtemp(prefix="arena-floor-")) / "floor.py"
-    python_floor.write_text(PYTHON_FLOOR_BOT, encoding="utf-8")
-    python_floor.parent.chmod(0o755)
     floor_ref = f"exec:{shlex.quote(sys.executable)} -I -S {shlex.quote(str(python_floor))}"
     variants[PYTHON_FLOOR_MOVE] = make_referee("process", floor_ref)
     variants[PYTHON_FLOOR_LOOSE] = make_referee("process", floor_ref, pin=False)
@@ -171,7 +176,6 @@ def per_move(games: int, rounds: int, floor_bot: Path | str) -> None:
     finally:
         for referee, _ in variants.values():
             referee.close()
-        shutil.rmtree(python_floor.parent, ignore_errors=True)
     print(f"\nper move: four bots, {games} games a round (seeds 1-{games * rounds}), median of {rounds} rounds")
     print(f"  {'':50} {'games/s':>8} {'us/move':>8} {'over in process':>16}")
     us = {name: med([seconds / moves * 1e6 for seconds, moves, _ in done]) for name, done in runs.items()}
