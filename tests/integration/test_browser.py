@@ -11,7 +11,8 @@ from arena import records
 from arena.display.html import replay_page
 from arena.rules import CELL_NAMES, COLORS, TILE_NAMES
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# On one pytest-xdist worker (--dist loadgroup): the module's Chromium starts once.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

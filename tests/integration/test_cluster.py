@@ -21,7 +21,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 
-pytestmark = pytest.mark.cluster
+# On one pytest-xdist worker (--dist loadgroup): the module's dask scheduler and workers start once.
+pytestmark = [pytest.mark.cluster, pytest.mark.xdist_group("cluster")]
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 

@@ -24,6 +24,9 @@ from arena.report.tables import Tables, build_tables, load_games
 from arena.results.tournament_file import read_tournament
 from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
+# On one pytest-xdist worker (--dist loadgroup): the module's runs and pictures are made once.
+pytestmark = pytest.mark.xdist_group("plots")
+
 TINY = """
 name = "pics"
 players = 3

@@ -111,7 +111,8 @@ def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):
     assert [line[3:] for line in markdown.splitlines() if line.startswith("## ")] == titles
 
 
-pytestmark = [pytest.mark.slow]
+# On one pytest-xdist worker (--dist loadgroup): the module's Chromium starts once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("report-html")]
 
 
 @pytest.fixture(scope="module")
