@@ -71,10 +71,30 @@ def bot_options(spec: BotSpec) -> dict[str, Any]:
 
 
 def entry_points(group: str) -> Iterable[EntryPoint]:
-    """The installed entry points of ``group`` (tests replace this function to fake plug-ins)."""
+    """The installed entry points of ``group`` (tests replace this function to fake plug-ins).
+
+    Read once for the import path as it stands: a run asks for them for every entrant, in every worker,
+    and reading every installed distribution's metadata takes milliseconds.  When a folder of the path
+    changed since (a distribution installed there, or removed: its time of change, which
+    :mod:`importlib.metadata` keys its own listings by too), they are read again."""
     from importlib.metadata import entry_points as installed
 
-    return installed(group=group)
+    stamp = tuple(_folder_stamp(folder) for folder in sys.path)
+    kept = _installed.get(group)
+    if kept is None or kept[0] != stamp:
+        kept = _installed[group] = (stamp, tuple(installed(group=group)))
+    return kept[1]
+
+
+#: Each group's entry points, with the stamp of the import path they were read from.
+_installed: dict[str, tuple[tuple[Any, ...], tuple[EntryPoint, ...]]] = {}
+
+
+def _folder_stamp(folder: str) -> tuple[str, int | None]:
+    try:
+        return folder, os.stat(folder or ".").st_mtime_ns
+    except OSError:
+        return folder, None
 
 
 # Classes already loaded: a tournament asks for the same bots game after game.

@@ -7,6 +7,7 @@ The plug-ins here are real distributions: a ``.dist-info`` folder with an
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,17 @@ def site(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.syspath_prepend(str(folder))
     return folder
+
+
+def test_a_distribution_installed_or_removed_after_the_entry_points_were_read_is_seen(site):
+    def names() -> set[str]:
+        return {ep.name for ep in arena.plugins.loading.entry_points(arena.plugins.GROUP)}
+
+    assert "later" not in names()
+    make_distribution(site, "laterpkg", "1.0", {"later": "laterpkg:MyBot"}, PLUGIN)
+    assert load_bot("later").__module__ == "laterpkg"
+    shutil.rmtree(site / "laterpkg-1.0.dist-info")
+    assert "later" not in names() and "greedy" in names()
 
 
 def test_a_name_registered_by_two_distributions_is_an_error_naming_both(site):

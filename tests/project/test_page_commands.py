@@ -7,7 +7,8 @@ names), and the files the page gives whole, a ```toml block after ``<!-- file: N
 the page shows them.  Every command must exit with status 0.
 
 A few lines are not run, each for the reason :data:`NOT_RUN` gives (machines of a cluster, a million
-games, an install), and a few long ones play fewer games (:data:`FEWER`): the rest are the page's own.
+games, an install), and a few long ones play fewer games (:data:`FEWER`, :data:`FEWER_DEALS`): the rest are
+the page's own.
 ``arena run tournaments/quickstart.toml``, the README's first command, deals publicly from its seed: its
 folder is made once for the whole run (whichever worker asks first) and copied into every page that runs it.
 """
@@ -64,16 +65,23 @@ FEWER = {
         ("--games 2 --clock 0.5+0.01", "100 games of up to 5 s a seat"),
     "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 1+0.01", "a game of 20 s a seat"),
     # The quickstart's sandboxed run is the README's command: run whole and checked by test_newcomer_path.py.
+    # These three play 24 of its games (FEWER_DEALS), in process.
     "arena run tournaments/quickstart.toml --clock 60+0.5 --overage 10":
         ("--isolation none", "120 games with every bot sandboxed"),
     "arena run tournaments/quickstart.toml --report-every 40   # in one terminal":
-        ("--isolation none", "120 games with every bot sandboxed"),
+        ("--isolation none --report-every 10", "120 games with every bot sandboxed"),
     "arena run tournaments/quickstart.toml --out results/plain --no-compress                 # plain JSON lines":
         ("--isolation none", "120 games with every bot sandboxed"),
     "python benchmarks/live_standings.py --deals 25 --repeat 2": ("--deals 2 --repeat 1", "a benchmark: 2,400 games"),
     "python benchmarks/serve_live.py --games 2000 --rounds 9": ("--games 20 --rounds 1", "a benchmark: 36,000 games"),
     "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
+    "arena run examples/collusion/tournament.toml": ("", "240 games (tests/integration/test_collusion_example.py "
+                                                         "runs the example)"),
 }
+
+#: Tournament files that FEWER lines play with fewer deals: a copy of the file, beside it, whose ``deals`` key
+#: says how many (the same name key, so the same results folder), named by the line in its place.
+FEWER_DEALS = {"tournaments/quickstart.toml": 2, "examples/collusion/tournament.toml": 1}
 
 
 #: Seconds one line may take.
@@ -126,7 +134,22 @@ def run_line(line: str, where: Path, env: dict[str, str], quickstart: Callable[[
     if bare == QUICKSTART:
         shutil.copytree(quickstart()[0] / "results" / "quickstart", where / "results" / "quickstart")
         return
-    _run(f"{bare} {FEWER[line][0]}" if line in FEWER else line, where, env)
+    if line in FEWER:
+        bare = f"{_fewer_deals(bare, where)} {FEWER[line][0]}"
+    _run(bare if line in FEWER else line, where, env)
+
+
+def _fewer_deals(command: str, where: Path) -> str:
+    """``command`` naming, for each file of :data:`FEWER_DEALS` it names, a copy of that file with fewer deals."""
+    for name, deals in FEWER_DEALS.items():
+        if name in command.split():
+            text, count = re.subn(r"^deals = \d+", f"deals = {deals}", (where / name).read_text(encoding="utf-8"),
+                                  flags=re.MULTILINE)
+            assert count == 1, f"{name} has no deals key to lower"
+            fewer = (where / name).with_stem(f"{Path(name).stem}-fewer")
+            fewer.write_text(text, encoding="utf-8")
+            command = command.replace(name, str(fewer.relative_to(where)))
+    return command
 
 
 def _run(command: str, where: Path, env: dict[str, str]) -> None:

@@ -751,9 +751,10 @@ def test_malformed_records_give_record_errors_never_tracebacks(name):
     rng = random.Random(2024)
     base = golden(name)
     paths = _paths(base)[1:]
+    text = json.dumps(base)  # a fresh copy each time: json.loads copies a record several times faster than deepcopy
     outcomes = set()
     for _ in range(1500):
-        record = copy.deepcopy(base)
+        record = json.loads(text)
         for _ in range(rng.choice((1, 1, 2))):
             path = rng.choice(paths)
             target = record
