@@ -3,8 +3,9 @@
 Everything a page needs is inside it (CSS, a little JavaScript, inline SVG icons,
 plots as base64 PNG): it opens offline and fetches nothing.  The rules stay in
 Python: :func:`game_data` replays the record with :func:`arena.records.replay`
-and stores every position (board, racks, piles, captures) as JSON, and the
-page's script only shows the position the controls choose.
+and stores every position (board, racks, piles, captures) as JSON, each after
+the deal as what changed since the one before, and the page's script only
+shows the position the controls choose.
 
 Every text from a record (names, fault messages) reaches the page either
 escaped by :func:`html.escape` or as JSON whose ``<``, ``>`` and ``&`` are
@@ -57,18 +58,40 @@ def json_script(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _position(state: GameState, seat_colors: Sequence[Sequence[int]], board: list[list[str] | None]) -> dict[str, Any]:
-    """What the page shows of ``state``; ``board`` is its cells as :func:`game_data` keeps them move by move (rebuilt
-    from the history at every step, a game's steps took a time quadratic in its moves)."""
-    racks = []
-    for seat, colors in enumerate(seat_colors):
-        for c in colors:
-            racks.append({
-                "seat": seat, "color": COLORS[c], "tiles": [TILE_NAMES[t] for t in state.racks[c]],
-                "pile": len(state.pile(c)), "finished": state.is_finished(c),
-            })
-    captures = [{COLORS[c]: n for c, n in enumerate(row) if n} for row in state.captures]
-    return {"board": board[:], "racks": racks, "captures": captures}
+def _racks(state: GameState, seat_colors: Sequence[Sequence[int]]) -> list[dict[str, Any]]:
+    """Each color's rack as the page shows it, in seat order."""
+    return [{"seat": seat, "color": COLORS[c], "tiles": [TILE_NAMES[t] for t in state.racks[c]],
+             "pile": len(state.pile(c)), "finished": state.is_finished(c)}
+            for seat, colors in enumerate(seat_colors) for c in colors]
+
+
+def _captures(state: GameState) -> list[dict[str, int]]:
+    return [{COLORS[c]: n for c, n in enumerate(row) if n} for row in state.captures]
+
+
+def _changes(now: Sequence[Any], before: Sequence[Any]) -> list[list[Any]]:
+    """``[index, value]`` for each item of ``now`` that differs from ``before``'s."""
+    return [[i, value] for i, value in enumerate(now) if value != before[i]]
+
+
+def full_steps(steps: Sequence[Mapping[str, Any]], before: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """:func:`game_data`'s steps with each position whole, as the page's script makes them (``expand`` in
+    ``replay.js``): a step's ``put`` and ``rack`` changes applied to the ``board`` and ``racks`` of the step
+    before (``before`` for the first of ``steps``, which is the deal when None)."""
+    whole: list[dict[str, Any]] = []
+    for step in steps:
+        step = dict(step)
+        if "board" not in step:
+            last = whole[-1] if whole else before
+            assert last is not None, "the first step is the deal, whole"
+            board, racks = list(last["board"]), list(last["racks"])
+            for i, value in step.pop("put"):
+                board[i] = value
+            for i, value in step.pop("rack"):
+                racks[i] = value
+            step.update(board=board, racks=racks)
+        whole.append(step)
+    return whole
 
 
 def players(game: records.Replay) -> list[dict[str, str]]:
@@ -108,22 +131,32 @@ def _move_row(index: int, seat: int, move: Any, captured: int, names: Sequence[s
 def game_data(game: records.Replay) -> dict[str, Any]:
     """The whole game for the page: names, regions, and one position per step (step 0 is the deal).
 
-    Step ``k`` (k > 0) is the position after the move the record numbers ``k - 1``, as its label says."""
+    Step ``k`` (k > 0) is the position after the move the record numbers ``k - 1``, as its label says.
+    The deal's step holds its ``board`` and ``racks`` whole; each later step only what changed since the
+    step before, as ``[index, value]`` pairs: ``put`` for the cells, ``rack`` for the racks
+    (:func:`full_steps` makes them whole, as the page's script does; a page of whole positions was three
+    times the size)."""
     seat_colors = game.settings.seat_colors
     shown = players(game)
     names = [p["name"] for p in shown]
     # Each cell: its tile's color and name, then the color a move there last captured (M3), if any; None while empty.
     board: list[list[str] | None] = [None] * len(CELL_NAMES)
     captured_at: dict[int, str] = {}
-    steps = [dict(_position(GameState(game.settings, game.deals), seat_colors, board), label="the deal", cell=None)]
+    deal = GameState(game.settings, game.deals)
+    racks = _racks(deal, seat_colors)
+    steps = [{"board": board[:], "racks": racks, "captures": _captures(deal), "label": "the deal", "cell": None}]
     times = game.times  # a game with a clock: each move's time and the clock after it follow its label
     for index, seat, move, captured, state in game.states():
-        if not move.is_pass:  # a new list: the steps before keep theirs
+        put = []
+        if not move.is_pass:
             if captured >= 0:
                 captured_at[move.cell] = COLORS[captured]
             mark = captured_at.get(move.cell)
             board[move.cell] = [COLORS[move.color], TILE_NAMES[move.tile], *([] if mark is None else [mark])]
-        step = _position(state, seat_colors, board)
+            put.append([move.cell, board[move.cell]])
+        now = _racks(state, seat_colors)
+        step: dict[str, Any] = {"put": put, "rack": _changes(now, racks), "captures": _captures(state)}
+        racks = now
         step["label"] = render.describe_move(index, seat, move, captured, names) + (
             "" if times is None else render.move_time_text(times[index]))
         step["cell"] = None if move.is_pass else CELL_NAMES[move.cell]

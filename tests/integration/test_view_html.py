@@ -10,7 +10,7 @@ import pytest
 
 from arena import records
 from arena.cli import main
-from arena.display.html import game_data
+from arena.display.html import full_steps, game_data
 from arena.rules import CELL_NAMES, COLORS, TILE_NAMES
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -60,7 +60,14 @@ def test_game_data_follows_the_record_step_by_step():
     game = records.replay(records.load(GOLDEN / "5p-passes.json"))
     data = game_data(game)
     assert all(cell is None for cell in data["steps"][0]["board"])
-    for (index, seat, move, captured, state), step in zip(game.states(), data["steps"][1:]):
+    # After the deal a step holds what its move changed: the cell played (none for a pass) and the mover's rack.
+    for move, step in zip(game.moves, data["steps"][1:]):
+        assert "board" not in step and "racks" not in step
+        assert len(step["put"]) == (0 if move.is_pass else 1) and len(step["rack"]) <= 1
+    whole = full_steps(data["steps"])
+    # Steps sent later (arena serve's live game) are made whole from the last step the page has.
+    assert full_steps(data["steps"][40:], before=whole[39]) == whole[40:]
+    for (index, seat, move, captured, state), step in zip(game.states(), whole[1:]):
         if not move.is_pass:
             color, tile = step["board"][move.cell][:2]
             assert (color, tile) == (COLORS[move.color], TILE_NAMES[move.tile])
@@ -73,7 +80,7 @@ def test_game_data_follows_the_record_step_by_step():
         ]
         if captured >= 0:  # captures marked on the cell (M3)
             assert step["board"][move.cell][2] == COLORS[captured]
-        # the whole board at every step, not only the cell just played (the page keeps it move by move)
+        # the whole board at every step, not only the cell just played
         assert [cell and cell[0] for cell in step["board"]] == [
             next((COLORS[c] for c, board in enumerate(state.boards) if board >> i & 1), None) for i in range(len(CELL_NAMES))]
 

@@ -6,6 +6,14 @@ var label=document.getElementById('label'),result=document.getElementById('resul
 // A game being played (arena serve) has no result and no final position yet.
 var live=result.hasAttribute('data-live');
 var playBtn=document.getElementById('play'),last=G.steps.length-1,at=0,timer=null;
+// A step after the deal holds only what changed since the step before: [index, value] of the cells ('put')
+// and of the racks ('rack'); made whole here, once.
+function expand(s,before){
+  if(s.board){return s;}
+  s.board=before.board.slice();s.put.forEach(function(p){s.board[p[0]]=p[1];});
+  s.racks=before.racks.slice();s.rack.forEach(function(p){s.racks[p[0]]=p[1];});
+  delete s.put;delete s.rack;return s;}
+for(var k=1;k<G.steps.length;k++){expand(G.steps[k],G.steps[k-1]);}
 function glyph(name){
   var g=G.glyphs[name];
   if(g===undefined){return document.createTextNode(name);}
@@ -105,6 +113,6 @@ show(start===null?last:start);
 // with them while it shows the last position.
 window.arenaReplay={follow:function(steps){
   var following=at===last;
-  steps.forEach(function(s){G.steps.push(s);addRow(s,G.steps.length-1);});
+  steps.forEach(function(s){G.steps.push(expand(s,G.steps[G.steps.length-1]));addRow(s,G.steps.length-1);});
   last=G.steps.length-1;slider.max=last;show(following?last:at);}};
 })();
