@@ -50,17 +50,20 @@ NOT_RUN = {
     "arena run tournaments/baselines.toml --serve":
         "300 games and a web page: tests/integration/test_serve_browser.py runs arena run --serve in a browser",
     "arena serve results/": "a server that runs until Ctrl-C: tests/integration/test_serve.py serves folders",
+    "arena run tournaments/my-first.toml":
+        "tests/project/test_newcomer_path.py runs it from the page's file in a fresh folder and checks what it prints",
 }
 
 #: Lines that play fewer games here than on the page, or play them cheaper (the options they end with win),
 #: and why.
 FEWER = {
+    # The first SPRT's matches, in process too: the tutorial's subject is the test, not the sandbox.
     "arena match mcts greedy --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05,model=normalized":
-        ("--max-games 4", "about 25 minutes to a verdict"),
-    "arena match greedy random lookahead --games 600": ("--games 12", "600 games"),
-    "arena match lookahead greedy --sprt elo0=0,elo1=50": ("--max-games 8", "84 games to a verdict"),
+        ("--max-games 4 --isolation none", "about 25 minutes to a verdict"),
+    "arena match greedy random lookahead --games 600": ("--games 12 --isolation none", "600 games"),
+    "arena match lookahead greedy --sprt elo0=0,elo1=50": ("--max-games 8 --isolation none", "84 games to a verdict"),
     "arena match lookahead greedy --sprt elo0=0,elo1=50 --seed 2024 --public-deals --out results/seeded-match":
-        ("--max-games 8", "tests/project/test_outputs.py plays it whole"),
+        ("--max-games 8 --isolation none", "tests/project/test_outputs.py plays it whole"),
     "arena match mcts:iterations=0,clock_share=0.05 greedy --games 100 --clock 5+0.1 --overage 2":
         ("--games 2 --clock 0.5+0.01", "100 games of up to 5 s a seat"),
     "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 1+0.01", "a game of 20 s a seat"),
