@@ -65,8 +65,8 @@ FEWER = {
     "arena match lookahead greedy --sprt elo0=0,elo1=50 --seed 2024 --public-deals --out results/seeded-match":
         ("--max-games 8 --isolation none", "tests/project/test_outputs.py plays it whole"),
     "arena match mcts:iterations=0,clock_share=0.05 greedy --games 100 --clock 5+0.1 --overage 2":
-        ("--games 2 --clock 0.5+0.01", "100 games of up to 5 s a seat"),
-    "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 1+0.01", "a game of 20 s a seat"),
+        ("--games 2 --clock 0.25+0.01", "100 games of up to 5 s a seat"),
+    "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 0.5+0.01", "a game of 20 s a seat"),
     # The quickstart's sandboxed run is the README's command: run whole and checked by test_newcomer_path.py.
     # These three play 24 of its games (FEWER_DEALS), in process.
     "arena run tournaments/quickstart.toml --clock 60+0.5 --overage 10":
