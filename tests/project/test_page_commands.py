@@ -138,8 +138,8 @@ def run_line(line: str, where: Path, env: dict[str, str], quickstart: Callable[[
         shutil.copytree(quickstart()[0] / "results" / "quickstart", where / "results" / "quickstart")
         return
     if line in FEWER:
-        bare = f"{_fewer_deals(bare, where)} {FEWER[line][0]}"
-    _run(bare if line in FEWER else line, where, env)
+        line = f"{_fewer_deals(bare, where)} {FEWER[line][0]}"
+    _run(line, where, env)
 
 
 def _fewer_deals(command: str, where: Path) -> str:
