@@ -123,6 +123,12 @@ LEVELS = ("jail", "userns", "rlimits")
 #: next seat thinks on.  The next seat's clock starts only once every other bot has stopped, so this
 #: bound costs no one time: past it, the bot is killed (its next turn is a ``crash`` fault saying why).
 FREEZE_SECONDS = 1.0
+#: A step of the wait for a frozen bot counts at most this long toward :data:`FREEZE_SECONDS`: a referee that
+#: got no CPU for longer (a loaded machine, a virtual machine paused by its host) gave the bot no less time to
+#: stop, and a bot is not killed for the machine's delays.
+_STEP_SECONDS = 0.02
+#: However its steps counted, a bot not stopped this long after its freezing is killed.
+_FREEZE_CAP = 10 * FREEZE_SECONDS
 
 #: How many times :func:`settle` yields the CPU to a bot on its way into the freezer before it sleeps.
 _YIELDS = 200
@@ -139,7 +145,7 @@ def settle() -> None:
     A bot frozen by SIGSTOP (no cgroup freezer) stops before the signal returns: nothing to wait for."""
     while _freezing:
         _, (box, since) = _freezing.popitem()
-        box._settle(since + FREEZE_SECONDS)
+        box._settle(since)
 
 
 @functools.lru_cache(maxsize=1)
@@ -301,13 +307,19 @@ class Sandboxed:
         text = os.read(self._state, 256)
         return b"frozen 1" in text if self._v2 else text.startswith(b"FROZEN")
 
-    def _settle(self, deadline: float) -> None:
-        """Wait until it has stopped, or kill it at ``deadline`` (``time.monotonic``)."""
+    def _settle(self, since: float) -> None:
+        """Wait until it has stopped, or kill it once the wait has counted :data:`FREEZE_SECONDS` since
+        ``since`` (its freezing, ``time.monotonic``), each step at most :data:`_STEP_SECONDS`, or at
+        :data:`_FREEZE_CAP`."""
         if self._dead or not self._frozen or self._state < 0:
             return
         pause, yields = 50e-6, 0
+        deadline, last = since + FREEZE_SECONDS, time.monotonic()
         while not self._stopped():
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            deadline += max(0.0, now - last - _STEP_SECONDS)  # the part of a step the referee did not count
+            last = now
+            left = min(deadline, since + _FREEZE_CAP) - now
             if yields < _YIELDS:
                 # The bot stops once it runs into the freezer, usually on the referee's own CPU (its worker's
                 # cpuset): yielding it the CPU costs two context switches, a sleep the timer's slack (50 us+).
