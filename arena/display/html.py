@@ -74,26 +74,6 @@ def _changes(now: Sequence[Any], before: Sequence[Any]) -> list[list[Any]]:
     return [[i, value] for i, value in enumerate(now) if value != before[i]]
 
 
-def full_steps(steps: Sequence[Mapping[str, Any]], before: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """:func:`game_data`'s steps with each position whole, as the page's script makes them (``expand`` in
-    ``replay.js``): a step's ``put`` and ``rack`` changes applied to the ``board`` and ``racks`` of the step
-    before (``before`` for the first of ``steps``, which is the deal when None)."""
-    whole: list[dict[str, Any]] = []
-    for step in steps:
-        step = dict(step)
-        if "board" not in step:
-            last = whole[-1] if whole else before
-            assert last is not None, "the first step is the deal, whole"
-            board, racks = list(last["board"]), list(last["racks"])
-            for i, value in step.pop("put"):
-                board[i] = value
-            for i, value in step.pop("rack"):
-                racks[i] = value
-            step.update(board=board, racks=racks)
-        whole.append(step)
-    return whole
-
-
 def players(game: records.Replay) -> list[dict[str, str]]:
     """Each seat's ``name`` as the page shows it and its bot's ``spec`` ('' when the record gives none).
 
@@ -134,8 +114,7 @@ def game_data(game: records.Replay) -> dict[str, Any]:
     Step ``k`` (k > 0) is the position after the move the record numbers ``k - 1``, as its label says.
     The deal's step holds its ``board`` and ``racks`` whole; each later step only what changed since the
     step before, as ``[index, value]`` pairs: ``put`` for the cells, ``rack`` for the racks
-    (:func:`full_steps` makes them whole, as the page's script does; a page of whole positions was three
-    times the size)."""
+    (the page's script makes them whole when it loads; a page of whole positions was three times the size)."""
     seat_colors = game.settings.seat_colors
     shown = players(game)
     names = [p["name"] for p in shown]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena import records
 from arena.cli import main
-from arena.display.html import full_steps, game_data
+from arena.display.html import game_data
 from arena.rules import CELL_NAMES, COLORS, TILE_NAMES
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -54,6 +56,26 @@ def test_view_writes_one_self_contained_page(tmp_path, run):
     for option in ("first", "back", "play", "forward", "last", "slider"):
         assert f'id="{option}"' in page
     assert "<th>blockers rank</th>" in page and "<th>penalty</th>" in page and "<th>faults</th>" in page
+
+
+def full_steps(steps: Sequence[Mapping[str, Any]], before: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """``game_data``'s steps with each position whole, as the page's script makes them (``expand`` in
+    ``replay.js``): a step's ``put`` and ``rack`` changes applied to the ``board`` and ``racks`` of the step
+    before (``before`` for the first of ``steps``, which is the deal when None)."""
+    whole: list[dict[str, Any]] = []
+    for step in steps:
+        step = dict(step)
+        if "board" not in step:
+            last = whole[-1] if whole else before
+            assert last is not None, "the first step is the deal, whole"
+            board, racks = list(last["board"]), list(last["racks"])
+            for i, value in step.pop("put"):
+                board[i] = value
+            for i, value in step.pop("rack"):
+                racks[i] = value
+            step.update(board=board, racks=racks)
+        whole.append(step)
+    return whole
 
 
 def test_game_data_follows_the_record_step_by_step():
