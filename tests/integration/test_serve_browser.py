@@ -89,8 +89,10 @@ def follow_a_game_in_progress(page, url: str, tries: int = 10) -> None:
         try:
             page.evaluate("window.notReloaded = true")
             rows = page.locator("#moves tbody tr").count()
+            # The game may end, and its page become its replay, between two looks.
             wait_until(page, f"document.querySelectorAll('#moves tbody tr').length > {rows} || "
-                             "document.body.hasAttribute('data-over')", 15)
+                             "document.body.hasAttribute('data-over') || location.pathname.includes('/game/')",
+                       15)
             if page.locator("#moves tbody tr").count() > rows:
                 seen = page.evaluate("window.notReloaded"), page.text_content("#winner")
                 if "/game/" in page.url:
