@@ -1,7 +1,8 @@
-"""What a sandboxed program is given and how a failure to give it is told: its :class:`Limits`, the uids and gids bots run as, :class:`SandboxError`."""
+"""What a sandboxed program is given and how a failure to give it is told: its :class:`Limits`, the uids and gids bots run as and their processes, :class:`SandboxError`."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
@@ -32,6 +33,18 @@ class Limits:
 
 class SandboxError(ArenaError, RuntimeError):
     """A program that cannot be started; the message is one line."""
+
+
+def processes_of(uid: int) -> int:
+    """How many processes ``uid`` runs now (a limit on processes per uid counts them)."""
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                count += entry.stat().st_uid == uid
+            except OSError:
+                pass
+    return count
 
 
 #: Numbers for the uids and cgroups of this process's bot programs.

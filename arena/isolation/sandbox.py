@@ -92,7 +92,7 @@ from arena.errors import os_error_line
 from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.forkserver import Forked
-from arena.isolation.limits import UID_BASE, Limits, SandboxError, serials
+from arena.isolation.limits import UID_BASE, Limits, SandboxError, processes_of, serials
 from arena.isolation.rootfs import (
     PATH,
     Layout,
@@ -117,17 +117,14 @@ _DRAIN_SECONDS = 0.5
 #: The levels, strongest first.
 LEVELS = ("jail", "userns", "rlimits")
 
-#: How long a bot frozen after its answer has to stop.  The kernel freezes a bot in microseconds, but a
-#: task inside a system call the freezer cannot interrupt (``madvise(MADV_POPULATE_WRITE)`` over a large
-#: range, ``munmap`` of one, a large write to its tmpfs) runs on until the call returns, on the CPU the
-#: next seat thinks on.  The next seat's clock starts only once every other bot has stopped, so this
-#: bound costs no one time: past it, the bot is killed (its next turn is a ``crash`` fault saying why).
+#: How long a bot frozen after its answer has to stop.  A task inside a system call the freezer cannot
+#: interrupt (``madvise(MADV_POPULATE_WRITE)`` over a large range, ``munmap`` of one, a large write to its
+#: tmpfs) runs on until the call returns.  The next seat's clock starts only once every other bot has
+#: stopped, so this bound costs no one time: past it, the bot is killed (its next turn is a ``crash`` fault).
 FREEZE_SECONDS = 1.0
-#: A step of the wait for a frozen bot counts at most this long toward :data:`FREEZE_SECONDS`: a referee that
-#: got no CPU for longer (a loaded machine, a virtual machine paused by its host) gave the bot no less time to
-#: stop, and a bot is not killed for the machine's delays.
+#: Each step of that wait counts at most this long, so that a referee that got no CPU (a loaded machine, a
+#: paused virtual machine) does not count its delay against the bot; past :data:`_FREEZE_CAP` it is killed.
 _STEP_SECONDS = 0.02
-#: However its steps counted, a bot not stopped this long after its freezing is killed.
 _FREEZE_CAP = 10 * FREEZE_SECONDS
 
 #: How many times :func:`settle` yields the CPU to a bot on its way into the freezer before it sleeps.
@@ -309,8 +306,7 @@ class Sandboxed:
 
     def _settle(self, since: float) -> None:
         """Wait until it has stopped, or kill it once the wait has counted :data:`FREEZE_SECONDS` since
-        ``since`` (its freezing, ``time.monotonic``), each step at most :data:`_STEP_SECONDS`, or at
-        :data:`_FREEZE_CAP`."""
+        ``since`` (its freezing, ``time.monotonic``)."""
         if self._dead or not self._frozen or self._state < 0:
             return
         pause, yields = 50e-6, 0
@@ -438,18 +434,6 @@ class Sandboxed:
             os.close(self._freezer)
             self._freezer = -1
         shutil.rmtree(self._folder, ignore_errors=True)
-
-
-def _processes_of(uid: int) -> int:
-    count = 0
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid == uid:
-                    count += 1
-            except OSError:
-                pass
-    return count
 
 
 @dataclass(frozen=True)
@@ -584,7 +568,7 @@ def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layou
         rlimits["AS"] = limits.memory_mb << 20
         if uid is not None or os.geteuid() != 0:
             # Counted over the whole uid: its processes now, plus what the bot may start.
-            rlimits["NPROC"] = limits.processes + _processes_of(uid if uid is not None else os.geteuid())
+            rlimits["NPROC"] = limits.processes + processes_of(uid if uid is not None else os.geteuid())
     return {
         "parent": os.getpid(),
         "namespaces": fresh_root,

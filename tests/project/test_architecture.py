@@ -159,3 +159,40 @@ def test_every_package_is_installed() -> None:
                  ["tool"]["setuptools"]["packages"])
     folders = {module_name(init.parent / "x.py").rpartition(".")[0] for init in ARENA.rglob("__init__.py")}
     assert folders <= listed, f"packages missing from pyproject.toml: {sorted(folders - listed)}"
+
+
+#: The sizes a module and a function stay within, so that each can be read whole.
+MODULE_LINES, FUNCTION_LINES, PARAMETERS = 600, 80, 8
+#: The layers whose functions take their options as objects (a Click command's options aside).
+FEW_PARAMETERS = ("arena.tournament", "arena.play", "arena.report", "arena.commands", "arena.cli")
+
+
+def functions_of(path: Path) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def parameters_of(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    a = function.args
+    named = [x for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
+    return len(named) + (a.vararg is not None) + (a.kwarg is not None)
+
+
+def is_click_command(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(name in ast.unparse(d) for d in function.decorator_list for name in ("option", "argument", "command"))
+
+
+def test_no_module_or_function_is_too_long_to_read_whole() -> None:
+    long = [f"{module}: {path.read_text(encoding='utf-8').count(chr(10))} lines"
+            for module, path in all_modules().items() if path.read_text(encoding="utf-8").count("\n") > MODULE_LINES]
+    for module, path in all_modules().items():
+        long += [f"{module}.{f.name}: {f.end_lineno - f.lineno + 1} lines" for f in functions_of(path)
+                 if f.end_lineno is not None and f.end_lineno - f.lineno + 1 > FUNCTION_LINES]
+    assert not long, "over the sizes:\n" + "\n".join(long)
+
+
+def test_the_upper_layers_functions_take_few_parameters() -> None:
+    many = [f"{module}.{f.name}: {parameters_of(f)}" for module, path in all_modules().items()
+            if module.startswith(FEW_PARAMETERS) for f in functions_of(path)
+            if parameters_of(f) > PARAMETERS and not is_click_command(f)]
+    assert not many, "functions with more than 8 parameters:\n" + "\n".join(many)
