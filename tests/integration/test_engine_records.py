@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(ENGINE != "native", reason="the native engine is
 TOURNAMENT = """
 name = "engines"
 players = {players}
-deals = 1  # 12 games of each size (the engines' turn-by-turn agreement is tests/unit/test_native.py's)
+deals = 1  # 4 games of 4 players, 12 of 2 (the engines' turn-by-turn agreement is tests/unit/test_native.py's)
+seating = "rotate"
 seed = 77
 deal_key = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"  # both runs dealt the same games
 scoring = "{scoring}"

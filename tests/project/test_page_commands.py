@@ -68,7 +68,7 @@ FEWER = {
         ("--games 2 --clock 0.25+0.01", "100 games of up to 5 s a seat"),
     "arena play mcts:iterations=0,clock_share=0.05 greedy --clock 20+0.2": ("--clock 0.5+0.01", "a game of 20 s a seat"),
     # The quickstart's sandboxed run is the README's command: run whole and checked by test_newcomer_path.py.
-    # These three play 24 of its games (FEWER_DEALS), in process.
+    # These three play 12 of its games (FEWER_DEALS), in process.
     "arena run tournaments/quickstart.toml --clock 60+0.5 --overage 10":
         ("--isolation none", "120 games with every bot sandboxed"),
     "arena run tournaments/quickstart.toml --report-every 40   # in one terminal":
@@ -78,13 +78,16 @@ FEWER = {
     "python benchmarks/live_standings.py --deals 25 --repeat 2": ("--deals 2 --repeat 1", "a benchmark: 2,400 games"),
     "python benchmarks/serve_live.py --games 2000 --rounds 9": ("--games 20 --rounds 1", "a benchmark: 36,000 games"),
     "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
+    # A league grows the same in process: the page's subject is the update, not the sandbox.
+    "arena run league.toml": ("--isolation none", "a league of sandboxed bots"),
+    "arena run league.toml --update": ("--isolation none", "a league of sandboxed bots"),
     "arena run examples/collusion/tournament.toml": ("", "240 games (tests/integration/test_collusion_example.py "
                                                          "runs the example)"),
 }
 
 #: Tournament files that FEWER lines play with fewer deals: a copy of the file, beside it, whose ``deals`` key
 #: says how many (the same name key, so the same results folder), named by the line in its place.
-FEWER_DEALS = {"tournaments/quickstart.toml": 2, "examples/collusion/tournament.toml": 1}
+FEWER_DEALS = {"tournaments/quickstart.toml": 1, "examples/collusion/tournament.toml": 1}
 
 
 #: Seconds one line may take.
