@@ -16,6 +16,7 @@ or with ``CI`` set the ``ci`` profile's full counts (tests/fuzzing.py).
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import shutil
 import sys
@@ -80,6 +81,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     sys.dont_write_bytecode = _NO_BYTECODE
+    # A worker keeps what it collected (modules, pandas, matplotlib …) to its end: frozen, the garbage
+    # collector's full passes no longer walk it, and rarer passes over the tests' own objects (which
+    # the run's many small tournaments make by the million) cost less.  Over `-m "not slow"` the workers
+    # spent 7.1 of their 52.6 CPU-s collecting, and 3.2 so.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(5000, 10, 10)
 
 
 @pytest.fixture(scope="session", autouse=True)
