@@ -160,7 +160,10 @@ class LivePublisher:
         """Close the files and remove them: the worker plays no more games."""
         for fd in (self._fd, self._last_fd):
             if fd is not None:
-                os.close(fd)
+                try:
+                    os.close(fd)
+                except OSError:  # closed already, by a bot playing in the worker's process
+                    pass
         self._fd = self._last_fd = None
         for path in (self.path, self.last):
             try:

@@ -298,6 +298,27 @@ def test_a_quick_game_after_a_published_one_is_not_published(tmp_path):
     publisher.close()
 
 
+def test_a_publisher_whose_files_a_bot_closed_stops_without_an_error(tmp_path):
+    """A bot playing in the worker's process may close every descriptor, the live files' too: writing and
+    closing them then cost the live view, never the game or the worker's clean end."""
+    now = [100.0]
+    publisher = LivePublisher(live_path(tmp_path, 1), clock=lambda: now[0])
+    assert publisher.start("g1", ["a", "b"], 1, 2, "uptown", "color")
+    mine = [fd for fd in map(int, os.listdir("/proc/self/fd"))
+            if os.path.realpath(f"/proc/self/fd/{fd}").startswith(str(tmp_path.resolve()))]
+    assert len(mine) == 2
+    for fd in mine:
+        os.close(fd)
+    state = GameState(GameSettings.for_players(2), deal(1, GameSettings.for_players(2)))
+    move = state.legal_moves().choice(random.Random(1))
+    state.push(move)
+    now[0] += 10
+    publisher.on_move(state, move)  # its write fails: it stops writing
+    assert not publisher.start("g2", ["a", "b"], 2, 2, "uptown", "color")
+    publisher.close()
+    assert not live_path(tmp_path, 1).exists()
+
+
 def events_of(text: str) -> list[tuple[str, dict]]:
     found = []
     for block in text.split("\n\n"):

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from pathlib import Path
 
 import pytest
 
 from arena.plan.config import parse_config
 from arena.plan.schedule import by_seating, count_games, schedule
+from arena.tournament.run import workers
 from arena.tournament.run.chunks import LOCAL_CHUNKS, PASS_MOST, ChunkSizes
 from arena.tournament.run.workers import (
     _BOUND_MARGIN,
+    EXIT_PIPE_LOST,
     WorkerError,
     Workers,
     game_bound,
@@ -76,6 +79,32 @@ def test_workers_that_end_before_they_play_stop_the_games(isolation):
     config = config_of("no.such.module:Bot", isolation=isolation)
     with pytest.raises(WorkerError, match="worker processes end before they play a game"):
         play_all(config, 1)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="the worker is forked here")
+def test_a_game_broken_by_a_bot_that_closed_the_workers_pipe_is_left_named_for_the_parent(monkeypatch):
+    """A bot in the worker's process that closes its descriptors may break the game itself (the referee's
+    files gone) as well as the pipe its answer would go by: the worker ends with the game still named in
+    its slot, which the parent plays again with every bot in a process of its own.  A slot cleared first
+    would read as a worker that ended before it played, and three of those stop the run."""
+    ctx = multiprocessing.get_context("fork")
+    parent_end, worker_end = ctx.Pipe()
+    playing = ctx.RawArray("d", [-1.0] * 6)
+    pipe = worker_end.fileno()
+
+    def broken(games, isolate=False, mark=None, check=None):
+        mark(0)
+        os.close(pipe)
+        raise WorkerError("game t-1 could not be played: OSError: [Errno 9] Bad file descriptor")
+
+    monkeypatch.setattr(workers, "play_chunk", broken)
+    worker = ctx.Process(target=workers._serve_chunks, args=(worker_end, 0, playing, os.getpid()))
+    worker.start()
+    worker_end.close()
+    parent_end.send((7, False, ["a game"]))
+    worker.join(60)
+    assert worker.exitcode == EXIT_PIPE_LOST
+    assert (playing[0], playing[1]) == (7.0, 0.0)
 
 
 def test_chunks_follow_the_time_a_game_takes():

@@ -287,12 +287,14 @@ def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
         try:
             answer = encode_answer(Answer(chunk_id, play_chunk(games, isolate, mark, check_pipe)))
         except WorkerError as exc:
+            check_pipe()  # a game broken by a bot that closed the worker's descriptors is that bot's to answer for
             answer = encode_answer(Answer(chunk_id, error=str(exc)))
-        playing[3 * slot] = -1.0
         try:
             conn.send_bytes(answer)
         except OSError:
-            return
+            # Its slot still names the game: the parent plays it again with every bot in a process of its own.
+            os._exit(EXIT_PIPE_LOST)
+        playing[3 * slot] = -1.0
         if isolate:
             return  # a worker started for one game in isolation ends with it
 
