@@ -99,9 +99,13 @@ def follow_a_game_in_progress(page, url: str, tries: int = 10) -> None:
                     continue  # it ended meanwhile, and its page is its replay now
                 assert seen == (True, "being played")
                 return
-        except sync_api.Error:
-            if "/game/" not in page.url:  # anything but the game's end turning the page into its replay
-                raise
+        except sync_api.Error as error:
+            # Anything but the game's end turning the page into its replay, which may come during a look
+            # (the page's context destroyed while its address still names the live game).
+            try:
+                page.wait_for_url("**/game/**", timeout=10000)
+            except sync_api.Error:
+                raise error from None
     pytest.fail(f"no game of {tries} tried was seen to get a move while it was played")
 
 
