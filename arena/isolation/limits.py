@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
@@ -33,6 +34,20 @@ class Limits:
 
 class SandboxError(ArenaError, RuntimeError):
     """A program that cannot be started; the message is one line."""
+
+
+def counted_processes(uid: int, user_namespace: bool) -> int:
+    """How many processes besides the bot's own a limit on processes (``RLIMIT_NPROC``) set for it counts:
+    from Linux 5.14 on, in a user namespace of its own, those of that namespace alone (the jail's outer
+    process); otherwise every process ``uid`` runs on the machine now."""
+    if user_namespace and _kernel() >= (5, 14):
+        return 1
+    return processes_of(uid)
+
+
+def _kernel() -> tuple[int, int]:
+    found = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
 
 
 def processes_of(uid: int) -> int:

@@ -92,7 +92,7 @@ from arena.errors import os_error_line
 from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.forkserver import Forked
-from arena.isolation.limits import UID_BASE, Limits, SandboxError, processes_of, serials
+from arena.isolation.limits import UID_BASE, Limits, SandboxError, counted_processes, serials
 from arena.isolation.rootfs import (
     PATH,
     Layout,
@@ -567,8 +567,9 @@ def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layou
     if not made.cgroups:
         rlimits["AS"] = limits.memory_mb << 20
         if uid is not None or os.geteuid() != 0:
-            # Counted over the whole uid: its processes now, plus what the bot may start.
-            rlimits["NPROC"] = limits.processes + processes_of(uid if uid is not None else os.geteuid())
+            # What the limit counts now (the uid's processes, or its user namespace's), plus what the bot may start.
+            rlimits["NPROC"] = limits.processes + counted_processes(uid if uid is not None else os.geteuid(),
+                                                                    level == "userns")
     return {
         "parent": os.getpid(),
         "namespaces": fresh_root,

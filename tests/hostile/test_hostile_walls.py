@@ -414,8 +414,10 @@ def snoop_logs(out: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_path, twins):
-    """Its file is mode 0700 (only root may read it): it must still run, under a uid of its own, and read
-    neither /root, /etc/shadow, nor the results of this run or an earlier one (with its master seed)."""
+    """Its file is mode 0700 (only the referee's user may read it): it must still run, never with the
+    machine's root rights (under a referee run as root, as a uid of its own; otherwise as the referee's user,
+    seen as uid 0 inside its user namespace), without a capability, and read neither /root, /etc/shadow,
+    nor the results of this run or an earlier one (with its master seed)."""
     settings = {"deals": 1, "rotate": False}
     earlier = twins(PAIR, **settings)
     out = tmp_path / "results"
@@ -427,8 +429,10 @@ def test_an_entrant_whose_file_is_closed_to_others_runs_and_never_as_root(tmp_pa
     same_games_without_the_offender(out, records_by_id(earlier))
     same_games_as_the_twin(out, records_by_id(earlier))
     for name, log in snoop_logs(out).items():
-        uids = {int(line.split(" uid ")[1].split()[0]) for line in hostile_lines(log, "snoop ran as")}
-        assert uids and 0 not in uids, f"{name} ran as uid {sorted(uids)}"
+        ran = hostile_lines(log, "snoop ran as")
+        uids = {int(line.split(" uid ")[1].split()[0]) for line in ran}
+        assert uids and (0 not in uids or os.geteuid() != 0), f"{name} ran as uid {sorted(uids)}"
+        assert all(int(line.split("CapEff ")[1].split(",")[0], 16) == 0 for line in ran), ran
         found = [line[:300] for line in dict.fromkeys(hostile_lines(log, "FOUND"))
                  if any(word in line for word in ("/root", "/etc/shadow", str(out), str(earlier)))]
         assert not found, f"{name} read what only root may:\n" + "\n".join(found)

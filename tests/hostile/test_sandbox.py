@@ -231,8 +231,8 @@ def test_a_missing_program_is_a_sandbox_error_line():
         box.kill()
 
 
-def test_without_root_the_strongest_level_is_a_user_namespace():
-    """Run as a user of no rights (nobody) with the system's Python: the walls come from a user namespace."""
+def as_nobody(script: str) -> str:
+    """Run ``script`` as a user of no rights (nobody) with the system's Python; what it printed."""
     python = "/usr/bin/python3"
     if os.geteuid() != 0 or not os.access(python, os.X_OK) or not Path("/usr/sbin/runuser").exists():
         pytest.skip("needs root (to become nobody), /usr/bin/python3 and runuser")
@@ -241,12 +241,32 @@ def test_without_root_the_strongest_level_is_a_user_namespace():
     root = Path(sandbox.__file__).resolve().parents[2]
     if not all(parent.stat().st_mode & 0o001 for parent in [root, *root.parents]):
         pytest.skip(f"{root} cannot be reached by nobody")
-    script = ("from arena.isolation import sandbox; print(sandbox.walls()); box = sandbox.start(['sh', '-c', 'echo $$; id -u']);"
-              "print(box.process.stdout.read().decode().split()); box.kill()")
     done = subprocess.run(["/usr/sbin/runuser", "-u", "nobody", "--", python, "-c", script], cwd="/",
                           env={"PATH": sandbox.PATH, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    level, inside = done.stdout.splitlines()
+    return done.stdout
+
+
+def test_without_root_the_strongest_level_is_a_user_namespace():
+    """Without root, the walls come from a user namespace."""
+    level, inside = as_nobody(
+        "from arena.isolation import sandbox; print(sandbox.walls()); box = sandbox.start(['sh', '-c', 'echo $$; id -u']);"
+        "print(box.process.stdout.read().decode().split()); box.kill()").splitlines()
     assert level == ("userns" if USERNS else "rlimits")
     if USERNS:
         assert inside == "['1', '0']"  # PID 1 of its own namespace; uid 0 there is nobody outside
+
+
+def test_without_root_a_bot_starts_no_more_processes_than_its_limit_whatever_its_user_runs_besides():
+    """A user running 30 processes besides: its bot (which tries to start 500) still stops below 20.  In a
+    user namespace (Linux 5.14 on) the limit counts that namespace's processes alone, not the user's."""
+    forker = ("import os, time\nn = 0\ntry:\n while n < 500:\n  if os.fork() == 0:\n   time.sleep(30); os._exit(0)\n"
+              "  n += 1\nexcept OSError as e: print('stopped at', n)\n")
+    out = as_nobody(
+        "import subprocess; from arena.isolation import sandbox; from arena.isolation.limits import Limits\n"
+        "others = [subprocess.Popen(['sleep', '60']) for _ in range(30)]\n"
+        f"box = sandbox.start(['/usr/bin/python3', '-c', {forker!r}], sandbox.StartOptions(limits=Limits(processes=20)))\n"
+        "print(box.process.stdout.read().decode().strip()); box.kill()\n"
+        "for other in others: other.kill()\n")
+    words = out.split()
+    assert words[:2] == ["stopped", "at"] and int(words[2]) < 20, out

@@ -36,6 +36,8 @@ RENAME_EXCHANGE = 2
 #: renameat2 by machine: ctypes reaches it through syscall(), which every libc has.
 SYS_RENAMEAT2 = {"x86_64": 316, "aarch64": 276}.get(platform.machine())
 needs_renameat2 = pytest.mark.skipif(SYS_RENAMEAT2 is None, reason=f"renameat2 is not known on {platform.machine()}")
+#: A stage is made by root for a bot's uid: its copy goes to a group of its own, which only root may give.
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="staging is root's: it gives each copy to a group of its own")
 
 
 def _exchange(folder: str, first: str, second: str) -> None:
@@ -194,6 +196,7 @@ def _swap_folder(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @needs_renameat2
+@needs_root
 def test_a_link_swapped_in_between_listing_and_copying_is_never_followed(tmp_path, monkeypatch):
     """Every listing of the folder swaps ``data`` and the link at once after it: what was listed as a file is
     a link when it is copied (and the other way round)."""
@@ -238,6 +241,7 @@ def test_a_link_swapped_in_between_listing_and_copying_is_never_followed(tmp_pat
 
 
 @needs_renameat2
+@needs_root
 def test_a_link_swapped_in_as_a_file_is_opened_is_refused(tmp_path, monkeypatch):
     """Swapped just before root opens the file it listed: the open does not follow the link, and a file
     that is not the one listed is not copied."""
@@ -268,6 +272,7 @@ while True:
 
 
 @needs_renameat2
+@needs_root
 def test_a_link_swapped_all_the_while_root_stages_never_has_it_copy_the_secret(tmp_path):
     """The real race: another process swaps ``data`` and a link to root's secret as fast as it can while
     the folder is staged 200 times."""
@@ -476,6 +481,7 @@ def test_shared_places_are_the_root_homes_folders_anyone_writes_and_a_busy_worki
     assert not shared_place(str(tmp_path))
 
 
+@needs_root
 def test_a_stage_holds_no_fifo_and_links_stay_links(tmp_path):
     entrant = tmp_path / "entrant"
     entrant.mkdir(mode=0o700)
@@ -496,6 +502,7 @@ def test_a_results_folder_is_told_by_the_names_the_arena_writes():
     assert not staging.is_results_folder({"tournament.toml", "bot.py"})
 
 
+@needs_root
 def test_a_stage_is_made_once_per_referee_process_while_nothing_in_it_changes(tmp_path):
     entrant = tmp_path / "entrant"
     entrant.mkdir(mode=0o700)
@@ -509,6 +516,7 @@ def test_a_stage_is_made_once_per_referee_process_while_nothing_in_it_changes(tm
     assert Path(again, "bot.py").read_text() == "print('changed')\n"
 
 
+@needs_root
 @pytest.mark.parametrize("owner", ["the entrant", "another, closed to others"])
 def test_the_working_folder_in_a_staged_folder_is_staged_with_only_what_the_command_names(tmp_path, monkeypatch,
                                                                                           owner):
