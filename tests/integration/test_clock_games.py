@@ -74,8 +74,9 @@ def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolat
     outcome = play_game([paced(0.15), "random"], 3, time_limit=0.05, clock=time_control(overage=0.35),
                         isolation=isolation)
     game = checked(outcome)
-    [fault] = outcome.faults
-    assert fault["kind"] == "timeout" and fault["seat"] == 0
+    # The opponent's turns have the same limit of 0.05 s; on a busy machine one may miss it (a fault of its own).
+    [fault] = [fault for fault in outcome.faults if fault["seat"] == 0]
+    assert fault["kind"] == "timeout"
     assert fault["message"] == "no move within the time limit of 0.05 s and its overage bank (0.35 s in all) spent"
     answered = [t for s, t in zip(game.seats, game.times, strict=True) if s == 0 and t.used is not None]
     # Turns paid for from the bank until it ran out: at most 3 (4 for a program, whose first turn has a
@@ -87,7 +88,7 @@ def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolat
     assert "left" not in outcome.record["clock"]  # a bank, no game clock
     # Without the bank the first turn past the limit is the fault, as ever.
     plain = play_game([paced(0.15), "random"], 3, time_limit=0.05, isolation=isolation)
-    assert plain.faults[0]["message"] == "no move within the time limit of 0.05 s"
+    assert [fault["message"] for fault in plain.faults if fault["seat"] == 0] == ["no move within the time limit of 0.05 s"]
     assert "clock" not in plain.record
 
 

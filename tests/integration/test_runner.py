@@ -608,10 +608,12 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeyp
     """In process the worker is stopped at the game's bound; in a process of its own, the bot at its limit."""
     from arena.tournament.run import workers
 
-    # The bound in process: 100 bot calls x 0.05 s - 1.5 s = 3.5 s.  The game is stuck from the stubborn bot's
-    # third turn; what the bound must leave room for is its replay, isolated (bot processes started): 0.5 s idle.
-    monkeypatch.setattr(workers, "_BOUND_MARGIN", -1.5)
-    limit = 0.05 if isolation == "none" else 0.5  # a bot process is given time to start on a busy machine
+    # The game is stuck from the stubborn bot's third turn.  In process it is stopped at the bound, set to 5 s
+    # (100 bot calls x the limit, plus the margin); the bound must leave room for the game's replay, isolated
+    # (bot processes started, the stubborn bot stopped at its limit): about 1 s idle.  The limit is a turn's
+    # wall time, so it is one a busy machine cannot make a bot miss: the replay's faults are the stubborn bot's.
+    limit = 0.5
+    monkeypatch.setattr(workers, "_BOUND_MARGIN", 5.0 - 100 * limit)
     path = write_tournament(
         f'name = "stuck"\nplayers = 2\ndeals = 1\nseed = 3\ntime_limit = {limit}\nrotate = false\n'
         f'isolation = "{isolation}"\n'
