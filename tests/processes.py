@@ -5,11 +5,17 @@ detached child, a daemon) is adopted by init.  So the processes a test looks for
 among this process's descendants and init's children (:func:`ours`): never another worker's, which are
 that worker's descendants while its test plays (an orphan of its that outlived its test is a leftover
 whichever test finds it).
+
+One orphan is still another worker's: a jailed bot whose jail's outer process was killed while the bot was
+being killed (the referee waits for the outer process half a second, less than a loaded machine may take).
+Init adopts the bot for the moment its referee takes to empty its cgroups; that cgroup's name,
+``bot-<pid>-<n>``, names the process that made it, the referee, still running in the other worker's tree.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 
 
@@ -31,7 +37,8 @@ def running(pid: int) -> bool:
 
 def ours() -> set[int]:
     """The live processes (not zombies) this process started, and theirs, however deep; and the orphans
-    init adopted, and theirs, outside the tree this process runs in (where the other workers are)."""
+    init adopted, and theirs, outside the tree this process runs in (where the other workers are), but
+    for those in a bot cgroup a process of that tree, outside this one's, made."""
     parent: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         found = _stat(entry.name) if entry.name.isdigit() else None
@@ -43,15 +50,34 @@ def ours() -> set[int]:
     me = top = os.getpid()
     while parent.get(top, 1) > 1:
         top = parent[top]
-    found = set()
-    todo = [me, *(pid for pid in children.get(1, ()) if pid != top)]
+    mine = _tree(children, [me])
+    others = _tree(children, [top]) - mine
+    orphans = [pid for pid in children.get(1, ()) if pid != top and _cgroup_maker(pid) not in others]
+    found = mine | _tree(children, orphans)
+    found.discard(me)
+    return found
+
+
+def _tree(children: dict[int, list[int]], roots: list[int]) -> set[int]:
+    """``roots`` and their descendants, however deep."""
+    found: set[int] = set()
+    todo = list(roots)
     while todo:
         pid = todo.pop()
         if pid not in found:
             found.add(pid)
             todo += children.get(pid, ())
-    found.discard(me)
     return found
+
+
+def _cgroup_maker(pid: int) -> int | None:
+    """The process that made the arena cgroup ``pid`` is in (its name is ``bot-<maker>-<n>``); None: none."""
+    try:
+        with open(f"/proc/{pid}/cgroup", encoding="utf-8") as f:
+            found = re.search(r"/bot-(\d+)-\d+(?:/|$)", f.read(), re.MULTILINE)
+    except OSError:
+        return None
+    return int(found.group(1)) if found else None
 
 
 def processes_with(*marks: bytes) -> list[tuple[int, str]]:
