@@ -610,8 +610,8 @@ def test_a_bot_stuck_where_the_clock_cannot_stop_it_is_stopped(tmp_path, monkeyp
 
     # The game is stuck from the stubborn bot's third turn.  In process it is stopped at the bound, set to 5 s
     # (100 bot calls x the limit, plus the margin); the bound must leave room for the game's replay, isolated
-    # (bot processes started, the stubborn bot stopped at its limit): about 1 s idle.  The limit is a turn's
-    # wall time, so it is one a busy machine cannot make a bot miss: the replay's faults are the stubborn bot's.
+    # (bot processes started, the stubborn bot stopped at its limit): about 1 s idle.  A program's turn is timed
+    # by the wall clock: the limit is ten times the 0.05 s a busy machine once made the opponent miss.
     limit = 0.5
     monkeypatch.setattr(workers, "_BOUND_MARGIN", 5.0 - 100 * limit)
     path = write_tournament(
