@@ -29,6 +29,12 @@ def _stat(pid: int | str) -> tuple[bytes, int] | None:
     return state, int(ppid)
 
 
+def parent_of(pid: int) -> int | None:
+    """A process's parent (None: gone)."""
+    found = _stat(pid)
+    return None if found is None else found[1]
+
+
 def running(pid: int) -> bool:
     """Whether ``pid`` is a live process (a zombie has ended)."""
     found = _stat(pid)

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups
-from tests.processes import processes_with
+from tests.processes import parent_of, processes_with
 
 CGROUPS = machine_cgroups()
 
@@ -35,11 +35,6 @@ os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", {
 """
     started = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=30)
     return int(started.stdout)
-
-
-def parent_of(pid: int) -> int:
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        return int(f.read().rpartition(b")")[2].split()[1])
 
 
 @pytest.mark.skipif(CGROUPS is None, reason="needs cgroups the arena may make (root)")
