@@ -29,7 +29,7 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from arena.errors import ArenaError
-from arena.isolation import protocol, sandbox
+from arena.isolation import logshares, protocol, sandbox
 from arena.isolation.forkserver import ARENA_PARENT
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
 from arena.plugins.specs import EXEC_PREFIX
@@ -39,14 +39,19 @@ from arena.plugins.specs import EXEC_PREFIX
 _READ = 1 << 16
 #: How long a program may take to start and answer ``hello``, on top of the time limit.
 STARTUP_SECONDS = 10.0
-#: The most one entrant's log may grow to in a run, whatever number of processes wrote it (each process
-#: writes at most its ``Limits.log_mb``): a bot that floods standard error and crashes in every game
-#: would otherwise get a fresh share with each new process.
+#: The most one entrant's log may grow to in a run, whatever number of processes wrote it, at once or
+#: one after another (each process writes at most its ``Limits.log_mb``, reserved when it starts:
+#: :mod:`~arena.isolation.logshares`): a bot that floods standard error and crashes in every game would
+#: otherwise get a fresh share with each new process.
 ENTRANT_LOG_MB = 64
 #: The most all the logs of one folder (a run's) may hold together.
 RUN_LOG_MB = 1024
-#: What the log says once its entrant's share is spent.
-LOG_FULL = "--- arena: this log is past its share of {mb} MiB: the standard error of later processes is dropped ---\n"
+#: Room in the log for the lines a process's jail adds to its standard error: the line that says the rest
+#: is dropped, or the jail's own line on why it could not start the program.
+JAIL_LINES = 8 << 10
+#: What the log says of a process that finds its entrant's share or the folder's spent.
+LOG_FULL = ("--- arena: no room left in this log's share ({mb} MiB a log, {run} MiB the folder's logs): "
+            "the standard error of this process is dropped ---\n")
 #: How long a program that was told to quit gets before it is killed; also how long it has to take
 #: the ``over`` and ``quit`` lines into its input.
 QUIT_SECONDS = 0.2
@@ -177,6 +182,7 @@ class BotProcess:
         self._write_poll: Any = None
         self._in = self._out = -1
         self._log_start = 0
+        self._reserved: logshares.Reservation | None = None
         self._launched = 0.0
 
     @property
@@ -198,15 +204,7 @@ class BotProcess:
         so that several programs can start at once."""
         program = self.program
         _check_command(program)
-        log_fd = left = None
-        if self.log is not None:
-            log_fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            self._log_start = os.lseek(log_fd, 0, os.SEEK_END)
-            left = log_share(self.log, self._log_start)
-            if left <= 0:  # one line a process, as the referee's own notes: bounded by the games
-                os.write(log_fd, LOG_FULL.format(mb=ENTRANT_LOG_MB).encode())
-                os.close(log_fd)
-                log_fd = None
+        log_fd, left = self._open_log()
         try:
             self._box = sandbox.start(
                 list(program.command),
@@ -215,7 +213,11 @@ class BotProcess:
                                      host=program.host),
             )
         except sandbox.SandboxError as exc:
+            self._give_back()
             raise BotProcessError(f"{program.text}: {exc}") from None
+        except BaseException:
+            self._give_back()
+            raise
         finally:
             if log_fd is not None:
                 os.close(log_fd)
@@ -344,8 +346,7 @@ class BotProcess:
         """A line of the referee's in the program's log (which game follows)."""
         if self.log is not None:
             try:
-                with open(self.log, "a", encoding="utf-8") as log:
-                    log.write(f"--- arena: {text} ---\n")
+                logshares.append(self.log, f"--- arena: {text} ---\n".encode(), log_shares())
             except OSError:
                 pass
 
@@ -391,6 +392,31 @@ class BotProcess:
         shown = [errors[-1], "...", *last] if errors else last
         return " | ".join(protocol.bot_text(line, 160) for line in shown)
 
+    def _open_log(self) -> tuple[int | None, int | None]:
+        """The log open for the program's standard error and the bytes it may write there, reserved from
+        the shares (:func:`log_shares`); (None, None) without a log, (None, 0) when its share is spent."""
+        if self.log is None:
+            return None, None
+        try:
+            self._log_start = os.path.getsize(self.log)
+        except OSError:
+            self._log_start = 0
+        self._reserved = logshares.reserve(self.log, self.program.limits.log_mb << 20, log_shares(), JAIL_LINES)
+        if self._reserved.bytes <= 0:  # a line a process while it fits, as the referee's own notes
+            logshares.append(self.log, LOG_FULL.format(mb=ENTRANT_LOG_MB, run=RUN_LOG_MB).encode(), log_shares())
+            return None, 0
+        try:
+            return os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600), self._reserved.bytes
+        except BaseException:
+            self._give_back()
+            raise
+
+    def _give_back(self) -> None:
+        """End the process's grant in its log: what it wrote is counted in the log's size from now on."""
+        reserved, self._reserved = self._reserved, None
+        if reserved is not None:
+            reserved.give_back()
+
     def stop(self) -> None:
         """Ask the program to quit, then kill what is left of it (within about :data:`QUIT_SECONDS`)."""
         stop_all([self])
@@ -412,20 +438,12 @@ class BotProcess:
         if box is not None:
             box.kill()
         self._buffer.clear()
+        self._give_back()
 
 
-def log_share(path: str, size: int) -> int:
-    """How many more bytes a new process may add to the log ``path`` (now ``size`` bytes): what is left of
-    its entrant's :data:`ENTRANT_LOG_MB` and of the folder's :data:`RUN_LOG_MB`."""
-    total = 0
-    try:
-        with os.scandir(os.path.dirname(path) or ".") as entries:
-            for entry in entries:
-                if entry.name.endswith(".log") and entry.is_file(follow_symlinks=False):
-                    total += entry.stat(follow_symlinks=False).st_size
-    except OSError:
-        pass
-    return min((ENTRANT_LOG_MB << 20) - size, (RUN_LOG_MB << 20) - total)
+def log_shares() -> logshares.Shares:
+    """The shares of a log and of its folder, read when used (:data:`ENTRANT_LOG_MB`, :data:`RUN_LOG_MB`)."""
+    return logshares.Shares(ENTRANT_LOG_MB << 20, RUN_LOG_MB << 20)
 
 
 def stop_all(processes: Sequence[BotProcess]) -> None:

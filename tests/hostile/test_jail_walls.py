@@ -544,30 +544,3 @@ def test_the_short_walls_line_names_a_missing_or_weaker_wall_as_such(monkeypatch
     monkeypatch.setattr(sandbox, "seccomp_text", lambda: "no seccomp (libseccomp missing)")
     assert "no seccomp" in sandbox.short_walls(sandbox.describe("jail", 1_500_123))
     assert sandbox.short_walls(sandbox.describe("rlimits")).startswith("rlimits (referee's uid, no namespaces, ")
-
-
-@pytest.mark.slow
-def test_an_entrant_s_log_is_capped_whatever_number_of_processes_write_it(tmp_path, monkeypatch):
-    """A bot that floods standard error and ends in every game gets a fresh process each time: its log stops
-    growing at its entrant's share (one line saying so per later process), and all the logs of a folder at
-    the run's share."""
-    from arena.isolation import botprocess
-    from arena.isolation.botprocess import BotProcess, BotProcessError, Program
-
-    monkeypatch.setattr(botprocess, "ENTRANT_LOG_MB", 3)
-    monkeypatch.setattr(botprocess, "RUN_LOG_MB", 5)
-    flood = ("import sys\nchunk = b'e' * (1 << 20)\n"
-             "for _ in range(2): sys.stderr.buffer.write(chunk)\nsys.stderr.flush()\nsys.exit(3)")
-    program = Program((SYSTEM_PYTHON, "-c", flood), limits=Limits(log_mb=16))
-    logs = {name: tmp_path / f"{name}.log" for name in ("flood", "other")}
-    for _ in range(4):
-        for name, log in logs.items():
-            process = BotProcess(program, log=str(log))
-            with pytest.raises(BotProcessError):
-                process.start(1.0)  # it ends before its hello
-            process.kill()
-    flood_size, other_size = (logs[name].stat().st_size for name in ("flood", "other"))
-    note = botprocess.LOG_FULL.format(mb=3).encode()
-    assert flood_size <= (3 << 20) + 4 * len(note), flood_size
-    assert flood_size + other_size <= (5 << 20) + 8 * len(note) + 4096, (flood_size, other_size)
-    assert note in logs["flood"].read_bytes()
