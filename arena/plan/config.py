@@ -33,7 +33,6 @@ import json
 import math
 import os
 import re
-import shlex
 import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
@@ -48,6 +47,7 @@ from arena.play import ranges as limits
 from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.referee import ISOLATIONS
+from arena.plugins.specs import exec_ref
 from arena.rules.state import PENALTIES, SCORINGS
 
 #: Tournament names become folder names: keep them to safe characters.
@@ -104,7 +104,7 @@ class Entrant:
             return self.spec
         from arena.plugins.specs import BotSpec
 
-        return BotSpec("exec:" + shlex.join(self.command), dict(self.options))
+        return BotSpec(exec_ref(self.command), dict(self.options))
 
     def folder(self) -> str:
         """The absolute folder a program of this entrant starts in: ``cwd`` read from ``base``, else ``base``."""
@@ -285,7 +285,7 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
     if "command" in program:
         if "bot" in table:
             raise _fail(source, where, "give either bot or command, not both")
-        bot = "exec:" + shlex.join(program["command"])
+        bot = exec_ref(program["command"])
     elif "bot" not in table:
         raise _fail(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
     else:

@@ -9,7 +9,10 @@ where ``REF`` is an entry-point name, ``DIST:NAME`` (the entry point ``NAME``
 of the distribution ``DIST``, for a name two distributions register),
 ``package.module:Name``, ``path/to/file.py:Name`` or ``exec:COMMAND``.  The options part starts after
 the last ``:`` that comes before the first ``=``; so a ``REF`` never contains ``=``, and an option
-value never contains ``,``.  Given values are converted to the type of the option's default:
+value never contains ``,``.  In ``exec:COMMAND`` the options can only follow the command's last word:
+they start at its first ``:`` that an option's name and ``=`` follow, with no quote after it.  Everything
+else is the command, whose words may hold ``:`` and ``=`` (``exec:java -XX:MaxMetaspaceSize=64m -cp bots
+Bot:depth=2``); a last word that would read as options is quoted (``exec:./bot '-XX:Level=1'``).  Given values are converted to the type of the option's default:
 ``int``, ``float``, ``bool`` (``true/false/yes/no/1/0``) or ``str``, and checked against its range.
 """
 
@@ -17,7 +20,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +33,10 @@ EXEC_PREFIX = "exec:"
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: A distribution's name (PEP 508).
 _DIST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?")
+#: How the options of an ``exec:`` command start, in its last word (``bot.js:captures=false``): a name and ``=``.
+_OPTIONS_START = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*=")
+#: Characters that make a word of a command quoted or escaped: such a word is never options.
+_QUOTING = re.compile(r"['\"\\]")
 _TRUE = ("true", "yes", "1")
 _FALSE = ("false", "no", "0")
 
@@ -69,19 +77,22 @@ def split_bot_spec(text: str) -> tuple[str, dict[str, str]]:
     """Split spec text into its ``REF`` and its given values as text, checking only the syntax."""
     if not isinstance(text, str) or not text:
         raise BotError(str(text), "a bot spec is REF or REF:key=value,... and cannot be empty")
-    eq = text.find("=")
-    if eq < 0:
-        ref, rest = text, ""
+    if text.startswith(EXEC_PREFIX):
+        ref, rest = _split_exec(text)
     else:
-        colon = text.rfind(":", 0, eq)
-        if colon < 0:
-            raise BotError(text, "options follow the bot after a colon, as in mcts:iterations=400")
-        ref, rest = text[:colon], text[colon + 1:]
+        eq = text.find("=")
+        if eq < 0:
+            ref, rest = text, None
+        else:
+            colon = text.rfind(":", 0, eq)
+            if colon < 0:
+                raise BotError(text, "options follow the bot after a colon, as in mcts:iterations=400")
+            ref, rest = text[:colon], text[colon + 1:]
     if not ref:
         raise BotError(text, "the bot is missing before the options")
     _check_ref(ref, text)
     given: dict[str, str] = {}
-    if eq >= 0:
+    if rest is not None:
         for item in rest.split(","):
             key, sep, value = item.partition("=")
             if not sep:
@@ -92,6 +103,28 @@ def split_bot_spec(text: str) -> tuple[str, dict[str, str]]:
                 raise BotError(ref, f"option {key!r} is given twice")
             given[key] = value
     return ref, given
+
+
+def _split_exec(text: str) -> tuple[str, str | None]:
+    """``exec:COMMAND[:key=value,...]`` as ``(ref, options text or None)``: the options are only in the
+    command's last word, after its first ``:`` that an option's name and ``=`` follow, with no quote after."""
+    word = re.split(r"\s", text[len(EXEC_PREFIX):])[-1]
+    for found in re.finditer(":", word):
+        tail = word[found.end():]
+        if _OPTIONS_START.match(tail) and not _QUOTING.search(tail):
+            cut = len(text) - len(word) + found.start()
+            return text[:cut], text[cut + 1:]
+    return text, None
+
+
+def exec_ref(command: Sequence[str]) -> str:
+    """The ``exec:`` ref of a command given as words, read back by :func:`split_bot_spec` as that command
+    alone: a last word that would read as options is quoted."""
+    text = EXEC_PREFIX + shlex.join(command)
+    if _split_exec(text)[1] is None:
+        return text
+    return EXEC_PREFIX + shlex.join(command[:-1]) + (" " if len(command) > 1 else "") + \
+        "'" + command[-1].replace("'", "'\"'\"'") + "'"
 
 
 def _check_ref(ref: str, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from arena.plugins import (
     parse_bot_spec,
     split_bot_spec,
 )
+from arena.plugins.specs import exec_ref
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 BAD = FIXTURES / "bad_bots.py"
@@ -64,6 +66,35 @@ def fake_plugins(monkeypatch):
 )
 def test_split_bot_spec(text, ref, options):
     assert split_bot_spec(text) == (ref, options)
+
+
+@pytest.mark.parametrize(
+    "text, ref, options",
+    [
+        ("exec:java -XX:+UseSerialGC -cp bots Bot", "exec:java -XX:+UseSerialGC -cp bots Bot", {}),
+        ("exec:java -XX:MaxMetaspaceSize=64m -cp bots Bot", "exec:java -XX:MaxMetaspaceSize=64m -cp bots Bot", {}),
+        ("exec:java -Dlevel=2 -cp . Bot", "exec:java -Dlevel=2 -cp . Bot", {}),
+        ("exec:java -cp lib/a.jar:lib/b.jar:. Bot", "exec:java -cp lib/a.jar:lib/b.jar:. Bot", {}),
+        ("exec:java -Dx=1 -cp bots Bot:captures=false", "exec:java -Dx=1 -cp bots Bot", {"captures": "false"}),
+        ("exec:node bot.js:captures=false,depth=2", "exec:node bot.js", {"captures": "false", "depth": "2"}),
+        ("exec:./bot:style=a:b", "exec:./bot", {"style": "a:b"}),
+        ("exec:./bot --host=a:b", "exec:./bot --host=a:b", {}),
+        # A last word that would read as options is the command's when it is quoted.
+        ("exec:./bot '-XX:Level=1'", "exec:./bot '-XX:Level=1'", {}),
+        ("exec:./bot -XX:Level=1", "exec:./bot -XX", {"Level": "1"}),
+    ],
+)
+def test_an_exec_command_keeps_its_colons_and_equals_signs(text, ref, options):
+    assert split_bot_spec(text) == (ref, options)
+
+
+@pytest.mark.parametrize("command", [["java", "-XX:MaxMetaspaceSize=64m", "-cp", "bots", "Bot"],
+                                     ["./bot", "-XX:Level=1"], ["./bot", "it's:a=b"], ["./bot:a=1"]])
+def test_a_command_given_as_words_reads_back_as_that_command(command):
+    ref = exec_ref(command)
+    assert split_bot_spec(ref) == (ref, {})
+    assert shlex.split(ref.removeprefix("exec:")) == command
+    assert split_bot_spec(ref + ":captures=false") == (ref, {"captures": "false"})
 
 
 @pytest.mark.parametrize(
