@@ -2,7 +2,8 @@
 
 The socket is bound before the address is printed (port 0: any free port, the one taken printed),
 so a program that starts ``arena serve`` (``arena run --serve``) reads the address from its first
-line and finds the server listening.
+line and finds the server listening.  The connections' walls (a deadline for a request head, caps on
+connections) are :mod:`arena.serve.limits`'s.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def serve(folders: list[Path], host: str | None, port: int, say: Callable[[str],
     import uvicorn
 
     from arena.serve.app import create_app
+    from arena.serve.limits import Limits, uvicorn_settings
 
     if host is not None and token is None:
         token = secrets.token_urlsafe(18)
@@ -78,7 +80,8 @@ def serve(folders: list[Path], host: str | None, port: int, say: Callable[[str],
     address = Address(host or LOOPBACK, listening.getsockname()[1], token if host is not None else None)
     app = create_app(folders, address.token)
     say(f"arena serve: {len(folders)} folder(s) at {address.url}")
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off",
+                            **uvicorn_settings(Limits().fitted()))
     server = uvicorn.Server(config)
     server.run(sockets=[listening])
 
