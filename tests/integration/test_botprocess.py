@@ -329,7 +329,7 @@ def test_a_chunk_is_played_deal_after_deal_and_answered_in_its_own_order(tmp_pat
     init_worker(worker_settings(config, logs=str(tmp_path / "bots")))
     try:
         marked: list[int] = []
-        lines, rows, _, faults = play_chunk(games, mark=marked.append)
+        lines, rows, _, faults, *_ = play_chunk(games, mark=marked.append)
         assert marked == order
         processes = diary(tmp_path / "bots" / "diary.log")
         with workers._WORKER["isolated"] as referee:

@@ -92,7 +92,7 @@ def test_a_game_broken_by_a_bot_that_closed_the_workers_pipe_is_left_named_for_t
     playing = ctx.RawArray("d", [-1.0] * 6)
     pipe = worker_end.fileno()
 
-    def broken(games, isolate=False, mark=None, check=None):
+    def broken(games, isolate=False, mark=None, check=None, send=None):
         mark(0)
         os.close(pipe)
         raise WorkerError("game t-1 could not be played: OSError: [Errno 9] Bad file descriptor")
@@ -153,8 +153,10 @@ def test_an_answer_comes_back_as_it_was_sent_and_anything_else_is_refused():
     from arena.tournament.run.codec import Answer, Played, decode_answer, encode_answer
 
     fault = {"game_id": "t-0001-0", "seat": 1, "entrant": "rnd", "move": 3, "kind": "timeout", "message": "slow"}
-    answer = Answer(7, Played(b'{"a":1}\n', "rnd,é\n".encode(), 0.5, [fault]), log=["a line"])
+    answer = Answer(7, Played(b'{"a":1}\n', "rnd,é\n".encode(), 0.5, [fault], (0,), ((8, 7),)), log=["a line"])
     assert decode_answer(encode_answer(answer)) == answer
+    part = Answer(7, answer.played, last=False)
+    assert decode_answer(encode_answer(part)) == part
     assert decode_answer(encode_answer(Answer(3, error="no game"))) == Answer(3, error="no game")
     data = encode_answer(answer)
     for bad in (data[:-1], data + b"x", b"\x80" + data, "text", data.replace(b'"seat": 1', b'"seat": "1"')):

@@ -6,11 +6,13 @@ that every worker runs the same arena version, and then hands out chunks of
 games as Dask tasks.  A task (:func:`play_task`) plays its games with the same
 code the local worker processes use (:func:`~.workers.play_chunk`): the
 worker's bots and referees are prepared once per Dask worker process and
-kept for every task of the same run.  It returns the same answer as a local
-worker (:mod:`.codec`: plain bytes — a JSON line, then the record lines and
-the ``games.csv`` rows) with the log lines the games wrote; the parent alone
-writes the results and ``arena.log``, so a run on a cluster stores the same
-files as one with ``--workers 1``.  Tasks are sized by the local workers' rule
+kept for every task of the same run.  It hands its games back as a local
+worker does (:mod:`.codec`: plain bytes — a JSON line, then the record lines
+and the ``games.csv`` rows) with the log lines the games wrote: as they
+finish, through a Dask queue of the run's (so a task of a whole seating's
+pass has its games stored as it goes), and the rest as its result; the
+parent alone writes the results and ``arena.log``, so a run on a cluster
+stores the same files as one with ``--workers 1``.  Tasks are sized by the local workers' rule
 with numbers of their own (:data:`~.chunks.DASK_CHUNKS`).
 
 Faults:
@@ -23,8 +25,9 @@ Faults:
   games played again one by one, each with every bot in a process of its own,
   where the bot is faulted like any other; if such a game still ends its
   worker, the run stops with one line, as a local run does.
-* A game's results are stored once: the parent drops an answer for games it
-  has stored already.
+* A game's results are stored once: the parent drops from an answer the games
+  it has stored already (a task played again after its worker died answers
+  again for the games it handed back before).
 
 Bots given as ``file.py:Name`` (relative to the tournament file) travel with
 the settings and are written on a worker that does not see the file;
@@ -37,6 +40,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import hashlib
+import itertools
 import logging
 import mmap
 import os
@@ -49,6 +53,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -56,7 +61,7 @@ from typing import Any
 from arena.plan.schedule import Game
 from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
-from arena.tournament.run.codec import Answer, WorkerError, decode_answer, encode_answer
+from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer
 from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
 
@@ -346,13 +351,21 @@ class _Capture(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
 
+    def take(self) -> list[str]:
+        """The lines captured since the last call."""
+        lines, self.lines = self.lines, []
+        return lines
 
-def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bool, bound: float) -> bytes:
-    """A Dask task: play ``games`` on this worker; the :class:`~.codec.Answer` (chunk 0), with the log
+
+def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bool, bound: float, task: int = 0,
+              parts: str | None = None) -> bytes:
+    """A Dask task: play ``games`` on this worker; the :class:`~.codec.Answer` to chunk ``task``, with the log
     lines the games wrote, as bytes.
 
-    ``bound`` is the longest one game may take (seconds): past it the worker process ends, and the
-    parent plays the task's games again with every bot in a process of its own.
+    With ``parts`` (the name of a Dask queue) the games finished go there as they finish, answers of
+    their own (:func:`~.workers.play_chunk`), and the answer returned holds only the others.  ``bound``
+    is the longest one game may take (seconds): past it the worker process ends, and the parent plays
+    the task's games it has not stored again, each with every bot in a process of its own.
     """
     with _TASK_LOCK:
         logger = logging.getLogger("arena")
@@ -374,15 +387,24 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
                     raise WorkerError(f"Dask worker {_worker_address()} cannot load a bot: {_one_line(exc)} "
                                       f"(install the bot there, at the same version)") from None
                 _HELD["key"] = key
-            answer = Answer(0, play_chunk(games, isolate, watchdog.started))
+            send = None
+            if parts is not None:
+                import distributed
+
+                queue = distributed.Queue(parts)
+
+                def send(played: Played) -> None:
+                    queue.put(encode_answer(Answer(task, played, last=False, log=capture.take())))
+
+            answer = Answer(task, play_chunk(games, isolate, watchdog.started, send=send))
         except WorkerError as exc:
-            answer = Answer(0, error=str(exc))
+            answer = Answer(task, error=str(exc))
         finally:
             watchdog.idle()
             logger.removeHandler(capture)
             logger.setLevel(saved[0])
             logger.propagate = saved[1]
-        return encode_answer(dataclasses.replace(answer, log=capture.lines))
+        return encode_answer(dataclasses.replace(answer, log=capture.take()))
 
 
 # -- the parent side -----------------------------------------------------------
@@ -390,8 +412,21 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
 
 @dataclasses.dataclass
 class _Task:
+    id: int
     games: list[Game]
     isolate: bool = False
+    #: The indices of its games stored so far (from its parts, of any of its attempts).
+    stored: set[int] = dataclasses.field(default_factory=set)
+    #: The seconds its parts took.
+    seconds: float = 0.0
+
+    def left(self) -> list[Game]:
+        """Its games not stored yet, in its order."""
+        return [game for index, game in enumerate(self.games) if index not in self.stored]
+
+
+#: How long the parent waits for a task to end before it looks for games finished (seconds).
+PART_WAIT = 0.25
 
 
 class DaskWorkers:
@@ -409,7 +444,10 @@ class DaskWorkers:
         self.log_path: str | None = init_args[1] if len(init_args) > 1 else None
         self.bound = bound
         self.pending: dict[Any, _Task] = {}
-        self.stored: set[str] = set()
+        #: The tasks not yet ended, by id: a part names its task.
+        self.tasks: dict[int, _Task] = {}
+        self._ids = itertools.count()
+        self.parts: Any = None
 
     def __enter__(self) -> DaskWorkers:
         return self
@@ -418,79 +456,115 @@ class DaskWorkers:
         self.close(wait=exc[0] is None)
 
     def close(self, wait: bool = True) -> None:
-        """Cancel the tasks still out (their games are not stored)."""
+        """Cancel the tasks still out (their games not handed back are not stored)."""
         if self.pending:
             self.cluster.client.cancel(list(self.pending))
             self.pending.clear()
+        if self.parts is not None:
+            self.parts.close()
+            self.parts = None
 
-    def _submit(self, queue: Any, task: _Task) -> None:
+    def _submit(self, task: _Task) -> None:
         # The settings go with every task (a few kB): scattered data dies with the worker that holds it.
         future = self.cluster.client.submit(play_task, self.key, self.settings, task.games, task.isolate, self.bound,
-                                            pure=False)
+                                            task.id, self.parts.name, pure=False)
         self.pending[future] = task
-        queue.add(future)
+        self.tasks[task.id] = task
 
     def _write_log(self, lines: list[str]) -> None:
         if self.log_path is not None and lines:
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write("".join(line + "\n" for line in lines))
 
+    def _take(self, answer: Answer) -> tuple[int, bytes, str, list[dict[str, Any]]] | None:
+        """The games of an answer (a part or a task's last) not stored yet, marked stored; None if none."""
+        self._write_log(answer.log)
+        if answer.played is None:
+            raise WorkerError(str(answer.error))
+        task = self.tasks.get(answer.chunk)
+        if task is None:
+            return None  # a late part of a task ended already: its games are stored, or handed out again
+        if not set(answer.played.games) <= set(range(len(task.games))):
+            raise WorkerError("a Dask worker answered for games it was not given")
+        new = set(answer.played.games) - task.stored  # an attempt played again after its worker died sends some twice
+        played = answer.played.only(new, bool(self.settings.get("compress")))
+        task.stored |= new
+        task.seconds += played.seconds
+        if not played.games:
+            return None
+        return len(played.games), played.records, played.rows.decode("utf-8"), played.faults
+
+    def _drain(self) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+        """The games of the parts waiting in the queue, stored once each."""
+        for data in self.parts.get(batch=True):
+            taken = self._take(decode_answer(data, "a Dask worker", "task"))
+            if taken is not None:
+                yield taken
+
+    def drain(self) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+        """The games handed back that :meth:`play` has not yielded: once play has stopped (Ctrl-C)."""
+        if self.parts is None:
+            return
+        try:
+            yield from self._drain()
+        except Exception:  # noqa: BLE001 - a cluster gone or an answer that is none: nothing more is stored
+            return
+
     def play(self, games: Iterator[Game], remaining: int, max_chunk: int = DASK_CHUNKS.most,
              passes: bool = False) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
-        """Play ``games``: ``(how many, record lines, rows, faults)`` per task, as tasks end (see the module docstring).
+        """Play ``games``: ``(how many, record lines, rows, faults)`` as games finish (see the module docstring).
 
         The first task per worker thread holds one game, to time them; then tasks of
         :data:`~.chunks.DASK_CHUNKS`' size, at most ``max_chunk`` games; with ``passes``, a seating's
-        consecutive games a task (bots in processes: :mod:`~.chunks`).
+        consecutive games a task (bots in processes: :mod:`~.chunks`).  A task hands its games back
+        through a Dask queue as they finish (:func:`play_task`), so a long one's are stored as it goes.
         """
         import distributed
 
         threads = self.cluster.threads()
-        queue = distributed.as_completed()
         sizes = ChunkSizes(DASK_CHUNKS, threads, threads, remaining, max_chunk, passes)
         ahead = 2 * threads
+        self.parts = distributed.Queue(f"arena-parts-{uuid.uuid4().hex}", client=self.cluster.client)
 
         def top_up() -> None:
             while sum(1 for t in self.pending.values() if not t.isolate) < ahead:
                 chunk = sizes.take(games)
                 if not chunk:
                     return
-                self._submit(queue, _Task(chunk))
+                self._submit(_Task(next(self._ids), chunk))
 
         top_up()
         while self.pending:
-            future = next(queue)
-            task = self.pending.pop(future, None)
-            if task is None:
-                continue
             try:
-                data = future.result()
-            except distributed.KilledWorker:
-                if task.isolate:
-                    raise WorkerError(f"game {task.games[0].game_id} stops its Dask worker even with every bot in "
-                                      f"a process of its own") from None
-                for game in task.games:
-                    log.warning("%s: its Dask worker died while playing it; playing it again with every bot in a "
-                                "process of its own", game.game_id)
-                    self._submit(queue, _Task([game], isolate=True))
-                top_up()
-                continue
-            except Exception as exc:
-                raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
-            answer = decode_answer(data, "a Dask worker", "task")
-            self._write_log(answer.log)
-            if answer.played is None:
-                raise WorkerError(str(answer.error))
-            ids = {game.game_id for game in task.games}
-            if ids <= self.stored:
-                continue  # answered twice: stored once
-            if ids & self.stored:
-                raise WorkerError("a Dask task answered for games stored already")
-            self.stored |= ids
-            records, rows, seconds, faults = answer.played
-            if not task.isolate:
-                sizes.timed(seconds, len(task.games))
-            yield len(task.games), records, rows.decode("utf-8"), faults
+                done, _ = distributed.wait(list(self.pending), timeout=PART_WAIT, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            # A task's parts reach the queue before it ends: after the wait, they are all there.
+            yield from self._drain()
+            for future in done:
+                task = self.pending.pop(future)
+                try:
+                    data = future.result()
+                except distributed.KilledWorker:
+                    del self.tasks[task.id]
+                    if task.isolate:
+                        raise WorkerError(f"game {task.games[0].game_id} stops its Dask worker even with every bot "
+                                          f"in a process of its own") from None
+                    for game in task.left():
+                        log.warning("%s: its Dask worker died while playing it; playing it again with every bot in "
+                                    "a process of its own", game.game_id)
+                        self._submit(_Task(next(self._ids), [game], isolate=True))
+                    continue
+                except Exception as exc:
+                    raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
+                taken = self._take(decode_answer(data, "a Dask worker", "task"))
+                del self.tasks[task.id]
+                if len(task.stored) != len(task.games):
+                    raise WorkerError("a Dask task ended without all of its games")
+                if not task.isolate:
+                    sizes.timed(task.seconds, len(task.games))
+                if taken is not None:
+                    yield taken
             top_up()
 
 

@@ -26,9 +26,12 @@ folder lock, the fault summary — is the same.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
@@ -309,20 +312,34 @@ def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, co
                dynamic_ncols=True, smoothing=0.05, desc=config.name)
     showing = Showing(folder.schedule, folder.path, total, sys.stderr, bar, options.progress, options.report_every)
     showing.begin(folder.stored)
+
+    def store(count: int, record_lines: bytes, rows: str, found: list[dict[str, Any]]) -> bool:
+        """Store games handed back; True once a feed has counted enough."""
+        with ctrl_c.held():
+            folder.append(record_lines, rows, count, found)  # logged once already, by the worker's referee
+        enough = feed is not None and feed.stored(rows)
+        if feed is not None:
+            bar.set_postfix_str(feed.postfix(), refresh=False)
+        bar.update(count)
+        showing.stored(rows, folder.stored)
+        return enough
+
+    ctrl_c = _CtrlC()
     try:
-        with _pool(connection, ctx, workers, _init_args(folder, options, logs, workers, connection is None), config) as pool:
+        with ctrl_c, _pool(connection, ctx, workers, _init_args(folder, options, logs, workers, connection is None),
+                           config) as pool:
             chunks = (pool.play(folder.pending(), remaining, passes=config.isolation == "process") if feed is None
                       else pool.play(feed.tasks(folder.recovered.done), remaining, feed.max_chunk))
-            for count, record_lines, rows, found in chunks:
-                folder.append(record_lines, rows, count, found)  # logged once already, by the worker's referee
-                enough = feed is not None and feed.stored(rows)
-                if feed is not None:
-                    bar.set_postfix_str(feed.postfix(), refresh=False)
-                bar.update(count)
-                showing.stored(rows, folder.stored)
-                if enough:  # the games still being played are not needed: stopped, never stored
-                    pool.close(wait=False)
-                    break
+            try:
+                for part in chunks:
+                    if store(*part):  # the games still being played are not needed: stopped, never stored
+                        pool.close(wait=False)
+                        break
+            except KeyboardInterrupt:
+                with ctrl_c.held():  # a second Ctrl-C stops the run once these are stored
+                    for part in pool.drain():  # the games finished before Ctrl-C, handed back but not yet read
+                        store(*part)
+                raise
     except KeyboardInterrupt:
         log.warning("interrupted by the user with %d of %d games stored", folder.stored, total)
         raise Interrupted(folder.stored, total) from None
@@ -336,6 +353,45 @@ def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, co
         showing.close()
         bar.close()
     return folder.appended
+
+
+class _CtrlC:
+    """While a run plays: Ctrl-C raises KeyboardInterrupt as usual, except inside :meth:`held`, which it
+    leaves to end first (games being stored are written whole), raising it after.  Only where Ctrl-C is
+    Python's own (the main thread, the default handler); elsewhere it changes nothing."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.pending = False
+        self.saved: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self.saved = signal.signal(signal.SIGINT, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is not None:
+            signal.signal(signal.SIGINT, self.saved)
+            self.saved = None
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.holding:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        was, self.holding = self.holding, True
+        try:
+            yield
+        finally:
+            self.holding = was
+        if self.pending and not was:
+            self.pending = False
+            raise KeyboardInterrupt
 
 
 def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers: int, local: bool) -> tuple[Any, ...]:

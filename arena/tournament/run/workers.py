@@ -6,14 +6,17 @@ process that stores the results runs no bot code.  With isolation
 programs in the sandbox, a few per entrant, started as they are needed
 (never two games of one deal for one process) and kept from game to game,
 and talks to them in ``uptown-bot/1``.  A chunk's games are played deal
-after deal (:func:`play_order`) and answered in the chunk's order.  With
-isolation ``none`` the bots run inside the worker.
+after deal (:func:`play_order`).  With isolation ``none`` the bots run inside
+the worker.
 
 The parent hands each worker chunks of games of the schedule over a pipe of
 its own, two at a time (one played, one waiting), sized by :mod:`.chunks`,
-and gets back one message per chunk: its record lines and ``games.csv`` rows,
-as bytes behind a JSON line (:mod:`.codec`) — never a pickle, since a worker
-may have run bot code.
+and gets the games back as they finish: a message at least every
+:data:`~.codec.PART_SECONDS` of play and one at the chunk's end, each with the
+record lines and ``games.csv`` rows of the games finished since the last, as
+bytes behind a JSON line (:mod:`.codec`) — never a pickle, since a worker may
+have run bot code.  So a game is stored within about a second of its end
+however long its chunk (a seating's pass of 256 sandboxed games, say).
 
 A worker whose process ends while it plays — an in-process bot called
 ``os._exit``, closed the worker's pipe, the interpreter crashed, the system
@@ -23,8 +26,8 @@ where the in-process clock cannot stop it), which the parent stops.  The game
 it was on (each worker names it in a shared slot before it starts a game) is
 played again by a worker of its own with every bot in a process of its own,
 where the bot is faulted (``crash``, ``timeout``) like any other; the other
-games it held are handed out again.  So such a bot costs some games played
-twice, never a game lost or stored twice.
+games it held and had not handed back are handed out again.  So such a bot
+costs some games played twice, never a game lost or stored twice.
 
 A worker ignores Ctrl-C (the parent stops the run) and ends by itself when
 the parent is gone; its bot processes die with it.
@@ -40,7 +43,7 @@ import multiprocessing.connection
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple, dataclass, field
 from typing import Any, Self
 
@@ -49,7 +52,15 @@ from arena.plan.schedule import Game
 from arena.results.files import HELD_LOCKS, LOG_FORMAT, pack
 from arena.results.rows import SeatTime, game_rows_text
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
-from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer, fault_entry
+from arena.tournament.run.codec import (
+    PART_SECONDS,
+    Answer,
+    Played,
+    WorkerError,
+    decode_answer,
+    encode_answer,
+    fault_entry,
+)
 
 log = logging.getLogger("arena.tournament")
 
@@ -178,25 +189,38 @@ def seat_times(outcome: Any) -> list[SeatTime]:
                                                   outcome.lost_on_time, outcome.clock_left, strict=True)]
 
 
-def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check: Any = None) -> Played:
+def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check: Any = None,
+               send: Callable[[Played], None] | None = None) -> Played:
     """Play games under one referee: their record lines, their rows, the seconds it took, their faults.
 
-    ``mark(index)`` is called before each game starts, ``check()`` after each.  The faults travel
-    with the games, for the parent's fault summary; the referee has logged each, once, as it happened.
+    ``mark(index)`` is called before each game starts, ``check()`` after each.  With ``send``, the
+    games finished are handed to ``send`` as they finish, at least every :data:`~.codec.PART_SECONDS`
+    of play, and only those not sent yet are returned.  The faults travel with the games, for the
+    parent's fault summary; the referee has logged each, once, as it happened.
     """
-    started = time.perf_counter()
-    played: list[tuple[bytes, str, list[dict[str, Any]]] | None] = [None] * len(games)
+    last_sent = time.perf_counter()
+    done: list[tuple[int, bytes, str, list[dict[str, Any]]]] = []
     with _WORKER["isolated" if isolate else "referee"] as referee:
         for index in play_order(games):
             if mark is not None:
                 mark(index)
-            played[index] = play_one(referee, games[index])
+            done.append((index, *play_one(referee, games[index])))
             if check is not None:
                 check()
-    done = [game for game in played if game is not None]
-    lines = b"".join(line for line, _, _ in done)
-    return Played(pack(lines) if _WORKER.get("compress") else lines, "".join(text for _, text, _ in done).encode("utf-8"),
-                  time.perf_counter() - started, [fault for _, _, found in done for fault in found])
+            if send is not None and (now := time.perf_counter()) - last_sent >= PART_SECONDS:
+                send(_part(done, now - last_sent))
+                done, last_sent = [], now
+    return _part(done, time.perf_counter() - last_sent)
+
+
+def _part(done: list[tuple[int, bytes, str, list[dict[str, Any]]]], seconds: float) -> Played:
+    """Finished games (their index in the chunk, record line, rows, faults) as one answer, in the chunk's order."""
+    done = sorted(done, key=lambda game: game[0])
+    lines = b"".join(line for _, line, _, _ in done)
+    rows = [text.encode("utf-8") for _, _, text, _ in done]
+    return Played(pack(lines) if _WORKER.get("compress") else lines, b"".join(rows), seconds,
+                  [fault for _, _, _, found in done for fault in found], tuple(index for index, _, _, _ in done),
+                  tuple((len(line), len(text)) for (_, line, _, _), text in zip(done, rows, strict=True)))
 
 
 def play_order(games: list[Game]) -> list[int]:
@@ -267,6 +291,13 @@ def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
         if (now.st_dev, now.st_ino) != (pipe.st_dev, pipe.st_ino):
             os._exit(EXIT_PIPE_LOST)
 
+    def answer(data: bytes) -> None:
+        try:
+            conn.send_bytes(data)
+        except OSError:
+            # Its slot still names the game: the parent plays it again with every bot in a process of its own.
+            os._exit(EXIT_PIPE_LOST)
+
     while True:
         while not conn.poll(_PARENT_CHECK):
             if os.getppid() != parent:
@@ -284,16 +315,15 @@ def _serve_chunks(conn: Any, slot: int, playing: Any, parent: int) -> None:
             playing[3 * slot + 2] = time.monotonic()
             playing[3 * slot] = chunk_id
 
+        def send(played: Played, chunk_id: int = chunk_id) -> None:
+            answer(encode_answer(Answer(chunk_id, played, last=False)))
+
         try:
-            answer = encode_answer(Answer(chunk_id, play_chunk(games, isolate, mark, check_pipe)))
+            last = encode_answer(Answer(chunk_id, play_chunk(games, isolate, mark, check_pipe, send)))
         except WorkerError as exc:
             check_pipe()  # a game broken by a bot that closed the worker's descriptors is that bot's to answer for
-            answer = encode_answer(Answer(chunk_id, error=str(exc)))
-        try:
-            conn.send_bytes(answer)
-        except OSError:
-            # Its slot still names the game: the parent plays it again with every bot in a process of its own.
-            os._exit(EXIT_PIPE_LOST)
+            last = encode_answer(Answer(chunk_id, error=str(exc)))
+        answer(last)
         playing[3 * slot] = -1.0
         if isolate:
             return  # a worker started for one game in isolation ends with it
@@ -307,6 +337,14 @@ class _Chunk:
     id: int
     games: list[Game]
     isolate: bool = False
+    #: The indices of its games handed back so far (its answers come in parts, as games finish).
+    received: set[int] = field(default_factory=set)
+    #: The seconds its parts took so far.
+    seconds: float = 0.0
+
+    def left(self) -> list[Game]:
+        """Its games not handed back yet, in its order."""
+        return [game for index, game in enumerate(self.games) if index not in self.received]
 
 
 @dataclass
@@ -315,6 +353,7 @@ class _Worker:
     process: Any
     conn: Any
     in_flight: collections.deque[_Chunk] = field(default_factory=collections.deque)
+    #: Answers it sent (parts of chunks included).
     answered: int = 0
     #: Started for one game played in isolation, after which it ends.
     one_shot: bool = False
@@ -402,7 +441,8 @@ class Workers:
 
     def play(self, games: Iterator[Game], remaining: int, max_chunk: int = LOCAL_CHUNKS.most,
              passes: bool = False) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
-        """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` per chunk, as chunks end.
+        """Play ``games`` (``remaining`` of them): ``(how many, record lines, rows, faults)`` as games finish
+        (see the module docstring).
 
         The first two games per worker go one by one, to time them; then chunks
         of :data:`~.chunks.LOCAL_CHUNKS`' size, at most ``max_chunk`` games; with ``passes``, a seating's
@@ -444,18 +484,9 @@ class Workers:
                 if worker.conn in ready or ended:
                     try:
                         while worker.in_flight and worker.conn.poll():
-                            answer = decode_answer(worker.conn.recv_bytes())
-                            chunk = worker.in_flight.popleft()
-                            if chunk.id != answer.chunk:
-                                raise WorkerError("a worker answered its chunks out of order")
-                            if answer.played is None:
-                                raise WorkerError(str(answer.error))
-                            lines, rows, seconds, faults = answer.played
-                            worker.answered += 1
-                            self._failed_starts = 0
-                            if not chunk.isolate:
-                                sizes.timed(seconds, len(chunk.games))
-                            yield len(chunk.games), lines, rows.decode("utf-8"), faults
+                            taken = self._receive(worker, sizes)
+                            if taken is not None:
+                                yield taken
                     except (EOFError, OSError):
                         ended = True
                 if worker.one_shot and not worker.in_flight:
@@ -474,6 +505,44 @@ class Workers:
                         self.workers.remove(worker)
                     else:
                         self.workers[self.workers.index(worker)] = self._start(worker.slot)
+
+    def _receive(self, worker: _Worker, sizes: ChunkSizes | None) -> tuple[int, bytes, str, list[dict[str, Any]]] | None:
+        """The next answer from ``worker`` (waiting in its pipe): its games, None if it holds none.  ``sizes``
+        is told how long the chunk took once its last answer comes."""
+        answer = decode_answer(worker.conn.recv_bytes())
+        chunk = worker.in_flight[0]
+        if chunk.id != answer.chunk:
+            raise WorkerError("a worker answered its chunks out of order")
+        if answer.played is None:
+            raise WorkerError(str(answer.error))
+        played = answer.played
+        worker.answered += 1
+        self._failed_starts = 0
+        if not set(played.games) <= set(range(len(chunk.games))) - chunk.received:
+            raise WorkerError("a worker answered for games it was not given")
+        chunk.received.update(played.games)
+        chunk.seconds += played.seconds
+        if answer.last:
+            if len(chunk.received) != len(chunk.games):
+                raise WorkerError("a worker ended a chunk without all of its games")
+            worker.in_flight.popleft()
+            if sizes is not None and not chunk.isolate:
+                sizes.timed(chunk.seconds, len(chunk.games))
+        if not played.games:
+            return None
+        return len(played.games), played.records, played.rows.decode("utf-8"), played.faults
+
+    def drain(self) -> Iterator[tuple[int, bytes, str, list[dict[str, Any]]]]:
+        """The games the workers have handed back and :meth:`play` has not yielded: once play has stopped
+        (Ctrl-C), so that every game handed back is stored."""
+        for worker in self.workers:
+            try:
+                while worker.in_flight and worker.conn.poll():
+                    taken = self._receive(worker, None)
+                    if taken is not None:
+                        yield taken
+            except (EOFError, OSError, WorkerError):
+                continue  # a worker that ended, or answered what is no answer: nothing more of its is stored
 
     def _send(self, worker: _Worker, chunk: _Chunk) -> None:
         worker.in_flight.append(chunk)
@@ -511,8 +580,10 @@ class Workers:
                 raise WorkerError(f"worker processes end before they play a game (exit code {code})")
         again = []
         for chunk in worker.in_flight:
-            if chunk.id != chunk_id:
-                again.append(_Chunk(next(self._ids), chunk.games, chunk.isolate))
+            left = chunk.left()
+            if chunk.id != chunk_id or index in chunk.received:  # ended between games: none to blame
+                if left:
+                    again.append(_Chunk(next(self._ids), left, chunk.isolate))
                 continue
             game = chunk.games[index]
             if chunk.isolate:
@@ -524,7 +595,7 @@ class Workers:
                 what = f"the worker process ended while playing it (exit code {code})"
             log.warning("%s: %s; playing it again with every bot in a process of its own", game.game_id, what)
             again.append(_Chunk(next(self._ids), [game], isolate=True))
-            others = chunk.games[:index] + chunk.games[index + 1:]
+            others = [other for other in left if other is not game]
             if others:
                 again.append(_Chunk(next(self._ids), others))
         worker.in_flight.clear()
