@@ -27,7 +27,9 @@ import json
 import os
 import random
 import signal
+import struct
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -106,8 +108,9 @@ class Input:
 
     Between turns the host sleeps in ``sigwaitinfo`` for the ``SIGIO`` its pipe raises when the referee
     writes (``O_ASYNC``), not in ``read``: the cgroup freezer stops a task asleep in ``sigwaitinfo`` where
-    it sleeps, while one asleep in ``read`` is woken to be frozen and woken again once thawed.  Where
-    that cannot be set up, it reads as any program does.
+    it sleeps, while one asleep in ``read`` is woken to be frozen and woken again once thawed.  The
+    signal is sent to the thread that makes the Input alone, so no other thread (the bot's own, a
+    library's) can take it.  Where that cannot be set up, it reads as any program does.
     """
 
     def __init__(self, fd: int) -> None:
@@ -145,12 +148,14 @@ class Input:
 
 
 _SIGIO = {signal.SIGIO}
+#: fcntl's F_SETOWN_EX and its owner kind F_OWNER_TID (Linux's numbers; Python's fcntl names neither).
+_F_SETOWN_EX, _F_OWNER_TID = 15, 0
 
 
 def _signal_on_input(fd: int) -> bool:
-    """Make ``fd`` raise SIGIO when it can be read, blocked (so that it stays pending for ``sigwaitinfo``) and
-    ignored (a bot's code that unblocks it is not killed by it), and never block a read; False, with ``fd``
-    as it was, where the system does not allow it."""
+    """Make ``fd`` raise SIGIO in this thread when it can be read, blocked (so that it stays pending for
+    ``sigwaitinfo``) and ignored (a bot's code that unblocks it is not killed by it), and never block a read;
+    False, with ``fd`` as it was, where the system does not allow it."""
     try:
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     except OSError:
@@ -159,7 +164,10 @@ def _signal_on_input(fd: int) -> bool:
     try:
         signal.signal(signal.SIGIO, signal.SIG_IGN)  # Linux keeps an ignored signal pending while it is blocked
         signal.pthread_sigmask(signal.SIG_BLOCK, _SIGIO)
-        fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+        # To this thread, not the process: the kernel hands a signal sent to the process to a thread that
+        # does not block it, and this one blocks it but while it waits.  A thread of the bot's that took
+        # it would drop it (ignored), and this one would sleep on with a line in the pipe.
+        fcntl.fcntl(fd, _F_SETOWN_EX, struct.pack("ii", _F_OWNER_TID, threading.get_native_id()))
         fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_ASYNC | os.O_NONBLOCK)
     except (OSError, ValueError):
         fcntl.fcntl(fd, fcntl.F_SETFL, flags)
@@ -288,12 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = sys.stderr
     # The bot's log is for its author: show what their code does that is deprecated (Python hides it).
     warnings.simplefilter("default", DeprecationWarning)
+    # The pipe's signal is set up before the bot is imported: what the host waits with is in place before
+    # any of the bot's code runs, and every thread that code starts is born with SIGIO blocked.
+    source = Input(0)
     host = _Host(argv[0], out, os.environ.pop(OPTIONS_VARIABLE, ""))
     # Each turn parses a few thousand small objects: collect less often than Python's default.
     gc.freeze()
     gc.set_threshold(20000, 20, 20)
     handlers = {"hello": lambda m: host.hello(), "game": host.game, "over": host.over}
-    for line in Input(0).lines():
+    for line in source.lines():
         if line.startswith(_TURN):  # read by the view, a history entry once (TurnLines)
             host.turn(line)
             continue

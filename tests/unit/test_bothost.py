@@ -166,3 +166,48 @@ def test_lines_are_read_whole_whatever_pieces_they_come_in(signalled, monkeypatc
         thread.join()
         os.close(read)
     assert lines == [b'{"a":1}\n', b'{"b":2}\n', big, b'{"c":3}\n', b'{"d":4}\n', b'{"last":5}']
+
+
+def test_no_other_thread_can_take_the_signal_the_reader_waits_for(sigio_restored):
+    """The pipe signals the thread that reads it, not the process: a thread that does not block SIGIO (one a
+    bot starts as it is imported, or pytest-xdist's own) never gets it, even waiting for it.  Sent to the
+    process, such a thread would take one now and then and drop it, and the reader would sleep on with a
+    line in the pipe."""
+    stop, done, taken = threading.Event(), threading.Event(), []
+
+    def other():
+        while not stop.is_set():
+            if signal.sigtimedwait({signal.SIGIO}, 0.005) is not None:
+                taken.append("SIGIO")
+
+    thief = threading.Thread(target=other)
+    thief.start()  # before the Input: SIGIO is not blocked in it
+    read, write = os.pipe()
+    reader = threading.get_ident()
+    lines = [b'{"n":%d}\n' % n for n in range(60)]
+
+    def writer():
+        for line in lines:
+            time.sleep(0.003)  # the reader waits between lines
+            os.write(write, line)
+        os.close(write)
+        while not done.wait(0.05):
+            # A reader left asleep by a signal the other thread took is woken here, so that the test fails
+            # on what was taken rather than hangs; the reader reads the pipe before each wait, so a signal
+            # more changes nothing.
+            signal.pthread_kill(reader, signal.SIGIO)
+
+    source = bothost.Input(read)
+    assert source.signalled
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        got = list(source.lines())
+    finally:
+        done.set()
+        thread.join()
+        stop.set()
+        thief.join()
+        os.close(read)
+    assert got == lines
+    assert taken == []
