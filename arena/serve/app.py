@@ -9,7 +9,7 @@
 
 Only GET (and HEAD) is answered; nothing changes a file.  With a ``token`` (``arena serve --host``),
 every request must carry it, as the query parameter ``token`` (which sets a cookie of it) or that
-cookie.  Without one the server listens on the loopback only, and answers only requests addressed to
+cookie; it is checked before anything else is done (no folder is looked at for a request without it).  Without one the server listens on the loopback only, and answers only requests addressed to
 it by that name (a page of another site cannot reach it by rebinding a name of its own).
 """
 
@@ -74,16 +74,17 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
     def _refused(self, request: Request) -> Response | None:
-        if request.method not in ("GET", "HEAD"):
-            return Response("read-only: only GET is answered\n", 405, headers={"Allow": "GET, HEAD"},
-                            media_type="text/plain")
-        if self.hosts is not None and _host_name(request.headers.get("host", "")) not in self.hosts:
-            return Response("unknown host\n", 421, media_type="text/plain")
+        """The answer to a request refused, or None; the token first, before any other work."""
         if self.token is not None:
             given = request.query_params.get("token") or request.cookies.get(COOKIE) or ""
             if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
                 return Response("a token is needed: open the address arena serve printed (…?token=…)\n", 403,
                                 media_type="text/plain")
+        if self.hosts is not None and _host_name(request.headers.get("host", "")) not in self.hosts:
+            return Response("unknown host\n", 421, media_type="text/plain")
+        if request.method not in ("GET", "HEAD"):
+            return Response("read-only: only GET is answered\n", 405, headers={"Allow": "GET, HEAD"},
+                            media_type="text/plain")
         return None
 
 

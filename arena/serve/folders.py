@@ -3,22 +3,32 @@
 Each folder given is a results folder (it holds ``tournament.toml``) or a folder of them (its
 subfolders that are).  A page names a folder by its *key* — the given folder's number, ``0``, or
 that and a subfolder's name, ``0:league`` — never by a path, and a key is looked up, not joined:
-a subfolder is a direct child of a given folder once both are resolved (a symbolic link out of it
-is no subfolder), and a file (a plot) is a direct child of its folder of an allowed name and kind.
-So no URL reaches a path outside the folders given: ``..``, an encoded slash or a link pointing out
-finds nothing.
+a subfolder is a direct child of a given folder, and no symbolic link.  So no URL reaches a path
+outside the folders given: ``..``, an encoded slash or a link finds nothing.
+
+Nothing is read through a symbolic link: a results folder in which one of the files the server reads
+is a link is not served, and a picture is one of the arena's plots (a PNG file of its name), opened
+with ``O_NOFOLLOW`` on every component of its path and handed out from that descriptor.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.results.files import TOURNAMENT_FILE
+from arena.results.files import LIVE_FOLDER, LOCK_FILE, MATCH_FILE, OUTPUT_FILES, PLOT_FILES, TOURNAMENT_FILE
 
-#: The pictures a page shows: files of the folder itself with these names.
-PICTURE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}\.(png|svg)")
+#: The pictures a page shows: the arena's plots, files of the folder itself.
+PICTURES = PLOT_FILES
+#: What every picture starts with (the arena draws PNG files only).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: The biggest picture handed out (a plot is some hundred kilobytes).
+MAX_PICTURE = 32 << 20
+#: The files of a results folder the server reads (with the live games' files in ``live/``).
+READ_FILES = (*OUTPUT_FILES, MATCH_FILE, LOCK_FILE, LIVE_FOLDER)
 #: A subfolder's name as a key may hold it.
 _NAME = re.compile(r"[^/\\\x00]{1,255}")
 
@@ -40,6 +50,29 @@ def is_results_folder(path: Path) -> bool:
         return False
 
 
+def _is_link(path: Path) -> bool:
+    try:
+        return stat.S_ISLNK(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def has_links(folder: Path) -> bool:
+    """Whether a file of ``folder`` that the server reads (:data:`READ_FILES`, a live game's file) is a
+    symbolic link."""
+    if any(_is_link(folder / name) for name in READ_FILES):
+        return True
+    try:
+        return any(entry.is_symlink() for entry in os.scandir(folder / LIVE_FOLDER))
+    except OSError:
+        return False
+
+
+def _served(path: Path) -> bool:
+    """Whether ``path`` is a results folder that may be served: one without links among its files."""
+    return is_results_folder(path) and not has_links(path)
+
+
 class Folders:
     """The folders given to ``arena serve`` (each resolved once, at the start) and the results folders in them."""
 
@@ -51,7 +84,8 @@ class Folders:
         found: list[Served] = []
         for index, root in enumerate(self.roots):
             if is_results_folder(root):
-                found.append(Served(str(index), root.name, root))
+                if not has_links(root):
+                    found.append(Served(str(index), root.name, root))
                 continue
             try:
                 children = sorted(root.iterdir(), key=lambda p: p.name)
@@ -71,42 +105,67 @@ class Folders:
         index = int(number)
         root = self.roots[index]
         if not colon:
-            return Served(key, root.name, root) if is_results_folder(root) else None
+            return Served(key, root.name, root) if _served(root) else None
         return self._child(index, name)
 
     def _child(self, index: int, name: str) -> Served | None:
         root = self.roots[index]
         if not _NAME.fullmatch(name) or name in (".", "..") or is_results_folder(root):
             return None
-        try:
-            path = (root / name).resolve()
-        except (OSError, RuntimeError):
-            return None
-        if path.parent != root or not is_results_folder(path):
+        path = root / name
+        if _is_link(path) or not _served(path):
             return None
         return Served(f"{index}:{name}", name, path)
 
 
 def picture(folder: Path, name: str) -> Path | None:
-    """The picture ``name`` of ``folder`` (a PNG or SVG file right in it, not a link out), or None."""
-    if not PICTURE.fullmatch(name):
+    """The picture ``name`` of ``folder`` (one of :data:`PICTURES`, a file right in it, not a link), or None."""
+    if name not in PICTURES:
+        return None
+    path = folder / name
+    try:
+        return path if stat.S_ISREG(path.lstat().st_mode) else None
+    except OSError:
+        return None
+
+
+def open_no_links(path: Path, flags: int = os.O_RDONLY) -> int:
+    """A descriptor of ``path`` (absolute) opened with ``O_NOFOLLOW`` on every component, so a symbolic
+    link anywhere in it, put there at any time, fails the open (:class:`OSError`)."""
+    parts = path.parts
+    if not path.is_absolute():
+        raise OSError(f"{path}: not an absolute path")
+    fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts[1:-1]:
+            child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        last = os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+    finally:
+        os.close(fd)
+    return last
+
+
+def read_picture(folder: Path, name: str) -> bytes | None:
+    """The bytes of the picture ``name`` of ``folder``: a plot's name, a regular file reached through no
+    link, no bigger than :data:`MAX_PICTURE`, a PNG; else None."""
+    if name not in PICTURES:
         return None
     try:
-        path = (folder / name).resolve()
-    except (OSError, RuntimeError):
+        fd = open_no_links(folder / name)
+    except OSError:
         return None
-    if path.parent != folder.resolve() or not path.is_file():
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_PICTURE:
+            return None
+        data = f.read(MAX_PICTURE + 1)
+    if len(data) > MAX_PICTURE or not data.startswith(PNG_SIGNATURE):
         return None
-    return path
+    return data
 
 
 def pictures(folder: Path) -> list[str]:
-    """The names of the pictures of ``folder``, the plots of :data:`~arena.results.files.PLOT_FILES` first."""
-    from arena.results.files import PLOT_FILES
-
-    try:
-        names = sorted(p.name for p in folder.iterdir() if picture(folder, p.name) is not None)
-    except OSError:
-        return []
-    first = [n for n in PLOT_FILES if n in names]
-    return first + [n for n in names if n not in first]
+    """The names of the pictures of ``folder``, in the order :data:`PICTURES` gives them."""
+    return [name for name in PICTURES if picture(folder, name) is not None]

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from arena import records
@@ -20,7 +20,7 @@ from arena.display.html import game_data
 from arena.errors import ArenaError
 from arena.results.lock import FolderLock
 from arena.serve import pages
-from arena.serve.folders import Served, picture
+from arena.serve.folders import Served, read_picture
 from arena.serve.gamelist import games_page
 from arena.serve.live import ended_game, live_replay, worker_game
 from arena.serve.records import find_record
@@ -115,13 +115,11 @@ async def games(request: Request) -> Response:
 
 async def file(request: Request) -> Response:
     found = served(request)
-    path = picture(found.path, request.path_params["name"])
-    if path is None:
+    data = await run_in_threadpool(read_picture, found.path, request.path_params["name"])
+    if data is None:
         raise NotFound("no such picture")
-    kind = "image/svg+xml" if path.suffix == ".svg" else "image/png"
-    # A picture is shown, never run: an SVG opened by itself runs no script (sandbox).
-    return FileResponse(path, media_type=kind, headers={"content-security-policy": "default-src 'none'; "
-                                                        "style-src 'unsafe-inline'; sandbox"})
+    # A picture is shown, never run (sandbox), and never taken for another kind (nosniff, on every answer).
+    return Response(data, media_type="image/png", headers={"content-security-policy": "default-src 'none'; sandbox"})
 
 
 async def game(request: Request) -> Response:
