@@ -16,10 +16,17 @@ UID_BASE = 1_500_000
 GID_BASE = 1_400_000
 
 
+#: The resource limit that bounds a bot's memory where no memory cgroup charges it: ``RLIMIT_DATA``, its
+#: private writable memory (its heap, its threads' stacks, the pages a runtime commits), not ``RLIMIT_AS``,
+#: its address space, which the JVM, Go, .NET and V8 reserve by the gigabyte at start and never touch.
+MEMORY_RLIMIT = "DATA"
+
+
 @dataclass(frozen=True)
 class Limits:
     """What one bot process may use."""
 
+    #: Charged to its memory cgroup; without one, the bound of :data:`MEMORY_RLIMIT`.
     memory_mb: int = 2048
     #: Processes and threads, the program itself (and, in the jail, the jail's outer process) included.
     processes: int = 64

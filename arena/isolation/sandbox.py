@@ -52,7 +52,7 @@ found once per process by :func:`walls`:
   unprivileged user namespace allows of the same: the fresh root, the
   namespaces, the masked ``/proc``, no capabilities, seccomp; but the user's
   own uid (it reads what the user can read, if it can reach it), rlimits
-  for memory and processes instead of cgroups, and freezing by stopping its
+  for memory (:data:`~arena.isolation.limits.MEMORY_RLIMIT`) and processes instead of cgroups, and freezing by stopping its
   process group (which a child in a session of its own escapes).
 * ``rlimits`` (anywhere else): a session of its own, resource limits,
   ``no_new_privs``, seccomp, freezing by stopping its process group, a
@@ -92,11 +92,12 @@ from arena.errors import os_error_line
 from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.forkserver import Forked
-from arena.isolation.limits import UID_BASE, Limits, SandboxError, counted_processes, serials
+from arena.isolation.limits import MEMORY_RLIMIT, UID_BASE, Limits, SandboxError, counted_processes, serials
 from arena.isolation.rootfs import (
     PATH,
     Layout,
     etc_files,
+    home_folders,
     is_closed,
     layout_of,
     open_to_others,
@@ -168,6 +169,9 @@ def walls() -> str:
     return "rlimits"
 
 
+#: What the walls line says of the memory limit where no cgroup charges it (:data:`MEMORY_RLIMIT`).
+_RLIMIT_MEMORY = f"rlimits memory (RLIMIT_{MEMORY_RLIMIT}: memory written, not address space reserved)"
+
 #: What the walls line says of sysinfo where the jail answers it (else ``sysinfo open``, and why).
 _ANSWERED = "sysinfo answered with the bot's own figures"
 
@@ -233,7 +237,7 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
     if level == "jail":
         who = "a uid of its own"  # one per process: the number would make every process's line differ
         limits = (f"cgroup {'/'.join(c for c in ('memory', 'pids', 'cpuset') if c in controls)}"
-                  if {"memory", "pids"} <= controls else "rlimits memory/processes (no cgroups here)")
+                  if {"memory", "pids"} <= controls else f"{_RLIMIT_MEMORY}/processes (no cgroups here)")
         if "cpuset" not in controls:
             limits += ", CPU affinity (no cpuset cgroup)"
         frozen = "frozen off turn (cgroup freezer)" if "freezer" in controls else stop
@@ -241,9 +245,9 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
                 f"{limits}, {frozen}")
     if level == "userns":
         return (f"userns: fresh root, the user's own uid without capabilities, user/PID/mount/network/IPC/UTS/cgroup "
-                f"namespaces, masked /proc, {seccomp}, rlimits memory/processes (not root: no cgroups), {stop}")
+                f"namespaces, masked /proc, {seccomp}, {_RLIMIT_MEMORY}/processes (not root: no cgroups), {stop}")
     who = "a uid of its own" if uid is not None else "the referee's uid"
-    return (f"rlimits: own session, {who}, {seccomp}, rlimits memory/processes/files, {stop}; "
+    return (f"rlimits: own session, {who}, {seccomp}, {_RLIMIT_MEMORY}/processes/files, {stop}; "
             "no namespaces: it sees the machine's files and processes")
 
 
@@ -541,7 +545,8 @@ def _layout(command: list[str], options: StartOptions, environment: dict[str, st
     hidden = sorted({os.path.abspath(p) for p in options.hide if os.path.exists(p)} |
                     {os.path.realpath(p) for p in options.hide if os.path.exists(p)})
     own, runtime = program_paths(command, options.cwd, environment)
-    own = sorted({*own, *(os.path.abspath(p) for p in options.show if os.path.exists(p))})
+    own = sorted({*own, *named_paths(command, options.cwd),
+                  *(os.path.abspath(p) for p in options.show if os.path.exists(p))})
     if level in ("jail", "userns"):
         return layout_of(own, runtime, hidden, stage=uid is not None)
     if uid is not None:
@@ -558,6 +563,37 @@ def _layout(command: list[str], options: StartOptions, environment: dict[str, st
     return Layout([], [], [])
 
 
+def named_paths(command: list[str], cwd: str | None) -> list[str]:
+    """The paths that the arguments of ``command`` name (read from ``cwd``) and that exist, each part of a list of
+    paths joined by ``:`` (a Java class path, a ``PYTHONPATH``) on its own; options (``-x``) left out."""
+    base = cwd or os.getcwd()
+    found = []
+    for word in command[1:]:
+        if word.startswith("-"):
+            continue
+        for part in word.split(":") if ":" in word else [word]:
+            path = os.path.abspath(os.path.join(base, part))
+            if part and os.path.exists(path):
+                found.append(path)
+    return found
+
+
+def unshown_folders(command: list[str], cwd: str | None) -> list[tuple[str, str]]:
+    """The folders ``command`` names as arguments (read from ``cwd``) that a fresh root does not show whole,
+    each with why: shared places (:func:`~arena.isolation.rootfs.shared_place`), in which a bot sees only the
+    files its command names.  For a message when such a program fails to start."""
+    paths = named_paths(command, cwd)
+    named = [path for path in paths if not os.path.isdir(path)]
+    found = []
+    for path in dict.fromkeys(paths):
+        if os.path.isdir(path) and not os.path.islink(path) and shared_place(path, named):
+            why = ("the root folder" if path == "/" else "a home folder" if path in home_folders() else
+                   "a folder others may write" if os.stat(path).st_mode & 0o002 else
+                   "the working folder, and it holds more than the files the command names")
+            found.append((path, why))
+    return found
+
+
 def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layout, uid: int | None,
                    cpus: list[int], environment: dict[str, str]) -> dict[str, Any]:
     """What the jail (:mod:`arena.isolation.jail`) is told to build around the program."""
@@ -565,7 +601,7 @@ def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layou
     fresh_root = level in ("jail", "userns")
     rlimits = {"NOFILE": limits.open_files, "FSIZE": limits.file_mb << 20, "CORE": 0}
     if not made.cgroups:
-        rlimits["AS"] = limits.memory_mb << 20
+        rlimits[MEMORY_RLIMIT] = limits.memory_mb << 20
         if uid is not None or os.geteuid() != 0:
             # What the limit counts now (the uid's processes, or its user namespace's), plus what the bot may start.
             rlimits["NPROC"] = limits.processes + counted_processes(uid if uid is not None else os.geteuid(),

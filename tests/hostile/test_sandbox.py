@@ -154,12 +154,38 @@ def test_the_weaker_level_still_gets_a_session_limits_and_a_private_folder():
     code, out, walls = run(
         # The session is the jail's, whose outer process is its parent: not the referee's.
         f"import os, resource\nprint(os.getsid(0) == os.getppid() != {os.getsid(0)},"
-        " resource.getrlimit(resource.RLIMIT_AS)[0] >> 20)\n"
+        " resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20)\n"
         "print(os.getcwd() == os.environ['HOME'], sorted(os.listdir('.')))",
         level="rlimits", limits=Limits(memory_mb=512), python=OPEN_PYTHON,
     )
     assert code == 0 and walls.startswith("rlimits: ")
     assert out.splitlines() == ["True 512", "True []"]
+
+
+#: Reserves 16 GiB of address space as a JVM's heap or Go's arenas are (PROT_NONE, MAP_NORESERVE), then writes
+#: 512 MiB; prints what each got.
+RESERVE_THEN_WRITE = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+address = libc.mmap(None, 16 << 30, 0, 0x02 | 0x20 | 0x4000, -1, 0)
+print("reserved" if address not in (None, ctypes.c_void_p(-1).value) else "refused")
+try:
+    held = bytearray(512 << 20)
+    print("wrote")
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+@pytest.mark.parametrize("level", [pytest.param("userns", marks=pytest.mark.skipif(not USERNS, reason="user namespaces "
+                                                                                    "are refused here")), "rlimits"])
+def test_without_a_memory_cgroup_the_limit_counts_memory_written_not_address_space_reserved(level):
+    """Runtimes that reserve gigabytes at start (the JVM, Go, .NET, V8) start; writing past the limit is refused."""
+    code, out, walls = run(RESERVE_THEN_WRITE, level=level, limits=Limits(memory_mb=256), python=OPEN_PYTHON)
+    assert code == 0 and out.split() == ["reserved", "MemoryError"]
+    assert "rlimits memory (RLIMIT_DATA: memory written, not address space reserved)" in walls
 
 
 def test_as_root_without_namespaces_a_program_others_may_not_read_is_refused_in_one_line(tmp_path):
