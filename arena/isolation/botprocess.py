@@ -60,6 +60,13 @@ QUIT_SECONDS = 0.2
 #: A line of a program's standard error that says what went wrong (``Error: Cannot find module ...``,
 #: ``ValueError: ...``, ``thread 'main' panicked``, ``error[E0425]``).
 _ERROR_LINE = re.compile(r"\b\w*(?:Error|Exception)\b|\berror\b|\bpanicked\b", re.IGNORECASE)
+#: Words of a program that ran out of memory (the JVM's "insufficient memory", C's ENOMEM, Python's MemoryError,
+#: Go's "out of memory", Node's "heap out of memory").
+_MEMORY_WORDS = re.compile(r"memory|cannot allocate|\bENOMEM\b", re.IGNORECASE)
+#: How much of a program's standard output a failed start shows (its first lines), and how long the referee
+#: waits for them.
+SHOWN_OUTPUT = 400
+OUTPUT_SECONDS = 1.0
 
 
 class BotProcessError(ArenaError, RuntimeError):
@@ -242,27 +249,80 @@ class BotProcess:
         the program is frozen once it has answered."""
         program = self.program
         limit = min(time_limit, STARTUP_SECONDS)
+        line, parsed = b"", False
         try:
             line = self.read_line(self._launched + STARTUP_SECONDS + limit)
             self.freeze()
-            self.declared = protocol.read_hello(protocol.parse_line(line))
+            hello = protocol.parse_line(line)
+            parsed = True
+            self.declared = protocol.read_hello(hello)
         except Late:
+            walls = self.walls
             self.kill()
             tail = self.stderr_tail()
             said = f"; its last words: {tail}{self.log_path_hint()}" if tail else "; it wrote nothing to its standard error"
             raise BotProcessError(f"{program.text}: no answer to hello within {STARTUP_SECONDS + limit:g} s"
-                                  f"{said}") from None
+                                  f"{said}{self._start_notes(tail, walls)}") from None
         except Ended:
+            walls = self.walls
             why = self.ended_text(whole_path=True)
             self.kill()
-            raise BotProcessError(f"{program.text}: ended before answering hello: {why}") from None
+            # Its own words, unless the kernel already said it ran out of its memory.
+            words = self.stderr_tail() if "memory limit" not in why else ""
+            raise BotProcessError(f"{program.text}: ended before answering hello: {why}"
+                                  f"{self._start_notes(words, walls)}") from None
         except protocol.Refused as exc:
             self.kill()
             raise BotProcessError(str(exc)) from None
         except ProtocolError as exc:
+            if parsed:  # a JSON object, but not a hello the protocol takes
+                self.kill()
+                raise BotProcessError(f"{program.text}: {exc}") from None
+            # Not the protocol at all: a runtime that failed to start says why on standard output too (the
+            # JVM's "There is insufficient memory ..."), so its first lines are shown, with its standard error.
+            walls, began = self.walls, self._first_output(line)
             self.kill()
-            raise BotProcessError(f"{program.text}: {exc}") from None
+            tail = self.stderr_tail()
+            said = f"; its standard output began: {began}" if began else ""
+            said += f"; its last words: {tail}{self.log_path_hint()}" if tail else "; it wrote nothing to its standard error"
+            raise BotProcessError(f"{program.text}: {exc}{said}{self._start_notes(began + tail, walls)}") from None
         return self.declared
+
+    def _first_output(self, line: bytes) -> str:
+        """The first lines the program wrote to its standard output, from ``line`` on: what it has written by
+        the time it ends, :data:`SHOWN_OUTPUT` bytes come or :data:`OUTPUT_SECONDS` pass (it runs meanwhile)."""
+        data = bytearray(line + self._buffer)
+        self._buffer.clear()
+        self.thaw()
+        deadline = perf_counter() + OUTPUT_SECONDS
+        while len(data) < SHOWN_OUTPUT and (left := deadline - perf_counter()) > 0:
+            if not self._poll.poll(left * 1000.0 + 0.5):
+                break
+            try:
+                chunk = os.read(self._out, _READ)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        text = bytes(data[:SHOWN_OUTPUT]).decode("utf-8", "replace")
+        lines = [protocol.bot_text(found, SHOWN_OUTPUT) for found in text.splitlines() if found.strip()]
+        return protocol.bot_text(" | ".join(lines), SHOWN_OUTPUT)
+
+    def _start_notes(self, words: str, walls: str) -> str:
+        """What a failed start's message adds to the program's own ``words`` (what it wrote): its memory limit
+        when they speak of memory, and, in a fresh root (``walls``), the folders its command names that it was
+        not shown."""
+        program, said = self.program, ""
+        if _MEMORY_WORDS.search(words):
+            said += f"; its memory limit is {program.limits.memory_mb} MiB (memory_mb in a tournament file)"
+        if walls.startswith(("jail", "userns")):
+            for path, why in sandbox.unshown_folders(list(program.command), program.cwd):
+                said += f"; its command names the folder {path}, which it is not shown ({why}: a bot sees only " \
+                        "the files its command names there): "
+                said += (f"run from {os.path.dirname(path)} and name the folder {os.path.basename(path)}, or name "
+                         "its files") if os.path.basename(path) else "name its files"
+        return said
 
     def freeze(self) -> None:
         """Stop the program until :meth:`thaw`: nothing it runs takes CPU from a bot that thinks."""
