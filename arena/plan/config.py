@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 from arena.api.options import format_option
 from arena.errors import ArenaError
+from arena.inputfiles import InputFileError, read_input
 from arena.plan.deals import DealsError, deal_list, with_seeds_text
 from arena.plan.seating import DESIGNS
 from arena.play import ranges as limits
@@ -50,6 +51,8 @@ from arena.play.referee import ISOLATIONS
 from arena.plugins.specs import exec_ref
 from arena.rules.state import PENALTIES, SCORINGS
 
+#: The largest tournament file read: 100,000 deals kept as an array take 2 MiB.
+TOURNAMENT_FILE_MB = 16
 #: Tournament names become folder names: keep them to safe characters.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: Entrant names appear in tables and records: printable, no separators used by the tables.
@@ -519,18 +522,20 @@ def _default_name(spec: str) -> str:
     return (re.sub(r"[^A-Za-z0-9._+@#-]+", "-", spec).strip("-._+@#") or "bot")[:40]
 
 
+def read_config_text(path: Path) -> str:
+    """The text of the tournament file ``path`` (:func:`~arena.inputfiles.read_input`), or a :class:`ConfigError`."""
+    try:
+        return read_input(path, "a tournament file", TOURNAMENT_FILE_MB << 20).decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (InputFileError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(exc) if isinstance(exc, InputFileError) else f"{path}: cannot read: {exc}") from None
+
+
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and check the tournament file at ``path`` (bots are not loaded: see :func:`check_bots`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a folder, not a tournament file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+    return parse_config(read_config_text(path), str(path), default_name=path.stem, base=path.absolute().parent)
 
 
 def load_run_config(
@@ -539,8 +544,8 @@ def load_run_config(
 ) -> tuple[TournamentConfig, str]:
     """The tournament file at ``path`` as ``arena run`` plays it, with what the command line gives in place
     of its keys, and the text the results folder keeps (the file as played: with that clock, those deals)."""
-    config = load_config(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_config_text(path)
+    config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
     if clock is not None or overage is not None:
         text = with_clock_text(text, clock, overage)
         config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)

@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError, shorten
+from arena.inputfiles import InputFileError, read_input
 
 #: The prefix of :func:`seating_seed`'s hash.
 DEALS_PREFIX = "uptown-deals/1"
 #: The largest seed a deals file may hold: game seeds are 63-bit (they fit every JSON reader).
 MAX_SEED = (1 << 63) - 1
+#: The largest deals file read: a million seeds with a comment each.
+DEALS_FILE_MB = 64
 
 
 class DealsError(ArenaError, ValueError):
@@ -68,14 +71,12 @@ def read_deals(path: str | os.PathLike[str], base: str | os.PathLike[str] | None
     given = Path(path)
     found = given if base is None or given.is_absolute() else Path(base) / given
     try:
-        data = found.read_bytes()
+        data = read_input(found, "a deals file", DEALS_FILE_MB << 20, shown=given)
     except FileNotFoundError:
         where = f" (read from {base})" if base is not None and not given.is_absolute() else ""
         raise DealsError(f"{given}: no such deals file{where}") from None
-    except IsADirectoryError:
-        raise DealsError(f"{given}: is a folder, not a deals file") from None
-    except OSError as exc:
-        raise DealsError(f"{given}: cannot read: {exc.strerror or exc}") from None
+    except InputFileError as exc:
+        raise DealsError(str(exc)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from arena import records
 from arena.api import Bot
 from arena.api.options import format_option
+from arena.inputfiles import special_kind
 from arena.isolation import protocol
 from arena.isolation.botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
 from arena.plugins import BotError, BotSpec, bot_options, load_bot, parse_bot_spec, resolve_ref
@@ -113,14 +114,27 @@ def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any
     bot process plays the class the referee chose (a name two distributions register is an error).
     """
     if program is not None:
-        return program
+        return named_files_checked(ref, program)
     if ref.startswith(EXEC_PREFIX):
-        return exec_program(ref)
+        return named_files_checked(ref, exec_program(ref))
     where, colon, _ = ref.rpartition(":")
     if colon and where.endswith(".py") and not os.path.isfile(where):
         # Said here as the user wrote it: the bot host is given the file's absolute path.
         raise BotError(ref, f"file {where} not found" if not os.path.exists(where) else f"{where} is not a file")
     return with_given(python_program(resolve_ref(ref)), given)
+
+
+def named_files_checked(ref: str, program: Program) -> Program:
+    """``program``, when no word of its command names a FIFO, a device or a socket (the bot would wait on
+    it, or read it without end); a :class:`~arena.plugins.BotError` naming the first that does."""
+    base = program.cwd or os.getcwd()
+    for index, word in enumerate(program.command):
+        if index == 0 and "/" not in word:
+            continue  # found through PATH
+        kind = special_kind(os.path.join(base, word))
+        if kind is not None:
+            raise BotError(ref, f"{word}: is {kind}, not a regular file")
+    return program
 
 
 def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:

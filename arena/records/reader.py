@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import os_error_line
+from arena.inputfiles import InputFileError, open_input, read_input, size_text
 from arena.records.spec import RecordError
+
+#: The largest record read whole (a game's record takes tens of KiB; unpacked, for a gzipped one).
+RECORD_MB = 64
 
 
 def _reject_constant(name: str) -> Any:
@@ -43,15 +47,21 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read the record in the file ``path`` (gzip-compressed if it ends in ``.gz``).
 
     A file that cannot be read, or whose gzip data is damaged, is a RecordError
-    (``cannot read PATH: ...``), like any other bad record.
+    (``cannot read PATH: ...``), like any other bad record; so is one that is not a regular file of at most
+    :data:`RECORD_MB` (:mod:`arena.inputfiles`).
     """
     path = Path(path)
+    cap = RECORD_MB << 20
     try:
         if path.suffix == ".gz":
-            with gzip.open(path, "rb") as raw:
-                data = raw.read()
+            with open(open_input(path, "a record", cap), "rb") as file, gzip.GzipFile(fileobj=file) as raw:
+                data = raw.read(cap + 1)
+            if len(data) > cap:
+                raise RecordError(f"{path}: holds more than the {size_text(cap)} a record may be")
         else:
-            data = path.read_bytes()
+            data = read_input(path, "a record", cap)
+    except InputFileError as exc:
+        raise RecordError(str(exc)) from None
     except (OSError, EOFError, zlib.error) as exc:
         raise RecordError(f"cannot read {path}: {read_error(exc)}") from None
     return loads(data)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.api.options import format_option
+from arena.inputfiles import InputFileError, open_input
 from arena.plan.config import Entrant, TournamentConfig, _fail
 from arena.plugins import EXEC_PREFIX, BotError, entry_point_of
 from arena.results.files import IDENTITY_FILE
@@ -50,13 +51,23 @@ HASH_ENDS = 1 << 20
 
 
 def _sha256(path: str | os.PathLike[str] | None) -> str | None:
-    """The SHA-256 of the file ``path`` (None when it is not one): of its bytes, for a file of at most
+    """The SHA-256 of the file ``path`` (None when there is none): of its bytes, for a file of at most
     :data:`HASH_WHOLE` bytes; of its size, mtime (ns), inode and first and last :data:`HASH_ENDS` bytes, for
-    a larger one (a change in its middle that keeps its size and times goes unseen)."""
-    if path is None or not os.path.isfile(path):
+    a larger one (a change in its middle that keeps its size and times goes unseen).  A path that names
+    something other than a folder or a regular file (a FIFO, a device) is an
+    :class:`~arena.inputfiles.InputFileError`: it is opened without blocking and never read."""
+    if path is None:
         return None
+    try:
+        fd = open_input(path, "a bot's file", None)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except InputFileError:
+        if os.path.isdir(path):
+            return None  # a folder the command names: shown to the bot, not hashed
+        raise
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open(fd, "rb") as f:
         found = os.fstat(f.fileno())
         if found.st_size <= HASH_WHOLE:
             digest = hashlib.file_digest(f, "sha256")
@@ -95,7 +106,10 @@ def _program_identity(words: list[str] | tuple[str, ...], cwd: str | None) -> di
     for index, word in enumerate(words):
         if index == 0 and "/" not in word:
             continue  # found through PATH: an interpreter, not the bot
-        digest = _sha256(os.path.join(base, word))
+        try:
+            digest = _sha256(os.path.join(base, word))
+        except InputFileError as exc:
+            raise BotError(f"{EXEC_PREFIX}{shlex.join(words)}", str(exc)) from None
         if digest is not None:
             files[word] = digest
     return {"command": list(words), "sha256": files}

@@ -37,11 +37,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.api.options import format_option
+from arena.inputfiles import read_input
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import schedule, table_key, tournament_tables
 from arena.results.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
 
 FORMAT = "arena-league/1"
+#: The largest league file read: a key of about 40 bytes for each of a million tables.
+LEAGUE_FILE_MB = 64
 
 #: The keys of a tournament that say what a stored game is: an update may not change them.
 MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "duplicate",
@@ -73,8 +76,8 @@ class League:
 def read_league(out: Path) -> League | None:
     """The league of ``out``, None when it has no ``league.json`` or one that cannot be read."""
     try:
-        data = json.loads((out / LEAGUE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads(read_input(out / LEAGUE_FILE, "a league file", LEAGUE_FILE_MB << 20))
+    except (OSError, ValueError):  # an InputFileError and a UnicodeDecodeError are ValueErrors
         return None
     if (not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), list)
             or not all(isinstance(key, str) for key in data["tables"])

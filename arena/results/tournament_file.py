@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from arena.errors import os_error_line
-from arena.plan.config import ConfigError, TournamentConfig, parse_config, with_deals
+from arena.plan.config import ConfigError, TournamentConfig, parse_config, read_config_text, with_deals
 from arena.results.dealkey import check_folder_key, read_key
 from arena.results.files import DEAL_KEY_FILE, TOURNAMENT_FILE, RunError, write_atomically
 
@@ -26,9 +25,9 @@ def read_tournament(folder: Path, deal_key: str | None = None) -> tuple[Tourname
     if not path.exists():
         raise RunError(f"{folder}: not a results folder (no {TOURNAMENT_FILE})")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
+        text = read_config_text(path)
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
     try:
         config = parse_config(text, str(path), default_name=folder.name)
     except ConfigError as exc:

@@ -30,12 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import os_error_line
-from arena.plan.config import ConfigError, parse_config
+from arena.inputfiles import InputFileError, read_input
+from arena.plan.config import ConfigError, parse_config, read_config_text
 from arena.results.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally
 
 FORMAT = "arena-match/1"
+#: The largest ``match.json`` read: its tally by deal pair takes a few KiB.
+MATCH_FILE_MB = 16
 PAIR_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")
 
 
@@ -92,9 +95,11 @@ def read_match(folder: Path) -> dict[str, Any] | None:
     it is there but is not a match's (damaged, or another format)."""
     path = folder / MATCH_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_input(path, "a match's file", MATCH_FILE_MB << 20))
     except FileNotFoundError:
         return None
+    except InputFileError as exc:
+        raise RunError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -105,9 +110,9 @@ def read_match(folder: Path) -> dict[str, Any] | None:
 def stored_seed(out: Path) -> int | None:
     """The master seed of the match stored in ``out`` (for ``--resume`` without ``--seed``), None if there is none."""
     try:
-        text = (out / TOURNAMENT_FILE).read_text(encoding="utf-8")
+        text = read_config_text(out / TOURNAMENT_FILE)
         return parse_config(text, str(out / TOURNAMENT_FILE), default_name=out.name).seed
-    except (OSError, UnicodeDecodeError, ConfigError):
+    except ConfigError:
         return None
 
 
@@ -142,8 +147,8 @@ def cap_to_restore(plan: MatchPlan, out: Path, resume: bool, overwrite: bool) ->
         raise RunError(f"{out} holds a match with other parameters ({MATCH_FILE}: {stored.get('parameters')}); "
                        f"choose another folder with --out, or start again with --overwrite")
     try:
-        previous = parse_config(path.read_text(encoding="utf-8"), str(path), default_name=plan.name)
-    except (OSError, UnicodeDecodeError, ConfigError):
+        previous = parse_config(read_config_text(path), str(path), default_name=plan.name)
+    except ConfigError:
         return None  # the results folder refuses it in one line
     config = plan.config()
     # Cut to its deals, a match of a deals file keeps the first of its seeds.

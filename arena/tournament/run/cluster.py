@@ -58,6 +58,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from arena.inputfiles import read_input
 from arena.plan.schedule import Game
 from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
@@ -75,6 +76,9 @@ REFUSED_GRACE = 1.0
 #: Times a local cluster's scheduler plays a task again after the worker running it died (a scheduler
 #: of one's own has its own ``distributed.scheduler.allowed-failures``, 3 by default).
 ALLOWED_FAILURES = 2
+
+#: The largest ``file.py`` bot shipped to the workers with the run's settings.
+SHIPPED_MB = 16
 
 _LOCAL = re.compile(r"local(?::(\d+))?")
 _ADDRESS = re.compile(r"(tcp|tls|inproc|ucx|ws|wss)://\S+")
@@ -239,8 +243,8 @@ def ship_bot_files(settings: dict[str, Any]) -> dict[str, Any]:
         ref, loaded = entrant.bot_file_ref()
         if ref != loaded:
             where = ref.rpartition(":")[0]
-            with open(loaded.rpartition(":")[0], encoding="utf-8") as handle:
-                files[index] = (where, handle.read())
+            data = read_input(loaded.rpartition(":")[0], "a bot's file shipped to the workers", SHIPPED_MB << 20)
+            files[index] = (where, data.decode("utf-8"))
     return {**settings, "files": files}
 
 
