@@ -1,12 +1,11 @@
-"""Ctrl-C in a sandboxed run of slow bots: every game finished is stored as it ends, none is lost or stored
-twice, and ``--resume`` completes the run to what an uninterrupted run stores.
-
-A run with bots in processes of their own hands a worker a whole seating's pass of games at a time; the
-games must still reach the folder (and the progress bar) one by one as they end, not when the pass does.
+"""Games stored as they finish: a worker (local or on Dask) that holds a whole seating's pass of games
+hands each back as it ends, so Ctrl-C in a sandboxed run of slow bots loses no finished game, none is
+stored twice, and ``--resume`` completes the run to what an uninterrupted run stores.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import pty
@@ -20,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.plan.config import load_config
-from arena.plan.schedule import Schedule, count_games
+from arena.plan.config import load_config, parse_config
+from arena.plan.schedule import Schedule, count_games, schedule
+from arena.results.files import pack
 from arena.results.verify import without_timing
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
-
-pytestmark = pytest.mark.slow
+from arena.tournament.run.codec import Played
+from arena.tournament.run.workers import worker_settings
 
 #: A bot that plays as ``random`` does, a hundredth of a second a move (about half a second a game, longer
 #: than a worker waits before it hands finished games back), and says on standard error when a game ends.
@@ -152,6 +152,7 @@ def records_by_id(out: Path) -> dict[str, str]:
     return by_id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_keeps_every_finished_game_and_resume_completes_the_run(tmp_path, whole, workers):
     path, reference = whole
@@ -194,3 +195,47 @@ def test_ctrl_c_keeps_every_finished_game_and_resume_completes_the_run(tmp_path,
     # The resume played only the games not stored.
     starts = re.findall(r"(\d+) games, (\d+) stored, (\d+) to play", (out / "arena.log").read_text())
     assert starts[-1] == (str(total), str(len(stored)), str(total - len(stored)))
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.xdist_group("cluster")
+def test_a_dask_task_of_a_whole_pass_hands_back_each_game_as_it_ends(tmp_path):
+    pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+    from arena.tournament.run.cluster import Cluster, DaskWorkers
+
+    bot = tmp_path / "sleepy.py"
+    bot.write_text(SLEEPY, encoding="utf-8")
+    config = parse_config(f'name = "d"\nplayers = 2\ndeals = 6\nseed = 3\nisolation = "none"\ndeal_key = "{KEY}"\n'
+                          f'[[entrants]]\nname = "sleepy"\nbot = "{bot}:SleepyBot"\n'
+                          '[[entrants]]\nname = "rnd"\nbot = "random"\n', "d.toml")
+    total = count_games(config)
+    cluster = Cluster.connect("local:1")
+    try:
+        with DaskWorkers(cluster, (worker_settings(config), None), 600.0) as pool:
+            handed = list(pool.play(schedule(config), total, passes=True))
+    finally:
+        cluster.close()
+    # Two tasks (a pass each, six games); every game takes longer than a worker waits before it hands
+    # finished games back, so each comes back alone, as it ends, not with its task.
+    assert [count for count, _, _, _ in handed] == [1] * total
+    ids = [json.loads(lines)["game_id"] for _, lines, _, _ in handed]
+    assert sorted(ids) == sorted(game.game_id for game in schedule(config))
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_part_keeps_only_the_games_asked_for(compressed):
+    records = [json.dumps({"game_id": f"g{i}", "moves": [i] * i}).encode() + b"\n" for i in range(3)]
+    rows = [f"g{i},0\ng{i},1\n".encode() for i in range(3)]
+    faults = [{"game_id": "g1", "seat": 0, "entrant": "e", "move": 2, "kind": "crash", "message": "gone"}]
+    joined = b"".join(records)
+    part = Played(pack(joined) if compressed else joined, b"".join(rows), 0.5, faults, (4, 7, 9),
+                  tuple((len(r), len(w)) for r, w in zip(records, rows, strict=True)))
+    assert part.only({4, 7, 9}, compressed) is part
+    kept = part.only({4, 9}, compressed)
+    assert (gzip.decompress(kept.records) if compressed else kept.records) == records[0] + records[2]
+    assert kept.rows == rows[0] + rows[2]
+    assert kept.games == (4, 9) and kept.faults == []
+    assert kept.sizes == (part.sizes[0], part.sizes[2])
+    assert part.only({7}, compressed).faults == faults
+    assert part.only(set(), compressed).records == b""
