@@ -27,10 +27,11 @@ REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; chars
            b"content-length: 21\r\nretry-after: 5\r\nconnection: close\r\n\r\ntoo many connections\n")
 #: Descriptors kept for what is not a connection (files read, the listening socket, logs, threads).
 RESERVE = 128
-#: The listening socket's queue, and the connections asyncio accepts at a time: each batch is counted
-#: (and those over a cap closed) two turns of the loop after it is accepted, so up to
-#: :data:`IN_FLIGHT` descriptors are sockets not counted yet (measured: 256 a batch ran a server of
-#: 1,024 descriptors out of them, 128 did not).
+#: The listening socket's queue, and the connections asyncio accepts in one turn of its loop.  A batch
+#: is accepted in one turn, given transports in the next, counted (``connection_made``) in the third
+#: and those refused are closed in the fourth, a batch accepted in each: up to :data:`IN_FLIGHT`
+#: sockets not counted yet.  (Measured: 512 connections held and batches of 256 ran a server of 1,024
+#: descriptors out of them.)
 BACKLOG = 128
 IN_FLIGHT = 4 * BACKLOG
 
@@ -61,9 +62,10 @@ class GuardedH11(H11Protocol):
 
     uvicorn times only an idle kept-alive connection, and any byte received stops that timer, so a head
     (or a body nobody reads) sent a byte at a time is waited for without end: the deadline here is
-    absolute, data does not move it; only a request being answered stops it.  A full server makes room by closing the connection that has waited longest for its head
-    (a visitor's head arrives within a round trip; one that is still missing is a stalled client's),
-    so clients on many addresses that never finish their heads cannot shut a visitor out.
+    absolute, data does not move it; only a request being answered stops it.  A full server makes room
+    by closing the connection that has waited longest for its head (a visitor's head arrives within a
+    round trip; one that is still missing is a stalled client's), so clients on many addresses that
+    never finish their heads cannot shut a visitor out.
     """
 
     limits: ClassVar[Limits]
