@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from arena.errors import ArenaError
 from arena.isolation import logshares, protocol, sandbox
 from arena.isolation.forkserver import ARENA_PARENT
+from arena.isolation.named import unshown_folders
 from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
 from arena.plugins.specs import EXEC_PREFIX
 
@@ -317,7 +318,7 @@ class BotProcess:
         if _MEMORY_WORDS.search(words):
             said += f"; its memory limit is {program.limits.memory_mb} MiB (memory_mb in a tournament file)"
         if walls.startswith(("jail", "userns")):
-            for path, why in sandbox.unshown_folders(list(program.command), program.cwd):
+            for path, why in unshown_folders(list(program.command), program.cwd):
                 said += f"; its command names the folder {path}, which it is not shown ({why}: a bot sees only " \
                         "the files its command names there): "
                 said += (f"run from {os.path.dirname(path)} and name the folder {os.path.basename(path)}, or name "

@@ -93,11 +93,11 @@ from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.forkserver import Forked
 from arena.isolation.limits import MEMORY_RLIMIT, UID_BASE, Limits, SandboxError, counted_processes, serials
+from arena.isolation.named import named_paths
 from arena.isolation.rootfs import (
     PATH,
     Layout,
     etc_files,
-    home_folders,
     is_closed,
     layout_of,
     open_to_others,
@@ -561,37 +561,6 @@ def _layout(command: list[str], options: StartOptions, environment: dict[str, st
                                    "root runs as a uid of its own that reads only what others may: keep the "
                                    "bot in a folder of its own that others may read, outside any home folder")
     return Layout([], [], [])
-
-
-def named_paths(command: list[str], cwd: str | None) -> list[str]:
-    """The paths that the arguments of ``command`` name (read from ``cwd``) and that exist, each part of a list of
-    paths joined by ``:`` (a Java class path, a ``PYTHONPATH``) on its own; options (``-x``) left out."""
-    base = cwd or os.getcwd()
-    found = []
-    for word in command[1:]:
-        if word.startswith("-"):
-            continue
-        for part in word.split(":") if ":" in word else [word]:
-            path = os.path.abspath(os.path.join(base, part))
-            if part and os.path.exists(path):
-                found.append(path)
-    return found
-
-
-def unshown_folders(command: list[str], cwd: str | None) -> list[tuple[str, str]]:
-    """The folders ``command`` names as arguments (read from ``cwd``) that a fresh root does not show whole,
-    each with why: shared places (:func:`~arena.isolation.rootfs.shared_place`), in which a bot sees only the
-    files its command names.  For a message when such a program fails to start."""
-    paths = named_paths(command, cwd)
-    named = [path for path in paths if not os.path.isdir(path)]
-    found = []
-    for path in dict.fromkeys(paths):
-        if os.path.isdir(path) and not os.path.islink(path) and shared_place(path, named):
-            why = ("the root folder" if path == "/" else "a home folder" if path in home_folders() else
-                   "a folder others may write" if os.stat(path).st_mode & 0o002 else
-                   "the working folder, and it holds more than the files the command names")
-            found.append((path, why))
-    return found
 
 
 def _jail_settings(made: _Made, options: StartOptions, level: str, layout: Layout, uid: int | None,

@@ -55,9 +55,8 @@ def test_a_program_whose_first_output_is_not_the_protocol_is_shown_in_its_own_wo
 def test_the_first_output_shown_is_bounded_and_read_while_the_program_runs_on(tmp_path):
     """A program that prints a banner and then waits: what it wrote is shown, up to a few hundred bytes."""
     ref = inline(tmp_path, "banner", """
-        import sys, time
-        for n in range(200):
-            print(f"banner line {n}", flush=True)
+        import os, time
+        os.write(1, "".join(f"banner line {n}\\n" for n in range(200)).encode())  # 3 KB: one write, whole
         time.sleep(60)
     """)
     message = start_error(exec_program(ref), tmp_path / "banner.log")
