@@ -170,6 +170,8 @@ def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path,
                                                      request: pytest.FixtureRequest) -> None:
     if "node examples/" in page.read_text(encoding="utf-8") and shutil.which("node") is None:
         pytest.skip("node is not installed: the page's program bot is a Node.js bot")
+    if "javac " in page.read_text(encoding="utf-8") and not (shutil.which("java") and shutil.which("javac")):
+        pytest.skip("java and javac are not both installed: the page's program bot is a Java bot too")
     where = tmp_path / "fresh"
     where.mkdir()
     for kind, line, content in page_steps(page):
