@@ -569,7 +569,7 @@ def test_memory_until_the_oom_killer(memory_run, who):
     name = {"python_bot": "hostile", "program": "hostile-program"}[who]
     if WALLS == "jail":
         games = check_tournament(memory_run, {"crash"}, "memory limit of 256 MiB")
-    else:  # the address-space limit: the bot sees a MemoryError
+    else:  # the data limit (no memory cgroup): the bot sees a MemoryError
         games = check_tournament(memory_run, {"crash", "exception"}, "MemoryError")
     assert sum(1 for r in games.values() for p in r["players"] if p["name"] == name) == 6  # 6 of the 10 tables
     log = (memory_run / "bots" / f"{name}.log").read_text()
