@@ -37,7 +37,8 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 @pytest.fixture(scope="module")
 def bots() -> Iterator[Path]:
     """A folder any user may read (a bot of a referee run as root runs as a uid of its own; ``nobody`` plays
-    too) holding ``RandomBot.java``, its compiled classes in ``classes/`` and the Python twin ``random_bot.py``."""
+    too) holding ``RandomBot.java``, its compiled classes in ``classes/``, an empty ``lib/`` and the Python twin
+    ``random_bot.py``."""
     folder = Path(tempfile.mkdtemp(prefix="arena-test-jvm-", dir="/tmp"))
     try:
         folder.chmod(0o755)
@@ -45,6 +46,7 @@ def bots() -> Iterator[Path]:
             shutil.copy(EXAMPLES / name, folder / name)
         subprocess.run([JAVAC, "-d", str(folder / "classes"), str(folder / "RandomBot.java")], check=True,
                        capture_output=True, timeout=120)
+        (folder / "lib").mkdir()  # a class path of two folders
         for path in folder.rglob("*"):
             path.chmod(0o755 if path.is_dir() else 0o644)
         yield folder
@@ -69,7 +71,7 @@ def arena(args: list[str], level: str, cwd: Path) -> subprocess.CompletedProcess
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_java_bot_plays_a_few_games_at_every_level(bots, tmp_path, level):
-    path = tournament(bots, ["java", "-XX:+UseSerialGC", "-cp", "classes", "RandomBot"])
+    path = tournament(bots, ["java", "-XX:+UseSerialGC", "-cp", "lib:classes", "RandomBot"])
     try:
         done = arena(["run", str(path), "--out", str(tmp_path / "out")], level, bots)
     finally:
