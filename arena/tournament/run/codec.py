@@ -69,6 +69,17 @@ class Played(NamedTuple):
     #: The bytes of each game's record line and rows, uncompressed.
     sizes: tuple[tuple[int, int], ...] = ()
 
+    @classmethod
+    def of(cls, done: list[tuple[int, bytes, str, list[dict[str, Any]]]], seconds: float, compress: bool) -> Played:
+        """Finished games (each its index in the chunk, record line, rows and faults), in the chunk's order,
+        played in ``seconds``; the records gzipped with ``compress``."""
+        done = sorted(done, key=lambda game: game[0])
+        lines = b"".join(line for _, line, _, _ in done)
+        rows = [text.encode("utf-8") for _, _, text, _ in done]
+        return cls(pack(lines) if compress else lines, b"".join(rows), seconds,
+                   [fault for _, _, _, found in done for fault in found], tuple(index for index, _, _, _ in done),
+                   tuple((len(line), len(text)) for (_, line, _, _), text in zip(done, rows, strict=True)))
+
     def only(self, wanted: Collection[int], compressed: bool) -> Played:
         """The part of these games whose indices are in ``wanted`` (records gzipped: ``compressed``)."""
         keep = [index in wanted for index in self.games]

@@ -49,7 +49,7 @@ from typing import Any, Self
 
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game
-from arena.results.files import HELD_LOCKS, LOG_FORMAT, pack
+from arena.results.files import HELD_LOCKS, LOG_FORMAT
 from arena.results.rows import SeatTime, game_rows_text
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import (
@@ -208,19 +208,9 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check
             if check is not None:
                 check()
             if send is not None and (now := time.perf_counter()) - last_sent >= PART_SECONDS:
-                send(_part(done, now - last_sent))
+                send(Played.of(done, now - last_sent, bool(_WORKER.get("compress"))))
                 done, last_sent = [], now
-    return _part(done, time.perf_counter() - last_sent)
-
-
-def _part(done: list[tuple[int, bytes, str, list[dict[str, Any]]]], seconds: float) -> Played:
-    """Finished games (their index in the chunk, record line, rows, faults) as one answer, in the chunk's order."""
-    done = sorted(done, key=lambda game: game[0])
-    lines = b"".join(line for _, line, _, _ in done)
-    rows = [text.encode("utf-8") for _, _, text, _ in done]
-    return Played(pack(lines) if _WORKER.get("compress") else lines, b"".join(rows), seconds,
-                  [fault for _, _, _, found in done for fault in found], tuple(index for index, _, _, _ in done),
-                  tuple((len(line), len(text)) for (_, line, _, _), text in zip(done, rows, strict=True)))
+    return Played.of(done, time.perf_counter() - last_sent, bool(_WORKER.get("compress")))
 
 
 def play_order(games: list[Game]) -> list[int]:
