@@ -538,18 +538,22 @@ class DaskWorkers:
                 self._submit(_Task(next(self._ids), chunk))
 
         top_up()
+        drained = time.monotonic()
         while self.pending:
             try:
                 done, _ = distributed.wait(list(self.pending), timeout=PART_WAIT, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 done = set()
-            # A task's parts reach the queue before it ends: after the wait, they are all there.
-            yield from self._drain()
-            for future in done:
-                task = self.pending.pop(future)
-                try:
-                    data = future.result()
-                except distributed.KilledWorker:
+            ended = [self._ended(future) for future in done]
+            # A task's parts reach the queue before it ends, so after the wait they are all there: taken at
+            # least every PART_WAIT, and before a task that handed back games as parts is settled.
+            if time.monotonic() - drained >= PART_WAIT or any(
+                    answer is None or answer.played is None or len(task.stored) + len(answer.played.games) < len(task.games)
+                    for task, answer in ended):
+                drained = time.monotonic()
+                yield from self._drain()
+            for task, answer in ended:
+                if answer is None:  # its workers kept dying: its games not stored are played again, isolated
                     del self.tasks[task.id]
                     if task.isolate:
                         raise WorkerError(f"game {task.games[0].game_id} stops its Dask worker even with every bot "
@@ -559,9 +563,7 @@ class DaskWorkers:
                                     "a process of its own", game.game_id)
                         self._submit(_Task(next(self._ids), [game], isolate=True))
                     continue
-                except Exception as exc:
-                    raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
-                taken = self._take(decode_answer(data, "a Dask worker", "task"))
+                taken = self._take(answer)
                 del self.tasks[task.id]
                 if len(task.stored) != len(task.games):
                     raise WorkerError("a Dask task ended without all of its games")
@@ -571,5 +573,17 @@ class DaskWorkers:
                     yield taken
             top_up()
 
+    def _ended(self, future: Any) -> tuple[_Task, Answer | None]:
+        """A task that ended and its last answer (None: the scheduler gave up on it, its workers kept dying)."""
+        import distributed
+
+        task = self.pending.pop(future)
+        try:
+            data = future.result()
+        except distributed.KilledWorker:
+            return task, None
+        except Exception as exc:
+            raise WorkerError(f"a Dask task failed: {type(exc).__name__}: {_one_line(exc)}") from None
+        return task, decode_answer(data, "a Dask worker", "task")
 
 __all__ = ["Cluster", "DaskWorkers", "parse_cluster", "play_task"]
