@@ -2,20 +2,22 @@
 
 The parent process never plays (:mod:`.workers` does, also with one worker):
 it hands the workers chunks of games of the schedule, shows the progress
-bar, and appends what comes back — a chunk's record lines and rows at once —
-to the results folder, keeping no record in memory:
+bar, and appends what comes back — the record lines and rows of the games
+finished since a worker's last answer, within about a quarter of a second of
+their end — to the results folder, keeping no record in memory:
 
 * ``records.jsonl`` (or ``records.jsonl.gz``): one ``uptown-game/1`` record
   per line, in the order games finish;
 * ``games.csv``: the game's rows, one per seat.
 
 The folder is its owner's (:class:`~arena.results.folder.ResultsFolder`): opened once
-(lock, overwrite or update, deal key, league, entrants, the resume check), appended to
-chunk by chunk, finished (``games.csv`` in schedule order, so it is the same file for any
+(lock, overwrite or update, deal key, league, entrants, the resume check), appended to as
+games come back, finished (``games.csv`` in schedule order, so it is the same file for any
 number of workers, either start method and any interruptions).  The tables are then the
 folder's (:func:`~arena.report.folder_tables.folder_tables`).
 
-Bots are prepared inside the workers (their programs started there).
+Ctrl-C stores the games handed back before it, and never cuts a write short
+(:class:`_CtrlC`).  Bots are prepared inside the workers (their programs started there).
 Workers append their log lines to ``arena.log`` themselves.
 
 A run given a :class:`Feed` (``arena match``, :mod:`arena.tournament.match`) hands out the
