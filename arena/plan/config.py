@@ -29,6 +29,7 @@ file, the key and the reason.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -240,10 +241,18 @@ def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
 
 
 def _choice(source: str, key: str, value: Any, choices: Collection[str]) -> str:
-    """``value`` when it is one of ``choices``, else a ConfigError naming ``key`` and the choices."""
-    if value not in choices:
-        raise _fail(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
-    return str(value)
+    """``value`` when it is one of ``choices`` in any case (``"Uptown"`` is ``uptown``), else a ConfigError
+    naming ``key`` and the choices."""
+    if isinstance(value, str) and value.lower() in choices:
+        return value.lower()
+    raise _fail(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
+
+
+def _unknown_key(source: str, key: str, known: Collection[str], what: str) -> ConfigError:
+    """The error for a key a table does not take, with the known key it most looks like."""
+    near = difflib.get_close_matches(key.split(".")[-1], known, n=1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    return _fail(source, key, f"unknown key ({hint}{what} takes {', '.join(known)})")
 
 
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
@@ -283,7 +292,7 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
         raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
     for key in table:
         if key not in ENTRANT_KEYS:
-            raise _fail(source, f"{where}.{key}", f"unknown key (an entrant takes {', '.join(ENTRANT_KEYS)})")
+            raise _unknown_key(source, f"{where}.{key}", ENTRANT_KEYS, "an entrant")
     program = _program_keys(source, where, table)
     if "command" in program:
         if "bot" in table:
@@ -339,7 +348,7 @@ def parse_config(
         raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
     for key in data:
         if key not in TOP_KEYS:
-            raise _fail(source, key, f"unknown key (a tournament takes {', '.join(TOP_KEYS)})")
+            raise _unknown_key(source, key, TOP_KEYS, "a tournament")
     for key in ("players", "deals", "seed", "entrants"):
         if key not in data:
             raise _fail(source, key, "missing")
@@ -461,7 +470,7 @@ def _seating(source: str, data: dict[str, Any], players: int) -> str:
     """The ``seating`` key, or the old ``rotate`` key it replaces (true: rotate, false: fixed), or the default."""
     seating = data.get("seating")
     if seating is not None:
-        _choice(source, "seating", seating, DESIGNS)
+        seating = _choice(source, "seating", seating, DESIGNS)
     if "rotate" in data:
         rotate = data["rotate"]
         if not isinstance(rotate, bool):

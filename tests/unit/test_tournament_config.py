@@ -257,3 +257,30 @@ def test_a_gauntlet_pool_must_fill_the_other_seats():
     with pytest.raises(ConfigError, match=r"^d: pool: a gauntlet of 4 players seats 3 entrants of the pool at every "
                                           r"table; the pool has 2$"):
         parse_config(text.replace("players = 3", "players = 4"), "d")
+
+
+@pytest.mark.parametrize(("change", "key", "meant"), [
+    (("seed = 99", "seed = 99\nscorring = \"uptown\""), "scorring", "did you mean scoring?"),
+    (("seed = 99", "seed = 99\ntimelimit = 2"), "timelimit", "did you mean time_limit?"),
+    (('name = "rnd"', 'name = "rnd"\noption = {}'), "entrants[0].option", "did you mean options?"),
+])
+def test_an_unknown_key_names_the_known_key_it_most_looks_like(change, key, meant):
+    old, new = change
+    with pytest.raises(ConfigError) as info:
+        parse_config(GOOD.replace(old, new, 1), "t/demo.toml")
+    assert str(info.value).startswith(f"t/demo.toml: {key}: unknown key ({meant} ")
+
+
+def test_a_far_unknown_key_gets_the_list_without_a_guess():
+    with pytest.raises(ConfigError) as info:
+        parse_config(GOOD.replace("seed = 99", "seed = 99\nzzz = 1", 1), "t/demo.toml")
+    assert "did you mean" not in str(info.value) and "a tournament takes name, players" in str(info.value)
+
+
+@pytest.mark.parametrize(("key", "given", "value"), [
+    ("scoring", "Uptown", "uptown"), ("scoring", "BLOCKERS", "blockers"), ("penalty", "Opponent", "opponent"),
+    ("seating", "Balanced", "balanced"), ("format", "Round-Robin", "round-robin")])
+def test_a_choice_is_read_in_any_case(key, given, value):
+    text = GOOD.replace('scoring = "blockers"', "").replace('penalty = "opponent"', "").replace("rotate = false", "")
+    config = parse_config(text.replace("seed = 99", f'seed = 99\n{key} = "{given}"', 1), "t/demo.toml")
+    assert getattr(config, key) == value
