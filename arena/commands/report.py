@@ -37,8 +37,8 @@ _options = with_options(
                       "folder): its standings, redrawn as games are stored, until every game is or no run holds DIR. "
                       "Not on a terminal: the standings as plain text each time they change."),
     click.option("--collusion", metavar="A,B", default=None,
-                 help="The detail of the collusion test of one pair of entrants, both ways, after the tables "
-                      "(the Teams? section tests every pair)."),
+                 help="Print only the detail of the collusion test of one pair of entrants, both ways "
+                      "(the Teams? section of the report tests every pair)."),
     deal_key_option("The deal key of DIR's tournament (64 hex digits), for a copy of the folder without its deal.key: "
                     "the rows' seeds are checked against the schedule it deals."),
 )
@@ -97,11 +97,12 @@ def command(
     page = Page(Path(html_out) if html_out is not None else path / REPORT_FILE, config.name, replays, teams) if html else None
     for written in publish(path, found, match, plots=pictures, page=page).paths:
         click.echo(str(written), err=True)
+    if collusion is not None:  # the one pair's detail, alone: the tables are what arena report DIR prints
+        click.echo("\n".join(pair_lines(teams, collusion, output_width())))
+        return
     click.echo(text, nl=False)
     if fmt == "text" and table is None:
         _echo_sections(path, found.tables, teams, match)
-    if collusion is not None:
-        click.echo("\n" + "\n".join(pair_lines(teams, collusion, output_width())))
 
 
 def _refuse_together(given: dict[str, Any]) -> None:
