@@ -5,26 +5,25 @@ from __future__ import annotations
 import math
 import secrets
 import shlex
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.commands.play import Seed, TimeLimit
+from arena.commands.play import INTERRUPTED, Seed, TimeLimit, kept_logs
 from arena.display.terminal import printable
 from arena.play import ranges as limits
 
 if TYPE_CHECKING:
     from arena.api.options import Option
+    from arena.play.referee import Referee
 
 
 def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int | None) -> None:
     """Start each bot as a tournament would, shake hands, show what it declares, and play it one game
     against random; a bot that faults there is not usable (the command's one-line error names the first)."""
-    from arena.isolation.protocol import PROTOCOL
-    from arena.play.human import HUMAN
-    from arena.play.probe import OPPONENT, probe_game
     from arena.play.referee import Referee
 
     seed = secrets.randbits(63) if seed is None else seed
@@ -33,36 +32,50 @@ def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int 
     limit = "no time limit" if math.isinf(time_limit) else f"time limit {time_limit:g} s"
     unusable: list[str] = []
     try:
-        for text in specs:
-            if text == HUMAN:
-                raise click.BadParameter("human is you at the terminal: there is no bot to probe", param_hint="'--probe'")
-            (bot,) = referee.prepare_all([(text, "", None)])  # a BotError is the command's one-line error
-            if bot.program is not None and bot.declared is not None:
-                about = printable(bot.declared.description or "(no description)")
-                click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
-                click.echo(f"  runs as:  {printable(bot.program.text)}")
-                click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
-                declared = bot.declared.options
-                _echo_options("  ", {key: (value, declared.get(key)) for key, value in bot.options.items()})
-            else:  # a Python bot under isolation none: no program, no handshake
-                assert bot.cls is not None
-                click.echo(f"{printable(bot.text)}: {printable((bot.cls.__doc__ or '(no description)').strip().splitlines()[0])}")
-                click.echo("  runs in:  this process (isolation none: trusted code only)")
-                options = bot.cls.options if isinstance(bot.cls.options, dict) else {}
-                _echo_options("  ", {key: (value, options.get(key)) for key, value in bot.options.items()})
-            game = probe_game(referee, bot, seed)
-            click.echo(f"  game:     seat 0 against {OPPONENT}, seed {seed}, {limit}: {printable(game.summary())}")
-            if not game.usable:
-                assert game.fault is not None
-                click.echo(f"  log:      {game.log}")
-                click.echo(f"  again:    {_again(text, seed, time_limit, isolation)}")
-                unusable.append(f"bot {text!r} is not usable: it faulted at move {game.fault['move']} of the probe "
-                                f"game: {game.fault['kind']}: {game.fault['message']}")
+        _probe_each(specs, referee, seed, limit, time_limit, isolation, unusable)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: the probe was not finished; --seed {seed} plays its game again", err=True)
+        sys.exit(INTERRUPTED)
     finally:
         referee.close()
+        kept_logs(logs, given=False, faulted=bool(unusable))
     if unusable:
         more = f" (and {len(unusable) - 1} more, above)" if len(unusable) > 1 else ""
         raise click.ClickException(printable(unusable[0]) + more)
+
+
+def _probe_each(specs: tuple[str, ...], referee: Referee, seed: int, limit: str, time_limit: float, isolation: str,
+                unusable: list[str]) -> None:
+    """Probe each bot in turn, adding to ``unusable`` the line of each that faulted."""
+    from arena.isolation.protocol import PROTOCOL
+    from arena.play.human import HUMAN
+    from arena.play.probe import OPPONENT, probe_game
+
+    for text in specs:
+        if text == HUMAN:
+            raise click.BadParameter("human is you at the terminal: there is no bot to probe", param_hint="'--probe'")
+        (bot,) = referee.prepare_all([(text, "", None)])  # a BotError is the command's one-line error
+        if bot.program is not None and bot.declared is not None:
+            about = printable(bot.declared.description or "(no description)")
+            click.echo(f"{printable(bot.text)}: {printable(bot.declared.name)}: {about}")
+            click.echo(f"  runs as:  {printable(bot.program.text)}")
+            click.echo(f"  protocol: {PROTOCOL}, in {referee.walls[bot.program]}")
+            declared = bot.declared.options
+            _echo_options("  ", {key: (value, declared.get(key)) for key, value in bot.options.items()})
+        else:  # a Python bot under isolation none: no program, no handshake
+            assert bot.cls is not None
+            click.echo(f"{printable(bot.text)}: {printable((bot.cls.__doc__ or '(no description)').strip().splitlines()[0])}")
+            click.echo("  runs in:  this process (isolation none: trusted code only)")
+            options = bot.cls.options if isinstance(bot.cls.options, dict) else {}
+            _echo_options("  ", {key: (value, options.get(key)) for key, value in bot.options.items()})
+        game = probe_game(referee, bot, seed)
+        click.echo(f"  game:     seat 0 against {OPPONENT}, seed {seed}, {limit}: {printable(game.summary())}")
+        if not game.usable:
+            assert game.fault is not None
+            click.echo(f"  log:      {game.log}")
+            click.echo(f"  again:    {_again(text, seed, time_limit, isolation)}")
+            unusable.append(f"bot {text!r} is not usable: it faulted at move {game.fault['move']} of the probe "
+                            f"game: {game.fault['kind']}: {game.fault['message']}")
 
 
 def _again(text: str, seed: int, time_limit: float, isolation: str) -> str:

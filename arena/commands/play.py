@@ -6,6 +6,7 @@ import errno
 import math
 import os
 import secrets
+import shutil
 import stat
 import sys
 import tempfile
@@ -171,14 +172,33 @@ def _open_transcript(path: Path) -> TextIO:
 
 
 def _log_folder(logs: Path | None) -> Path:
-    """The folder for the bots' standard error: the one given (made if need be), or a new one."""
+    """The folder for the bots' standard error: the one given (made if need be), or a new temporary one
+    (which :func:`kept_logs` removes at the end when nothing in it needs reading)."""
     if logs is None:
-        return Path(tempfile.mkdtemp(prefix="arena-play-logs-"))
+        return Path(tempfile.mkdtemp(prefix=TEMPORARY_LOGS))
     try:
         logs.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise click.BadParameter(f"cannot make {logs}: {os_error_line(exc)}", param_hint="'--logs'") from None
     return logs
+
+
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT), as a shell gives it.
+INTERRUPTED = 130
+
+#: How the temporary folders of the bots' logs are named, when no --logs is given.
+TEMPORARY_LOGS = "arena-play-logs-"
+
+
+def kept_logs(folder: Path, given: bool, faulted: bool) -> bool:
+    """Whether the logs ``folder`` stays: the one --logs gave always does; a temporary one only when a bot
+    faulted or wrote something of its own, else it is removed (a folder a game in /tmp would leave)."""
+    from arena.play.logs import bots_wrote
+
+    if given or faulted or bots_wrote(folder):
+        return True
+    shutil.rmtree(folder, ignore_errors=True)
+    return False
 
 
 @dataclass(frozen=True)
@@ -305,7 +325,7 @@ def _quiet_line(played: Played, seed: int, options: PlayOptions, log_dir: Path) 
     return line
 
 
-def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path) -> None:
+def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path, kept: bool) -> None:
     """The game as it ended: what was played, the final board, the result, the clocks, the walls and the logs."""
     from arena.display.text import render_final
     from arena.isolation.sandbox import short_walls
@@ -325,8 +345,11 @@ def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path) -> Non
         echo(f"bots ran in {short_walls(line)}; arena info lists each wall")
     if options.isolation == "none":
         echo("Python bots ran in this process (isolation none: trusted code only)")
-    echo(f"bot logs (their standard error) in {log_dir}: "
-         + ", ".join(f"seat {seat} {name}.log" for seat, name in enumerate(played.logs) if name is not None))
+    if kept:
+        echo(f"bot logs (their standard error) in {log_dir}: "
+             + ", ".join(f"seat {seat} {name}.log" for seat, name in enumerate(played.logs) if name is not None))
+    else:
+        echo("bot logs: none kept, the bots wrote nothing on standard error (--logs DIR keeps every log)")
     if options.record_path is not None:
         echo(f"record written to {options.record_to}")
 
@@ -391,9 +414,16 @@ def command(bots: tuple[str, ...], **given: Any) -> None:
     # Too many to try: a bot cannot find the deal from its own tiles.
     seed = secrets.randbits(63) if options.seed is None else options.seed
     log_dir = _log_folder(options.logs)
-    played = _play(bots, seed, options, log_dir)
+    try:
+        played = _play(bots, seed, options, log_dir)
+    except KeyboardInterrupt:
+        kept = kept_logs(log_dir, options.logs is not None, faulted=False)
+        click.echo(f"\ninterrupted: the game of seed {seed} was not finished; the same command with --seed {seed} "
+                   "plays it again" + (f" (bot logs in {log_dir})" if kept else ""), err=True)
+        sys.exit(INTERRUPTED)
+    kept = kept_logs(log_dir, options.logs is not None, faulted=bool(played.outcome.faults))
     _save_record(played.outcome, options)
     if options.quiet:
         options.echo(_quiet_line(played, seed, options, log_dir))
     else:
-        _show(played, seed, options, log_dir)
+        _show(played, seed, options, log_dir, kept)

@@ -55,6 +55,20 @@ def seat_log_name(seat: int, text: str) -> str:
     return f"seat{seat}-{log_name(ref, folder=False)}"
 
 
+#: How the arena's own lines in a log begin (a game's header, a note that output was dropped).
+NOTE_PREFIX = "--- arena:"
+
+
+def bots_wrote(folder: str | os.PathLike[str]) -> bool:
+    """Whether a bot wrote anything of its own into a log of ``folder`` (the arena's notes do not count)."""
+    for entry in os.scandir(folder):
+        if entry.is_file(follow_symlinks=False):
+            with open(entry.path, encoding="utf-8", errors="replace") as log:
+                if any(not line.startswith(NOTE_PREFIX) for line in log):
+                    return True
+    return False
+
+
 class BotLogs:
     """The logs of one referee's bots, in ``folder`` (None: no logs, and every path is None)."""
 
