@@ -45,7 +45,7 @@ def worker_game(folder: Path, worker: int, last: bool = False) -> LiveGame | Non
 
 def ended_game(folder: Path, game_id: str) -> records.Replay | None:
     """The game ``game_id`` as a live file of ``folder`` holds it once it is over (its record not stored yet:
-    a run stores a chunk of games at a time), or None.  Its moves and result are the game's; its faults and
+    it is, within a second or so of the game's end), or None.  Its moves and result are the game's; its faults and
     times come with its record."""
     for path in live_files(folder):
         game = read_live(path)

@@ -129,11 +129,11 @@ async def game(request: Request) -> Response:
     title = f"{found.name}: {game_id}"
     if record is None:
         ended = await run_in_threadpool(ended_game, found.path, game_id)
-        if ended is not None:  # over, its record not stored yet: its moves from the live file
-            return HTMLResponse(pages.game_page(ended, f"{title} (its record comes with its chunk)"))
+        if ended is not None:  # over, its record being stored (a game is, as it ends): the live file's moves
+            return HTMLResponse(pages.game_page(ended, title))
         if FolderLock.held(found.path):
             return HTMLResponse(pages.message_page(title, "This game's record is not stored yet (a run stores "
-                                                   "a chunk of games at a time): this page looks again "
+                                                   "each game as it ends): this page looks again "
                                                    "every 2 seconds.", again=2), 202)
         raise NotFound(f"no game {game_id} in this folder's records")
     try:

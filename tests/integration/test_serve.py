@@ -346,9 +346,12 @@ def test_a_game_being_played_is_followed_move_by_move_then_its_replay(folder, mo
         assert over == ("over", {"game": "g-live", "href": "../game/g-live"})
         assert last[0][1]["total"] == len(live.state.history) + 1  # its last moves first
         assert c.get("/run/0/live/0", follow_redirects=False).headers["location"] == "../game/g-live"
-        # Its record is not stored yet: its replay is made of the live file's moves, its result with it.
+        # Its record is not stored yet: its replay is made of the live file's moves, its result with it, and
+        # titled as the stored game's page is (the record follows within a second of the game's end).
         replay = c.get("/run/0/game/g-live")
-        assert replay.status_code == 200 and "its record comes with its chunk" in replay.text
+        assert replay.status_code == 200 and "<title>" in replay.text
+        title = replay.text.split("<title>", 1)[1].split("</title>", 1)[0]
+        assert title.endswith(": g-live"), title
         assert "under Uptown scoring" in replay.text and 'class="result"' in replay.text
 
 
