@@ -170,6 +170,7 @@ def test_every_game_is_stored_once_with_its_rows(tmp_path, tournament):
     assert [p["name"] for p in record["players"]] == ["greedy", "other", "rnd"]
     assert (out / "tournament.toml").read_text() == path.read_text()
     assert "all 6 games stored" in (out / "arena.log").read_text()
+    assert not (out / "live").exists()  # no game is being played: no live file stays
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
@@ -431,6 +432,7 @@ def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monke
 
     def stop_after_four(self, games, remaining, *args, **kwargs):
         for result in real(self, games, remaining, *args, **kwargs):
+            seen["live"] = (tmp_path / "out" / "live").is_dir()  # the game being played, for arena serve
             if seen["games"] >= 4:
                 raise KeyboardInterrupt
             seen["games"] += result[0]
@@ -441,6 +443,8 @@ def test_ctrl_c_in_the_parent_raises_interrupted_and_keeps_games(tmp_path, monke
         run_tournament(config, path.read_text(), tmp_path / "out", workers=1)
     assert (info.value.stored, info.value.total) == (seen["games"], count_games(config))
     assert len(records_by_id(tmp_path / "out")) == seen["games"] >= 4
+    # The run is over: the files of the games in play went with it.
+    assert seen["live"] and not (tmp_path / "out" / "live").exists()
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import shutil
 import signal
 import sys
 import threading
@@ -46,6 +47,7 @@ from arena.plan.schedule import Game
 from arena.results.faults import FaultSummary
 from arena.results.files import BOTS_FOLDER, LOG_FILE, LOG_FORMAT, RunError
 from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
+from arena.results.live import live_path
 from arena.rules.engine import engine_line
 from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.showing import Showing
@@ -354,6 +356,8 @@ def _play(folder: OpenFolder, options: RunOptions, ctx: Any, logs: _LogSetup, co
     finally:
         showing.close()
         bar.close()
+        # No game is being played any more: files of games in play would show the folder as still playing.
+        shutil.rmtree(live_path(folder.path, 0).parent, ignore_errors=True)
     return folder.appended
 
 
