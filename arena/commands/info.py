@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import shutil
 import sys
 
 import click
@@ -37,6 +38,14 @@ def _extra(distribution: str, used_for: str) -> str:
         return f"not installed ({used_for})"
 
 
+def _browser() -> str:
+    """Where the browser of the browser tests is (playwright drives the chromium on PATH), or that it is not."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        return "not found on PATH (the browser tests skip without it; apt-get install chromium)"
+    return f"{found} (the browser tests)"
+
+
 def lines() -> list[str]:
     """The lines ``arena info`` prints, ``key: value`` each."""
     from arena.isolation.sandbox import walls_report
@@ -50,6 +59,7 @@ def lines() -> list[str]:
         f"sandbox: {walls_report()}",
     ]
     out += [f"{name}: {_extra(distribution, used_for)}" for name, distribution, used_for in EXTRAS]
+    out.append(f"chromium: {_browser()}")
     out += [_bridge(name) for name in BRIDGES]
     return out
 

@@ -125,3 +125,15 @@ def test_an_extension_that_does_not_load_is_named_with_its_error(tmp_path) -> No
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("rules engine: pure Python (the C extension does not load (")
+
+
+def test_info_says_whether_the_browser_of_the_browser_tests_is_on_path(run, tmp_path, monkeypatch) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    assert lines_of(run("info"))["chromium"] == (
+        "not found on PATH (the browser tests skip without it; apt-get install chromium)")
+    browser = empty / "chromium"
+    browser.write_text("#!/bin/sh\n")
+    browser.chmod(0o755)
+    assert lines_of(run("info"))["chromium"] == f"{browser} (the browser tests)"
