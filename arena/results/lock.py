@@ -15,6 +15,20 @@ def _held(out: Path, holder: str) -> str:
             f"or choose another folder with --out")
 
 
+def _try_making(out: Path) -> None:
+    """Make the folder ``out`` and its missing parents, and remove them again: a RunError when they cannot be."""
+    made = [path for path in (out, *out.parents) if not path.exists()]
+    try:
+        out.mkdir(parents=True)
+    except OSError as exc:
+        raise RunError(f"{out}: cannot write there: {os_error_line(exc)}") from None
+    for path in made:  # deepest first: each is empty once the one below it is gone
+        try:
+            path.rmdir()
+        except OSError:
+            break  # made meanwhile by someone else, or not ours to remove: left as it is
+
+
 class FolderLock:
     """An OS lock (``flock``) on a results folder for the whole of a run, so that two runs never write
     one folder; the kernel releases it when the process ends, however it ends.  Makes the folder (its
@@ -43,7 +57,12 @@ class FolderLock:
 
     @staticmethod
     def check(out: Path) -> None:
-        """Refuse (:class:`RunError`) at once when another run holds ``out``, before anything is started."""
+        """Refuse (:class:`RunError`) at once what taking ``out`` would refuse, before anything is started: a
+        file where the folder goes, a place where it cannot be made, another run holding it."""
+        if out.exists() and not out.is_dir():
+            raise RunError(f"{out}: exists and is not a folder")
+        if not out.exists():
+            _try_making(out)
         try:
             fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CLOEXEC)
         except OSError:

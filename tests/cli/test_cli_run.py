@@ -334,3 +334,25 @@ bot = "random"
     assert "2 entrants at 4 seats: the entrants repeat at every table (A, B, A, B), so the standings count each " \
            "entrant's seats, more than the games" in result.stderr
     assert re.search(r"^\d +[ab] +36 ", result.output, re.MULTILINE), result.output
+
+
+@pytest.mark.parametrize("command", [["run", "{file}"], ["match", "greedy", "random", "--games", "2"]])
+@pytest.mark.parametrize("where", ["a-file", "a-file/below"])
+def test_an_output_folder_that_cannot_be_made_is_refused_before_the_start_lines(cli, small, tmp_path, command,
+                                                                                  where) -> None:
+    (tmp_path / "a-file").write_text("not a folder\n")
+    out = tmp_path / where
+    args = [arg.replace("{file}", str(small)) for arg in command]
+    result = cli.invoke(main, [*args, "--out", str(out), "--isolation", "none"])
+    assert result.exit_code == 1, result.output
+    why = "exists and is not a folder" if where == "a-file" else "cannot write there: "
+    assert result.output.startswith(f"Error: {out}: {why}"), result.output  # nothing printed before it
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["a-file", small.name])
+
+
+def test_checking_the_output_folder_leaves_nothing_made(cli, write_tournament, tmp_path) -> None:
+    # Refused after the folder's check, for a bot that cannot be loaded: the folder tried is not left behind.
+    bad = write_tournament(SMALL.replace('bot = "greedy"', 'bot = "no-such-bot"'), "bad.toml")
+    result = cli.invoke(main, ["run", str(bad), "--out", str(tmp_path / "new" / "deeper" / "out")])
+    assert result.exit_code == 1 and "no-such-bot" in result.output, result.output
+    assert not (tmp_path / "new").exists()
