@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from arena.errors import os_error_line
+from arena.folderfiles import LOCK_FILE, RESULTS_FILES, TOURNAMENT_FILE
 from arena.isolation.limits import GID_BASE, SandboxError
 
 #: The most a staged entrant (a program or folder others may not read) may weigh.
@@ -37,13 +38,6 @@ STAGE_MB = 256
 STAGE_ENTRIES = 100_000
 STAGE_DEPTH = 64
 
-#: The files that mark a results folder of the arena (named as in :mod:`arena.results.files`, which
-#: the sandbox, a lower layer, does not import): the lock every run takes, and the tournament file, which
-#: marks one with any of the others beside it (records, games, entrants, checkpoints, a match's verdict).
-LOCK_FILE = ".arena.lock"
-TOURNAMENT_FILE = "tournament.toml"
-RESULTS_FILES = frozenset({"records.jsonl", "records.jsonl.gz", "games.csv", "entrants.json", "checkpoints.jsonl",
-                           "match.json"})
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC

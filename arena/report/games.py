@@ -1,6 +1,7 @@
 """A tournament's ``games.csv`` read as a frame, with each seat's tournament rank added.
 
-``games.csv`` holds one row per seat per game (:data:`~arena.results.rows.COLUMNS`).  The *tournament
+``games.csv`` holds one row per seat per game (:data:`~arena.results.games_table.COLUMNS`, in any of its
+versions: the columns an older version lacks are read as missing).  The *tournament
 rank* puts a faulted seat behind every seat that did not fault; among seats that both faulted, or both
 did not, the game's own ranks decide (see :mod:`arena.report.tables`).
 """
@@ -8,28 +9,27 @@ did not, the game's own ranks decide (see :mod:`arena.report.tables`).
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from arena.results.rows import ADDED_COLUMNS, COLUMNS, PREVIOUS_COLUMNS
+from arena.results.games_table import COLUMNS, FLOAT_COLUMNS, OPTIONAL_COLUMNS, TEXT_COLUMNS, version_of
 from arena.rules.state import SCORINGS
 
-_TEXT_COLUMNS = ("game_id", "entrant", "bot")
+_LOG = logging.getLogger(__name__)
 #: What each column of ``games.csv`` is read as: text the few names, 64-bit integers the seeds, the
 #: smallest integer that holds the rest (a million games' rows then take tens of megabytes, not hundreds).
 _DTYPES: dict[str, str] = {
-    **{c: "int32" for c in COLUMNS if c not in _TEXT_COLUMNS},
+    **{c: "int32" for c in COLUMNS if c not in TEXT_COLUMNS},
     **{c: "int16" for c in ("groups", "captured_total", "blockers_penalty", "blockers_score")},
     **{c: "int8" for c in ("seat", "uptown_rank", "blockers_rank", "faulted")},
     "seed": "int64", "seconds": "float64", "game_id": "category", "entrant": "category", "bot": "category",
     # May be empty (an older arena's rows, written again with the whole header; no clock): fractions.
-    **{c: "float32" for c in ADDED_COLUMNS},
+    **{c: "float32" for c in OPTIONAL_COLUMNS},
 }
-#: The columns that are fractions (the rest that are numbers are whole).
-_FLOAT_COLUMNS = ("seconds", *ADDED_COLUMNS)
 #: The columns the tables read (:func:`build_tables`); the others are for people and other tools.
 TABLE_COLUMNS = ("game_id", "table", "deal", "seat", "entrant", "bot", "groups", "captured_total",
                  "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank", "faulted",
@@ -45,16 +45,25 @@ def load_games(path: str | Path, players: int | None = None, columns: Sequence[s
     (``game_id``, ``seat``, ``faulted`` and the ranks always are).  A file a run
     wrote is parsed at once with each column's type; one with a damaged row
     is read as text first, and every game with a row that is not numbers
-    where numbers belong is left out (counted in ``attrs["unreadable"]``).
-    The time-use columns an older arena did not write are read as missing (NaN).
+    where numbers belong is left out (counted in ``attrs["unreadable"]``; ``attrs["checked"]`` says why
+    the file was read so, and the log too).  The columns an older version did not write are read as
+    missing (NaN); a header of no version is a :class:`ValueError`.
     """
     wanted = list(COLUMNS) if columns is None else [c for c in COLUMNS if c in {*columns, *_ALWAYS}]
+    checked = ""
     try:
         games = _read_typed(Path(path), wanted)
         ignored: set[str] = set()
-    except (ValueError, TypeError, OverflowError):
+    except _NotTyped as exc:
+        checked = str(exc)
+    except (ValueError, TypeError, OverflowError) as exc:
+        checked = f"a row that does not fit its columns' types ({str(exc).splitlines()[0][:120]})"
+    if checked:
+        _LOG.info("%s: read as text and checked row by row: %s", path, checked)
         games, ignored = _read_checked(Path(path), wanted)
-    return _complete(games, players, len(ignored))
+    games = _complete(games, players, len(ignored))
+    games.attrs["checked"] = checked
+    return games
 
 
 def games_frame(data: bytes, source: str = "games.csv", players: int | None = None) -> pd.DataFrame:
@@ -84,14 +93,14 @@ def _header(path: Path) -> list[str]:
     if not first:
         raise ValueError(f"{path}: empty")
     header = first.rstrip("\r\n").split(",")
-    missing = [c for c in COLUMNS if c not in header and c not in ADDED_COLUMNS]
+    missing = [c for c in COLUMNS if c not in header and c not in OPTIONAL_COLUMNS]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
     return header
 
 
-class _Damaged(ValueError):
-    """A row that does not parse with the column types."""
+class _NotTyped(Exception):
+    """Why a file is not parsed with the column types at once (it is read as text and checked instead)."""
 
 
 def _read_typed(path: Path, wanted: list[str]) -> pd.DataFrame:
@@ -103,13 +112,13 @@ def _read_typed(path: Path, wanted: list[str]) -> pd.DataFrame:
         f.seek(max(0, size - 1))
         whole_lines = size == 0 or f.read(1) == b"\n"
     if not whole_lines:
-        raise _Damaged("a half-written last line")
+        raise _NotTyped("a half-written last line (a run writing the file, or cut short)")
+    if version_of(header) is None:
+        raise _NotTyped("its header is none of the versions of games.csv")
     present = [c for c in wanted if c in header]
-    empty = [c for c in ADDED_COLUMNS if c in present]
+    empty = [c for c in OPTIONAL_COLUMNS if c in present]
     games = pd.read_csv(path, usecols=present, dtype={c: _DTYPES[c] for c in present}, keep_default_na=False,
                         na_filter=bool(empty), na_values={c: [""] for c in empty}, engine="c")
-    if tuple(header) not in (COLUMNS, PREVIOUS_COLUMNS):
-        raise _Damaged("another header")
     return _with_missing(games, wanted)
 
 
@@ -132,16 +141,16 @@ def _checked_frame(data: bytes, path: str, wanted: list[str]) -> tuple[pd.DataFr
     if not data:
         raise ValueError(f"{path}: empty")
     games = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, on_bad_lines="skip")
-    missing = [c for c in COLUMNS if c not in games.columns and c not in ADDED_COLUMNS]
+    missing = [c for c in COLUMNS if c not in games.columns and c not in OPTIONAL_COLUMNS]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")
     games = _with_missing(games, wanted)
     # A row that is not numbers where numbers belong (an edited or damaged line) takes its game out; the
     # time-use columns may be empty (an older arena's rows; no clock), never what is not a number.
-    numeric = [c for c in wanted if c not in _TEXT_COLUMNS]
+    numeric = [c for c in wanted if c not in TEXT_COLUMNS]
     values = games[numeric].apply(pd.to_numeric, errors="coerce")
-    whole = [c for c in numeric if c not in _FLOAT_COLUMNS]
-    required = [c for c in numeric if c not in ADDED_COLUMNS]
+    whole = [c for c in numeric if c not in FLOAT_COLUMNS and c not in OPTIONAL_COLUMNS]
+    required = [c for c in numeric if c not in OPTIONAL_COLUMNS]
     given = games[numeric].apply(lambda column: column.notna() & (column.astype(str) != ""))
     bad = (values[required].isna().any(axis=1) | (values.isna() & given).any(axis=1)
            | (values[whole].fillna(0) % 1 != 0).any(axis=1))

@@ -1,7 +1,8 @@
-"""The files of a results folder, by name, and how each is written: whole, through a temporary file beside it.
+"""The files of a results folder and how each is written: whole, through a temporary file beside it.
 
-Kept apart from :mod:`.store` so that every room of a tournament (planning, identity, plots) can name a
-file or write one without importing what recovers a folder.
+The names themselves live in :mod:`arena.folderfiles` (one list for every layer); this module adds the
+tables' and pictures' files.  Kept apart from :mod:`.recovery` so that every room of a tournament (planning,
+identity, plots) can name a file or write one without importing what recovers a folder.
 """
 
 from __future__ import annotations
@@ -11,32 +12,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.errors import ArenaError, os_error_line
+from arena.folderfiles import (  # noqa: F401  (the names, kept in one place, are part of this module's API)
+    BOTS_FOLDER,
+    CHECKPOINTS_FILE,
+    DEAL_KEY_FILE,
+    GAMES_FILE,
+    IDENTITY_FILE,
+    LEAGUE_FILE,
+    LIVE_FOLDER,
+    LOCK_FILE,
+    LOG_FILE,
+    MATCH_FILE,
+    RECORDS_FILE,
+    RECORDS_GZ_FILE,
+    REPLAYS_FOLDER,
+    REPORT_FILE,
+    RETIRED_FILE,
+    TABLES_STAMP,
+    TOURNAMENT_FILE,
+)
 
-#: The file of a results folder that holds its entrants' identities.
-IDENTITY_FILE = "entrants.json"
-#: The file of a results folder that numbers its tables and says when each entrant joined (:mod:`.league`).
-LEAGUE_FILE = "league.json"
-#: The records of the games an update dropped (:mod:`.league`), kept rather than lost.
-RETIRED_FILE = "retired.jsonl"
-TOURNAMENT_FILE = "tournament.toml"
-#: The folder's secret deal key, its owner's alone (:mod:`.dealkey`).
-DEAL_KEY_FILE = "deal.key"
 #: How every line of ``arena.log`` is written, by the parent and by the workers.
 LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(message)s"
-#: The folder of the bots' logs (their standard error), one file per entrant.
-BOTS_FOLDER = "bots"
-#: The file a run holds an OS lock on for as long as it writes the folder.
-LOCK_FILE = ".arena.lock"
 #: The descriptors of the locks this process holds (a forked worker closes its copies).
 HELD_LOCKS: list[int] = []
-GAMES_FILE = "games.csv"
-RECORDS_FILE = "records.jsonl"
-RECORDS_GZ_FILE = "records.jsonl.gz"
-LOG_FILE = "arena.log"
-#: What the run wrote, chunk by chunk, for a resume to trust without replaying (:mod:`.checkpoints`).
-CHECKPOINTS_FILE = "checkpoints.jsonl"
-#: What the tables were built from, for ``arena report`` to reuse them while the folder is unchanged.
-TABLES_STAMP = "tables.json"
+
 #: Every table of a tournament, in the order they print: the name ``arena report --table`` gives it, and
 #: the :class:`~arena.report.tables.Tables` attribute that holds it (also its key in ``--format json`` and its
 #: file, ``ATTRIBUTE.csv``).  A table that a :class:`~arena.report.tables.Tables` does not hold is read as missing.
@@ -48,17 +48,10 @@ TABLES: dict[str, str] = {
     "time": "time_use",
 }
 TABLE_FILES = tuple(f"{attribute}.csv" for attribute in TABLES.values())
-#: The file of a match's results folder that holds its test and verdict (:mod:`arena.tournament.match.folder`).
-MATCH_FILE = "match.json"
 #: The picture of a match's sequential test (:func:`arena.report.plots.llr_plot`).
 LLR_PLOT = "llr.png"
 #: Every picture :func:`arena.report.plots.write_plots` may write, in the order it writes them.
 PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", LLR_PLOT)
-#: The HTML report (:mod:`arena.report.html`) and the folder of the replay pages it links.
-REPORT_FILE = "report.html"
-REPLAYS_FOLDER = "games"
-#: The folder of the games being played: one small file per local worker (:mod:`.live`), for ``arena serve``.
-LIVE_FOLDER = "live"
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
 OUTPUT_FILES = (TOURNAMENT_FILE, DEAL_KEY_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
                 LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)

@@ -14,7 +14,6 @@ run's checkpoints vouch for (:mod:`.checkpoints`) is trusted without a second lo
 from __future__ import annotations
 
 import collections
-import csv
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,8 +25,8 @@ from arena.results.checkpoints import Checkpoint, after, faults_of, read_checkpo
 from arena.results.dealkey import folder_key
 from arena.results.faults import FaultSummary
 from arena.results.files import GAMES_FILE, RunError, records_file
+from arena.results.games_table import COLUMNS, GamesTableError, game_id_of, header_text, row_key, upgrade_file
 from arena.results.lines import Lines, replace_tail, rewrite_records, rewrite_text, shown_line, text_lines
-from arena.results.rows import ADDED_COLUMNS, COLUMNS, PREVIOUS_COLUMNS, header_text, rows_text
 from arena.results.sorting import game_ids
 from arena.results.verify import REASONS, GameCheckError, digest_of, expected_rows, first_difference, rows_digest
 
@@ -65,15 +64,6 @@ class Recovered:
         return lines
 
 
-def _row_key(line: str) -> tuple[str, int, int] | None:
-    """A games.csv row's game id, seat and number of fields; None for a line that is not a row."""
-    try:
-        row = next(csv.reader([line]))
-        return row[0], int(row[5]), len(row)
-    except (StopIteration, IndexError, ValueError, csv.Error):
-        return None
-
-
 @dataclass
 class _RowsScan:
     """What ``games.csv`` holds, read as a stream: per game its number of rows and their digest."""
@@ -100,12 +90,12 @@ def _scan_rows(path: Path, games: Mapping[str, Game], start: int = 0) -> _RowsSc
     if start:
         scan.header_ok = True
     if first is not None:
-        if first[1].decode("utf-8", errors="replace") != header:
+        if first[1].decode("utf-8", errors="replace") != header:  # an older version is upgraded before the scan
             raise RunError(f"{path}: not a games table of this arena (its header differs)")
         scan.header_ok = True
         for number, raw in numbered:
             text = raw.decode("utf-8", errors="replace")
-            key = _row_key(text)
+            key = row_key(text)
             if key is None or key[0] not in games:
                 scan.unreadable.append(f"{path.name} line {number}: not a row of a game of this tournament: "
                                        f"{shown_line(text)}")
@@ -233,21 +223,12 @@ def recover(out: Path, schedule: Schedule) -> Recovered:
 
 
 def upgrade_rows(path: Path) -> bool:
-    """Write an older arena's ``games.csv`` (no time-use columns) again with the whole header, its rows' new
-    fields empty, so that the games a resume adds fit it; True when it did.  The checkpoints no longer
-    match the file: the resume checks every game once, and writes its own."""
+    """Write a ``games.csv`` of an older version again as the current version (:func:`.games_table.upgrade_file`),
+    so that the games a resume adds fit it; True when it did.  :class:`RunError` for a header of no version."""
     try:
-        with open(path, "rb") as f:
-            first = f.readline().decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return False
-    if first != rows_text([PREVIOUS_COLUMNS]):
-        return False
-    pad = "," * len(ADDED_COLUMNS)
-    # A half-written last line stays as it is: the check that follows cuts it.
-    rewrite_text(path, header_text(), (line[:-1] + pad + "\n" if line.endswith("\n") else line
-                                       for line in text_lines(path, skip_header=True)))
-    return True
+        return upgrade_file(path) is not None
+    except GamesTableError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _size(path: Path) -> int:
@@ -263,7 +244,7 @@ def _tail_ids(games_path: Path, records_path: Path, compressed: bool, base: Chec
         return None
     ids: set[str] = set()
     for raw in Lines(games_path, False, base.rows):
-        ids.add(raw.split(b",", 1)[0].decode("utf-8", "replace").strip('"'))
+        ids.add(game_id_of(raw.decode("utf-8", "replace")))
     if records_path.exists():
         for line in Lines(records_path, compressed, base.records):
             try:
@@ -303,7 +284,7 @@ def _recover_after(out: Path, schedule: Schedule, games_path: Path, records_path
 
         def kept_rows() -> Iterator[str]:
             for line in text_lines(games_path, skip_header=not rows_start, start=rows_start):
-                game_id = line.split(",", 1)[0]
+                game_id = game_id_of(line)
                 if game_id in done:
                     yield line
                 elif game_id in differing:

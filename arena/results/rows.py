@@ -1,6 +1,8 @@
 """The rows of ``games.csv``: one per seat per game, made in the worker that played the game.
 
-Kept apart from the tables so that a worker process never imports pandas.
+What the columns are, in every version, and how rows are read is :mod:`.games_table`; this module writes
+them, in the order of its :data:`~.games_table.COLUMNS`.  Kept apart from the tables so that a worker
+process never imports pandas.
 """
 
 from __future__ import annotations
@@ -12,29 +14,12 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from arena.results.games_table import COLUMNS, SEAT_TIME_COLUMNS, header_text
 from arena.rules import COLORS, SeatResult, winners
 from arena.rules.state import deciding_rank
 
 if TYPE_CHECKING:
     from arena.plan.schedule import Game
-
-#: The columns of each seat's time use, last: what differs from run to run (the record implies the rest).
-#: ``seconds`` the bot's thinking time in the game, ``asked`` the turns it was asked, ``longest`` its
-#: longest turn (seconds), ``lost_on_time`` 1 when its fault was a timeout, ``clock_left`` the seconds
-#: left on its game clock at the end (empty without a clock).
-SEAT_TIME_COLUMNS: tuple[str, ...] = ("seconds", "asked", "longest", "lost_on_time", "clock_left")
-COLUMNS: tuple[str, ...] = (
-    "game_id", "table", "deal", "rotation", "seed", "seat", "entrant", "bot", "groups",
-    *(f"captures_{color}" for color in COLORS),
-    "captured_total", "blockers_penalty", "blockers_score", "uptown_rank", "blockers_rank",
-    "won", "faulted", "moves", *SEAT_TIME_COLUMNS,
-)
-#: The columns of an arena before the time-use columns (``seconds`` the last): such a ``games.csv`` is
-#: read with them empty, and a resume writes it again with the whole header.
-PREVIOUS_COLUMNS: tuple[str, ...] = COLUMNS[:COLUMNS.index("seconds") + 1]
-#: The columns a ``games.csv`` may lack (an older arena's).
-ADDED_COLUMNS: tuple[str, ...] = COLUMNS[len(PREVIOUS_COLUMNS):]
-
 
 class SeatTime(NamedTuple):
     """One seat's time use in one game, for the last columns of its row (see :data:`SEAT_TIME_COLUMNS`)."""
@@ -108,5 +93,6 @@ def rows_text(rows: Iterable[Sequence[Any]]) -> str:
     return buffer.getvalue()
 
 
-def header_text() -> str:
-    return rows_text([COLUMNS])
+# The writer above puts the time-use fields last, in this order.
+assert COLUMNS[-len(SEAT_TIME_COLUMNS):] == SEAT_TIME_COLUMNS
+__all__ = ["COLUMNS", "SeatTime", "game_rows_text", "header_text", "rows_text", "tournament_ranks"]

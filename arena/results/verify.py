@@ -19,7 +19,8 @@ from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game, Schedule
 from arena.records import RecordError, replay
-from arena.results.rows import COLUMNS, SEAT_TIME_COLUMNS, SeatTime, game_rows_text
+from arena.results.games_table import COLUMNS, without_timing
+from arena.results.rows import SeatTime, game_rows_text
 from arena.rules import GameSettings, deal
 
 #: Why a stored game is dropped and played again, by reason class, as the terminal says it.
@@ -31,9 +32,6 @@ REASONS: dict[str, str] = {
     "rows": "rows in games.csv differ from the record",
 }
 
-# The timing columns are last, so a row without them is the text before its last commas.
-assert COLUMNS[-len(SEAT_TIME_COLUMNS):] == SEAT_TIME_COLUMNS
-
 
 class GameCheckError(ArenaError):
     """A stored game that fails a check: ``reason`` is a key of :data:`REASONS`, the message one line."""
@@ -41,11 +39,6 @@ class GameCheckError(ArenaError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
-
-
-def without_timing(row: str) -> str:
-    """A ``games.csv`` row (its text) without the timing columns and the newline."""
-    return row.rstrip("\r\n").rsplit(",", len(SEAT_TIME_COLUMNS))[0]
 
 
 def rows_digest(previous: bytes, row: str) -> bytes:

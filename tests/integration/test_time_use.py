@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from arena.cli import main
-from arena.results.rows import ADDED_COLUMNS, COLUMNS, PREVIOUS_COLUMNS
+from arena.results.games_table import COLUMNS, OPTIONAL_COLUMNS, VERSIONS
 
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
 
@@ -89,7 +89,7 @@ def test_an_older_folder_shows_no_time_use_and_resumes_with_the_new_columns(cli,
     out = tmp_path / "out"
     assert cli.invoke(main, ["run", str(path), "--out", str(out), "-q", "-j", "1"]).exit_code == 0
     games = (out / "games.csv").read_text(encoding="utf-8").splitlines(keepends=True)
-    cut = len(PREVIOUS_COLUMNS)
+    cut = len(VERSIONS[0].columns)
     old = ["".join(f"{','.join(row[:cut])}\n" for row in csv.reader(games[:7]))]  # the header and 3 games
     (out / "games.csv").write_text(old[0], encoding="utf-8")
     for name in ("checkpoints.jsonl", "tables.json", "time_use.csv"):
@@ -114,7 +114,7 @@ def test_an_older_folder_shows_no_time_use_and_resumes_with_the_new_columns(cli,
     assert list(found[0]) == list(COLUMNS) and len(found) == 12
     before = [row for row in found if row[COLUMNS[0]] in kept_ids]
     after = [row for row in found if row[COLUMNS[0]] not in kept_ids]
-    assert len(before) == 6 and all(all(row[c] == "" for c in ADDED_COLUMNS) for row in before)
+    assert len(before) == 6 and all(all(row[c] == "" for c in OPTIONAL_COLUMNS) for row in before)
     assert all(row["asked"] and row["longest"] for row in after)
     time_use = {row["entrant"]: row for row in csv.DictReader(io.StringIO((out / "time_use.csv").read_text()))}
     assert time_use["greedy"]["moves_asked"] == str(sum(int(row["asked"]) for row in after
