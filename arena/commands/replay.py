@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
-import re
 import sys
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,9 +14,8 @@ import click
 from arena import records
 from arena.display import text as render
 from arena.display.terminal import color_option, output_width, printable, use_color
+from arena.results.finding import RECORDS_FILES, find_in_file, records_in
 
-#: The file of a tournament results folder that holds every game's record, one per line.
-RECORDS_FILES = ("records.jsonl", "records.jsonl.gz")
 #: What a key press does at the ``--step`` prompt on a terminal.
 NEXT_KEYS = ("\r", "\n", " ", "n")
 QUIT_KEYS = ("q", "Q")
@@ -35,28 +31,16 @@ def _is_lines_file(path: Path) -> bool:
 
 def _find_game(path: Path, game_id: str) -> dict[str, Any]:
     """The record whose ``game_id`` is ``game_id`` in the JSON-lines file ``path``."""
-    opener = gzip.open if path.name.endswith(".gz") else open
-    # Skip lines without the id's text, unless the id is something JSON might write escaped.
-    quick = re.fullmatch(r"[A-Za-z0-9_.:+-]+", game_id) is not None
-    # A line that names the id but cannot be read: said if no readable line has the id.
-    unreadable: str | None = None
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as lines:  # type: ignore[operator]
-            for number, line in enumerate(lines, 1):
-                if quick and game_id not in line:
-                    continue
-                try:
-                    record = records.loads(line)
-                except records.RecordError as exc:
-                    # A half-written last line of an interrupted run, or a damaged one.
-                    if unreadable is None and (quick or game_id in line):
-                        unreadable = f"line {number} mentions it but is {exc}"
-                    continue
-                if str(record.get("game_id")) == game_id:
-                    return record
-    except (OSError, EOFError, zlib.error) as exc:
+        found = find_in_file(path, game_id)
+    except OSError as exc:
         raise click.ClickException(f"cannot read {printable(path)}: {records.read_error(exc)}") from None
-    where = f" ({unreadable})" if unreadable else ""
+    if found.record is not None:
+        return found.record
+    if found.damaged:
+        raise click.ClickException(f"cannot read {printable(path)}: a gzip member is damaged or cut short before "
+                                   f"game {printable(game_id)} was found")
+    where = f" ({found.why_not})" if found.why_not else ""
     raise NoSuchGame(f"no game with id {printable(game_id)} in {printable(path)}{where}")
 
 
@@ -65,9 +49,9 @@ def _load(path: Path, game_id: str | None) -> dict[str, Any]:
     if path.is_dir():
         if game_id is None:
             raise click.UsageError(f"{shown} is a folder: choose one of its games with --game ID")
-        for name in RECORDS_FILES:
-            if (path / name).is_file():
-                return _find_game(path / name, game_id)
+        found = records_in(path)
+        if found is not None:
+            return _find_game(found, game_id)
         raise click.ClickException(f"{shown} holds no {' or '.join(RECORDS_FILES)}")
     if _is_lines_file(path) and path.is_file():
         if game_id is None:

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import click
 
-from arena.commands.replay import RECORDS_FILES, NoSuchGame, _is_lines_file, _load, _replayed
+from arena.commands.replay import NoSuchGame, _is_lines_file, _load, _replayed
 from arena.display.terminal import printable
+from arena.results.finding import records_in
 
 
 def _lines_file(path: Path) -> Path | None:
     """The JSON-lines file of records that ``path`` names (itself, or in a results folder)."""
     if path.is_dir():
-        return next((path / n for n in RECORDS_FILES if (path / n).is_file()), None)
+        return records_in(path)
     return path if _is_lines_file(path) and path.is_file() else None
 
 

@@ -55,6 +55,7 @@ from arena.results.files import (
     RunError,
     write_atomically,
 )
+from arena.results.games_table import game_id_of, version_of, whole_lines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,21 +98,13 @@ def _games_counted(tables: Tables) -> int:
     return int(seats[col.GAMES].max())
 
 
-def _whole_lines(lines: Iterator[str]) -> Iterator[str]:
-    """``lines`` without a last one cut short (a run still writing the file)."""
-    for line in lines:
-        if not line.endswith("\n"):
-            return
-        yield line
-
-
 def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
     """The rows of ``games.csv`` as dicts while they hold the first ``limit`` games, then only the game id
     of each further row (its first field, read without parsing the row: the count costs little per game).
     A damaged or unreadable file ends them; so does a last line cut short."""
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
-            lines = _whole_lines(f)
+            lines = whole_lines(f)
             rows = _rows_of(lines)
             games, current = 0, None
             for row in rows:
@@ -124,7 +117,7 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
                 yield row
             for line in lines:  # past the listed games: the game id alone
                 if line.strip():
-                    yield line.partition(",")[0].strip('"')
+                    yield game_id_of(line)
     except (OSError, csv.Error):
         return
 
@@ -138,9 +131,10 @@ def _rows_of(lines: Iterator[str]) -> Iterator[dict[str, str]]:
     read in a few seconds where whole rows take several times as long."""
     reader = csv.reader(lines)
     header = next(reader, None)
-    if header is None:
+    version = version_of(header) if header is not None else None
+    if version is None:
         return
-    at = [(name, header.index(name)) for name in _LISTED if name in header]
+    at = [(name, version.columns.index(name)) for name in _LISTED if name in version.columns]
     for row in reader:
         if len(row) == len(header):
             yield {name: row[i] for name, i in at}

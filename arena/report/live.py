@@ -14,7 +14,6 @@ many games, which costs more, is made less often, and the fits take at most abou
 from __future__ import annotations
 
 import collections
-import csv
 import multiprocessing
 import os
 import time
@@ -25,7 +24,7 @@ from typing import TextIO
 
 from arena.display.terminal import Column, fit_table
 from arena.plan.config import TournamentConfig
-from arena.results.rows import COLUMNS, header_text
+from arena.results.games_table import GameRow, header_text, parse_rows
 
 #: Seconds between two fits of the rating, at least.
 RATE_EVERY = 5.0
@@ -33,8 +32,6 @@ RATE_EVERY = 5.0
 FIRST_FIT = 15.0
 #: A fit starts no sooner after the last than this many times the CPU time it took.
 DUTY = 50.0
-
-_ENTRANT, _WON, _FAULTED = COLUMNS.index("entrant"), COLUMNS.index("won"), COLUMNS.index("faulted")
 
 
 def fit_rows(data: bytes, players: int, scoring: str, names: Sequence[str]) -> tuple[dict[str, tuple[float, float, float]], float]:
@@ -66,7 +63,7 @@ class LiveStandings:
         #: Games complete, and their rows' text (header first), which the fits read.
         self.stored = 0
         self._text: list[str] = [header_text()]
-        self._pending: dict[str, list[tuple[list[str], str]]] = {}
+        self._pending: dict[str, list[tuple[GameRow, str]]] = {}
         #: The last fit: entrant -> (rating, low, high), and how many games it saw.
         self.rating: dict[str, tuple[float, float, float]] = {}
         self.rated = 0
@@ -79,22 +76,21 @@ class LiveStandings:
     def add(self, rows: str) -> None:
         """Count the games whose rows (``games.csv`` text, no header) are in ``rows``; a game counts once
         all its seats' rows have come, whatever call brings them."""
-        for line in rows.splitlines(keepends=True):
-            row = next(csv.reader([line]), [])
-            if len(row) != len(COLUMNS) or not line.endswith("\n"):
+        lines = rows.splitlines(keepends=True)
+        for line, row in zip(lines, parse_rows(lines), strict=True):
+            if row is None or not line.endswith("\n"):
                 continue
-            seats = self._pending.setdefault(row[0], [])
+            seats = self._pending.setdefault(row.game_id, [])
             seats.append((row, line))
             if len(seats) == self.players:
-                del self._pending[row[0]]
+                del self._pending[row.game_id]
                 self._count(seats)
 
-    def _count(self, seats: Sequence[tuple[list[str], str]]) -> None:
+    def _count(self, seats: Sequence[tuple[GameRow, str]]) -> None:
         for row, line in seats:
-            name = row[_ENTRANT]
-            self.games[name] += 1
-            self.wins[name] += row[_WON] == "1"
-            self.faults[name] += row[_FAULTED] == "1"
+            self.games[row.entrant] += 1
+            self.wins[row.entrant] += row.won == 1
+            self.faults[row.entrant] += row.faulted == 1
             self._text.append(line)
         self.stored += 1
 

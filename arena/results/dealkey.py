@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena.errors import os_error_line
 from arena.plan.config import TournamentConfig, check_deal_key
-from arena.results.files import DEAL_KEY_FILE, RunError, write_atomically
+from arena.results.files import DEAL_KEY_FILE, GAMES_FILE, RunError, write_atomically
 
 
 def new_key() -> str:
@@ -107,21 +107,15 @@ def new_folder_key(config: TournamentConfig, out: Path) -> TournamentConfig:
 
 def key_fits(config: TournamentConfig, out: Path) -> bool:
     """Whether ``config``'s key gives the seed of the first game ``games.csv`` in ``out`` stores (True for none)."""
-    import csv
-
     from arena.plan.schedule import Schedule
-    from arena.results.files import GAMES_FILE
+    from arena.results.games_table import GamesTableError, first_row
     from arena.results.league import folder_numbering
 
     try:
-        with open(out / GAMES_FILE, encoding="utf-8", newline="") as f:
-            rows = csv.reader(f)
-            next(rows, None)
-            row = next(rows, None)
-    except OSError:
+        row = first_row(out / GAMES_FILE)
+    except (OSError, GamesTableError):
         return True
-    if not row:
+    if row is None:
         return True
-    game_id, seed = row[0], row[4]
-    game = Schedule(config, folder_numbering(out)).game(game_id)
-    return game is not None and str(game.seed) == seed
+    game = Schedule(config, folder_numbering(out)).game(row.game_id)
+    return game is not None and game.seed == row.seed

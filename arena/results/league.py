@@ -28,7 +28,6 @@ line naming the key, before anything is written.
 from __future__ import annotations
 
 import collections
-import csv
 import datetime
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,6 +40,7 @@ from arena.inputfiles import read_input
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import schedule, table_key, tournament_tables
 from arena.results.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
+from arena.results.games_table import game_ids_in
 
 FORMAT = "arena-league/1"
 #: The largest league file read: a key of about 40 bytes for each of a million tables.
@@ -148,17 +148,7 @@ def meaning_change(old: TournamentConfig, new: TournamentConfig, source: str) ->
 
 def stored_game_ids(out: Path) -> list[str]:
     """The ids of the games ``games.csv`` holds rows of, in the order first met."""
-    path = out / GAMES_FILE
-    if not path.exists():
-        return []
-    seen: dict[str, None] = {}
-    with open(path, encoding="utf-8", errors="replace", newline="") as f:
-        rows = csv.reader(f)
-        next(rows, None)
-        for row in rows:
-            if row:
-                seen.setdefault(row[0], None)
-    return list(seen)
+    return game_ids_in(out / GAMES_FILE)
 
 
 @dataclass

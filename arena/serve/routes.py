@@ -18,12 +18,12 @@ from starlette.routing import Route
 from arena import records
 from arena.display.html import game_data
 from arena.errors import ArenaError
+from arena.results.finding import find_record
 from arena.results.lock import FolderLock
 from arena.serve import pages
 from arena.serve.folders import Served, read_picture
 from arena.serve.gamelist import games_page
 from arena.serve.live import ended_game, live_replay, worker_game
-from arena.serve.records import find_record
 from arena.serve.views import FolderView
 
 #: Seconds between two looks at a folder for an open page, and at a live file for a game's page.
@@ -65,6 +65,12 @@ def view_of(request: Request) -> FolderView:
 async def index(request: Request) -> Response:
     listing = await run_in_threadpool(request.app.state.folders.listing)
     return HTMLResponse(pages.index_page(listing))
+
+
+async def favicon(request: Request) -> Response:
+    # The icon a browser asks every page's site for: a tile, not a 404 in every page's console.
+    return Response(pages.serve_asset("favicon.svg"), media_type="image/svg+xml",
+                    headers={"cache-control": "max-age=86400"})
 
 
 async def to_folder(request: Request) -> Response:
@@ -191,6 +197,7 @@ async def live_events(request: Request) -> Response:
 
 ROUTES = [
     Route("/", index),
+    Route("/favicon.ico", favicon),
     Route("/run/{key}", to_folder),
     Route("/run/{key}/", folder),
     Route("/run/{key}/events", folder_events),

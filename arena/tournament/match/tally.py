@@ -23,21 +23,17 @@ against the field (:func:`~arena.stats.field.field_sprt`, logistic model only).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Iterable
 
 from arena.report.match import elo_text
-from arena.results.rows import COLUMNS, tournament_ranks
+from arena.results.games_table import GameRow, parse_rows
+from arena.results.rows import tournament_ranks
 from arena.stats.field import field_elo, field_score, field_sprt
 from arena.stats.hypotheses import EloEstimate, SprtStatus, game_score
 from arena.stats.sequential import SequentialEstimate
 from arena.stats.sprt import Pentanomial, pentanomial_elo, pentanomial_sequential, sprt
 from arena.tournament.match.plan import MatchPlan
-
-_COL = {name: COLUMNS.index(name) for name in ("game_id", "deal", "rotation", "entrant", "faulted",
-                                                  "uptown_rank", "blockers_rank")}
 
 
 class MatchTally:
@@ -45,9 +41,8 @@ class MatchTally:
 
     def __init__(self, plan: MatchPlan) -> None:
         self.plan = plan
-        self.rank_column = _COL[f"{plan.scoring}_rank"]
         #: Rows of games not yet whole (a chunk holds whole games; kept for safety).
-        self._partial: dict[str, list[list[str]]] = {}
+        self._partial: dict[str, list[GameRow]] = {}
         #: Deals not counted yet: deal -> rotation -> (A's rank, the rivals' ranks).
         self._waiting: dict[int, dict[int, tuple[int, tuple[int, ...]]]] = {}
         #: The deal of every stored game seen.
@@ -73,24 +68,26 @@ class MatchTally:
     def add_rows(self, text: str | Iterable[str]) -> None:
         """Count the ``games.csv`` rows ``text`` (or its lines: whole games, any order, any deals)."""
         players = self.plan.players
-        for row in csv.reader(io.StringIO(text) if isinstance(text, str) else text):
-            if not row:
+        lines = text.splitlines(keepends=True) if isinstance(text, str) else text
+        for row in parse_rows(lines):
+            if row is None:
                 continue
-            rows = self._partial.setdefault(row[_COL["game_id"]], [])
+            rows = self._partial.setdefault(row.game_id, [])
             rows.append(row)
             if len(rows) == players:
-                self._add_game(self._partial.pop(row[_COL["game_id"]]))
+                self._add_game(self._partial.pop(row.game_id))
         self._advance()
 
-    def _add_game(self, rows: list[list[str]]) -> None:
-        game_id, deal, rotation = rows[0][_COL["game_id"]], int(rows[0][_COL["deal"]]), int(rows[0][_COL["rotation"]])
+    def _add_game(self, rows: list[GameRow]) -> None:
+        game_id, deal, rotation = rows[0].game_id, rows[0].deal, rows[0].rotation
         self.stored[game_id] = deal
         if deal < self.deals or self.done:
             return
-        ranks = tournament_ranks([int(r[self.rank_column]) for r in rows], [r[_COL["faulted"]] == "1" for r in rows])
+        scoring = self.plan.scoring
+        ranks = tournament_ranks([r.rank(scoring) for r in rows], [r.faulted == 1 for r in rows])
         a = self.plan.names[0]
-        mine = next(rank for rank, r in zip(ranks, rows) if r[_COL["entrant"]] == a)
-        rivals = tuple(rank for rank, r in zip(ranks, rows) if r[_COL["entrant"]] != a)
+        mine = next(rank for rank, r in zip(ranks, rows) if r.entrant == a)
+        rivals = tuple(rank for rank, r in zip(ranks, rows) if r.entrant != a)
         self._waiting.setdefault(deal, {})[rotation] = (mine, rivals)
 
     def _advance(self) -> None:
