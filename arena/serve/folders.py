@@ -1,8 +1,10 @@
 """The results folders ``arena serve`` shows, and the only paths it ever opens.
 
 Each folder given is a results folder (it holds ``tournament.toml``) or a folder of them (its
-subfolders that are).  A page names a folder by its *key* — the given folder's number, ``0``, or
-that and a subfolder's name, ``0:league`` — never by a path, and a key is looked up, not joined:
+subfolders that are).  A page names a folder by its *key* — its name, ``league``, whether it was given
+itself or found in a folder given, so ``arena run --serve`` and ``arena serve results/`` show a run at
+one address; where two folders shown have one name, the later ones by the given folder's number, ``1``,
+or that and the subfolder's name, ``1:league`` — never by a path, and a key is looked up, not joined:
 a subfolder is a direct child of a given folder, and no symbolic link.  So no URL reaches a path
 outside the folders given: ``..``, an encoded slash or a link finds nothing.
 
@@ -80,7 +82,8 @@ class Folders:
         self.roots = [Path(root).resolve() for root in roots]
 
     def listing(self) -> list[Served]:
-        """Every results folder shown, in the order given (a folder's subfolders by name), looked for now."""
+        """Every results folder shown, in the order given (a folder's subfolders by name), looked for now; each
+        keyed by its name, but for one whose name an earlier one has (see the module docstring)."""
         found: list[Served] = []
         for index, root in enumerate(self.roots):
             if is_results_folder(root):
@@ -95,10 +98,29 @@ class Folders:
                 served = self._child(index, child.name)
                 if served is not None:
                     found.append(served)
+        named: set[str] = set()
+        for number, served in enumerate(found):  # the first of a name is the one find(name) finds
+            if served.name not in named:
+                found[number] = Served(served.name, served.name, served.path)
+            named.add(served.name)
         return found
 
     def find(self, key: str) -> Served | None:
         """The results folder of ``key``, or None when it names none (see the module docstring)."""
+        return self._named(key) or self._numbered(key)
+
+    def _named(self, name: str) -> Served | None:
+        """The first folder shown whose name is ``name``: a folder given, or a subfolder of one."""
+        for index, root in enumerate(self.roots):
+            if is_results_folder(root):
+                if root.name == name and not has_links(root):
+                    return Served(name, name, root)
+            elif self._child(index, name) is not None:
+                return Served(name, name, root / name)
+        return None
+
+    def _numbered(self, key: str) -> Served | None:
+        """The folder of a key by number: ``N`` (a folder given) or ``N:name`` (a subfolder of one)."""
         number, colon, name = key.partition(":")
         if not number.isdigit() or not number.isascii() or int(number) >= len(self.roots):
             return None

@@ -13,6 +13,7 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from arena.errors import ArenaError
 
@@ -110,8 +111,8 @@ class Beside:
         if not line.startswith("arena serve:"):
             self.close()
             raise ServeError(f"arena serve did not start beside the run: {line.strip() or 'it said nothing'}")
-        #: The page of the run's folder.
-        self.url = line.split()[-1] + "run/0/"
+        #: The page of the run's folder: keyed by its name, as ``arena serve`` of the folder above it keys it.
+        self.url = line.split()[-1] + f"run/{quote(Path(folder).resolve().name, safe=':')}/"
 
     def _first_line(self) -> str:
         import select

@@ -60,7 +60,7 @@ def game_ids(folder: Path) -> list[str]:
 def test_the_index_lists_the_folders_and_a_folder_page_shows_its_tables_and_pictures(folder):
     c = client(folder.parent)
     index = c.get("/")
-    assert index.status_code == 200 and 'href="/run/0:one/"' in index.text
+    assert index.status_code == 200 and 'href="/run/one/"' in index.text
     page = c.get("/run/0:one/")
     assert page.status_code == 200
     assert "120 of 120 games stored" in page.text and "no run is writing this folder" in page.text
