@@ -363,12 +363,29 @@ def _section(key: str, heading: str, body: str) -> str:
     return f"<section id=\"{key}\"><h2>{html.escape(printable(heading))}</h2>{body}</section>"
 
 
+#: What each of the arena's plots shows (arena.report.plots draws them), the caption of its figure on a page.
+PLOT_CAPTIONS = {
+    "win_share.png": "Win share per entrant under each scoring, with its 95% interval",
+    "rating.png": "Rating per entrant, with its 95% interval",
+    "head_to_head.png": "Head to head: the share of shared games the row entrant finished ahead of the column's",
+    "seats.png": "Win share and mean rank by seat",
+    "order.png": "The share of games the row entrant finished ahead of the entrant moving just before it",
+    "llr.png": "The match's log-likelihood ratio over the games counted, between the SPRT's bounds",
+}
+
+
+def plot_caption(name: str) -> str:
+    """The caption of the plot file ``name``: what it shows (the file's name for a picture of another name)."""
+    return PLOT_CAPTIONS.get(name, name)
+
+
 def _plots(plots: Sequence[Path]) -> str:
     figures = []
     for picture in plots:
         png = base64.b64encode(picture.read_bytes()).decode("ascii")
-        figures.append(f"<figure><img alt=\"{html.escape(picture.name)}\" src=\"data:image/png;base64,{png}\">"
-                       f"<figcaption>{html.escape(picture.name)}</figcaption></figure>")
+        caption = html.escape(plot_caption(picture.name))
+        figures.append(f"<figure><img alt=\"{caption}\" src=\"data:image/png;base64,{png}\">"
+                       f"<figcaption>{caption} <small>({html.escape(picture.name)})</small></figcaption></figure>")
     return "".join(figures)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from arena.display.html import frame_table
+from arena.display.html import frame_table, plot_caption
 from arena.display.terminal import printable
 from arena.errors import ArenaError
 from arena.results.files import GAMES_FILE, LEAGUE_FILE, MATCH_FILE, TABLES_STAMP
@@ -217,6 +217,7 @@ def _pictures(path: Path) -> str:
             version = (path / name).stat().st_mtime_ns
         except OSError:
             continue
-        shown.append(f"<figure><img alt=\"{esc(name)}\" src=\"file/{quote(name)}?v={version}\">"
-                     f"<figcaption>{esc(name)}</figcaption></figure>")
+        caption = esc(plot_caption(name))
+        shown.append(f"<figure><img alt=\"{caption}\" src=\"file/{quote(name)}?v={version}\">"
+                     f"<figcaption>{caption} <small>({esc(name)})</small></figcaption></figure>")
     return "<h2>Plots</h2>" + "".join(shown) if shown else ""
