@@ -71,7 +71,10 @@ def command(
 
     _refuse_together(click.get_current_context().params)
     path = Path(folder)
-    config, _ = read_tournament(path, deal_key)
+    notes: list[str] = []
+    config, _ = read_tournament(path, deal_key, notes)
+    for line in notes:
+        click.echo(line, err=True)
     schedule = Schedule(config, folder_numbering(path))
     if watch:
         _watch(path, schedule, scoring)

@@ -14,6 +14,10 @@ makes a new one.  A folder that holds a tournament but no readable key is
 refused in one line: a new key would make the games it stores unverifiable.
 A tournament with ``public_deals = true`` has no key.  Whoever holds the key
 (``deal_key`` in the file, ``--deal-key HEX``) deals every game again.
+
+A folder written before deal keys keeps none, and never had one: its games were played in the duplicate
+format with public deals.  :func:`before_deal_keys` knows such a folder by its stored games (their seeds
+are the public ones) and reads it as what it is.
 """
 
 from __future__ import annotations
@@ -63,6 +67,32 @@ def write_key(out: Path, key: str) -> None:
     write_atomically(out / DEAL_KEY_FILE, write)
 
 
+#: The line a command says for a folder of :func:`before_deal_keys`.
+BEFORE_DEAL_KEYS = ("{out}: written before deal keys: its games were played with public deals, one deal a round "
+                    "(duplicate), and it is read and resumed as such")
+
+
+def before_deal_keys(config: TournamentConfig, out: Path) -> TournamentConfig | None:
+    """``config`` as the folder ``out`` played it when ``out`` was written before deal keys (with public deals
+    in the duplicate format); None for any other folder.
+
+    Such a folder keeps no ``deal.key`` and its tournament names no deal key; the seed of the first game it
+    stores is the public one.  A folder that stores no game yet cannot tell, and is none."""
+    if config.public_deals or config.deal_key is not None or (out / DEAL_KEY_FILE).exists():
+        return None
+    played = replace(config, duplicate=True, public_deals=True)
+    return played if _stores_games(out) and key_fits(played, out) else None
+
+
+def _stores_games(out: Path) -> bool:
+    from arena.results.games_table import GamesTableError, first_row
+
+    try:
+        return first_row(out / GAMES_FILE) is not None
+    except (OSError, GamesTableError):
+        return False
+
+
 def folder_key(config: TournamentConfig, out: Path, given: str | None = None) -> TournamentConfig:
     """``config`` with the deal key of the folder ``out``, which holds its tournament already.
 
@@ -89,6 +119,8 @@ def check_folder_key(config: TournamentConfig, out: Path) -> None:
     """Refuse (:class:`RunError`) what :func:`folder_key` would refuse for a folder that keeps no valid key or
     another, reading only (a given key for a folder without one is judged when the folder is locked)."""
     if config.public_deals or (config.deal_key is not None and not (out / DEAL_KEY_FILE).exists()):
+        return
+    if before_deal_keys(config, out) is not None:
         return
     key = read_key(out)
     if config.deal_key is not None and config.deal_key != key:

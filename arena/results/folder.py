@@ -26,7 +26,7 @@ from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Schedule
 from arena.results.checkpoints import CheckpointWriter, after, write_checkpoints
 from arena.results.checks import check_folder, records_hold_data, stored_rows
-from arena.results.dealkey import folder_key, new_folder_key
+from arena.results.dealkey import BEFORE_DEAL_KEYS, before_deal_keys, folder_key, new_folder_key
 from arena.results.dropping import drop_games
 from arena.results.faults import FaultSummary
 from arena.results.files import (
@@ -143,6 +143,9 @@ class ResultsFolder:
         if not (out / TOURNAMENT_FILE).exists():
             config = new_folder_key(config, out)  # before the tournament: a folder with one always has its key
             write_tournament(out, text)
+        elif (older := before_deal_keys(config, out)) is not None:
+            config = older  # played before deal keys: public deals, one deal a round
+            notes.append(BEFORE_DEAL_KEYS.format(out=out))
         else:
             config = folder_key(config, out)
         start_league(out, config, out / TOURNAMENT_FILE)

@@ -29,7 +29,7 @@ class Version:
     #: What it brought, in a few words.
     note: str
     #: The text its new columns hold in the rows of the versions before it.
-    defaults: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def header(self) -> str:
