@@ -63,12 +63,13 @@ class LearnedBot(Bot):
     """Plays the best-scoring legal move of a linear policy trained against the built-in bots (train.py)."""
 
     options: ClassVar[dict[str, Option]] = {
-        "weights": Option("", doc="the weights file train.py wrote; empty for policy.json beside the bot"),
+        "weights": Option("", doc="the weights file train.py wrote, a relative path from the bot's folder "
+                                  "(where a sandboxed bot can read it); empty for policy.json beside the bot"),
     }
 
     def __init__(self, seat, settings, config, rng) -> None:
         super().__init__(seat, settings, config, rng)
-        self.weights = load_weights(self.config["weights"] or WEIGHTS)
+        self.weights = load_weights(WEIGHTS.parent / self.config["weights"] if self.config["weights"] else WEIGHTS)
 
     def choose(self, view: SeatView) -> Move:
         ids = np.asarray(legal_ids(view.legal), np.intp)

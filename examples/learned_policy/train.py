@@ -1,7 +1,12 @@
 """Train a small policy for Uptown in the PettingZoo environment against the arena's built-in bots, on CPU
 with numpy, and save it for learned_bot.py, which enters it in tournaments as an ordinary bot.
 
-    python examples/learned_policy/train.py --episodes 400 --out examples/learned_policy/policy.json
+    python examples/learned_policy/train.py --episodes 400     # writes trained.json beside this file
+    arena play examples/learned_policy/learned_bot.py:LearnedBot:weights=trained.json random
+
+The weights go beside the bot by default (a sandboxed bot reads the files of its own folder, and no other),
+under a name of their own: the shipped ``policy.json``, which the documentation's figures were played
+with, stays as it is (``--out policy.json`` replaces it).
 
 REINFORCE with a running-mean baseline on a linear softmax policy over the features of each legal action
 (learned_bot.features): two players, the learner in seat 0 or 1 at random, the opponent ``random`` or
@@ -63,12 +68,22 @@ def train(episodes: int, seed: int = 0, opponents: tuple[str, ...] = ("random", 
     return weights, rewards
 
 
-def main() -> None:
+#: Where the weights go unless --out says: beside the bot, which then plays them with weights=trained.json.
+TRAINED = Path(__file__).with_name("trained.json")
+
+
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("policy.json"))
-    args = parser.parse_args()
+    parser.add_argument("--out", type=Path, default=TRAINED,
+                        help="the weights file (default: trained.json beside the bot; a relative path is the bot's "
+                             "folder's for its weights option)")
+    return parser.parse_args(argv)
+
+
+def main() -> None:
+    args = arguments()
     start = time.perf_counter()
     weights, rewards = train(args.episodes, args.seed)
     seconds = time.perf_counter() - start
@@ -78,7 +93,9 @@ def main() -> None:
     args.out.write_text(json.dumps({"features": list(FEATURES), "weights": [round(float(w), 4) for w in weights],
                                     "episodes": args.episodes, "seed": args.seed}, indent=1) + "\n",
                         encoding="utf-8")
-    print(f"saved {args.out}")
+    here = Path(__file__).resolve().parent
+    shown = args.out.resolve().relative_to(here) if args.out.resolve().is_relative_to(here) else args.out.resolve()
+    print(f"saved {args.out}; play it: arena play {here / 'learned_bot.py'}:LearnedBot:weights={shown} random")
 
 
 if __name__ == "__main__":

@@ -54,3 +54,14 @@ def test_the_shipped_policy_loads_and_refuses_other_features(tmp_path: Path) -> 
     wrong.write_text(json.dumps({"features": ["x"], "weights": [1.0]}), encoding="utf-8")
     with pytest.raises(ValueError, match="features"):
         bot.load_weights(wrong)
+
+
+def test_training_writes_beside_the_bot_under_a_name_of_its_own_and_the_bot_plays_it(tmp_path: Path) -> None:
+    """By default train.py leaves the shipped policy.json as it is; weights=NAME is read from the bot's folder,
+    where a sandboxed bot can read it."""
+    train, bot = load("train"), load("learned_bot")
+    default = train.arguments([]).out
+    assert default.parent == EXAMPLE and default.name == "trained.json" != bot.WEIGHTS.name
+    assert train.arguments(["--out", "elsewhere.json"]).out == Path("elsewhere.json")
+    player = bot.LearnedBot(0, None, {"weights": "policy.json"}, None)
+    assert np.array_equal(player.weights, bot.load_weights())
