@@ -38,6 +38,17 @@ def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
     return ", ".join("deals (their seeds)" if k == "deal_seeds" else k for k in keys) or "content"
 
 
+def _choices(previous: TournamentConfig | None, config: TournamentConfig) -> str:
+    """What to do about a folder of another tournament: --update when it can bring the folder up to ``config``
+    (entrants, their options, more deals or another deals file: what a league changes), always --out or
+    --overwrite."""
+    from arena.results.league import meaning_change
+
+    update = previous is not None and meaning_change(previous, config, "") is None
+    return ("add --update to bring the folder up to the file (it keeps every stored game still valid), or "
+            if update else "") + "choose another folder with --out, or start again with --overwrite"
+
+
 def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite: bool) -> None:
     """Refuse (:class:`RunError`) a results folder ``out`` that :meth:`~.folder.ResultsFolder.open` would refuse, reading
     it only: a run calls it before any bot starts, so that a folder holding results costs no bot a start."""
@@ -55,10 +66,7 @@ def check_folder(config: TournamentConfig, out: Path, *, resume: bool, overwrite
             previous = None
         if previous != config:
             what = f"differs in {_differences(previous, config)}" if previous is not None else "cannot be read"
-            raise RunError(
-                f"{out} already holds a different tournament ({existing} {what}); "
-                f"choose another folder with --out, or start again with --overwrite"
-            )
+            raise RunError(f"{out} already holds a different tournament ({existing} {what}); {_choices(previous, config)}")
         stored = stored_rows(out)
         if not resume and (stored or records_hold_data(out)):
             raise RunError(

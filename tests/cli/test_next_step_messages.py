@@ -131,3 +131,22 @@ def test_a_tournament_s_handshake_timeout_keeps_the_log_it_names(cli, tmp_path, 
     import shutil
 
     shutil.rmtree(log.parent)
+
+
+@pytest.mark.parametrize("old, new, update", [
+    ('bot = "greedy"', 'bot = "greedy"\noptions = { captures = false }', True),  # an entrant's options changed
+    ("deals = 1", "deals = 2", True),  # more rounds, as a longer deals file gives
+    ("seed = 5", "seed = 6", False),  # every stored game would be another: no update keeps them
+])
+def test_a_folder_of_a_changed_tournament_names_update_where_an_update_can_bring_it_up(
+        cli, tmp_path, write_tournament, old, new, update):
+    text = TOURNAMENT.format(python=sys.executable, bot=tmp_path / "noisy.py")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tournament.toml").write_text(text)
+    assert old in text
+    path = write_tournament(text.replace(old, new, 1), "held.toml")
+    result = cli.invoke(main, ["run", str(path), "--out", str(out), "--resume", "-q"])
+    assert result.exit_code == 1 and "already holds a different tournament" in result.output, result.output
+    assert ("add --update to bring the folder up to the file" in result.output) == update, result.output
+    assert "choose another folder with --out, or start again with --overwrite" in result.output
