@@ -77,7 +77,8 @@ FEWER = {
         ("--isolation none", "120 games with every bot sandboxed"),
     "python benchmarks/live_standings.py --deals 25 --repeat 2": ("--deals 2 --repeat 1", "a benchmark: 2,400 games"),
     "python benchmarks/serve_live.py --games 2000 --rounds 9": ("--games 20 --rounds 1", "a benchmark: 36,000 games"),
-    "arena match lookahead greedy --games 40 --deals deals.txt": ("--games 4", "40 games"),
+    "arena match lookahead greedy --games 200 --deals more-deals.txt --out results/more-deals":
+        ("--games 4 --isolation none", "200 games"),
     # A league grows the same in process: the page's subject is the update, not the sandbox.
     "arena run league.toml": ("--isolation none", "a league of sandboxed bots"),
     "arena run league.toml --update": ("--isolation none", "a league of sandboxed bots"),
