@@ -23,8 +23,10 @@ from arena.stats.collusion import (
     CAPTURE_MARGIN,
     CAPTURES_EXPECTED,
     CAPTURES_SEEN,
+    EVIDENCE,
     FLAGGED,
     GAMES,
+    GIFT_MARGIN,
     HELPED,
     HELPER,
     NOTE,
@@ -43,7 +45,7 @@ PAIR = "helper -> helped"
 #: The file ``arena report DIR --html`` writes beside report.html: :func:`teams_table` as CSV.
 TEAMS_FILE = "teams.csv"
 #: The columns of ``games.csv`` the tests read.
-COLUMNS = ("game_id", "table", "deal", "seed", "seat", "entrant", "faulted", "uptown_rank", "blockers_rank",
+COLUMNS = ("game_id", "table", "deal", "seed", "seat", "entrant", "faulted", "uptown_rank", "blockers_rank", "groups",
            "captures_red", "captures_blue", "captures_green", "captures_yellow", "captures_purple")
 
 
@@ -79,7 +81,7 @@ def teams_display(table: pd.DataFrame) -> pd.DataFrame:
             "x expected": _interval(row, "capture_ratio", "capture_low", "capture_high", ".2f"),
             "results (Elo)": _interval(row, "result_elo", "result_low", "result_high", "+.0f"),
             "p (Holm)": shown_p(float(row[P_HOLM])),
-            "team?": "FLAGGED" if row[FLAGGED] else "",
+            "team?": f"FLAGGED ({row[EVIDENCE]})" if row[FLAGGED] else "",
         })
     return pd.DataFrame(rows, columns=[PAIR, "games", "captures", "x expected", "results (Elo)",
                                        "p (Holm)", "team?"])
@@ -95,10 +97,15 @@ def teams_note(table: pd.DataFrame) -> str:
     if untested:
         reasons = sorted(set(str(n) for n in table.loc[table[P_PAIR].isna(), NOTE]))
         why = f"; {untested} not tested ({'; '.join(reasons[:3])}{'; ...' if len(reasons) > 3 else ''})"
+    ran = ", ".join(f"{name} {int(table[column].notna().sum())}" for name, column in
+                    (("captures", "p_captures"), ("gifts", "p_gifts"), ("results", "p_results")))
     return (f"Does A help B? {tested} ordered pairs tested{why}: {found}. Captures: A takes B's tiles at under "
-            f"{CAPTURE_MARGIN:.0%} of the rate A's captures of the others and the others' of B predict; results: "
-            f"B plays over {RESULT_MARGIN:.0f} Elo stronger at A's tables than its rating says. "
-            f"Holm's adjustment over the pairs, family-wise {ALPHA:.0%} (docs/explanation/statistics.md).")
+            f"{CAPTURE_MARGIN:.0%} of the rate A's captures of the others and the others' of B predict, or over "
+            f"{1 / CAPTURE_MARGIN:.0%} of it; gifts: each of A's captures costs B over {GIFT_MARGIN:.2f} of a group "
+            f"more than predicted; results: B plays over {RESULT_MARGIN:.0f} Elo stronger, or weaker, at A's tables "
+            f"than its rating says. Pairs each test ran on: {ran}. Holm's adjustment over the pairs, a flagged "
+            f"pair a nuisance of the models before the next step, family-wise {ALPHA:.0%} "
+            "(docs/explanation/statistics.md).")
 
 
 #: Rows of the text report's Teams? table at most (the flagged pairs, then the most suspect); report.html

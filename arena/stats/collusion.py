@@ -1,48 +1,38 @@
 """Does entrant A help entrant B?  A test per ordered pair of entrants on a finished run's games.
 
-In a game of three to five players two entrants can play as a team with no
-channel at all: by what they play.  Every move is legal, so no referee sees it;
-it shows only in the games, as a pattern that honest play would not give.  Two
-patterns are tested for each ordered pair ``(A, B)``, on the games where both
-sat at one table:
+In a game of three to five players two entrants can play as a team with no channel at all: by what they
+play.  Every move is legal, so no referee sees it; it shows only in the games, as a pattern honest play
+would not give.  Three patterns are tested for each ordered pair ``(A, B)`` on the games where both sat,
+each against a null model of honest play (:mod:`arena.stats.pair_models`):
 
-**Captures** (rule M3).  The captures of a tournament are a table of counts:
-in game ``g`` the seat of entrant ``i`` took ``y`` tiles of the color of the
-seat of entrant ``j``.  The null model is log-linear with no interaction:
-``log E[y] = game + capturer(i) + victim(j) + offset(j - i)`` — each
-entrant captures at its own rate, each is captured at its own rate (a bot that
-leaves lone tiles is taken more by everyone), the seat after yours differs from
-the seat before it, and the game's own number of captures is given (the fit
-conditions on it: a multinomial over the game's capturer-victim cells).  "A
-captures B's tiles at another rate than A's captures of the others and the
-others' captures of B predict" is the interaction ``A -> B``, tested by a
-score test with the deals as the independent units.  One-sided: A spares B.
-(More captures than predicted is what honest bots do to a team's tiles, which
-crowd the others' groups; a lone tile taken as a gift, a group fewer for B, is
-a pattern this test does not look for.)  Games with a faulted seat are left
-out (a random fallback played on).
+**Captures** (rule M3): A takes B's tiles at under ``CAPTURE_MARGIN`` of the rate that A's captures of
+the others and the others' captures of B predict (``log E[y] = game + capturer + victim + seat offset``,
+conditional on each game's captures), or at over that rate divided by it.  Two-sided: A spares B, or A
+takes B's tiles far more than anyone (with a fixed number of captures a game, an excess on one pair is a
+deficit on the others: both sides must be seen for the right pair to be found).
 
-**Results.**  The Plackett-Luce strengths of all the games
-(:mod:`arena.stats.ratings`) predict each game's ranking.  "B does better at
-tables with A than its strength says" is an extra strength ``delta`` for B in
-the games with A, tested by a score test at ``delta = 0``.  One-sided: helping
-B means B finishes higher.  It needs games of B without A (otherwise
-``delta`` is B's own strength) and says nothing with two players.
+**Gifts** (M3 and C1): A capture can only keep or lower the victim's groups; a lone tile taken is a
+group fewer.  B's groups at the end against the captures of its tiles: A's captures of B's tiles cost B
+more than ``GIFT_MARGIN`` of a group each beyond what anyone's captures of B, and A's of anyone, predict.
+One-sided: A gifts B.
 
-Both score tests allow for the nuisance parameters being fitted (the residual of
-each game is corrected by the fitted parameters' influence) and take their
-variance from the spread of the deals' sums (a sandwich, as the ratings'
-intervals), mixed with the model's as one deal's worth; the statistic is read
-as Student's t on the pair's deals minus one (turned into a normal z by
-Fisher's approximation).  A pair's p-value is the smaller of the two with
-Bonferroni's factor 2 (the two statistics are correlated — a spared partner
-also finishes higher — so a product rule like Fisher's would need their
-correlation; Bonferroni holds under any), and the pairs' p-values are
-adjusted by Holm's step-down, which keeps the chance of flagging any honest
-pair at most ``alpha`` whatever the dependence between pairs.
+**Results**: B's Plackett-Luce strength (:mod:`arena.stats.ratings`) at the tables where A sits differs
+from its strength elsewhere by more than ``RESULT_MARGIN`` Elo.  Two-sided: B finishing higher at A's
+tables (A helps B) and lower (A hurts B, or B throws its games at A's tables) are both reported.  It
+needs games of B without A.
 
-Pure functions on pandas/numpy data; ``docs/explanation/statistics.md``
-explains the choices and shows the calibration (``benchmarks/collusion_calibration.py``).
+Each score test corrects for the fitted nuisance parameters and takes its variance from the spread of
+the deals' sums (a game's seed is its deal), mixed with the model's as one deal's worth; the statistic
+is read as Student's t on the deals minus one.  A pair's p-value is the smallest of its tests' times
+their number (Bonferroni; the results test's two sides count as its own factor 2), and Holm's step-down
+across the pairs keeps the chance of flagging any honest pair at most ``alpha``.  Holm's steps are taken
+one pair at a time, and a flagged pair becomes a nuisance of every model before the next step: its
+captures leave the captures model, and its effects on B's groups and results are fitted, not tested.
+Without that, one pair's effect shows up mirrored in every other pair around it (with a fixed table size,
+"B does much worse at D's tables" is the same data as "B does better at everyone else's").
+
+Pure functions on pandas/numpy data; ``docs/explanation/statistics.md`` explains the choices and shows
+the calibration (``benchmarks/collusion_calibration.py``).
 """
 
 from __future__ import annotations
@@ -56,37 +46,51 @@ import numpy as np
 import pandas as pd
 
 from arena.rules import COLORS
-from arena.stats.ratings import ELO_PER_THETA, Patterns, _derivatives, fit, pattern_scores, patterns
+from arena.stats.pair_models import CaptureModel, GiftModel, PairTest, ResultModel
+from arena.stats.ratings import ELO_PER_THETA
 
 #: The family-wise error rate Holm's adjustment keeps.
 ALPHA = 0.05
 #: Deals at least that two entrants shared for a test of the pair (and that B played without A, for results).
 MIN_DEALS = 10
-#: The ridge that keeps the captures fit finite when an entrant never captures (or is never captured).
-RIDGE = 1e-3
-#: The null hypotheses are margins, not equalities: A spares B only if it takes B's tiles at less than this
-#: share of the predicted rate, and helps B's results only by more than this many Elo.  Honest bots of
-#: different styles interact a little (one leaves tiles where another captures them), and with enough games
-#: any interaction at all would be flagged; the margins ask for one large enough to matter.
+#: The null hypotheses are margins, not equalities: honest bots of different styles interact a little (one
+#: leaves tiles where another captures them), and with enough games any interaction at all would be
+#: flagged.  A spares B only if it takes B's tiles at less than this share of the predicted rate ...
 CAPTURE_MARGIN = 0.75
+#: ... gifts B only if each of its captures of B's tiles costs B this many groups more than predicted ...
+GIFT_MARGIN = 0.25
+#: ... and helps (or hurts) B's results only by more than this many Elo.
 RESULT_MARGIN = 20.0
 #: The Plackett-Luce information (about four games' worth) a results test needs: an entrant that always
 #: finishes last says nothing about who helps it.
 MIN_INFORMATION = 1.0
-#: Newton iterations at most for the captures fit.
-MAX_ITERATIONS = 50
+#: Captures of B's tiles by A at least for a gifts test.
+MIN_CAPTURES = 10
 
 #: The columns of :func:`collusion_table`, in order.
 HELPER, HELPED = "helper", "helped"
 GAMES = "games"
 CAPTURES_SEEN, CAPTURES_EXPECTED = "captures_seen", "captures_expected"
 CAPTURE_RATIO, CAPTURE_LOW, CAPTURE_HIGH, P_CAPTURES = "capture_ratio", "capture_low", "capture_high", "p_captures"
+GIFT_GROUPS, GIFT_LOW, GIFT_HIGH, P_GIFTS = "gift_groups", "gift_low", "gift_high", "p_gifts"
 RESULT_ELO, RESULT_LOW, RESULT_HIGH, P_RESULTS = "result_elo", "result_low", "result_high", "p_results"
-P_PAIR, P_HOLM, FLAGGED, NOTE = "p", "p_holm", "flagged", "note"
+P_PAIR, P_HOLM, FLAGGED, EVIDENCE, NOTE = "p", "p_holm", "flagged", "evidence", "note"
 COLUMNS: tuple[str, ...] = (
     HELPER, HELPED, GAMES, CAPTURES_SEEN, CAPTURES_EXPECTED, CAPTURE_RATIO, CAPTURE_LOW, CAPTURE_HIGH, P_CAPTURES,
-    RESULT_ELO, RESULT_LOW, RESULT_HIGH, P_RESULTS, P_PAIR, P_HOLM, FLAGGED, NOTE,
+    GIFT_GROUPS, GIFT_LOW, GIFT_HIGH, P_GIFTS, RESULT_ELO, RESULT_LOW, RESULT_HIGH, P_RESULTS, P_PAIR, P_HOLM,
+    FLAGGED, EVIDENCE, NOTE,
 )
+#: What each test's finding is called (the ``evidence`` column): the test with the pair's smallest p-value.
+SPARES, TAKES, GIFTS, HELPS, HURTS = "spares", "takes", "gifts", "helps", "hurts"
+#: What a flag on ``A -> B`` says, by its evidence.
+FINDINGS = {
+    SPARES: "{a} spares {b}'s tiles",
+    TAKES: "{a} takes far more of {b}'s tiles than predicted",
+    GIFTS: "{a} takes {b}'s lone tiles (gifts)",
+    HELPS: "{b} finishes higher at {a}'s tables",
+    HURTS: "{b} finishes lower at {a}'s tables: {a} hurts {b}, or {b} throws its games at {a}'s tables",
+    "": "",
+}
 
 _NORMAL = NormalDist()
 
@@ -95,19 +99,21 @@ _NORMAL = NormalDist()
 
 
 class TableGames:
-    """One run's games of one table size as arrays: ``entrants[g, s]`` (indices into ``names``),
-    ``ranks[g, s]``, ``deals[g]`` (a code per deal: the game's ``seed``, which deals it; without that
-    column its ``(table, deal)``), ``captures[g, s, t]`` (tiles of seat ``t``'s color
-    that seat ``s`` took) and ``clean[g]`` (no seat faulted)."""
+    """One run's games of one table size as arrays, sorted by deal: ``entrants[g, s]`` (indices into
+    ``names``), ``ranks[g, s]``, ``deals[g]`` (a code per deal: the game's ``seed``, which deals it; without
+    that column its ``(table, deal)``), ``captures[g, s, t]`` (tiles of seat ``t``'s color that seat ``s``
+    took), ``groups[g, s]`` (NaN when not known) and ``clean[g]`` (no seat faulted)."""
 
     def __init__(self, names: Sequence[str], entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray,
-                 captures: np.ndarray, clean: np.ndarray) -> None:
+                 captures: np.ndarray, clean: np.ndarray, groups: np.ndarray | None = None) -> None:
+        order = np.argsort(deals, kind="stable")  # the deal sums read each deal's games together
         self.names = list(names)
-        self.entrants = entrants
-        self.ranks = ranks
-        self.deals = deals
-        self.captures = captures
-        self.clean = clean
+        self.entrants = entrants[order]
+        self.ranks = ranks[order]
+        self.deals = deals[order]
+        self.captures = captures[order]
+        self.clean = clean[order]
+        self.groups = np.full(ranks.shape, math.nan) if groups is None else groups[order]
 
     @property
     def players(self) -> int:
@@ -127,21 +133,24 @@ class TableGames:
             return cls(names, np.zeros((0, 3), np.int64), np.zeros((0, 3)), np.zeros(0, np.int64),
                        np.zeros((0, 3, 3)), np.zeros(0, bool))
         game = pd.factorize(games["game_id"])[0]
-        order = np.lexsort((games["seat"].to_numpy(), game))
+        seat = games["seat"].to_numpy()
+        if len(game) > 1 and (np.diff(game) >= 0).all() and not (np.diff(seat)[np.diff(game) == 0] <= 0).any():
+            order = np.arange(len(game))  # games.csv as a run writes it: a game's seats together, in order
+        else:
+            order = np.lexsort((seat, game))
         game = game[order]
         size = np.bincount(game)
         players = int(np.bincount(size).argmax())
-        keep = size[game] == players
-        rows = order[keep]
+        rows = order[size[game] == players]
         codes = pd.Categorical(games["entrant"].astype(str), categories=names).codes.astype(np.int64)
         entrants = codes[rows].reshape(-1, players)
         ranks = games[rank].to_numpy(dtype=float)[rows].reshape(-1, players)
+        first = rows.reshape(-1, players)[:, 0]
         if "seed" in games:  # a game's seed is its deal: games dealt alike share it (the duplicate format)
-            key = games["seed"].astype(str).to_numpy()[rows].reshape(-1, players)[:, 0]
+            deals = pd.factorize(games["seed"].to_numpy()[first])[0]
         else:  # the round at its table, the ratings' unit
-            key = (games["table"].astype(str) + ":" + games["deal"].astype(str)).to_numpy()[rows]
-            key = key.reshape(-1, players)[:, 0]
-        deals = pd.factorize(pd.Series(key))[0]
+            deals = pd.factorize(pd.MultiIndex.from_arrays([games["table"].to_numpy()[first],
+                                                            games["deal"].to_numpy()[first]]))[0]
         if players >= 3:  # seat t plays the t-th color (T2, GameSettings.for_players)
             taken = np.stack([games[f"captures_{COLORS[t]}"].to_numpy(dtype=float)[rows] for t in range(players)],
                              axis=1)
@@ -150,10 +159,28 @@ class TableGames:
             captures = np.zeros((len(entrants), players, players))
         faulted = games["faulted"].to_numpy(dtype=bool)[rows] if "faulted" in games else np.zeros(len(rows), bool)
         clean = np.asarray(~faulted.reshape(-1, players).any(axis=1), dtype=bool)
-        return cls(names, entrants, ranks, deals, captures, clean)
+        groups = (games["groups"].to_numpy(dtype=float)[rows].reshape(-1, players) if "groups" in games
+                  else None)
+        return cls(names, entrants, ranks, np.asarray(deals, np.int64), captures, clean, groups)
 
 
-# -- the two score tests --------------------------------------------------------------
+# -- the models of one step ------------------------------------------------------------
+
+
+class Models:
+    """The three null models of one step of Holm's procedure, the pairs flagged so far their nuisance."""
+
+    def __init__(self, table: TableGames, nuisance: Sequence[tuple[int, int]] = ()) -> None:
+        names = len(table.names)
+        clean = np.flatnonzero(table.clean)
+        entrants, captures, deals = table.entrants[clean], table.captures[clean], table.deals[clean]
+        counted = captures.sum(axis=(1, 2)) > 0
+        self.captures = CaptureModel(entrants[counted], captures[counted], deals[counted], names, nuisance)
+        groups = table.groups[clean]
+        known = np.isfinite(groups).all(axis=1)
+        self.gifts = (GiftModel(entrants[known], captures[known], groups[known], deals[known], names, nuisance)
+                      if known.any() else None)
+        self.results = ResultModel(table.entrants, table.ranks, table.deals, names, nuisance)
 
 
 def _z_of_t(t: float, freedom: int) -> float:
@@ -163,194 +190,10 @@ def _z_of_t(t: float, freedom: int) -> float:
     return t * (1.0 - 1.0 / (4.0 * freedom)) / math.sqrt(1.0 + t * t / (2.0 * freedom))
 
 
-def _spread(influence: np.ndarray, deals: np.ndarray, model: float) -> tuple[float, int]:
-    """The variance of a sum of games' influences from the spread of the deals' sums, mixed with the
-    model's variance ``model`` as one deal's worth (as in :mod:`arena.stats.ratings`); and the deals."""
-    used = influence != 0.0
-    if not used.any():
-        return model, 0
-    codes = deals[used]  # deal codes 0, 1, ... (pandas.factorize)
-    present = np.bincount(codes) > 0
-    per_deal = np.bincount(codes, weights=influence[used])[present]
-    count = len(per_deal)
-    if count < 2:
-        return model, count
-    weight = 1.0 / (count + 1.0)
-    # centred: under the null the deals' mean is 0 anyway, and a real effect does not widen its own spread
-    robust = float(((per_deal - per_deal.mean()) ** 2).sum()) * count / (count - 1)
-    return (1.0 - weight) * robust + weight * model, count
-
-
-class CaptureModel:
-    """The log-linear null model of captures (module docstring), fitted once for all pairs."""
-
-    def __init__(self, games: TableGames, excluded: frozenset[tuple[int, int]] = frozenset(),
-                 start: np.ndarray | None = None) -> None:
-        k, entrants = games.players, len(games.names)
-        self.entrants = entrants
-        use = np.flatnonzero(games.clean & (games.captures.sum(axis=(1, 2)) > 0))
-        si, sj = np.array([(i, j) for i in range(k) for j in range(k) if i != j]).T
-        local = np.repeat(np.arange(len(use)), len(si))
-        capturer = games.entrants[use][:, si].ravel()
-        victim = games.entrants[use][:, sj].ravel()
-        offset = np.tile((sj - si) % k - 1, len(use))
-        seen = games.captures[use][:, si, sj].ravel()
-        # the cells of pairs already flagged leave the model (their counts are given, as structural cells)
-        keep = np.ones(len(local), dtype=bool)
-        for a, b in excluded:
-            keep &= ~((capturer == a) & (victim == b))
-        self.local, self.capturer, self.victim, self.seen = local[keep], capturer[keep], victim[keep], seen[keep]
-        self.use = use
-        self.games = len(use)
-        self.deals = games.deals
-        self.width = 2 * entrants + (k - 1)
-        # the design's three ones per cell: capturer, victim, seat offset
-        self.columns = np.stack([self.capturer, entrants + self.victim, 2 * entrants + offset[keep]], axis=1)
-        self.total = np.bincount(self.local, weights=self.seen, minlength=self.games)
-        # the cells are in game order: each game's cells one run, for the per-game maxima
-        self.starts = np.flatnonzero(np.r_[True, self.local[1:] != self.local[:-1]]) if len(self.local) else self.local
-        self.flat = self.local[:, None] * self.width + self.columns  # (cells, 3): into a (games, width) grid
-        self.theta = self._fit(start)
-        self.expected, self.info, self.scores = self._at(self.theta)
-        self.inverse = np.linalg.inv(self.info)
-        self.share = self._probabilities(self.theta)
-        self.mean = self._per_game(self.share)  # X_g' p_g at the fit
-        self.weighted = self.mean * self.total[:, None]
-        # each ordered pair's cells, found once: the pairs are tested many times
-        key = self.capturer * entrants + self.victim
-        order = np.argsort(key, kind="stable")
-        self.cells: dict[tuple[int, int], np.ndarray] = {}
-        if len(key):
-            bounds = np.flatnonzero(np.r_[True, key[order][1:] != key[order][:-1], True])
-            self.cells = {divmod(int(key[order[a]]), entrants): order[a:b] for a, b in zip(bounds[:-1], bounds[1:])}
-
-    def _per_game(self, values: np.ndarray) -> np.ndarray:
-        """``(games, width)``: each game's sum of ``values`` (one per cell) times the design's rows."""
-        size = self.games * self.width
-        out = np.bincount(self.flat[:, 0], weights=values, minlength=size)
-        out += np.bincount(self.flat[:, 1], weights=values, minlength=size)
-        out += np.bincount(self.flat[:, 2], weights=values, minlength=size)
-        return out.reshape(self.games, self.width)
-
-    def _eta(self, theta: np.ndarray) -> np.ndarray:
-        return theta[self.columns].sum(axis=1)
-
-    def _probabilities(self, theta: np.ndarray) -> np.ndarray:
-        eta = self._eta(theta)
-        top = np.zeros(self.games)
-        if len(eta):
-            top[self.local[self.starts]] = np.maximum.reduceat(eta, self.starts)
-        w = np.exp(eta - top[self.local])
-        return w / np.bincount(self.local, weights=w, minlength=self.games)[self.local]
-
-    def _loglik(self, theta: np.ndarray) -> float:
-        p = self._probabilities(theta)
-        return float((self.seen * np.log(np.maximum(p, 1e-300))).sum()) - 0.5 * RIDGE * float(theta @ theta)
-
-    def _at(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Expected counts, information (with the ridge) and the per-game scores ``(games, width)``."""
-        p = self._probabilities(theta)
-        expected = p * self.total[self.local]
-        residual = self.seen - expected
-        scores = self._per_game(residual)
-        mean = self._per_game(p)  # X_g' p_g
-        flat = np.zeros(self.width * self.width)
-        for a in range(3):
-            for b in range(3):
-                flat += np.bincount(self.columns[:, a] * self.width + self.columns[:, b], weights=expected,
-                                    minlength=self.width * self.width)
-        info = flat.reshape(self.width, self.width)
-        info -= (mean.T * self.total) @ mean
-        info += RIDGE * np.eye(self.width)
-        return expected, info, scores
-
-    def _fit(self, start: np.ndarray | None) -> np.ndarray:
-        theta = np.zeros(self.width) if start is None else start.copy()
-        if not self.games:
-            return theta
-        loglik = self._loglik(theta)
-        for _ in range(MAX_ITERATIONS):
-            _, info, scores = self._at(theta)
-            grad = scores.sum(axis=0) - RIDGE * theta
-            step = np.linalg.solve(info, grad)
-            size = 1.0
-            while True:
-                trial = theta + size * step
-                new = self._loglik(trial)
-                if new >= loglik - 1e-12 or size < 1e-6:
-                    break
-                size /= 2.0
-            theta, loglik = trial, new
-            if np.abs(size * step).max() < 1e-9:
-                break
-        return theta
-
-    def test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
-        """``(seen, expected, variance, deals)`` of the captures of ``helped``'s tiles by ``helper``."""
-        cell = self.cells.get((helper, helped))
-        if cell is None:
-            return 0.0, 0.0, 0.0, 0
-        seen = float(self.seen[cell].sum())
-        expected = float(self.expected[cell].sum())
-        # how the expected count moves with the nuisance parameters: the information between the
-        # interaction's indicator and the model's columns
-        games = self.local[cell]
-        share = np.bincount(games, weights=self.share[cell], minlength=self.games)
-        cross = np.zeros(self.width)
-        for c in range(3):
-            cross += np.bincount(self.columns[cell, c], weights=self.expected[cell], minlength=self.width)
-        shared = np.unique(games)  # a game that seats an entrant twice has two of the pair's cells
-        cross -= self.weighted[shared].T @ share[shared]
-        own = expected - float((self.total * share ** 2).sum())
-        residual = np.bincount(self.local[cell], weights=(self.seen - self.expected)[cell], minlength=self.games)
-        projection = self.inverse @ cross
-        influence = residual - self.scores @ projection
-        model = max(own - float(cross @ projection), 0.0)
-        full = np.zeros(len(self.deals))
-        full[self.use] = influence
-        variance, deals = _spread(full, self.deals, model)
-        return seen, expected, variance, deals
-
-
-class ResultModel:
-    """The Plackett-Luce fit of all the games (:mod:`arena.stats.ratings`), for the results test."""
-
-    def __init__(self, games: TableGames) -> None:
-        self.games = games
-        entrants = len(games.names)
-        self.pats: Patterns = patterns(games.entrants, games.ranks)
-        self.theta, _, _, _ = fit(self.pats, entrants)
-        self.scores = pattern_scores(self.theta, self.pats, entrants)[self.pats.pattern]  # (games, entrants)
-        _, _, hess = _derivatives(self.theta, self.pats, entrants)
-        self.inverse = np.linalg.pinv(-hess)
-        self._with: dict[int, np.ndarray] = {}
-        self._tests: dict[tuple[int, int], tuple[float, float, float, int]] = {}
-
-    def _info_with(self, helper: int) -> np.ndarray:
-        """The information of the games with ``helper`` at the table."""
-        if helper not in self._with:
-            rows = (self.games.entrants == helper).any(axis=1)
-            sub = patterns(self.games.entrants[rows], self.games.ranks[rows])
-            _, _, hess = _derivatives(self.theta, sub, len(self.games.names))
-            self._with[helper] = -hess
-        return self._with[helper]
-
-    def test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
-        """``(score, information, variance, deals)`` of an extra strength of ``helped`` at ``helper``'s tables."""
-        if (helper, helped) not in self._tests:
-            self._tests[helper, helped] = self._test(helper, helped)
-        return self._tests[helper, helped]
-
-    def _test(self, helper: int, helped: int) -> tuple[float, float, float, int]:
-        together = (self.games.entrants == helper).any(axis=1) & (self.games.entrants == helped).any(axis=1)
-        residual = np.where(together, self.scores[:, helped], 0.0)
-        info = self._info_with(helper)
-        cross = info[helped]
-        projection = self.inverse @ cross
-        influence = residual - self.scores @ projection
-        model = max(float(info[helped, helped] - cross @ projection), 0.0)
-        variance, deals = _spread(influence, self.games.deals, model)
-        return float(residual.sum()), model, variance, deals
+def _below(test: PairTest, margin: float) -> float:
+    """One-sided p-value of "the effect is below ``margin``" (the effect's score is ``information`` times it)."""
+    t = (test.score - margin * test.information) / math.sqrt(test.variance)
+    return _NORMAL.cdf(_z_of_t(t, test.deals - 1))
 
 
 # -- the table ---------------------------------------------------------------------------
@@ -372,20 +215,16 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
 
 def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Sequence[str] | None = None,
                     alpha: float = ALPHA, confidence: float = 0.95, capture_margin: float = CAPTURE_MARGIN,
-                    result_margin: float = RESULT_MARGIN) -> pd.DataFrame:
+                    result_margin: float = RESULT_MARGIN, gift_margin: float = GIFT_MARGIN) -> pd.DataFrame:
     """One row per ordered pair of entrants (:data:`COLUMNS`): does ``helper`` help ``helped``?
 
     ``games`` are ``games.csv`` rows; ``rank`` the column that ranks a game's seats.  See the module
     docstring for the tests.  ``capture_ratio`` is the captures of ``helped``'s tiles by ``helper`` over
-    what the null model expects, with its interval; ``result_elo`` how much stronger ``helped`` plays at
-    ``helper``'s tables, in Elo, with its interval; ``p`` the pair's p-value, ``p_holm`` Holm's over all
-    pairs tested; ``flagged`` is ``p_holm <= alpha``; ``note`` says why a test does not apply.  The
-    p-values test the margins: captures at ``capture_margin`` times the prediction, results
-    ``result_margin`` Elo better (:data:`CAPTURE_MARGIN`).
-
-    Holm's steps are taken one pair at a time, and the captures of a pair once flagged leave the null
-    model before the next step: a pair that never captures each other would otherwise lower its
-    members' capture rates in the model and make their captures of everyone else look suspect too.
+    what the null model expects; ``gift_groups`` the groups each of those captures cost ``helped`` beyond
+    the prediction (negative: a gift); ``result_elo`` how much stronger ``helped`` plays at ``helper``'s
+    tables, in Elo (negative: weaker); each with its interval.  ``p`` is the pair's p-value, ``p_holm``
+    Holm's over all pairs tested; ``flagged`` is ``p_holm <= alpha``; ``evidence`` names the test with the
+    pair's smallest p-value; ``note`` says why a test does not apply.  The p-values test the margins.
     """
     table = TableGames.of(games, rank, entrants)
     names = table.names
@@ -393,19 +232,19 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
     if table.players < 3 or not len(table.entrants):
         why = "two players: no third party to compare with" if len(table.entrants) else "no games"
         return _finish([_empty_row(names[a], names[b], 0, why) for a, b in pairs], alpha)
-    present = np.stack([(table.entrants == e).any(axis=1) for e in range(len(names))], axis=1)
-    results = ResultModel(table)
-    margins = (confidence, capture_margin, result_margin / ELO_PER_THETA)
-    model = CaptureModel(table)
-    rows = {pair: _pair_row(table, present, model, results, pair, margins) for pair in pairs}
+    present = np.zeros((len(table.entrants), len(names)), dtype=bool)
+    np.put_along_axis(present, table.entrants, True, axis=1)
+    margins = (confidence, capture_margin, gift_margin, result_margin / ELO_PER_THETA)
+    models = Models(table)
+    rows = {pair: _pair_row(table, present, models, pair, margins) for pair in pairs}
     tested = [pair for pair in pairs if not math.isnan(float(rows[pair][P_PAIR]))]  # type: ignore[arg-type]
     flagged: list[tuple[int, int]] = []
     running = 0.0
     while len(flagged) < len(tested):
         left = [pair for pair in tested if pair not in flagged]
-        if flagged:  # refit without the flagged pairs' captures, and test the others again
-            model = CaptureModel(table, frozenset(flagged), model.theta)  # the last fit is close: a warm start
-            rows.update({pair: _pair_row(table, present, model, results, pair, margins) for pair in left})
+        if flagged:  # the flagged pairs are the models' nuisance now: test the others again
+            models = Models(table, flagged)
+            rows.update({pair: _pair_row(table, present, models, pair, margins) for pair in left})
         left.sort(key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
         best = left[0]
         step = min(1.0, len(left) * float(rows[best][P_PAIR]))  # type: ignore[arg-type]
@@ -423,12 +262,13 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
     return out
 
 
-def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, results: ResultModel,
-              pair: tuple[int, int], margins: tuple[float, float, float]) -> dict[str, object]:
+def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tuple[int, int],
+              margins: tuple[float, float, float, float]) -> dict[str, object]:
     """The row of one ordered pair, ``p_holm`` left for the caller; ``margins`` are the confidence of the
-    intervals, the capture margin (a share) and the result margin (in strength)."""
+    intervals, the capture margin (a share), the gift margin (groups a capture) and the result margin (in
+    strength)."""
     a, b = pair
-    confidence, capture_margin, result_margin = margins
+    confidence, capture_margin, gift_margin, result_margin = margins
     names = table.names
     z = _NORMAL.inv_cdf(0.5 + confidence / 2.0)
     together = present[:, a] & present[:, b]
@@ -441,34 +281,56 @@ def _pair_row(table: TableGames, present: np.ndarray, captures: CaptureModel, re
         row[NOTE] = f"too few deals together ({shared} < {MIN_DEALS})"
         return row
     notes = []
-    seen, expected, variance, deals = captures.test(a, b)
+    found: dict[str, float] = {}
+    seen, expected = models.captures.counts(a, b)
     row[CAPTURES_SEEN], row[CAPTURES_EXPECTED] = seen, expected
-    if deals >= MIN_DEALS and variance > 0 and expected > 0:
-        sd = math.sqrt(variance)
-        # one-sided: fewer captures than the margin's share of the prediction
-        row[P_CAPTURES] = _NORMAL.cdf(_z_of_t((seen - capture_margin * expected) / sd, deals - 1))
+    test = models.captures.test(a, b)
+    if test.deals >= MIN_DEALS and test.variance > 0 and expected > 0:
+        sd = math.sqrt(test.variance)
+        # two-sided: fewer captures than the margin's share of the prediction (A spares B), or more than
+        # the prediction over it (A takes B's tiles: gifts, and the mirror of A's captures of the others)
+        spares = _NORMAL.cdf(_z_of_t((seen - capture_margin * expected) / sd, test.deals - 1))
+        takes = 1.0 - _NORMAL.cdf(_z_of_t((seen - expected / capture_margin) / sd, test.deals - 1))
+        row[P_CAPTURES] = min(1.0, 2.0 * min(spares, takes))
+        found[SPARES if spares <= takes else TAKES] = float(row[P_CAPTURES])  # type: ignore[arg-type]
         row[CAPTURE_RATIO] = seen / expected
         row[CAPTURE_LOW] = max(0.0, (seen - z * sd) / expected)
         row[CAPTURE_HIGH] = (seen + z * sd) / expected
     else:
         notes.append("captures: too few")
+    gifts = models.gifts
+    if gifts is None:
+        notes.append("gifts: no groups in the results")
+    else:
+        test = gifts.test(a, b)
+        if gifts.captures[a * len(names) + b] >= MIN_CAPTURES and test.variance > 0 and test.information > 0:
+            row[P_GIFTS] = found[GIFTS] = _below(test, -gift_margin)  # one-sided: a capture costs B groups
+            sd = math.sqrt(test.variance)
+            row[GIFT_GROUPS] = test.score / test.information
+            row[GIFT_LOW] = (test.score - z * sd) / test.information
+            row[GIFT_HIGH] = (test.score + z * sd) / test.information
+        else:
+            notes.append(f"gifts: {names[a]} took too few of {names[b]}'s tiles")
     alone = _count_deals(table.deals[present[:, b] & ~present[:, a]])
     if alone >= MIN_DEALS:
-        score, info, variance, deals = results.test(a, b)
-        if info < MIN_INFORMATION:
+        test = models.results.test(a, b)
+        if test.information < MIN_INFORMATION:
             notes.append(f"results: {names[b]}'s place hardly varies")
-        elif variance > 0:
-            t = (score - result_margin * info) / math.sqrt(variance)
-            row[P_RESULTS] = _NORMAL.cdf(-_z_of_t(t, deals - 1))  # one-sided: helped finishes higher
-            scale = ELO_PER_THETA / info
-            row[RESULT_ELO] = score * scale
-            row[RESULT_LOW] = (score - z * math.sqrt(variance)) * scale
-            row[RESULT_HIGH] = (score + z * math.sqrt(variance)) * scale
+        elif test.variance > 0:
+            helps = 1.0 - _below(test, result_margin)
+            hurts = _below(test, -result_margin)
+            row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
+            found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
+            sd = math.sqrt(test.variance)
+            scale = ELO_PER_THETA / test.information
+            row[RESULT_ELO] = test.score * scale
+            row[RESULT_LOW] = (test.score - z * sd) * scale
+            row[RESULT_HIGH] = (test.score + z * sd) * scale
     else:
         notes.append(f"results: {names[b]} rarely plays without {names[a]}")
-    tested = [p for p in (row[P_CAPTURES], row[P_RESULTS]) if isinstance(p, float) and not math.isnan(p)]
-    if tested:
-        row[P_PAIR] = min(1.0, len(tested) * min(tested))
+    if found:
+        row[P_PAIR] = min(1.0, len(found) * min(found.values()))
+        row[EVIDENCE] = min(found, key=lambda name: found[name])
     row[NOTE] = "; ".join(notes)
     return row
 
@@ -480,7 +342,7 @@ def _count_deals(codes: np.ndarray) -> int:
 
 def _empty_row(helper: str, helped: str, games: int, note: str) -> dict[str, object]:
     row: dict[str, object] = dict.fromkeys(COLUMNS, math.nan)
-    row.update({HELPER: helper, HELPED: helped, GAMES: games, FLAGGED: False, NOTE: note})
+    row.update({HELPER: helper, HELPED: helped, GAMES: games, FLAGGED: False, EVIDENCE: "", NOTE: note})
     return row
 
 
@@ -513,12 +375,17 @@ def pair_line(row: Mapping[str, Any]) -> str:
         parts.append(f"took {row[CAPTURES_SEEN]:.0f} of {row[HELPED]}'s tiles where {row[CAPTURES_EXPECTED]:.1f} "
                      f"were expected "
                      f"(x{ratio:.2f}, {row[CAPTURE_LOW]:.2f}-{row[CAPTURE_HIGH]:.2f}; p {shown_p(float(row[P_CAPTURES]))})")
+    gift = row[GIFT_GROUPS]
+    if isinstance(gift, float) and not math.isnan(gift):
+        parts.append(f"each capture cost {row[HELPED]} {-gift:+.2f} groups beyond the prediction "
+                     f"({-row[GIFT_HIGH]:+.2f} to {-row[GIFT_LOW]:+.2f}; p {shown_p(float(row[P_GIFTS]))})")
     elo = row[RESULT_ELO]
     if isinstance(elo, float) and not math.isnan(elo):
         parts.append(f"{row[HELPED]} plays {elo:+.0f} Elo ({row[RESULT_LOW]:+.0f} to {row[RESULT_HIGH]:+.0f}) "
                      f"at {row[HELPER]}'s tables "
                      f"(p {shown_p(float(row[P_RESULTS]))})")
-    verdict = "FLAGGED" if row[FLAGGED] else "not flagged"
+    finding = FINDINGS[str(row[EVIDENCE])].format(a=row[HELPER], b=row[HELPED])
+    verdict = f"FLAGGED, {finding}" if row[FLAGGED] else "not flagged"
     p_holm = float(row[P_HOLM])
     shown = "not tested" if math.isnan(p_holm) else f"Holm p {shown_p(p_holm)}"
     what = "; ".join(parts) or str(row[NOTE]) or "nothing to test"

@@ -22,7 +22,7 @@ def teamed() -> pd.DataFrame:
 def test_the_section_names_the_team_first_and_says_what_it_tests(teamed: pd.DataFrame) -> None:
     lines = teams_lines(teamed, width=80)
     assert lines[1] == "Teams?"
-    assert lines[3].split()[:3] == ["a", "->", "b"] and lines[3].endswith("FLAGGED")
+    assert lines[3].split()[:3] == ["a", "->", "b"] and lines[3].endswith("FLAGGED (spares)")
     assert lines[4].split()[:3] == ["b", "->", "a"]
     assert any("more pairs, none flagged" in line for line in lines)
     assert any(line.startswith("Does A help B? 30 ordered pairs tested: 2 pair(s) flagged") for line in lines)
@@ -33,7 +33,7 @@ def test_the_section_names_the_team_first_and_says_what_it_tests(teamed: pd.Data
 
 def test_the_display_holds_every_tested_pair(teamed: pd.DataFrame) -> None:
     display = teams_display(teamed)
-    assert len(display) == 30 and list(display["team?"]).count("FLAGGED") == 2
+    assert len(display) == 30 and list(display["team?"]).count("FLAGGED (spares)") == 2
 
 
 def test_one_pair_s_detail_both_ways(teamed: pd.DataFrame) -> None:

@@ -1,0 +1,425 @@
+"""The three null models of the Teams? test (:mod:`arena.stats.collusion`): captures, gifts and results.
+
+Each model is fitted on aggregates (games counted by seating or by finishing pattern, or a Gram matrix),
+and keeps the covariance of its per-deal score sums over a space that holds every candidate pair at once
+(:class:`DealSums`): a pair's score test is then a few small matrix products, whatever the number of
+games.  A pair already flagged is a nuisance of every model (``nuisance``): its captures leave the
+captures model, and its effect on the helped entrant's groups and results is fitted, not tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena.stats.ratings import Patterns, _choices, fit, patterns
+
+#: The ridge that keeps the captures fit finite when an entrant never captures (or is never captured).
+RIDGE = 1e-3
+#: Newton iterations at most.
+MAX_ITERATIONS = 50
+#: Games per chunk of the deal sums (memory stays within a few tens of MB).
+CHUNK = 1 << 17
+#: Cells (deals x width) of one dense block of deal sums.
+BLOCK_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One pair's score test in a model: the statistic (observed minus fitted, summed over the games),
+    the information of the pair's effect given the nuisance parameters (``effect = score / information``),
+    the score's variance from the deals' spread mixed with the model's, and the deals counted."""
+
+    score: float
+    information: float
+    variance: float
+    deals: int
+
+
+class DealSums:
+    """The sums of squares and cross products, centred, of per-deal sums of ``width``-wide vectors given
+    as entries ``(deal, dim, value)``; each :meth:`add` holds whole deals, in ascending deal order."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.square = np.zeros((width, width))
+        self.total = np.zeros(width)
+        self.deals = 0
+
+    def add(self, deal: np.ndarray, dim: np.ndarray, value: np.ndarray) -> None:
+        if not len(deal):
+            return
+        compact = np.concatenate([[0], np.cumsum(deal[1:] != deal[:-1])])
+        count = int(compact[-1]) + 1
+        self.deals += count
+        step = max(1, BLOCK_CELLS // self.width)
+        cuts = np.searchsorted(compact, np.arange(0, count + step, step))
+        for lo, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
+            if a == b:
+                continue
+            rows = compact[a:b] - lo * step
+            block = np.bincount(rows * self.width + dim[a:b], weights=value[a:b],
+                                minlength=step * self.width).reshape(step, self.width)
+            self.square += block.T @ block
+            self.total += block.sum(axis=0)
+
+    def covariance(self) -> np.ndarray:
+        """``sum_d (u_d - mean)(u_d - mean)^T * n / (n - 1)``: the spread of the deals' sums, as a variance of
+        their total."""
+        n = self.deals
+        if n < 2:
+            return np.zeros_like(self.square)
+        centred = self.square - np.outer(self.total, self.total) / n
+        return centred * n / (n - 1)
+
+
+def chunks(deals: np.ndarray, size: int = CHUNK) -> Iterator[slice]:
+    """Slices of the games (sorted by deal) of about ``size`` games each, never splitting a deal."""
+    n = len(deals)
+    start = 0
+    while start < n:
+        stop = min(n, start + size)
+        while 0 < stop < n and deals[stop] == deals[stop - 1]:
+            stop += 1
+        yield slice(start, stop)
+        start = stop
+
+
+class PairModel:
+    """What every model keeps for its pairs' score tests: the summed extended scores ``vector`` (one
+    dimension per ordered pair, and the nuisance's own), the extended information ``info`` (``scale``
+    times it is the model's variance of the scores), ``embed`` (the nuisance parameters as extended
+    directions: their scores are ``embed.T @ vector``), and the deals' ``covariance`` of the scores."""
+
+    vector: np.ndarray
+    info: np.ndarray
+    embed: np.ndarray
+    covariance: np.ndarray
+    deals: int
+    scale: float = 1.0
+    names: int = 0
+    #: Where the pair (A, B)'s dimension starts in the extended space: ``offset + A * names + B``.
+    offset: int = 0
+
+    def _prepare(self) -> None:
+        nuisance = self.embed.T @ self.info @ self.embed
+        self.inverse = np.linalg.pinv(nuisance + RIDGE * np.eye(len(nuisance)))
+
+    def test(self, helper: int, helped: int) -> PairTest:
+        """The score test of the effect of ``helper`` on ``helped``, given the nuisance parameters."""
+        dim = self.offset + helper * self.names + helped
+        cross = self.embed.T @ self.info[:, dim]
+        projection = self.inverse @ cross
+        information = float(self.info[dim, dim] - cross @ projection)
+        weights = -(self.embed @ projection)
+        weights[dim] += 1.0
+        robust = float(weights @ self.covariance @ weights)
+        variance = _mixed(robust, max(information, 0.0) * self.scale, self.deals)
+        # at the nuisance's fit its own scores are 0, so the pair's efficient score is its plain one
+        return PairTest(float(self.vector[dim]), information, variance, self.deals)
+
+
+def _mixed(robust: float, model: float, deals: int) -> float:
+    """The deals' variance mixed with the model's as one deal's worth (a few deals say little of their spread)."""
+    if deals < 2:
+        return model
+    mix = 1.0 / (deals + 1.0)
+    return max((1.0 - mix) * robust + mix * model, 0.0)
+
+
+def _pair_embedding(names: int, offset: int, width: int, columns: Sequence[tuple[str, int]]) -> np.ndarray:
+    """``(width, parameters)``: the pair dimensions ``offset + i * names + j`` summed into the columns named
+    ``capturer`` (over ``j``) or ``victim`` (over ``i``) at the column index given."""
+    embed = np.zeros((width, max((c for _, c in columns), default=-1) + names))
+    for kind, start in columns:
+        for i in range(names):
+            for j in range(names):
+                if i != j:
+                    embed[offset + i * names + j, start + (i if kind == "capturer" else j)] = 1.0
+    return embed
+
+
+def _with_pairs(embed: np.ndarray, nuisance: Sequence[tuple[int, int]], names: int, offset: int) -> np.ndarray:
+    """``embed`` with a column per nuisance pair: its own dimension."""
+    extra = np.zeros((embed.shape[0], len(nuisance)))
+    for column, (a, b) in enumerate(nuisance):
+        extra[offset + a * names + b, column] = 1.0
+    return np.concatenate([embed, extra], axis=1)
+
+
+# -- captures ------------------------------------------------------------------------------------
+
+
+class CaptureModel(PairModel):
+    """``log E[y] = game + capturer(i) + victim(j) + offset(j - i)``, conditional on each game's captures (a
+    multinomial over its capturer-victim cells), fitted on the games counted by seating.  A pair's statistic
+    is its cells' observed minus expected captures; a nuisance pair's cells leave the model (their counts
+    are given)."""
+
+    def __init__(self, entrants: np.ndarray, captures: np.ndarray, deals: np.ndarray, names: int,
+                 nuisance: Sequence[tuple[int, int]] = ()) -> None:
+        k = entrants.shape[1]
+        self.names, self.offset = names, 0
+        si, sj = np.array([(i, j) for i in range(k) for j in range(k) if i != j]).T
+        offset = (sj - si) % k - 1
+        seating, configs = _seatings(entrants, names)
+        pair = configs[:, si] * names + configs[:, sj]  # (seatings, cells)
+        keep = ~np.isin(pair, [a * names + b for a, b in nuisance])
+        seen = captures[:, si, sj] * keep[seating]  # (games, cells)
+        total = seen.sum(axis=1)
+        cells = len(si)
+        counts = np.bincount((seating[:, None] * cells + np.arange(cells)).ravel(), weights=seen.ravel(),
+                             minlength=len(configs) * cells).reshape(len(configs), cells)
+        config_total = counts.sum(axis=1)
+        width = 2 * names + (k - 1)
+        columns = np.stack([configs[:, si], names + configs[:, sj], 2 * names + np.broadcast_to(offset, pair.shape)],
+                           axis=2)
+        theta = _fit_multinomial(columns, keep, counts, config_total, width)
+        share = _shares(theta, columns, keep)
+        expected = share * config_total[:, None]
+        # the extended space: each ordered pair's cells, then the seat offsets
+        self.extended = names * names + (k - 1)
+        ext = np.stack([pair, np.broadcast_to(names * names + offset, pair.shape)], axis=2)
+        residual = np.where(keep, counts - expected, 0.0)
+        self.vector = (np.bincount(ext[..., 0].ravel(), weights=residual.ravel(), minlength=self.extended)
+                       + np.bincount(ext[..., 1].ravel(), weights=residual.ravel(), minlength=self.extended))
+        self.info = _multinomial_information(ext, keep, share, config_total, self.extended)
+        embed = _pair_embedding(names, 0, self.extended, [("capturer", 0), ("victim", names)])
+        embed = np.concatenate([embed, np.zeros((self.extended, k - 1))], axis=1)
+        for o in range(k - 1):
+            embed[names * names + o, 2 * names + o] = 1.0
+        self.embed = embed
+        self.seen = np.bincount(pair.ravel(), weights=np.where(keep, counts, 0.0).ravel(), minlength=names * names)
+        self.expected = np.bincount(pair.ravel(), weights=np.where(keep, expected, 0.0).ravel(),
+                                    minlength=names * names)
+        sums = DealSums(self.extended)
+        for part in chunks(deals):  # each game's cells twice: its pair's dimension and its offset's
+            res = seen[part] - total[part, None] * share[seating[part]]
+            dims = np.stack([pair[seating[part]], np.broadcast_to(names * names + offset, res.shape)], axis=2)
+            sums.add(np.repeat(deals[part], 2 * cells), dims.ravel(), np.repeat(res.ravel(), 2))
+        self.covariance, self.deals = sums.covariance(), sums.deals
+        self._prepare()
+
+    def counts(self, helper: int, helped: int) -> tuple[float, float]:
+        """The tiles of ``helped``'s color that ``helper`` took, and the model's expectation."""
+        dim = helper * self.names + helped
+        return float(self.seen[dim]), float(self.expected[dim])
+
+
+def _seatings(entrants: np.ndarray, names: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's seating (the entrants by seat) as an index, and the seatings."""
+    k = entrants.shape[1]
+    if not len(entrants):
+        return np.zeros(0, np.int64), np.zeros((0, k), np.int64)
+    if names ** k < 2 ** 62:
+        code = np.zeros(len(entrants), np.int64)
+        for s in range(k):
+            code = code * names + entrants[:, s]
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        return inverse.reshape(-1), entrants[first]
+    configs, inverse = np.unique(entrants, axis=0, return_inverse=True)
+    return inverse.reshape(-1), configs
+
+
+def _shares(theta: np.ndarray, columns: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each kept cell's share of its seating's captures (0 for the cells left out)."""
+    eta = np.where(keep, theta[columns].sum(axis=2), -np.inf)
+    top = eta.max(axis=1, keepdims=True)
+    w = np.exp(eta - np.where(np.isfinite(top), top, 0.0))
+    norm = w.sum(axis=1, keepdims=True)
+    return w / np.where(norm > 0, norm, 1.0)
+
+
+def _multinomial_information(columns: np.ndarray, keep: np.ndarray, share: np.ndarray, total: np.ndarray,
+                             width: int) -> np.ndarray:
+    """``sum_c T_c (X' diag(p) X - X'p p'X)`` over the seatings ``c`` (``columns``: each cell's ones)."""
+    parts = columns.shape[2]
+    p = np.where(keep, share, 0.0)
+    weight = (p * total[:, None]).ravel()
+    flat = np.zeros(width * width)
+    for a in range(parts):
+        for b in range(parts):
+            flat += np.bincount((columns[..., a] * width + columns[..., b]).ravel(), weights=weight,
+                                minlength=width * width)
+    mean = np.zeros(len(share) * width)  # X'p per seating
+    rows = np.arange(len(share))[:, None] * width
+    for a in range(parts):
+        mean += np.bincount((rows + columns[..., a]).ravel(), weights=p.ravel(), minlength=len(share) * width)
+    mean = mean.reshape(len(share), width)
+    return flat.reshape(width, width) - (mean.T * total) @ mean
+
+
+def _fit_multinomial(columns: np.ndarray, keep: np.ndarray, counts: np.ndarray, total: np.ndarray,
+                     width: int) -> np.ndarray:
+    """The maximum (with the ridge) of the multinomial log-likelihood, by Newton's method."""
+    theta = np.zeros(width)
+    if not total.sum():
+        return theta
+
+    def loglik(x: np.ndarray) -> float:
+        p = _shares(x, columns, keep)
+        return float(np.where(keep, counts * np.log(np.maximum(p, 1e-300)), 0.0).sum()) - 0.5 * RIDGE * float(x @ x)
+
+    current = loglik(theta)
+    for _ in range(MAX_ITERATIONS):
+        p = _shares(theta, columns, keep)
+        residual = np.where(keep, counts - p * total[:, None], 0.0).ravel()
+        grad = -RIDGE * theta
+        for a in range(columns.shape[2]):
+            grad += np.bincount(columns[..., a].ravel(), weights=residual, minlength=width)
+        info = _multinomial_information(columns, keep, p, total, width) + RIDGE * np.eye(width)
+        step = np.linalg.solve(info, grad)
+        size = 1.0
+        while True:  # halve a step that would lower the likelihood (far from the maximum)
+            trial = theta + size * step
+            new = loglik(trial)
+            if new >= current - 1e-12 or size < 1e-6:
+                break
+            size /= 2.0
+        theta, current = trial, new
+        if np.abs(size * step).max() < 1e-9:
+            break
+    return theta
+
+
+# -- gifts ----------------------------------------------------------------------------------------
+
+
+class GiftModel(PairModel):
+    """The groups a seat ends with, against the captures of its tiles (least squares): ``groups = base(j)
+    + captures from i x (help(i) + helped(j))`` for victim ``j`` and each capturer ``i`` at the table.  A
+    capture can only keep or lower the victim's groups (M3): a lone tile taken is a group fewer.  A pair's
+    statistic is its captures' residual product: negative when ``helper``'s captures of ``helped``'s
+    tiles cost ``helped`` more groups than anyone's captures predict (gifts).  A nuisance pair has a
+    slope of its own."""
+
+    def __init__(self, entrants: np.ndarray, captures: np.ndarray, groups: np.ndarray, deals: np.ndarray,
+                 names: int, nuisance: Sequence[tuple[int, int]] = ()) -> None:
+        games, k = entrants.shape
+        self.names, self.offset = names, names
+        width = names + names * names  # the victim's own base, then each ordered pair's captures
+        # per row (game, victim seat t): k slots, the base then the k - 1 capturers
+        dims = np.empty((games, k, k), np.int64)
+        values = np.empty((games, k, k))
+        for t in range(k):
+            dims[:, t, 0] = entrants[:, t]
+            values[:, t, 0] = 1.0
+            others = [s for s in range(k) if s != t]
+            for slot, s in enumerate(others, 1):
+                dims[:, t, slot] = names + entrants[:, s] * names + entrants[:, t]
+                values[:, t, slot] = captures[:, s, t]
+        y = groups.astype(float)
+        gram = np.zeros(width * width)
+        for a in range(k):
+            for b in range(k):
+                gram += np.bincount((dims[..., a] * width + dims[..., b]).ravel(),
+                                    weights=(values[..., a] * values[..., b]).ravel(), minlength=width * width)
+        gram = gram.reshape(width, width)
+        moment = np.zeros(width)
+        for a in range(k):
+            moment += np.bincount(dims[..., a].ravel(), weights=(values[..., a] * y).ravel(), minlength=width)
+        embed = np.zeros((width, names))
+        embed[:names, :names] = np.eye(names)
+        embed = np.concatenate([embed, _pair_embedding(names, names, width, [("capturer", 0), ("victim", names)])],
+                               axis=1)
+        embed = _with_pairs(embed, nuisance, names, names)
+        normal = embed.T @ gram @ embed
+        beta = np.linalg.pinv(normal) @ (embed.T @ moment)
+        fitted = embed @ beta  # each extended dimension's coefficient
+        residual = y - (fitted[dims] * values).sum(axis=2)  # (games, k)
+        freedom = max(games * k - np.linalg.matrix_rank(normal), 1)
+        self.scale = float((residual ** 2).sum()) / freedom
+        self.vector = np.zeros(width)
+        for a in range(k):
+            self.vector += np.bincount(dims[..., a].ravel(), weights=(values[..., a] * residual).ravel(),
+                                       minlength=width)
+        self.info, self.embed = gram, embed
+        sums = DealSums(width)
+        for part in chunks(deals):
+            sums.add(np.repeat(deals[part], k * k), dims[part].ravel(),
+                     (values[part] * residual[part][..., None]).ravel())
+        self.covariance, self.deals = sums.covariance(), sums.deals
+        self.captures = np.bincount(dims[..., 1:].ravel() - names, weights=values[..., 1:].ravel(),
+                                    minlength=names * names)
+        self._prepare()
+
+
+# -- results --------------------------------------------------------------------------------------
+
+
+class ResultModel(PairModel):
+    """Plackett-Luce strengths (:mod:`arena.stats.ratings`) with an extra strength ``delta(A, B)`` for B at
+    the tables where A sits for each nuisance pair, fitted on the games counted by finishing pattern.  A
+    pair's statistic is the score of its ``delta`` at 0: positive when B finishes higher at A's tables than
+    its strength says, negative when lower."""
+
+    def __init__(self, entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray, names: int,
+                 nuisance: Sequence[tuple[int, int]] = ()) -> None:
+        k = entrants.shape[1]
+        self.names, self.offset = names, names
+        width = names + names * names
+        pats: Patterns = patterns(entrants, ranks)
+        order = pats.order
+        # each position's extended dimensions: its entrant's strength, then (A, it) for each other A at the table
+        dims = np.empty(order.shape + (k,), np.int64)
+        dims[..., 0] = order
+        for position in range(k):
+            for slot, m in enumerate([m for m in range(k) if m != position], 1):
+                dims[:, position, slot] = names + order[:, m] * names + order[:, position]
+        embed = np.zeros((width, names))
+        embed[:names, :names] = np.eye(names)
+        self.embed = _with_pairs(embed, nuisance, names, names)
+        params = np.concatenate([fit(pats, names)[0], np.zeros(len(nuisance))])
+        if nuisance:
+            params = _newton(params, self.embed, pats, dims, width)
+        per_pattern, self.info = _plackett_luce(self.embed @ params, pats, dims, width)
+        self.vector = np.bincount(dims.ravel(), weights=np.repeat(per_pattern * pats.count[:, None], k),
+                                  minlength=width)
+        sums = DealSums(width)
+        for part in chunks(deals):
+            index = pats.pattern[part]
+            sums.add(np.repeat(deals[part], k * k), dims[index].ravel(), np.repeat(per_pattern[index].ravel(), k))
+        self.covariance, self.deals = sums.covariance(), sums.deals
+        self._prepare()
+
+
+def _plackett_luce(extended: np.ndarray, pats: Patterns, dims: np.ndarray,
+                   width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pattern's per-position score (one game's), and the extended information of all the games."""
+    k = pats.order.shape[1]
+    strength = extended[dims].sum(axis=2)  # (patterns, k)
+    shifted = Patterns(order=np.arange(k)[None, :].repeat(len(strength), axis=0), start=pats.start,
+                       count=pats.count, pattern=pats.pattern)
+    # _choices reads theta[order]: give it the positions' strengths through a flat index
+    flat = Patterns(order=(np.arange(len(strength))[:, None] * k + shifted.order), start=pats.start,
+                    count=pats.count, pattern=pats.pattern)
+    pi, _ = _choices(strength.ravel(), flat)
+    score = 1.0 - pi.sum(axis=1)  # (patterns, k)
+    block = np.einsum("pjl,pjm->plm", pi, pi) - np.einsum("pjl,lm->plm", pi, np.eye(k))
+    block = -block * pats.count[:, None, None]  # the information between positions
+    info = np.zeros(width * width)
+    for a in range(k):
+        for b in range(k):
+            rows = dims[:, :, a][:, :, None]
+            cols = dims[:, :, b][:, None, :]
+            info += np.bincount((rows * width + cols).ravel(), weights=block.ravel(), minlength=width * width)
+    return score, info.reshape(width, width)
+
+
+def _newton(params: np.ndarray, embed: np.ndarray, pats: Patterns, dims: np.ndarray, width: int) -> np.ndarray:
+    """The maximum likelihood of the parameters ``embed`` names, by Newton's method from a close start
+    (a step at most 2 in strength: an entrant that always loses at some tables has no finite maximum)."""
+    k = dims.shape[1]
+    for _ in range(MAX_ITERATIONS):
+        score, info = _plackett_luce(embed @ params, pats, dims, width)
+        grad = embed.T @ np.bincount(dims.ravel(), weights=np.repeat(score * pats.count[:, None], k),
+                                     minlength=width)
+        normal = embed.T @ info @ embed
+        step = np.linalg.pinv(normal + RIDGE * np.eye(len(normal))) @ grad
+        step *= min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
+        params = params + step
+        if np.abs(step).max() < 1e-9:
+            break
+    return params
