@@ -243,11 +243,11 @@ def _multinomial_information(columns: np.ndarray, keep: np.ndarray, share: np.nd
         for b in range(parts):
             flat += np.bincount((columns[..., a] * width + columns[..., b]).ravel(), weights=weight,
                                 minlength=width * width)
-    mean = np.zeros(len(share) * width)  # X'p per seating
+    flat_mean = np.zeros(len(share) * width)  # X'p per seating
     rows = np.arange(len(share))[:, None] * width
     for a in range(parts):
-        mean += np.bincount((rows + columns[..., a]).ravel(), weights=p.ravel(), minlength=len(share) * width)
-    mean = mean.reshape(len(share), width)
+        flat_mean += np.bincount((rows + columns[..., a]).ravel(), weights=p.ravel(), minlength=len(share) * width)
+    mean = flat_mean.reshape(len(share), width)
     return flat.reshape(width, width) - (mean.T * total) @ mean
 
 
@@ -418,7 +418,7 @@ def _newton(params: np.ndarray, embed: np.ndarray, pats: Patterns, dims: np.ndar
                                      minlength=width)
         normal = embed.T @ info @ embed
         step = np.linalg.pinv(normal + RIDGE * np.eye(len(normal))) @ grad
-        step *= min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
+        step = step * min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
         params = params + step
         if np.abs(step).max() < 1e-9:
             break
