@@ -26,8 +26,7 @@ marshalled and written in hexadecimal (no ``json`` import to slow a start).  In 
    builds a fresh root on a tmpfs: the private tmpfs as ``/tmp`` (``home``
    in it), the ``binds`` read-only (``nosuid``, ``nodev``), the ``links``
    and the generated ``files`` (its ``/etc/passwd`` …), a ``/dev`` of a few
-   bound nodes, a fresh ``/proc`` with :data:`PROC_FILES` and
-   :data:`PROC_DIRS` masked and ``/proc/sys`` read-only; no ``/sys``.  Then
+   bound nodes, a fresh ``/proc`` of the bot's own processes alone (:func:`make_proc`); no ``/sys``.  Then
    ``pivot_root`` into it, let go of the old root, and every mount but
    ``/tmp`` and ``/dev/shm`` read-only;
 4. resource limits; then the bot's uid and its groups (at the ``userns``
@@ -39,11 +38,11 @@ marshalled and written in hexadecimal (no ``json`` import to slow a start).  In 
 
 Python, ``node``, C, Java and Rust programs start under these masks (the C library counts CPUs with
 ``sched_getaffinity``; Java's ``sysinfo`` is answered with the bot's own figures by ``seccomp.Answers``);
-``node``'s ``os.cpus()`` is empty (``os.availableParallelism()`` is right), ``free`` and ``uptime`` show nothing.
+``node``'s ``os.cpus()`` is empty (``os.availableParallelism()`` is right), ``free`` and ``uptime`` fail.
 
 Any step that fails ends the process with status 125 and one line on
 standard error: a wall is never silently missing.  ``jail.py --seccomp``
-only loads the seccomp filter into itself and prints what it denies (and
+only loads the seccomp filter into itself and prints what it allows (and
 whether ``sysinfo`` is answered or refused): how the referee learns once
 what a bot gets.
 """
@@ -81,16 +80,9 @@ _ST_FLAGS = ((1, MS_RDONLY), (2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (102
              (2048, MS_NODIRATIME), (4096, MS_RELATIME))
 _OPTIONS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
             "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME}
-#: /proc files that show the machine's state, other processes' activity or other users' secrets (Docker's
-#: masked paths and more): /dev/null is bound over each.
-PROC_FILES = ("keys", "key-users", "timer_list", "timer_stats", "sched_debug", "kcore", "latency_stats",
-              "stat", "loadavg", "meminfo", "vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "diskstats",
-              "interrupts", "softirqs", "schedstat", "uptime", "locks", "swaps", "partitions", "cgroups",
-              "kallsyms", "modules", "slabinfo", "vmallocinfo", "sysrq-trigger", "kpagecount", "kpageflags",
-              "kpagecgroup", "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
-              "sys/kernel/random/entropy_avail")
-#: /proc folders of the same kind: an empty read-only tmpfs over each.
-PROC_DIRS = ("acpi", "scsi", "asound", "pressure", "irq", "bus", "fs", "driver", "tty", "sys/fs/binfmt_misc")
+#: The fresh /proc: the bot's own processes and nothing of the machine (``subset=pid``, Linux 5.8 on: no
+#: ``/proc/sys``, ``meminfo``, ``stat`` … at all; ``hidepid=invisible``: no process of another uid).
+PROC_OPTIONS = "subset=pid,hidepid=invisible"
 #: The devices a program gets, bound from the machine's /dev.
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 #: What is written to the log, in place of standard error past its cap.
@@ -197,21 +189,27 @@ def make_dev(root, ours):
 
 
 def make_proc(root):
+    """A procfs of the bot's PID namespace that shows its processes alone: an allow-list by construction, as
+    every machine-wide file (``/proc/sys``, ``meminfo``, ``stat``, ``loadavg`` …) is absent, and whatever a
+    newer kernel adds with them.  No runtime the arena runs needs one: glibc counts CPUs with
+    ``sched_getaffinity`` and memory with ``sysinfo`` (answered with the bot's own figures).  A kernel before
+    5.8 has no ``subset=pid``: every entry that is not a process is then masked, whatever its name (an empty
+    file or folder over each), and the walls line says so."""
     proc = root + "/proc"
     os.mkdir(proc, 0o555)
-    call("mounting /proc", mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC))
-    if os.path.isdir(proc + "/sys"):
-        bind(proc + "/sys", proc + "/sys", "/proc/sys", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for name in PROC_FILES:
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    if mount("proc", proc, "proc", flags, PROC_OPTIONS) == 0:
+        return
+    call("mounting /proc", mount("proc", proc, "proc", flags, "hidepid=2"))
+    for name in os.listdir(proc):
         path = os.path.join(proc, name)
-        if os.path.exists(path) and not os.path.isdir(path):
-            call(f"masking /proc/{name}", mount(root + "/dev/null", path, None, MS_BIND))
-    for name in PROC_DIRS:
-        path = os.path.join(proc, name)
+        if name.isdigit() or name in ("self", "thread-self") or os.path.islink(path):
+            continue
         if os.path.isdir(path):
-            call(f"masking /proc/{name}", mount("arena-masked", path, "tmpfs",
-                                                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            call(f"masking /proc/{name}", mount("arena-masked", path, "tmpfs", MS_RDONLY | flags,
                                                 "size=4k,nr_inodes=2,mode=555"))
+        else:
+            call(f"masking /proc/{name}", mount(root + "/dev/null", path, None, MS_BIND))
 
 
 def mount_points():
@@ -477,7 +475,7 @@ def outer(child, errors, settings, seccomp, answers=None):
     os.dup2(null, 0)
     os.dup2(null, 1)
     served = None if answers is None else seccomp.Answers(
-        answers, [os.path.dirname(procs) for procs in settings["cgroups"]], settings["rlimits"].get("AS"))
+        answers, [os.path.dirname(procs) for procs in settings["cgroups"]], settings["rlimits"].get("DATA", settings["rlimits"].get("AS")))
     if errors is not None or served is not None:
         pump(errors, child, settings["log_mb"] if errors is not None else 0, served)
     if served is not None:

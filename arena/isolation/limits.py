@@ -47,12 +47,13 @@ def counted_processes(uid: int, user_namespace: bool) -> int:
     """How many processes besides the bot's own a limit on processes (``RLIMIT_NPROC``) set for it counts:
     from Linux 5.14 on, in a user namespace of its own, those of that namespace alone (the jail's outer
     process); otherwise every process ``uid`` runs on the machine now."""
-    if user_namespace and _kernel() >= (5, 14):
+    if user_namespace and kernel() >= (5, 14):
         return 1
     return processes_of(uid)
 
 
-def _kernel() -> tuple[int, int]:
+def kernel() -> tuple[int, int]:
+    """This machine's Linux version, (major, minor)."""
     found = re.match(r"(\d+)\.(\d+)", os.uname().release)
     return (int(found[1]), int(found[2])) if found else (0, 0)
 

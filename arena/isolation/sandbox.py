@@ -4,71 +4,22 @@
 :mod:`~arena.isolation.forkserver`, behind namespaces) with the strongest walls this machine allows,
 found once per process by :func:`walls`:
 
-* ``jail`` (as root, where namespaces work), the walls of the judges
-  (isolate, nsjail, bubblewrap):
+* ``jail`` (as root, where namespaces work), the walls of the judges (isolate, nsjail, bubblewrap): a
+  fresh root of read-only system folders, its own files (staged where others may not read them,
+  :mod:`~arena.isolation.staging`) and a private tmpfs; a ``/proc`` of its own processes alone, no
+  ``/sys``; a uid of its own, never 0; PID, mount, network, IPC, UTS and cgroup namespaces; cgroups of
+  its own (memory, processes, a cpuset of its CPU, a freezer); no capability, ``no_new_privs`` and the
+  seccomp allow-list of ``arena/isolation/seccomp.py``;
+* ``userns`` (not root, where user namespaces are allowed): the same in a user namespace, but the
+  user's own uid, rlimits instead of cgroups, and freezing by stopping its process group;
+* ``rlimits`` (anywhere else): a session of its own, resource limits, ``no_new_privs``, seccomp and
+  freezing by process group; it sees the machine's files and processes.
 
-  - a **fresh root**: a tmpfs holding, read-only, only the system folders
-    (:data:`~arena.isolation.rootfs.SYSTEM`, merged-``/usr`` symlinks kept as symlinks), a minimal
-    ``/etc`` (:data:`~arena.isolation.rootfs.ETC` and a ``passwd``, ``group`` and ``hosts`` of its
-    own), a ``/dev`` of ``null``, ``zero``, ``full``, ``random``, ``urandom``,
-    ``tty`` and a private ``/dev/shm``, a fresh ``/proc`` with the files that
-    show the machine or other users masked (see ``jail.py``), no ``/sys``,
-    its runtime's folders and its own files (:func:`~arena.isolation.rootfs.program_paths`) at their
-    own paths, and its private tmpfs as ``/tmp``, ``HOME`` and ``TMPDIR``.
-    Nothing else of the machine: no ``/root``, ``/home``, other entrants, the
-    tournament or the results; ``/proc/self/mountinfo`` names only these (a
-    folder shown that holds a ``hide`` path is shown entry by entry, the
-    hidden one left out).  Its working folder is made empty in the fresh
-    root when nothing shown holds it (so relative paths in its command work);
-  - **never uid 0**: every bot process runs as a uid of its own, owner of
-    nothing on the machine and in none of its groups, so what it is shown
-    that others may not read stays closed to it.  An entrant's folder that
-    others may read is shown as it is (but for the shared places in it,
-    below).  One that others may not read is
-    *staged* (:mod:`arena.isolation.staging`): copied by descriptor, never
-    following a link, once per referee process (at most
-    :data:`~arena.isolation.staging.STAGE_MB` MiB) into a folder of root's
-    readable by a group of that entrant, and shown at its own path; the
-    copy holds what the folder's owner owns and what others may read, never
-    another's file closed to others, an earlier run's results folder or a
-    hidden path.  What the command names is always shown.  A *shared
-    place* (:func:`~arena.isolation.rootfs.shared_place`: the root folder, a
-    home folder, a folder others may write such as ``/tmp``, the working
-    folder when it holds more than the bot) is never shown whole nor
-    staged: only the files the command names in it, each on its own (in an
-    entrant's folder, a folder holding only those).  The bot gets the groups
-    of its stages;
-  - PID, mount, network, IPC, UTS and **cgroup namespaces**, so it sees no
-    other process, no network, and only its own cgroup; everything it
-    starts dies with it;
-  - **cgroups** of its own: memory, processes and threads, a **cpuset** of
-    the CPU it was given (``sched_setaffinity`` cannot leave it) and a
-    **freezer**: :meth:`Sandboxed.freeze` stops every process it has while
-    another bot thinks;
-  - no capability and none to regain, ``no_new_privs``, the **seccomp**
-    filter of ``arena/isolation/seccomp.py``, resource limits (open files, file sizes,
-    core dumps).
-* ``userns`` (not root, where user namespaces are allowed): what an
-  unprivileged user namespace allows of the same: the fresh root, the
-  namespaces, the masked ``/proc``, no capabilities, seccomp; but the user's
-  own uid (it reads what the user can read, if it can reach it), rlimits
-  for memory (:data:`~arena.isolation.limits.MEMORY_RLIMIT`) and processes instead of cgroups, and freezing by stopping its
-  process group (which a child in a session of its own escapes).
-* ``rlimits`` (anywhere else): a session of its own, resource limits,
-  ``no_new_privs``, seccomp, freezing by stopping its process group, a
-  private temporary working folder.  It sees the machine's files and
-  processes; it runs as the referee's user, or, for a referee run as root,
-  as a uid of its own (a program whose files others may not read is then
-  refused: without namespaces nothing can be staged).
-
-Whatever the level, the jail's outer process copies the program's standard
-error into its log up to :attr:`Limits.log_mb` MiB and drops the rest,
-saying so in one line: a bot never blocks on its standard error.
-
-``ARENA_SANDBOX=userns`` or ``=rlimits`` asks for a weaker level even where
-a stronger one is possible (tests use it).  The walls a bot got are
-:attr:`Sandboxed.walls`, one line naming each (:func:`walls_report` for
-this machine), reported by the referee, never assumed.
+Whatever the level, the jail's outer process copies the program's standard error into its log up to
+:attr:`Limits.log_mb` MiB and drops the rest, saying so in one line.  ``ARENA_SANDBOX=userns`` or
+``=rlimits`` asks for a weaker level (tests use it).  The walls a bot got are :attr:`Sandboxed.walls`, one
+line naming each (:func:`walls_report` for this machine), reported by the referee, never assumed.  The
+reasons for each wall are in the docs (the sandbox's threat model, isolation and walls).
 """
 
 from __future__ import annotations
@@ -92,7 +43,7 @@ from arena.errors import os_error_line
 from arena.isolation import forkserver
 from arena.isolation.cgroups import empty_cgroup, machine_cgroups, make_cgroups
 from arena.isolation.forkserver import Forked
-from arena.isolation.limits import MEMORY_RLIMIT, UID_BASE, Limits, SandboxError, counted_processes, serials
+from arena.isolation.limits import MEMORY_RLIMIT, UID_BASE, Limits, SandboxError, counted_processes, kernel, serials
 from arena.isolation.named import named_paths
 from arena.isolation.rootfs import (
     PATH,
@@ -241,14 +192,21 @@ def _describe(level: str, uid: int | None, controls: frozenset[str]) -> str:
         if "cpuset" not in controls:
             limits += ", CPU affinity (no cpuset cgroup)"
         frozen = "frozen off turn (cgroup freezer)" if "freezer" in controls else stop
-        return (f"jail: fresh root, {who}, PID/mount/network/IPC/UTS/cgroup namespaces, masked /proc, {seccomp}, "
+        return (f"jail: fresh root, {who}, PID/mount/network/IPC/UTS/cgroup namespaces, {_proc()}, {seccomp}, "
                 f"{limits}, {frozen}")
     if level == "userns":
         return (f"userns: fresh root, the user's own uid without capabilities, user/PID/mount/network/IPC/UTS/cgroup "
-                f"namespaces, masked /proc, {seccomp}, {_RLIMIT_MEMORY}/processes (not root: no cgroups), {stop}")
+                f"namespaces, {_proc()}, {seccomp}, {_RLIMIT_MEMORY}/processes (not root: no cgroups), {stop}")
     who = "a uid of its own" if uid is not None else "the referee's uid"
     return (f"rlimits: own session, {who}, {seccomp}, {_RLIMIT_MEMORY}/processes/files, {stop}; "
             "no namespaces: it sees the machine's files and processes")
+
+
+def _proc() -> str:
+    """What a fresh root's ``/proc`` shows (``subset=pid`` came with Linux 5.8)."""
+    if kernel() >= (5, 8):
+        return "/proc of its own processes alone"
+    return "/proc of its own processes, the machine's entries masked one by one (Linux before 5.8)"
 
 
 def _new_uid() -> int:

@@ -1,24 +1,22 @@
-"""A seccomp filter for a bot: the system calls it has no use for, refused by the kernel.
+"""A seccomp filter for a bot: an allow-list of system calls, every other one refused by the kernel.
 
 Loaded by ``arena/isolation/jail.py`` by file path, just before it becomes the bot (so: standard library only,
 nothing from the arena).  The filter is written with libseccomp (``libseccomp.so.2``, through ctypes),
 never as hand-assembled BPF.  Once loaded it holds for the bot and everything it starts, across
 ``exec``, and nothing can take it off.
 
-It is a list of denials over a default of "allow", not Docker's list of what is allowed: a bot may be
-any program in any language, and the walls around it (namespaces, a uid of its own, no capabilities,
-``no_new_privs``) already refuse it what needs privilege.  What the filter takes away is what those walls
-leave open: kernel interfaces a bot never needs that have a history of exploits (new namespaces, BPF,
-io_uring, ``userfaultfd`` …), and the kernel's shared state through which two bots could talk (keys,
-file locks, watches on files they both read).  :data:`DENIED` says what is denied and why.
+A call is allowed only when :data:`ALLOWED` lists it: Docker's default profile without what carries state
+shared with other processes or takes a machine-wide resource that no cgroup charges (AIO, io_uring, SysV
+and POSIX message IPC, inotify, memfd, ``sync``, the clock's settings …).  Every other call fails with
+``ENOSYS``, as on a kernel without it, so runtimes fall back (libuv from io_uring to threads, glibc from
+``clone3`` to ``clone``).  :data:`REFUSED_AS` gives a few refusals another answer, and :data:`RULES` refuses
+some arguments of allowed calls.  The reasons are in the docs (the sandbox's threat model).
 
 The calls :data:`ANSWERED` (``sysinfo``) wait for the jail's outer process, which :class:`Answers` them with
 the bot's own figures.
 
 Calls made through another ABI than the machine's own (on x86-64: ``int 0x80``, the i386 ABI, or
-x32's numbers) are not checked rule by rule: libseccomp's filter compares the architecture of every
-call first, and gives any other the "bad architecture" action, which is set here to kill the whole
-process (libseccomp's default would kill only the calling thread).
+x32's numbers) kill the whole process: libseccomp's filter compares the architecture of every call first.
 """
 
 from __future__ import annotations
@@ -42,21 +40,88 @@ class SeccompUnavailable(RuntimeError):
 
 
 class When:
-    """A denial for some arguments only: ``errno`` when ``argument & mask == value``.
+    """A refusal for some arguments only: ``errno`` when ``argument & mask == value`` (or, with ``at_least``,
+    when ``argument >= value``).
 
     The kernel reads ``int`` arguments (commands, flags) from the low 32 bits of their register, so every
     mask stays within those bits: a value with high bits set is the same command to the kernel and
     must be the same to the filter.  (A plain class: ``typing.NamedTuple`` would cost every bot's start the
     import of ``typing``, a few milliseconds.)"""
 
-    __slots__ = ("errno", "argument", "mask", "value")
+    __slots__ = ("errno", "argument", "mask", "value", "at_least")
 
-    def __init__(self, errno: int, argument: int, mask: int, value: int) -> None:
-        self.errno, self.argument, self.mask, self.value = errno, argument, mask, value
+    def __init__(self, errno: int, argument: int, mask: int, value: int, at_least: bool = False) -> None:
+        self.errno, self.argument, self.mask, self.value, self.at_least = errno, argument, mask, value, at_least
 
     def __repr__(self) -> str:
-        return f"When({self.errno}, {self.argument}, {self.mask:#x}, {self.value:#x})"
+        return f"When({self.errno}, {self.argument}, {self.mask:#x}, {self.value:#x}, {self.at_least})"
 
+
+#: What a bot may call, by family.  Names this machine or its libseccomp does not know are skipped (and
+#: counted); the same call under another name (``fstat64``) is listed where a machine has it.
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "files": (
+        "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "pwritev2",
+        "open", "openat", "openat2", "creat", "close", "close_range", "lseek", "_llseek", "dup", "dup2", "dup3",
+        "fcntl", "fcntl64", "ioctl", "access", "faccessat", "faccessat2", "stat", "lstat", "fstat", "newfstatat",
+        "statx", "stat64", "lstat64", "fstat64", "fstatat64", "statfs", "fstatfs", "statfs64", "fstatfs64",
+        "getdents", "getdents64", "readlink", "readlinkat", "getcwd", "chdir", "fchdir", "umask",
+        "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat",
+        "symlink", "symlinkat", "mknod", "mknodat", "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown",
+        "fchownat", "lchown", "chown32", "fchown32", "lchown32", "truncate", "ftruncate", "truncate64",
+        "ftruncate64", "fallocate", "fsync", "fdatasync", "sync_file_range", "utime", "utimes", "utimensat",
+        "futimesat", "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr", "setxattr",
+        "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "copy_file_range", "sendfile",
+        "sendfile64", "splice", "tee", "vmsplice", "readahead", "fadvise64", "fadvise64_64"),
+    "memory": (
+        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "msync", "mlock", "mlock2", "munlock",
+        "mlockall", "munlockall", "remap_file_pages", "membarrier", "pkey_alloc", "pkey_free", "pkey_mprotect",
+        "map_shadow_stack", "mseal"),
+    "processes and threads": (
+        "clone", "fork", "vfork", "execve", "execveat", "exit", "exit_group", "wait4", "waitid", "waitpid",
+        "getpid", "getppid", "gettid", "getpgid", "getpgrp", "setpgid", "getsid", "setsid", "set_tid_address",
+        "set_robust_list", "get_robust_list", "futex", "futex_time64", "futex_waitv", "futex_wake", "futex_wait",
+        "futex_requeue", "rseq", "arch_prctl", "prctl", "personality",
+        "sched_yield", "sched_getaffinity", "sched_getparam", "sched_getscheduler", "sched_setparam",
+        "sched_setscheduler", "sched_getattr", "sched_setattr", "sched_get_priority_max", "sched_get_priority_min",
+        "sched_rr_get_interval", "getpriority", "setpriority", "ioprio_get", "ioprio_set", "getcpu",
+        "getrusage", "times", "getrlimit", "ugetrlimit", "setrlimit", "prlimit64", "pidfd_open",
+        "pidfd_send_signal", "process_mrelease", "seccomp", "landlock_create_ruleset", "landlock_add_rule",
+        "landlock_restrict_self"),
+    "identity": (
+        "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups", "getuid32", "geteuid32",
+        "getgid32", "getegid32", "getresuid32", "getresgid32", "getgroups32", "setuid", "setgid", "setreuid",
+        "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid", "setuid32", "setgid32", "setreuid32",
+        "setregid32", "setresuid32", "setresgid32", "setfsuid32", "setfsgid32", "setgroups", "setgroups32",
+        "capget", "capset", "uname", "getrandom"),
+    "signals and timers": (
+        "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigreturn", "rt_sigpending", "rt_sigsuspend",
+        "rt_sigtimedwait", "rt_sigtimedwait_time64", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "sigaltstack",
+        "kill", "tkill", "tgkill", "signalfd", "signalfd4", "pause", "restart_syscall", "alarm", "getitimer",
+        "setitimer", "timer_create", "timer_settime", "timer_settime64", "timer_gettime", "timer_gettime64",
+        "timer_getoverrun", "timer_delete", "timerfd_create", "timerfd_settime", "timerfd_settime64",
+        "timerfd_gettime", "timerfd_gettime64", "clock_gettime", "clock_gettime64", "clock_getres",
+        "clock_getres_time64", "clock_nanosleep", "clock_nanosleep_time64", "nanosleep", "gettimeofday", "time"),
+    "waiting": (
+        "poll", "ppoll", "ppoll_time64", "select", "_newselect", "pselect6", "pselect6_time64", "epoll_create",
+        "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "eventfd", "eventfd2"),
+    "pipes and sockets": (
+        "pipe", "pipe2", "socket", "socketpair", "bind", "listen", "accept", "accept4", "connect", "getsockname",
+        "getpeername", "getsockopt", "setsockopt", "sendto", "sendmsg", "sendmmsg", "recvfrom", "recvmsg",
+        "recvmmsg", "recvmmsg_time64", "shutdown"),
+}
+
+#: Calls outside :data:`ALLOWED` refused with another answer than ENOSYS: a lock that "succeeds" and holds
+#: nothing (:data:`UNHELD`: the JVM's performance file and SQLite lock as they start, and fail loudly when
+#: refused), so no bot ever sees another's lock on a file they both read; CPU affinity refused as a cpuset
+#: refuses it (the wall where no cpuset cgroup keeps a bot on its CPU).
+REFUSED_AS: dict[str, int] = {"flock": 0, "sched_setaffinity": EPERM}
+
+#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
+UNHELD = 0
+#: The calls answered by the jail's outer process (seccomp's user notification), with figures of the bot's
+#: own; where the kernel or libseccomp cannot notify, they are allowed (the walls line says so).
+ANSWERED = ("sysinfo",)
 
 _LOW_32 = 0xFFFF_FFFF
 _NAMESPACE_FLAGS = {
@@ -72,11 +137,6 @@ _LOCK_COMMANDS = {"F_GETLK": 5, "F_SETLK": 6, "F_SETLKW": 7, "F_OFD_GETLK": 36, 
 F_NOTIFY = 1026
 #: The fcntl commands that take or drop a lock: they "succeed" without doing anything.
 _TAKE_LOCK = ("F_SETLK", "F_SETLKW", "F_OFD_SETLK", "F_OFD_SETLKW")
-#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
-UNHELD = 0
-#: The "errno" of a call answered by the jail's outer process (seccomp's user notification), with figures of
-#: the bot's own; where the kernel or libseccomp cannot notify, or nothing answers, it fails with ENOSYS.
-ANSWERED = -1
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 #: posix_fadvise's advice that drops a file's cached pages, or ages them to be dropped first.
 POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
@@ -84,14 +144,20 @@ POSIX_FADV_DONTNEED, POSIX_FADV_NOREUSE = 4, 5
 MADV_COLD, MADV_PAGEOUT = 20, 21
 #: preadv2/pwritev2's flag "fail with EAGAIN rather than wait for the disk": whether a page is cached.
 RWF_NOWAIT = 0x8
-AF_VSOCK = 40
+#: The socket families a bot may open: local sockets alone.  Its network namespace has no interface up, so IP
+#: carries nothing, while an IP socket moves counters of the whole machine (``/proc/net/sockstat``'s TCP
+#: ``alloc``) and netlink's automatic port ids come from one counter of the whole machine; AF_VSOCK is not
+#: confined by the namespace at all.  Every other family fails as on a kernel without it.
+SOCKET_FAMILIES = (1,)
+#: One past the highest socket family Linux has (AF_MAX); families at or above it are refused too.
+_AF_MAX = 46
 #: personality(2) values Docker allows: PER_LINUX, PER_LINUX32, UNAME26 alone and with PER_LINUX32, and
 #: 0xffffffff, which only asks for the current one.
 PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFF_FFFF)
 
 
 def _personality_rules() -> tuple[When, ...]:
-    """Deny every personality but :data:`PERSONALITIES`, in rules of one masked comparison each.
+    """Refuse every personality but :data:`PERSONALITIES`, in rules of one masked comparison each.
 
     libseccomp ORs rules but takes one comparison per argument in a rule, so "none of these five" is
     written as a cover of its complement.  A value is refused when it sets a bit outside 0x20008 (so it
@@ -105,87 +171,29 @@ def _personality_rules() -> tuple[When, ...]:
     return tuple(When(EPERM, 0, 1 << set_bit | 1 << clear_bit, 1 << set_bit) for set_bit, clear_bit in pairs)
 
 
-#: What the filter denies: a system call's name -> the errno it fails with, or the rules that deny it
-#: for some arguments only.  Names this machine does not have are skipped (and counted).
-DENIED: dict[str, int | tuple[When, ...]] = {
-    # Kernel keys: a key outlives the bot, and another uid can find it in /proc/keys and read it; the
-    # route by which two entrants of one team shared their racks.
-    "keyctl": EPERM, "add_key": EPERM, "request_key": EPERM,
-    # New namespaces: each one gives the bot every capability over it, a kernel attack surface the walls
-    # do not need it to have.  Plain clone (threads, fork) stays; clone3 passes its flags in memory,
-    # where a filter cannot read them, so it fails as if the kernel were older: glibc, Go and Rust then
-    # use clone, which the filter can check (Docker does the same).  clone's CSIGNAL byte can never
-    # hold CLONE_NEWTIME's bit (a signal number is at most 64): checking it costs nothing.
-    "unshare": EPERM, "setns": EPERM, "clone3": ENOSYS,
+#: Arguments of allowed calls that are refused: a call's name -> the rules, each with the errno it fails with.
+RULES: dict[str, tuple[When, ...]] = {
+    # New namespaces: each one gives the bot every capability over it.  clone3 passes its flags in memory,
+    # where a filter cannot read them, so it is not allowed (glibc, Go and Rust then use clone).
     "clone": tuple(When(EPERM, _CLONE_FLAGS, flag, flag) for flag in _NAMESPACE_FLAGS.values()),
-    # Mounts and the root: the bot's file tree is built for it before it starts and is not its to change.
-    "mount": EPERM, "umount": EPERM, "umount2": EPERM, "pivot_root": EPERM, "chroot": EPERM,
-    "fsopen": EPERM, "fsconfig": EPERM, "fsmount": EPERM, "fspick": EPERM, "move_mount": EPERM,
-    "open_tree": EPERM, "mount_setattr": EPERM,
-    # Other processes' memory and files: reading or steering another process (the referee's, another
-    # bot's where uids match) is never a bot's business.
-    "ptrace": EPERM, "process_vm_readv": EPERM, "process_vm_writev": EPERM, "kcmp": EPERM,
-    "pidfd_getfd": EPERM, "process_madvise": EPERM, "migrate_pages": EPERM, "move_pages": EPERM,
-    # Programs and counters in the kernel: BPF programs and perf events see the whole machine.
-    "bpf": EPERM, "perf_event_open": EPERM, "lookup_dcookie": EPERM,
-    # Kernel code.
-    "kexec_load": EPERM, "kexec_file_load": EPERM, "init_module": EPERM, "finit_module": EPERM,
-    "delete_module": EPERM,
-    # Interfaces with a long record of kernel exploits that no bot needs: runtimes that try io_uring
-    # (libuv) fall back to threads when it is refused.
-    "userfaultfd": EPERM, "io_uring_setup": EPERM, "io_uring_enter": EPERM, "io_uring_register": EPERM,
-    # Files by handle: a handle reaches a file without the path, so past the walls of the file tree.
-    "open_by_handle_at": EPERM, "name_to_handle_at": EPERM,
-    # The machine's settings, clock, log, devices and accounting: the administrator's, not a bot's.
-    "acct": EPERM, "swapon": EPERM, "swapoff": EPERM, "reboot": EPERM, "syslog": EPERM,
-    "settimeofday": EPERM, "stime": EPERM, "clock_settime": EPERM, "clock_adjtime": EPERM, "adjtimex": EPERM,
-    "quotactl": EPERM, "quotactl_fd": EPERM, "vhangup": EPERM, "iopl": EPERM, "ioperm": EPERM,
-    "sethostname": EPERM, "setdomainname": EPERM, "nfsservctl": EPERM,
-    # Obsolete interfaces a current program never calls (denied by Docker too).  Calls the kernel does
-    # not implement at all (afs_syscall, tuxcall …) are left out: they fail with ENOSYS anyway.
-    "uselib": EPERM, "ustat": EPERM, "sysfs": EPERM, "_sysctl": EPERM,
-    # Personalities other than Docker's few: flags like ADDR_NO_RANDOMIZE and READ_IMPLIES_EXEC only
-    # weaken the bot's own defences, MMAP_PAGE_ZERO has served kernel exploits.
     "personality": _personality_rules(),
-    # Faking keyboard input on a terminal (as bubblewrap and Flatpak refuse it): a bot has no terminal.
+    # Faking keyboard input on a terminal (as bubblewrap and Flatpak refuse it).
     "ioctl": (When(EPERM, 1, _LOW_32, TIOCSTI), When(EPERM, 1, _LOW_32, TIOCLINUX)),
-    # vsock is not confined by the network namespace: it reaches the virtual machine's host.
-    "socket": (When(EAFNOSUPPORT, 0, _LOW_32, AF_VSOCK),),
-    # CPU: the jail keeps a bot on the CPU its worker was given; it may not move itself off it (the wall
-    # where no cpuset cgroup holds it there).
-    "sched_setaffinity": EPERM,
-    # Channels between bots through files they all read (/usr/bin/python3 …): a lock, a lease or a
-    # watch on a shared file tells one bot what another does with it.  Taking a lock succeeds and holds
-    # nothing (:data:`UNHELD`: the JVM's performance file and SQLite lock as they start, and fail loudly
-    # when refused), so no bot ever sees another's lock; asking who holds one and leases fail as when
-    # the kernel's lock table is full; watches (inotify, fanotify, dnotify's F_NOTIFY) fail as when the
-    # kernel has none.  cachestat shows which pages of a file are cached, which another bot's reading
-    # changes (Linux 6.18 refuses it to a reader that cannot write the file; older kernels do not).
-    "flock": UNHELD,
+    "socket": tuple(When(EAFNOSUPPORT, 0, _LOW_32, family) for family in range(_AF_MAX)
+                    if family not in SOCKET_FAMILIES) + (When(EAFNOSUPPORT, 0, 0, _AF_MAX, at_least=True),),
+    # Locks and leases on files every bot reads, and watches on them (F_NOTIFY).
     "fcntl": tuple(When(UNHELD if name in _TAKE_LOCK else ENOLCK, 1, _LOW_32, command)
                    for name, command in _LOCK_COMMANDS.items())
     + (When(EINVAL, 1, _LOW_32, F_NOTIFY),),
-    "inotify_init": ENOSYS, "inotify_init1": ENOSYS, "fanotify_init": ENOSYS, "cachestat": ENOSYS,
-    # The page cache of the files every bot is shown (/usr …) is the machine's: one bot caching a page
-    # (a read) and dropping it, another seeing whether it is cached, carry bits between them.  Dropping:
-    # fadvise's DONTNEED (which any reader may give) and NOREUSE, madvise's COLD and PAGEOUT succeed
-    # and do nothing (programs ignore what advice returns); madvise's DONTNEED stays, as malloc needs
-    # it, and on a file's mapping it drops the process's own view of the pages, never the cached pages.
-    # Seeing: RWF_NOWAIT fails as on a file system without it (callers then read as usual); mincore
-    # fails as on a kernel without it (HotSpot and libunwind check for that and do without; Go uses it
-    # only where it finds no auxiliary vector, glibc, Python and Node not at all).  fadvise's advice is
-    # its fourth argument on x86-64, Arm and RISC-V (the only fadvise64 there); preadv2's flags its sixth.
+    # The page cache of the files every bot is shown: dropping another's pages does nothing, asking
+    # whether a page is cached fails as on a file system without RWF_NOWAIT.  fadvise's advice is its fourth
+    # argument on x86-64, Arm and RISC-V (the only fadvise64 there); preadv2's flags its sixth.
     "fadvise64": (When(UNHELD, 3, _LOW_32, POSIX_FADV_DONTNEED), When(UNHELD, 3, _LOW_32, POSIX_FADV_NOREUSE)),
     "madvise": (When(UNHELD, 2, _LOW_32, MADV_COLD), When(UNHELD, 2, _LOW_32, MADV_PAGEOUT)),
     "preadv2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
     "pwritev2": (When(EOPNOTSUPP, 5, RWF_NOWAIT, RWF_NOWAIT),),
-    "mincore": ENOSYS,
-    # sysinfo's figures are the machine's: free memory and the count of processes change with every
-    # other bot's work, a channel between them.  The jail's outer process answers it with the bot's own
-    # (its memory limit and use, its processes, its age); glibc's sysconf(_SC_PHYS_PAGES), Node's
-    # os.totalmem and the JVM's default heap then size themselves by the bot's limit.
-    "sysinfo": ANSWERED,
 }
+RULES["fcntl64"] = RULES["fcntl"]
 
 SCMP_ACT_ALLOW = 0x7FFF_0000
 SCMP_ACT_KILL_PROCESS = 0x8000_0000
@@ -193,6 +201,7 @@ SCMP_ACT_NOTIFY = 0x7FC0_0000
 SCMP_FLTATR_ACT_BADARCH = 2
 SCMP_FLTATR_CTL_OPTIMIZE = 8
 SCMP_FLTATR_API_SYSRAWRC = 9
+SCMP_CMP_GE = 5
 SCMP_CMP_MASKED_EQ = 7
 #: seccomp_api_get()'s level at which the kernel can kill a whole process (Linux 4.14).
 _API_KILL_PROCESS = 4
@@ -254,28 +263,47 @@ def _can_notify(lib: ctypes.CDLL) -> bool:
     return lib.seccomp_api_get() >= _API_NOTIFY
 
 
-def _resolved(lib: ctypes.CDLL) -> tuple[dict[int, tuple[str, int | tuple[When, ...]]], int]:
-    """The calls of :data:`DENIED` this machine has, by number, and how many it does not have."""
-    found: dict[int, tuple[str, int | tuple[When, ...]]] = {}
-    for name, rule in DENIED.items():
-        # Negative: a call of another architecture (a pseudo-number), or newer than this libseccomp.
-        number = lib.seccomp_syscall_resolve_name(name.encode())
-        if number >= 0:
-            found[number] = (name, rule)
-    return found, len(DENIED) - len(found)
+class _Plan:
+    """The filter as this machine's numbers: the calls allowed, refused otherwise, answered, and ruled."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        def number(name: str) -> int:
+            # Negative: a call of another architecture (a pseudo-number), or newer than this libseccomp.
+            return lib.seccomp_syscall_resolve_name(name.encode())
+
+        names = [name for family in ALLOWED.values() for name in family]
+        self.allowed = {number(name): name for name in names if number(name) >= 0}
+        self.absent = len(names) - len(self.allowed)
+        self.refused_as = {number(name): error for name, error in REFUSED_AS.items() if number(name) >= 0}
+        self.answered = [number(name) for name in ANSWERED if number(name) >= 0]
+        self.rules = {number(name): rules for name, rules in RULES.items()
+                      if number(name) in self.allowed}
 
 
-def _description(version: str, found: dict[int, tuple[str, int | tuple[When, ...]]], absent: int,
-                 answered: bool, can_notify: bool) -> str:
-    partly = sum(not isinstance(rule, int) for _, rule in found.values())
-    lacking = f" ({absent} more listed are not on {os.uname().machine})" if absent else ""
+def allowed_numbers() -> dict[int, str]:
+    """The calls :data:`ALLOWED` by their numbers on this machine (what a probe of the filter must find)."""
+    return dict(_Plan(_library()[0]).allowed)
+
+
+def answered_numbers() -> list[int]:
+    """The calls :data:`ANSWERED` by their numbers on this machine."""
+    return list(_Plan(_library()[0]).answered)
+
+
+def refused_as_numbers() -> dict[int, int]:
+    """The calls of :data:`REFUSED_AS` by their numbers on this machine, with the errno each fails with."""
+    return dict(_Plan(_library()[0]).refused_as)
+
+
+def _description(version: str, plan: _Plan, answered: bool, can_notify: bool) -> str:
+    lacking = f" ({plan.absent} more listed are unknown on {os.uname().machine} here)" if plan.absent else ""
     sysinfo = ""
-    if any(rule == ANSWERED for _, rule in found.values()):
+    if plan.answered:
         sysinfo = ("; sysinfo answered with the bot's own figures" if answered else
                    "; sysinfo open, the machine's figures" +
                    ("" if can_notify else " (this kernel or libseccomp cannot hand it over)"))
-    return (f"seccomp (libseccomp {version}): {len(found) - answered} system calls denied, {partly} of them for some "
-            f"arguments{lacking}{sysinfo}")
+    return (f"seccomp (libseccomp {version}): {len(plan.allowed)} system calls allowed, {len(plan.rules)} of them "
+            f"not for some arguments{lacking}, every other refused{sysinfo}")
 
 
 def available() -> str | None:
@@ -291,24 +319,38 @@ def describe(answer: bool = False) -> str:
     """What :func:`install` (with ``answer``) would return, without loading the filter."""
     lib, version = _library()
     can = _can_notify(lib)
-    return _description(version, *_resolved(lib), answer and can, can)
+    return _description(version, _Plan(lib), answer and can, can)
 
 
 def install(answer: bool = False) -> str:
     """Load the filter into the calling process, for good; returns what :func:`describe` says.
 
-    The caller has set ``no_new_privs``, has built every other wall (the filter denies ``mount``,
-    ``unshare`` and ``sethostname`` to it too) and has started no thread (the filter covers the calling
-    thread and what it starts afterwards).  With ``answer``, the calls :data:`ANSWERED` wait for another
-    process to answer them through :data:`listener` (where the machine can: else, and without ``answer``,
-    they are left open).  Raises :class:`SeccompUnavailable` when libseccomp is missing or too old, or
-    the kernel refuses the filter."""
+    Two filters, as libseccomp gives an unconditional rule precedence over conditional ones of the same
+    call: the allow-list (default ENOSYS), then the rules on arguments of allowed calls (default allow);
+    the kernel takes the stronger answer of the two.  The caller has set ``no_new_privs``, has built every
+    other wall (``mount``, ``unshare`` and ``sethostname`` are refused to it too) and has started no thread
+    (the filter covers the calling thread and what it starts afterwards).  With ``answer``, the calls
+    :data:`ANSWERED` wait for another process to answer them through :data:`listener` (where the machine
+    can: else, and without ``answer``, they are allowed).  Raises :class:`SeccompUnavailable` when
+    libseccomp is missing or too old, or the kernel refuses the filter."""
     global listener
     lib, version = _library()
-    found, absent = _resolved(lib)
+    plan = _Plan(lib)
     can_notify = _can_notify(lib)
     answer = answer and can_notify
-    context = lib.seccomp_init(SCMP_ACT_ALLOW)
+    calls = [(number, SCMP_ACT_ALLOW, None) for number in plan.allowed]
+    calls += [(number, _errno_action(error), None) for number, error in plan.refused_as.items()]
+    calls += [(number, SCMP_ACT_NOTIFY if answer else SCMP_ACT_ALLOW, None) for number in plan.answered]
+    listener = _load(lib, _errno_action(ENOSYS), calls, answer)
+    _load(lib, SCMP_ACT_ALLOW, [(number, _errno_action(when.errno), when)
+                                for number, rules in plan.rules.items() for when in rules])
+    return _description(version, plan, answer, can_notify)
+
+
+def _load(lib: ctypes.CDLL, default: int, rules: list[tuple[int, int, When | None]], listen: bool = False) -> int:
+    """Load one filter of ``default`` and ``rules`` (a call's number, its action, the argument it is for); with
+    ``listen``, return its listener, else -1."""
+    context = lib.seccomp_init(default)
     if not context:
         raise SeccompUnavailable("libseccomp could not start a filter")
     try:
@@ -318,31 +360,25 @@ def install(answer: bool = False) -> str:
                                  # A binary search on the call's number instead of a list walked in order.
                                  (SCMP_FLTATR_CTL_OPTIMIZE, 2)):
             _check(lib.seccomp_attr_set(context, attribute, value), f"setting the filter's attribute {attribute}")
-        for number, (name, rule) in found.items():
-            if rule == ANSWERED:
-                # Refused, glibc's sysconf(_SC_PHYS_PAGES) reads an uninitialised struct and the JVM
-                # sizes its heap by it: where no one can answer, the call is left open (a slow channel,
-                # written down in the threat model) rather than break every runtime.
-                if answer:
-                    _check(lib.seccomp_rule_add_array(context, SCMP_ACT_NOTIFY, number, 0, None), f"answering {name}")
+        for number, action, when in rules:
+            if when is None:
+                _check(lib.seccomp_rule_add_array(context, action, number, 0, None), f"adding call {number}")
                 continue
-            if isinstance(rule, int):
-                _check(lib.seccomp_rule_add_array(context, _errno_action(rule), number, 0, None), f"denying {name}")
-                continue
-            for when in rule:
-                comparison = _Comparison(when.argument, SCMP_CMP_MASKED_EQ, when.mask, when.value)
-                _check(lib.seccomp_rule_add_array(context, _errno_action(when.errno), number, 1,
-                                                  ctypes.byref(comparison)), f"denying {name} for some arguments")
+            comparison = _Comparison(when.argument, SCMP_CMP_GE if when.at_least else SCMP_CMP_MASKED_EQ,
+                                     when.value if when.at_least else when.mask, when.value)
+            _check(lib.seccomp_rule_add_array(context, action, number, 1, ctypes.byref(comparison)),
+                   f"adding a rule of call {number}")
         result = lib.seccomp_load(context)
         if result < 0:
             raise SeccompUnavailable(f"the kernel refused the seccomp filter: {os.strerror(-result)}")
-        if answer:
-            listener = lib.seccomp_notify_fd(context)
-            if listener < 0:
-                raise SeccompUnavailable(f"libseccomp gave no listener: {os.strerror(-listener)}")
+        if not listen:
+            return -1
+        found = lib.seccomp_notify_fd(context)
+        if found < 0:
+            raise SeccompUnavailable(f"libseccomp gave no listener: {os.strerror(-found)}")
+        return found
     finally:
         lib.seccomp_release(context)
-    return _description(version, found, absent, answer, can_notify)
 
 
 def _check(result: int, what: str) -> None:
