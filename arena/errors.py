@@ -9,9 +9,11 @@ catch them).  The command line turns one into a single line and a non-zero exit 
 
 from __future__ import annotations
 
+import difflib
 import reprlib
+from collections.abc import Iterable
 
-__all__ = ["ArenaError", "os_error_line", "shorten"]
+__all__ = ["ArenaError", "did_you_mean", "os_error_line", "shorten"]
 
 
 class ArenaError(Exception):
@@ -37,3 +39,9 @@ def shorten(value: object, limit: int = 60) -> str:
     short.maxstring = short.maxother = limit
     short.maxlist = short.maxtuple = short.maxdict = short.maxset = 6
     return short.repr(value)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"did you mean NAME? "`` for the known name ``word`` most looks like (a typo's), else ``""``."""
+    near = difflib.get_close_matches(word, list(known), n=1)
+    return f"did you mean {near[0]}? " if near else ""

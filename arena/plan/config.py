@@ -29,7 +29,6 @@ file, the key and the reason.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -41,7 +40,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.api.options import format_option
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.inputfiles import InputFileError, read_input
 from arena.plan.deals import DealsError, deal_list, with_seeds_text
 from arena.plan.seating import DESIGNS
@@ -241,18 +240,10 @@ def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
 
 
 def _choice(source: str, key: str, value: Any, choices: Collection[str]) -> str:
-    """``value`` when it is one of ``choices`` in any case (``"Uptown"`` is ``uptown``), else a ConfigError
-    naming ``key`` and the choices."""
+    """``value`` when it is one of ``choices`` in any case, else a ConfigError naming ``key`` and the choices."""
     if isinstance(value, str) and value.lower() in choices:
         return value.lower()
     raise _fail(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
-
-
-def _unknown_key(source: str, key: str, known: Collection[str], what: str) -> ConfigError:
-    """The error for a key a table does not take, with the known key it most looks like."""
-    near = difflib.get_close_matches(key.split(".")[-1], known, n=1)
-    hint = f"did you mean {near[0]}? " if near else ""
-    return _fail(source, key, f"unknown key ({hint}{what} takes {', '.join(known)})")
 
 
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +283,8 @@ def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict
         raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
     for key in table:
         if key not in ENTRANT_KEYS:
-            raise _unknown_key(source, f"{where}.{key}", ENTRANT_KEYS, "an entrant")
+            raise _fail(source, f"{where}.{key}",
+                        f"unknown key ({did_you_mean(key, ENTRANT_KEYS)}an entrant takes {', '.join(ENTRANT_KEYS)})")
     program = _program_keys(source, where, table)
     if "command" in program:
         if "bot" in table:
@@ -348,7 +340,8 @@ def parse_config(
         raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
     for key in data:
         if key not in TOP_KEYS:
-            raise _unknown_key(source, key, TOP_KEYS, "a tournament")
+            raise _fail(source, key,
+                        f"unknown key ({did_you_mean(key, TOP_KEYS)}a tournament takes {', '.join(TOP_KEYS)})")
     for key in ("players", "deals", "seed", "entrants"):
         if key not in data:
             raise _fail(source, key, "missing")
