@@ -28,6 +28,7 @@ COMMANDS = {
                                       "in progress move by move (needs the serve extra)."),
     "docs": ("arena.commands.docs", "Build the documentation site (needs the docs extra) and print the path of its "
                                     "index.html; --serve serves it."),
+    "init": ("arena.commands.init", "Copy the files the tutorials use (tournaments/ and examples/) into a folder."),
     "info": ("arena.commands.info", "Print the version, Python, the rules engine in use (native or pure, and why), "
                                     "the sandbox level and the optional extras."),
 }

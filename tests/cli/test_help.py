@@ -33,6 +33,7 @@ SECTIONS: dict[str, list[tuple[str, str | None]]] = {
     "match": [("tutorials/first-sprt.md", None)],
     "serve": [("how-to/watch-live.md", None)],
     "docs": [],
+    "init": [],
     "info": [],
 }
 _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z-]*")

@@ -54,7 +54,7 @@ def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shel
     # The README: install (here: installed already), then its tournament, which the tutorial opens with too.
     install, command = README.split("```sh\n", 1)[1].splitlines()[0].split(" && ")
     assert install == "python -m pip install ." and command == "arena run tournaments/quickstart.toml"
-    assert TUTORIAL.split("```sh\n", 1)[1].splitlines()[0] == command == QUICKSTART
+    assert TUTORIAL.split("```sh\n", 1)[1].splitlines()[:2] == ["arena init", command] and command == QUICKSTART
     standings = readme_quickstart[1]
     assert standings == shown(README, "quickstart-standings") == shown(TUTORIAL, "quickstart-standings")
     quickstart = fresh / "results" / "quickstart"
@@ -69,9 +69,13 @@ def test_the_readme_s_tournament_then_your_first_tournament(tmp_path: Path, shel
     block = re.search(r"^<!-- file: tournaments/my-first.toml -->\n```toml\n(.*?)^```$", TUTORIAL,
                       re.MULTILINE | re.DOTALL)
     assert block
+    # The tutorial's files from the installed package, as an empty folder gets them: the README's quickstart.toml
+    # is kept as it is, the rest written.
+    said = run("arena init")
+    assert "kept 1 file(s) already there as they are: tournaments/quickstart.toml" in said
+    assert (fresh / "examples" / "protocol" / "random_bot.js").read_bytes() == (
+        ROOT / "examples" / "protocol" / "random_bot.js").read_bytes()
     (fresh / "tournaments" / "my-first.toml").write_text(block.group(1), encoding="utf-8")
-    (fresh / "examples" / "protocol").mkdir(parents=True)
-    shutil.copy2(ROOT / "examples" / "protocol" / "random_bot.js", fresh / "examples" / "protocol")
     assert "arena run tournaments/my-first.toml" in TUTORIAL
     printed = run("arena run tournaments/my-first.toml")
     first = fresh / "results" / "my-first"  # "its results go to results/my-first/"

@@ -43,7 +43,7 @@ def test_the_sdist_holds_what_the_extension_is_built_from(tmp_path) -> None:
     for name in ("pyproject.toml", "setup.py", "README.md", "MANIFEST.in"):
         (tree / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / name).write_bytes((ROOT / name).read_bytes())
-    for package in ("arena", "bots"):
+    for package in ("arena", "bots", "tournaments", "examples"):
         shutil.copytree(ROOT / package, tree / package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     done = subprocess.run([sys.executable, "-c", "from setuptools import build_meta; print(build_meta.build_sdist('dist'))"],
                           cwd=tree, capture_output=True, text=True, timeout=300)
@@ -53,6 +53,8 @@ def test_the_sdist_holds_what_the_extension_is_built_from(tmp_path) -> None:
     wanted = {f"arena/rules/native/{p.name}" for p in (ROOT / "arena" / "rules" / "native").glob("*.[ch]")}
     wanted |= {"arena/rules/_native.pyi", "setup.py", "pyproject.toml", "arena/py.typed"}
     wanted |= {f"arena/display/assets/{name}" for name in ASSETS}
+    # The tutorial files, which a wheel built from the sdist ships as arena/tutorial/ (arena init).
+    wanted |= {"tournaments/quickstart.toml", "examples/protocol/random_bot.js", "examples/example_bot.py"}
     assert wanted <= names, sorted(wanted - names)
 
 

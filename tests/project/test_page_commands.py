@@ -1,10 +1,11 @@
 """Every tutorial and how-to page, followed from a fresh folder: its shell commands run as the page shows them.
 
 A page's commands are the lines of its ```sh blocks, run in order by a shell in a new empty folder, with
-``arena`` the arena under test.  The folder holds only what the page tells a reader to have: the files of
-the checkout its commands name (a tournament file under ``examples/`` comes with its folder, whose bots it
-names), and the files the page gives whole, a ```toml block after ``<!-- file: NAME -->``, written where
-the page shows them.  Every command must exit with status 0.
+``arena`` the arena under test.  The folder holds only what the page tells a reader to have: the files the
+page gives whole, a ```toml block after ``<!-- file: NAME -->``, written where the page shows them, and for a
+how-to page the files of the checkout its commands name (a tournament file under ``examples/`` comes with its
+folder, whose bots it names).  A tutorial gets nothing of the checkout: what it uses, its own ``arena init``
+copies from the installed package, as a newcomer's empty folder gets it.  Every command must exit with status 0.
 
 A few lines are not run, each for the reason :data:`NOT_RUN` gives (machines of a cluster, a million
 games, an install), and a few long ones play fewer games (:data:`FEWER`, :data:`FEWER_DEALS`): the rest are
@@ -175,10 +176,12 @@ def test_the_page_s_commands_run_from_a_fresh_folder(page: Path, tmp_path: Path,
         pytest.skip("java and javac are not both installed: the page's program bot is a Java bot too")
     where = tmp_path / "fresh"
     where.mkdir()
+    tutorial = page.parent.name == "tutorials"  # from an empty folder and arena init alone
     for kind, line, content in page_steps(page):
         if kind == "run" and line in NOT_RUN:
             continue
-        bring(content if kind == "file" else line, where)
+        if not tutorial:
+            bring(content if kind == "file" else line, where)
         if kind == "file":
             (where / line).parent.mkdir(parents=True, exist_ok=True)
             (where / line).write_text(content, encoding="utf-8")
