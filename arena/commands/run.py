@@ -94,6 +94,7 @@ def command(
     from arena.tournament.run.runner import Interrupted, RunOptions, run_tournament
 
     _refuse_together(update, overwrite, allow_changed_bots, cluster, workers)
+    _refuse_missing_tutorial_file(Path(file))
     config, text = load_run_config(Path(file), isolation=isolation, clock=clock, overage=overage,
                                    public_deals=public_deals, deal_key=deal_key)
     folder = Path(out) if out is not None else Path("results") / config.name
@@ -138,6 +139,15 @@ def _serve_beside(folder: Path) -> Beside:
     beside = Beside(folder)
     click.echo(f"Watch it at {beside.url} (while it runs; arena serve {folder} shows it afterwards)", err=True)
     return beside
+
+
+def _refuse_missing_tutorial_file(path: Path) -> None:
+    """A tutorial's tournament file asked for in a folder without it: say that arena init copies it here."""
+    from arena.tutorial_files import files
+
+    if not path.exists() and not path.is_absolute() and path in files():
+        raise click.ClickException(f"{path}: no such file here; arena init copies the files the tutorials use "
+                                   "(tournaments/ and examples/) into this folder")
 
 
 def _refuse_together(update: bool, overwrite: bool, allow_changed_bots: bool, cluster: str | None,

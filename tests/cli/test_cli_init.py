@@ -47,3 +47,14 @@ def test_init_into_a_place_that_cannot_hold_a_folder_is_one_line(cli, tmp_path: 
     result = cli.invoke(main, ["init", str(tmp_path / "a-file" / "below")])
     assert result.exit_code == 1 and result.output.startswith(f"Error: {tmp_path / 'a-file' / 'below'}: cannot copy")
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_tutorial_s_tournament_file_missing_here_names_arena_init(cli, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli.invoke(main, ["run", "tournaments/quickstart.toml"])
+    assert result.exit_code == 1
+    assert result.output == ("Error: tournaments/quickstart.toml: no such file here; arena init copies the files the "
+                             "tutorials use (tournaments/ and examples/) into this folder\n")
+    other = cli.invoke(main, ["run", "tournaments/mine.toml"])
+    assert other.exit_code == 1 and "arena init" not in other.output
