@@ -16,6 +16,10 @@ Cases:
 * ``honest``: greedy, greedy-2, lookahead, lookahead-2, random: the built-in
   bots against each other.  Printed: the family-wise false-positive rate, the
   share of replicates that flag any pair (target: at most 5%).
+* ``thrower``: crow-1 throws its games at crow-2's tables (random moves), crow-2 only signs; ``blockers``:
+  both fill the cells next to the leader's groups; ``gifter``: crow-1 takes crow-2's lone tiles; ``team
+  of 3``: crow-1, crow-2, crow-3 spare each other, with greedy and lookahead.  Printed as the teams below,
+  and the flags on a pair of one team member and one honest entrant.
 * ``team of 5`` and ``team of 6``: the team crow-1, crow-2 with three honest
   bots (greedy, lookahead, random), and with four (greedy-2 too), where the
   pair shares fewer tables; ``half team``: the team of 5 playing as a team on
@@ -48,16 +52,24 @@ HERE = Path(__file__).resolve().parent
 TEAM = str(HERE.parent / "examples" / "collusion" / "team_bot.py") + ":TeamBot"
 PLAYERS = 4
 
+HONEST3 = {"greedy": "greedy", "lookahead": "lookahead", "random": "random"}
 CASES: dict[str, dict[str, str]] = {
     "honest": {"greedy": "greedy", "greedy-2": "greedy", "lookahead": "lookahead", "lookahead-2": "lookahead",
                "random": "random"},
-    "team of 5": {"crow-1": TEAM, "crow-2": TEAM, "greedy": "greedy", "lookahead": "lookahead", "random": "random"},
+    "team of 5": {"crow-1": TEAM, "crow-2": TEAM, **HONEST3},
+    # crow-1 throws its games at crow-2's tables; crow-2 only signs (spare=0: greedy once it has signed)
+    "thrower": {"crow-1": TEAM + ":play=throw", "crow-2": TEAM + ":spare=0", **HONEST3},
+    "blockers": {"crow-1": TEAM + ":play=block", "crow-2": TEAM + ":play=block", **HONEST3},
+    # crow-1 takes crow-2's lone tiles whenever it can; crow-2 only signs
+    "gifter": {"crow-1": TEAM + ":play=gift", "crow-2": TEAM + ":spare=0", **HONEST3},
+    "team of 3": {"crow-1": TEAM, "crow-2": TEAM, "crow-3": TEAM, "greedy": "greedy", "lookahead": "lookahead"},
     "team of 6": {"crow-1": TEAM, "crow-2": TEAM, "greedy": "greedy", "greedy-2": "greedy",
                   "lookahead": "lookahead", "random": "random"},
     "half team": {"crow-1": TEAM + ":spare=0.5", "crow-2": TEAM + ":spare=0.5", "greedy": "greedy",
                   "lookahead": "lookahead", "random": "random"},
 }
 PAIR = ("crow-1", "crow-2")
+TEAM_NAMES = {"crow-1", "crow-2", "crow-3"}
 
 
 def play_pool(args: tuple[str, int, int]) -> list[dict[str, object]]:
@@ -77,7 +89,7 @@ def play_pool(args: tuple[str, int, int]) -> list[dict[str, object]]:
             for seat, result in enumerate(outcome.result):
                 rows.append({
                     "game_id": f"{name}-{deal}", "table": 0, "deal": deal, "seed": deal, "seat": seat,
-                    "entrant": seated[seat], "uptown_rank": result.uptown_rank,
+                    "entrant": seated[seat], "uptown_rank": result.uptown_rank, "groups": result.groups,
                     "faulted": int(seat in outcome.faulted),
                     **{f"captures_{c}": result.captures.get(c, 0) for c in COLORS},
                 })
@@ -132,7 +144,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200, help="replicates per size (fewer at 2,400 games)")
     parser.add_argument("--workers", type=int, default=2, help="processes playing games (at most 2 on a shared box)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--sizes", default="60,120,600,2400", help="tournament sizes, in four-player games")
+    parser.add_argument("--sizes", default="120,600,2400", help="tournament sizes, in four-player games")
     parser.add_argument("--cases", default=",".join(CASES), help=f"which cases, of: {', '.join(CASES)}")
     parser.add_argument("--keep", type=Path, default=None, help="keep the pools in this folder, and reuse them")
     args = parser.parse_args()
@@ -151,20 +163,22 @@ def main() -> None:
         runs = args.runs if games <= args.pool // 4 else max(4, args.runs // (2 if games <= args.pool // 2 else 8))
         print(f"\n{games} four-player games:")
         for name, frame in played.items():
-            flagged_any = team = both = honest_fp = 0
+            flagged_any = team = both = honest_fp = mixed = 0
             for _ in range(runs):
                 table = collusion_table(replicate(frame, games, rng))
                 flags = {(r[HELPER], r[HELPED]) for _, r in table[table[FLAGGED]].iterrows()}
-                on_pair = {p for p in flags if set(p) == set(PAIR)}
+                on_team = {p for p in flags if set(p) <= TEAM_NAMES}
                 flagged_any += bool(flags)
-                team += bool(on_pair)
-                both += len(on_pair) == 2
-                honest_fp += bool(flags - on_pair)
+                team += bool(on_team)
+                both += ("crow-1", "crow-2") in on_team and ("crow-2", "crow-1") in on_team
+                honest_fp += any(not set(p) & TEAM_NAMES for p in flags)  # both entrants honest
+                mixed += bool(flags - on_team - {p for p in flags if not set(p) & TEAM_NAMES})
             if name == "honest":
-                print(f"  {name:10} family-wise false positives {_rate(flagged_any, runs)}")
+                print(f"  {name:10} family-wise false positives {_rate(flagged_any, runs)}", flush=True)
             else:
                 print(f"  {name:10} power {_rate(team, runs)} [both ways {both / runs:.3f}]; "
-                      f"false positives among the honest pairs {_rate(honest_fp, runs)}")
+                      f"false positives among the honest pairs {_rate(honest_fp, runs)}; "
+                      f"flags on a team member and an honest entrant {mixed / runs:.3f}", flush=True)
     print(f"\n{time.perf_counter() - started:.0f} s in all ({time.process_time() - cpu:.0f} s CPU in this process)")
 
 

@@ -311,12 +311,12 @@ class GiftModel(PairModel):
                 dims[:, t, slot] = names + entrants[:, s] * names + entrants[:, t]
                 values[:, t, slot] = captures[:, s, t]
         y = groups.astype(float)
-        gram = np.zeros(width * width)
+        flat = np.zeros(width * width)
         for a in range(k):
             for b in range(k):
-                gram += np.bincount((dims[..., a] * width + dims[..., b]).ravel(),
+                flat += np.bincount((dims[..., a] * width + dims[..., b]).ravel(),
                                     weights=(values[..., a] * values[..., b]).ravel(), minlength=width * width)
-        gram = gram.reshape(width, width)
+        gram = flat.reshape(width, width)
         moment = np.zeros(width)
         for a in range(k):
             moment += np.bincount(dims[..., a].ravel(), weights=(values[..., a] * y).ravel(), minlength=width)
@@ -417,7 +417,7 @@ def _newton(params: np.ndarray, embed: np.ndarray, pats: Patterns, dims: np.ndar
         grad = embed.T @ np.bincount(dims.ravel(), weights=np.repeat(score * pats.count[:, None], k),
                                      minlength=width)
         normal = embed.T @ info @ embed
-        step = np.linalg.pinv(normal + RIDGE * np.eye(len(normal))) @ grad
+        step: np.ndarray = np.linalg.pinv(normal + RIDGE * np.eye(len(normal))) @ grad
         step = step * min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
         params = params + step
         if np.abs(step).max() < 1e-9:
