@@ -156,7 +156,7 @@ def read_version(path: Path) -> Version | None:
         return None
     version = version_of(first)
     if version is None:
-        raise GamesTableError(f"{path}: not a games table of this arena (its header is none of the "
+        raise GamesTableError(f"{path}: not a games table of this arena (its header differs from each of the "
                               f"{len(VERSIONS)} versions of games.csv)")
     return version
 

@@ -45,7 +45,7 @@ def test_a_header_is_read_as_its_version_and_an_unknown_one_is_refused(tmp_path)
     assert version_of("game_id,seat\n") is None
     path = tmp_path / "games.csv"
     path.write_text("game_id,table,seat\nx,0,0\n", encoding="utf-8")
-    with pytest.raises(GamesTableError, match="none of the 2 versions"):
+    with pytest.raises(GamesTableError, match="header differs from each of the 2 versions"):
         read_version(path)
     assert read_version(tmp_path / "none.csv") is None
 
