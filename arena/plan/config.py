@@ -70,6 +70,8 @@ TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 T = TypeVar("T")
+#: The mark of a field that says what a stored game is, which a league's update keeps (:mod:`.marks`).
+MEANING = {"meaning": True}
 
 
 class ConfigError(ArenaError, ValueError):
@@ -167,20 +169,20 @@ class Entrant:
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """A checked tournament file.  Two configs are equal when they would play the same games."""
+    """A checked tournament file.  Two configs are equal when they would play the same games (:mod:`.marks`)."""
 
-    name: str
-    players: int
+    name: str = field(metadata=MEANING)
+    players: int = field(metadata=MEANING)
     deals: int
-    seed: int
+    seed: int = field(metadata=MEANING)
     entrants: tuple[Entrant, ...]
-    scoring: str = "uptown"
-    penalty: str = "color"
-    time_limit: float = DEFAULT_TIME_LIMIT
+    scoring: str = field(default="uptown", metadata=MEANING)
+    penalty: str = field(default="color", metadata=MEANING)
+    time_limit: float = field(default=DEFAULT_TIME_LIMIT, metadata=MEANING)
     #: Every seat's game clock and overage bank (:mod:`arena.play.clock`; falsy: none).
-    clock: TimeControl = NO_CLOCK
+    clock: TimeControl = field(default=NO_CLOCK, metadata=MEANING)
     #: The seating design every deal is played in (:mod:`.seating`).
-    seating: str = "balanced"
+    seating: str = field(default="balanced", metadata=MEANING)
     #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).
     format: str = "round-robin"
     #: A gauntlet's challengers and pool, entrant names in file order (empty for a round-robin).
@@ -191,14 +193,13 @@ class TournamentConfig:
     #: Not part of what makes two runs the same: isolation never changes a game.
     isolation: str = field(default="process", compare=False)
     #: True: the duplicate format, a round's games all played with one deal; False: every game a deal of its own.
-    duplicate: bool = False
-    #: The seeds of a deals file (:mod:`.deals`), one per round (``deals`` of them); empty: the deals derive
-    #: from the master seed.
+    duplicate: bool = field(default=False, metadata=MEANING)
+    #: The seeds of a deals file (:mod:`.deals`), one a round; empty: the deals derive from the master seed.
     deal_seeds: tuple[int, ...] = ()
     #: The deals file as the tournament file names it (None: none, or its seeds written out).
     deals_file: str | None = field(default=None, compare=False)
     #: True: seeds derive from the file alone (no deal key), so anyone holding it can deal every game.
-    public_deals: bool = False
+    public_deals: bool = field(default=False, metadata=MEANING)
     #: The secret deal key (64 lowercase hex digits) the seeds are keyed with, when known: given by the
     #: file's ``deal_key``, ``--deal-key``, or the results folder's key file.  Not part of what makes two
     #: configs equal: the folder checks it against its own key.

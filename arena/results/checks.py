@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.plan.config import ConfigError, TournamentConfig, parse_config
+from arena.plan.marks import differences
 from arena.results.dealkey import check_folder_key
 from arena.results.files import GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE, TOURNAMENT_FILE, RunError, records_file
 from arena.results.lines import Lines, count_lines
@@ -30,9 +31,7 @@ def records_hold_data(out: Path) -> bool:
 
 
 def _differences(a: TournamentConfig, b: TournamentConfig) -> str:
-    keys = [k for k in ("name", "players", "deals", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "format",
-                        "challengers", "pool", "max_tables", "duplicate", "deal_seeds", "public_deals", "entrants")
-            if getattr(a, k) != getattr(b, k)]
+    keys = differences(a, b)
     if "deals" in keys and "deal_seeds" in keys:
         keys.remove("deal_seeds")
     return ", ".join("deals (their seeds)" if k == "deal_seeds" else k for k in keys) or "content"

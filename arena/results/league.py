@@ -38,6 +38,7 @@ from typing import Any
 from arena.api.options import format_option
 from arena.inputfiles import read_input
 from arena.plan.config import TournamentConfig
+from arena.plan.marks import MEANING_FIELDS
 from arena.plan.schedule import schedule, table_key, tournament_tables
 from arena.results.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
 from arena.results.games_table import game_ids_in
@@ -47,8 +48,7 @@ FORMAT = "arena-league/1"
 LEAGUE_FILE_MB = 64
 
 #: The keys of a tournament that say what a stored game is: an update may not change them.
-MEANING_KEYS = ("name", "players", "seed", "scoring", "penalty", "time_limit", "clock", "seating", "duplicate",
-                "public_deals")
+MEANING_KEYS = MEANING_FIELDS
 
 
 class LeagueError(RunError):
