@@ -27,12 +27,11 @@ def unshown_folders(command: list[str], cwd: str | None) -> list[tuple[str, str]
     each with why: shared places (:func:`~arena.isolation.rootfs.shared_place`), in which a bot sees only the
     files its command names.  For a message when such a program fails to start."""
     paths = named_paths(command, cwd)
-    named = [path for path in paths if not os.path.isdir(path)]
     found = []
     for path in dict.fromkeys(paths):
-        if os.path.isdir(path) and not os.path.islink(path) and shared_place(path, named):
-            why = ("the root folder" if path == "/" else "a home folder" if path in home_folders() else
-                   "a folder others may write" if os.stat(path).st_mode & 0o002 else
-                   "the working folder, and it holds more than the files the command names")
+        if os.path.isdir(path) and not os.path.islink(path) and shared_place(path, paths):
+            # A folder the command names is shared only as one of these (the working folder it names is shown).
+            why = "the root folder" if path == "/" else "a home folder" if path in home_folders() else \
+                "a folder others may write"
             found.append((path, why))
     return found

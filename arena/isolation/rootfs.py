@@ -98,7 +98,7 @@ def shared_place(path: str, named: Iterable[str] = ()) -> bool:
     """Whether ``path`` is a place where users keep all sorts of things, never shown whole to a bot nor staged:
     the root folder, a home folder (:func:`home_folders`), a folder others may write (``/tmp``, ``/var/tmp``,
     ``/dev/shm``), or the working folder when it holds anything but ``named`` (the files the command names)
-    and their ``__pycache__``.  In one, a bot is shown only the files its command names."""
+    and their ``__pycache__``, unless the command names the working folder itself.  In one, a bot is shown only the files its command names."""
     path = os.path.abspath(path)
     if path == "/" or path in home_folders():
         return True
@@ -112,6 +112,8 @@ def shared_place(path: str, named: Iterable[str] = ()) -> bool:
         return True
     if path in _working_folder():
         mine = {os.path.abspath(n) for n in named} | {os.path.realpath(n) for n in named}
+        if path in mine:  # named by the command itself
+            return False
         try:
             return any(name != "__pycache__" and os.path.join(path, name) not in mine for name in os.listdir(path))
         except OSError:
@@ -253,8 +255,11 @@ def layout_of(own: list[str], runtime: list[str], hidden: list[str], stage: bool
     wanted = {(p, p in own, False) for p in own + runtime if os.path.lexists(p)}
     wanted |= {(os.path.realpath(p), True, True) for p in own
                if os.path.exists(p) and os.path.realpath(p) != p}
-    # The files the command names (and what the sandbox is asked to show): the entrant's, always shown.
+    # The files the command names (and what the sandbox is asked to show): the entrant's, always shown; and
+    # the folders it names itself (``java -cp .``), not as the folder of a file it names: shown whole, even the
+    # working folder.
     named = tuple(sorted({p for p in own if os.path.lexists(p) and not os.path.isdir(p)}))
+    named += tuple(p for p in own if os.path.isdir(p) and not any(os.path.dirname(n) == p for n in named))
     left_out: list[str] = []  # shared places inside a folder shown: not shown with it
     for path, is_own, via_link in sorted(wanted):
         if any(_under(path, h) for h in hidden):

@@ -568,3 +568,19 @@ def test_without_subset_pid_every_entry_of_proc_but_the_processes_is_masked(tmp_
     assert done.returncode == 0, done.stderr
     entries, content, meminfo_empty = done.stdout.split()
     assert int(entries) > 20 and content == "0" and meminfo_empty == "True"
+
+
+@pytest.mark.parametrize("level", NAMESPACED)
+def test_a_working_folder_the_command_names_itself_is_shown_whole(tmp_path, monkeypatch, level):
+    # As `exec:java -cp . Bot` run from the bot's folder: the folder is the bot's, named by its command.
+    for name in ("Bot.class", "Bot$Json.class", "notes.txt"):
+        (tmp_path / name).write_text("x")
+    tmp_path.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    listing = "import os, sys; print(sorted(os.listdir(sys.argv[1])))"
+    code, out, _ = inside(listing, ".", level=level, cwd=str(tmp_path))
+    assert code == 0 and eval(out) == ["Bot$Json.class", "Bot.class", "notes.txt"]
+    # Naming one file of it shows that file alone: the folder holds more than the command names.
+    code, out, _ = inside("import os; print(sorted(os.listdir('.')), open('notes.txt').read())", "notes.txt",
+                          level=level, cwd=str(tmp_path))
+    assert code == 0 and out.split() == ["['notes.txt']", "x"]

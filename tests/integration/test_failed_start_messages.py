@@ -79,9 +79,11 @@ def test_a_hello_that_is_json_but_wrong_is_not_shown_again(tmp_path):
 
 @pytest.mark.skipif(sandbox.walls() not in ("jail", "userns"), reason="only a fresh root hides a folder")
 def test_a_command_that_names_a_folder_it_is_not_shown_is_told_which_and_how_to_name_it(tmp_path, monkeypatch):
-    """Run from the bot's own folder, which holds more than its command names, ``.`` is not shown."""
+    """Run from the bot's own folder, a folder others may write, ``.`` is not shown (the bot's folder, named by
+    the command, is shown whole where others may not write it)."""
     bot = tmp_path / "mybot"
     bot.mkdir()
+    bot.chmod(0o777)
     (bot / "mybot.py").write_text("import sys\nsys.exit('no hello today')\n")
     (bot / "notes.txt").write_text("the bot's folder holds more than the bot\n")
     monkeypatch.chdir(bot)
@@ -91,6 +93,6 @@ def test_a_command_that_names_a_folder_it_is_not_shown_is_told_which_and_how_to_
     assert "ended before answering hello: exit code 1; its last words: " in message
     assert "ModuleNotFoundError: No module named 'mybot'" in message
     assert message.endswith(
-        f"; its command names the folder {bot}, which it is not shown (the working folder, and it holds more "
-        f"than the files the command names: a bot sees only the files its command names there): run from "
+        f"; its command names the folder {bot}, which it is not shown (a folder others may write: a bot sees "
+        f"only the files its command names there): run from "
         f"{tmp_path} and name the folder mybot, or name its files"), message
