@@ -8,6 +8,8 @@ after a change to what the arena prints, write the blocks again from real runs w
 
     python docs/outputs.py            # every block in README.md and docs/
     python docs/outputs.py --check    # only compare (exit status 1 when a block differs)
+
+The figures the prose quotes from runs (times, game counts, ratings) are docs/figures.py's.
 """
 
 from __future__ import annotations
