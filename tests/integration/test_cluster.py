@@ -305,10 +305,20 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally(monkeypatch
                           f'deal_key = "{KEY}"\n'
                           '[[entrants]]\nname = "rnd"\nbot = "random"\n'
                           f'[[entrants]]\nname = "stuck"\nbot = "{BAD}:CBlockingBot"\n', "h.toml")
+    # The bound (a run's, game_bound(), is minutes) must hold the game's replay with every bot isolated, which
+    # the watchdog also bounds: it is measured here, on this machine as busy as it is now, and doubled.
+    from arena.tournament.run.workers import close_worker, init_worker, play_chunk
+
+    init_worker(worker_settings(config))
+    try:
+        started = time.monotonic()
+        play_chunk(list(schedule(config)), isolate=True)
+        bound = max(3.0, 2 * (time.monotonic() - started))
+    finally:
+        close_worker()
     cluster = Cluster.connect("local:2")
     try:
-        # A game may take 3 s here (a run's bound, game_bound(), is minutes): past it the watchdog ends the worker.
-        with DaskWorkers(cluster, (worker_settings(config), None), 3.0) as pool:
+        with DaskWorkers(cluster, (worker_settings(config), None), bound) as pool:
             answers = list(pool.play(schedule(config), count_games(config)))
     finally:
         cluster.close()
