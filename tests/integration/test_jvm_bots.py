@@ -37,12 +37,12 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 @pytest.fixture(scope="module")
 def bots() -> Iterator[Path]:
     """A folder any user may read (a bot of a referee run as root runs as a uid of its own; ``nobody`` plays
-    too) holding ``RandomBot.java``, its compiled classes in ``classes/``, an empty ``lib/`` and the Python twin
-    ``random_bot.py``."""
+    too) holding ``RandomBot.java``, its compiled classes in ``classes/``, an empty ``lib/`` and its Python and
+    Node twins ``random_bot.py`` and ``random_bot.js``."""
     folder = Path(tempfile.mkdtemp(prefix="arena-test-jvm-", dir="/tmp"))
     try:
         folder.chmod(0o755)
-        for name in ("RandomBot.java", "random_bot.py"):
+        for name in ("RandomBot.java", "random_bot.py", "random_bot.js"):
             shutil.copy(EXAMPLES / name, folder / name)
         subprocess.run([JAVAC, "-d", str(folder / "classes"), str(folder / "RandomBot.java")], check=True,
                        capture_output=True, timeout=120)
@@ -128,9 +128,9 @@ def _nobody_can_run_the_arena(site: Path) -> str | None:
     return None
 
 
-def test_a_java_bot_plays_for_a_user_without_root(bots):
+def test_the_example_bots_of_every_language_play_for_a_user_without_root(bots):
     """As ``nobody``, with the system's Python: the sandbox's strongest level there (a user namespace where the
-    machine allows one), no cgroup, and the Java bot plays."""
+    machine allows one), no cgroup, and the Java, Python and Node examples play."""
     site = Path(tempfile.mkdtemp(prefix="arena-test-site-", dir="/tmp"))
     try:
         why = _nobody_can_run_the_arena(site)
@@ -145,7 +145,9 @@ def test_a_java_bot_plays_for_a_user_without_root(bots):
         for seed in (3, 4):
             results.append(subprocess.run(
                 ["/usr/sbin/runuser", "-u", "nobody", "--", SYSTEM_PYTHON, "-m", "arena", "play",
-                 "exec:java -cp classes RandomBot", "exec:python3 random_bot.py", "--seed", str(seed), "--logs",
+                 "exec:java -cp classes RandomBot", "exec:python3 random_bot.py",
+                 *(["exec:node random_bot.js"] if shutil.which("node", path=sandbox.PATH) else []), "--seed", str(seed),
+                 "--logs",
                  str(site / "home" / f"logs-{seed}"), "--record", str(site / "home" / f"game-{seed}.json")],
                 cwd=bots, capture_output=True, text=True, timeout=300,
                 env={"PATH": sandbox.PATH, "HOME": str(site / "home"), "PYTHONPATH": f"{site}:{ROOT}", "LANG": "C.UTF-8"}))
