@@ -27,7 +27,7 @@ import os
 import select
 import struct
 import time
-from errno import EAFNOSUPPORT, EFAULT, EINVAL, ENOLCK, ENOSYS, EOPNOTSUPP, EPERM
+from errno import EAFNOSUPPORT, EFAULT, EINVAL, ENOLCK, ENOPROTOOPT, ENOSYS, EOPNOTSUPP, EPERM
 
 #: The shared library; a test points it at a missing one.
 LIBRARY = "libseccomp.so.2"
@@ -85,8 +85,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "sched_yield", "sched_getaffinity", "sched_getparam", "sched_getscheduler", "sched_setparam",
         "sched_setscheduler", "sched_getattr", "sched_setattr", "sched_get_priority_max", "sched_get_priority_min",
         "sched_rr_get_interval", "getpriority", "setpriority", "ioprio_get", "ioprio_set", "getcpu",
-        "getrusage", "times", "getrlimit", "ugetrlimit", "setrlimit", "prlimit64", "pidfd_open",
-        "pidfd_send_signal", "process_mrelease", "seccomp", "landlock_create_ruleset", "landlock_add_rule",
+        "getrusage", "times", "getrlimit", "ugetrlimit", "setrlimit", "prlimit64", "pidfd_send_signal", "process_mrelease", "seccomp", "landlock_create_ruleset", "landlock_add_rule",
         "landlock_restrict_self"),
     "identity": (
         "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getgroups", "getuid32", "geteuid32",
@@ -129,6 +128,8 @@ _NAMESPACE_FLAGS = {
     "CLONE_NEWUTS": 0x0400_0000, "CLONE_NEWIPC": 0x0800_0000, "CLONE_NEWUSER": 0x1000_0000,
     "CLONE_NEWPID": 0x2000_0000, "CLONE_NEWNET": 0x4000_0000,
 }
+CLONE_PIDFD = 0x0000_1000
+SO_COOKIE, SO_NETNS_COOKIE = 57, 71
 #: clone's flags are its first argument, but on s390 its second.
 _CLONE_FLAGS = 1 if os.uname().machine.startswith("s390") else 0
 # The numbers below are those of x86, Arm, RISC-V and s390 (not of MIPS, PowerPC or SPARC).
@@ -174,8 +175,12 @@ def _personality_rules() -> tuple[When, ...]:
 #: Arguments of allowed calls that are refused: a call's name -> the rules, each with the errno it fails with.
 RULES: dict[str, tuple[When, ...]] = {
     # New namespaces: each one gives the bot every capability over it.  clone3 passes its flags in memory,
-    # where a filter cannot read them, so it is not allowed (glibc, Go and Rust then use clone).
-    "clone": tuple(When(EPERM, _CLONE_FLAGS, flag, flag) for flag in _NAMESPACE_FLAGS.values()),
+    # where a filter cannot read them, so it is not allowed (glibc, Go and Rust then use clone).  A pidfd
+    # (CLONE_PIDFD, as pidfd_open, which is not allowed) has an inode number of pidfs, counted over every process
+    # the machine starts: a channel between bots (runtimes fall back to waitpid).
+    "clone": tuple(When(EPERM, _CLONE_FLAGS, flag, flag) for flag in (*_NAMESPACE_FLAGS.values(), CLONE_PIDFD)),
+    # A socket's cookie comes from one counter of the whole machine, as does its network namespace's.
+    "getsockopt": (When(ENOPROTOOPT, 2, _LOW_32, SO_COOKIE), When(ENOPROTOOPT, 2, _LOW_32, SO_NETNS_COOKIE)),
     "personality": _personality_rules(),
     # Faking keyboard input on a terminal (as bubblewrap and Flatpak refuse it).
     "ioctl": (When(EPERM, 1, _LOW_32, TIOCSTI), When(EPERM, 1, _LOW_32, TIOCLINUX)),

@@ -132,6 +132,12 @@ DENIALS = [
     ("adjtimex", "print(call('adjtimex', (ctypes.c_char * 208)()))", "ENOSYS"),
     ("socket AF_ALG", "print(call('socket', 38, 5, 0))", "EAFNOSUPPORT"),
     ("socket AF_PACKET", "print(call('socket', 17, 3, 0))", "EAFNOSUPPORT"),
+    # Counters of the whole machine a bot could read: a socket's cookie, a pidfd's inode number.
+    ("getsockopt SO_COOKIE", "import socket\ns = socket.socket(socket.AF_UNIX)\n"
+     "print(call('getsockopt', s.fileno(), 1, 57, (ctypes.c_char * 8)(), ctypes.byref(ctypes.c_int(8))))",
+     "ENOPROTOOPT"),
+    ("pidfd_open", "print(call('pidfd_open', os.getpid(), 0))", "ENOSYS"),
+    ("clone CLONE_PIDFD", f"print(call('clone', 0x1000 | {SIGCHLD}, 0, (ctypes.c_int * 1)(), 0, 0))", "EPERM"),
     ("socket AF_INET", "print(call('socket', 2, 1, 0))", "EAFNOSUPPORT"),
     ("socket AF_NETLINK", "print(call('socket', 16, 3, 0))", "EAFNOSUPPORT"),
     ("socket past AF_MAX", "print(call('socket', 1000, 1, 0))", "EAFNOSUPPORT"),
