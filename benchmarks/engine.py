@@ -37,9 +37,14 @@ was measured, else of the engine measured; the line before it starting with
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import statistics
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from arena.rules import ENGINE, GameSettings, GameState, SplitMix64, deal
@@ -88,6 +93,54 @@ def playout_round(cls: Any, settings: GameSettings, deals: list, seed: int,
     return out, time.process_time() - cpu_start, time.perf_counter() - start
 
 
+HERE = Path(__file__).resolve().parent
+NATIVE = HERE.parent / "arena" / "rules" / "native"
+#: The extension's own flags (setup.py), so the floor is the same code compiled the same way.
+CFLAGS = ["-O2", "-ffp-contract=off"]
+
+
+def build_floor(folder: str) -> tuple[str | None, str]:
+    """The floor program compiled into ``folder``: (its path, "") or (None, why it is skipped)."""
+    if native_engine.ENGINE != "native":
+        return None, f"the floor needs the native engine's sources in use: {native_engine.WHY}"
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        return None, "no C compiler (cc) on the PATH"
+    exe = os.path.join(folder, "engine_floor")
+    cmd = [cc, *CFLAGS, f"-I{NATIVE}", "-o", exe, str(HERE / "engine_floor.c"), str(NATIVE / "engine.c"), "-lm"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, f"cc failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
+    return exe, ""
+
+
+def floor_input(settings: GameSettings, deals: list, seed: int) -> str:
+    """The floor program's stdin: the rules, then every game's generator seed and deal (engine_floor.c)."""
+    lines = [f"{settings.players} {int(settings.scoring == 'blockers')} {int(settings.penalty == 'opponent')} "
+             f"{len(deals)}", " ".join(str(c) for colors in settings.seat_colors for c in colors)]
+    colors = [c for colors in settings.seat_colors for c in colors]
+    for i, d in enumerate(deals):
+        lines.append(" ".join([str(seed + i)] + [str(t) for c in colors for t in d[c]]))
+    return "\n".join(lines) + "\n"
+
+
+def floor_round(exe: str, text: str) -> tuple[str, float, float]:
+    """One round of the floor program: (its hash of the games, CPU seconds, the same as wall seconds)."""
+    out = subprocess.run([exe, "1"], input=text, capture_output=True, text=True, check=True).stdout.split()
+    cpu = float(out[out.index("round") + 1])
+    return out[out.index("check") + 1], cpu, cpu
+
+
+def playouts_hash(outcomes: list) -> str:
+    """engine_floor.c's FNV-1a hash of playout results and final generator states, from Python."""
+    h = 0xCBF29CE484222325
+    for result, state in outcomes:
+        for v in [x for seat in result for x in seat] + [state]:
+            for i in range(8):
+                h = ((h ^ ((v >> (8 * i)) & 0xFF)) * 0x100000001B3) & ((1 << 64) - 1)
+    return f"{h:016x}"
+
+
 def interleaved(names: list[str], rounds: int, run) -> dict[str, list]:
     """``run(name)`` for every engine in every round, the order alternating; the outcomes by engine."""
     outcomes: dict[str, list] = {name: [] for name in names}
@@ -104,6 +157,28 @@ def median_rates(games: int, outcomes: list) -> tuple[float, float, list[float]]
     return statistics.median(cpu), statistics.median(wall), cpu
 
 
+def floor(settings: GameSettings, pdeals: list, seed: int, rounds: int) -> None:
+    """The floor program's rounds alternating with the native engine's random playouts; the ratio by CPU time."""
+    with tempfile.TemporaryDirectory(prefix="engine-floor-") as folder:
+        exe, why = build_floor(folder)
+        if exe is None:
+            print(f"floor: skipped ({why})")
+            return
+        text = floor_input(settings, pdeals, seed)
+        cls = native_engine.GameState
+        runs = interleaved(["native", "floor"], rounds,
+                           lambda name: playout_round(cls, settings, pdeals, seed, "random") if name == "native"
+                           else floor_round(exe, text))
+    expected = playouts_hash(runs["native"][0][0])
+    assert all(o[0] == expected for o in runs["floor"]), "the floor program played other games than the engine"
+    n_cpu, _, n_each = median_rates(len(pdeals), runs["native"])
+    f_cpu, _, f_each = median_rates(len(pdeals), runs["floor"])
+    print(f"whole random playouts, floor : cpu {f_cpu:9.1f} games/s [{min(f_each):.1f}-{max(f_each):.1f}] "
+          f"(benchmarks/engine_floor.c, cc {' '.join(CFLAGS)}; the same games, checked)")
+    print(f"whole random playouts, native beside it: cpu {n_cpu:9.1f} games/s [{min(n_each):.1f}-{max(n_each):.1f}]")
+    print(f"whole random playouts, native / floor: {n_cpu / f_cpu:.2f}x by CPU time")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=("native", "pure", "both"), default=None,
@@ -115,6 +190,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--playouts", action="store_true", help="also time whole random and greedy playouts")
     parser.add_argument("--playout-games", type=int, default=10000, metavar="G",
                         help="deals of the whole playouts (default 10000)")
+    parser.add_argument("--floor", action="store_true",
+                        help="with --playouts: time benchmarks/engine_floor.c (plain C, compiled with cc) beside them")
     args = parser.parse_args(argv)
     if args.games < 1 or args.playout_games < 1:
         parser.error("--games and --playout-games must be at least 1")
@@ -165,6 +242,8 @@ def main(argv: list[str] | None = None) -> None:
                 n, p = rates["native"], rates["pure"]
                 print(f"whole {policy} playouts, native/pure: {n[0] / p[0]:.1f}x by CPU time, "
                       f"{n[1] / p[1]:.1f}x by the wall clock")
+            if policy == "random" and args.floor:
+                floor(settings, pdeals, args.seed, args.rounds)
             if policy == "random" and len(names) == 2:
                 n, p = rates["native"], loop_rates["pure"]
                 print(f"whole random playouts (native) / per-move loop (pure): {n[0] / p[0]:.1f}x by CPU time, "

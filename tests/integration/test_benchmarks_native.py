@@ -47,6 +47,30 @@ def test_engine_both_side_by_side_with_playouts(capsys: pytest.CaptureFixture[st
     assert lines[-2].startswith("cpu:") and "(native, per-move loop)" in lines[-2]
 
 
+@needs_native
+def test_engine_floor_plays_the_same_games_as_the_native_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    engine = script("engine")
+    engine.main(["--engine", "native", "--games", "2", "--rounds", "2", "--playouts", "--playout-games", "5",
+                 "--floor"])
+    out = capsys.readouterr().out
+    if "floor: skipped" in out:
+        assert engine.shutil.which("cc") is None, out
+        return
+    # The floor's hash of the games equals the engine's, else the script stops with an AssertionError.
+    assert re.search(r"whole random playouts, native / floor: [0-9.]+x by CPU time", out)
+
+
+@needs_native
+def test_engine_floor_is_skipped_saying_why_without_a_compiler(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = script("engine")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("CC", raising=False)
+    engine.main(["--engine", "native", "--games", "1", "--rounds", "1", "--playouts", "--playout-games", "2",
+                 "--floor"])
+    assert "floor: skipped (no C compiler (cc) on the PATH)" in capsys.readouterr().out
+
+
 def test_engine_pure_alone(capsys: pytest.CaptureFixture[str]) -> None:
     script("engine").main(["--engine", "pure", "--games", "2", "--rounds", "1"])
     out = capsys.readouterr().out

@@ -50,8 +50,55 @@ static PyObject *deals_tuple(const Rules *r, const Core *s) {
     return t;
 }
 
+/* The value of an exact int that fits one digit (a tile, say), read without a call; -1 for any other
+ * (negative or large: the general reader then judges it). */
+static inline long digit_value(PyObject *t) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)t)) return -1;
+    Py_ssize_t v = PyUnstable_Long_CompactValue((PyLongObject *)t);
+    return v >= 0 ? (long)v : -1;
+#else
+    Py_ssize_t size = Py_SIZE(t);
+    return size == 0 ? 0 : size == 1 ? (long)((PyLongObject *)t)->ob_digit[0] : -1;
+#endif
+}
+
+/* 28 distinct tiles from an exact tuple of exact ints: 0, or -1 (no error set) when it is anything else. */
+static int read_pile(PyObject *tiles, uint8_t *out) {
+    if (!PyTuple_CheckExact(tiles) || PyTuple_GET_SIZE(tiles) != N_TILES) return -1;
+    unsigned seen = 0;
+    for (int k = 0; k < N_TILES; k++) {
+        PyObject *t = PyTuple_GET_ITEM(tiles, k);
+        if (!PyLong_CheckExact(t)) return -1;
+        long tile = digit_value(t);
+        if (tile < 0 || tile >= N_TILES || (seen >> tile & 1)) return -1;
+        seen |= 1u << tile;
+        out[k] = (uint8_t)tile;
+    }
+    return 0;
+}
+
+/* The common case, a dict of exact int colors to tuples of 28 tiles (what deal() makes), read without
+ * building keys or tuples: 1 when it was a good deal, 0 to read it the general way (which names the fault). */
+static int read_deals_dict(const Rules *r, PyObject *deals, uint8_t out[N_COLORS][N_TILES]) {
+    if (!PyDict_CheckExact(deals) || PyDict_GET_SIZE(deals) != r->n_colors) return 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *tiles;
+    unsigned queued = 0;
+    while (PyDict_Next(deals, &pos, &key, &tiles)) {
+        if (!PyLong_CheckExact(key)) return 0;
+        int overflow = 0;
+        long c = PyLong_AsLongAndOverflow(key, &overflow);
+        if (overflow || c < 0 || c >= N_COLORS || r->seat_of[c] < 0 || (queued >> c & 1)) return 0;
+        queued |= 1u << c;
+        if (read_pile(tiles, out[c]) < 0) return 0;
+    }
+    return 1;
+}
+
 /* The deal of every color in play, checked as GameState checks it. */
 static int read_deals(const Rules *r, PyObject *deals, uint8_t out[N_COLORS][N_TILES]) {
+    if (read_deals_dict(r, deals, out)) return 0;
     if (!PyMapping_Check(deals) || PyMapping_Size(deals) != r->n_colors) {
         PyErr_Clear();
         PyErr_SetString(PyExc_ValueError, "a deal is needed for exactly the colors in play");
@@ -122,7 +169,12 @@ static int read_deals(const Rules *r, PyObject *deals, uint8_t out[N_COLORS][N_T
 static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *settings, *deals;
     static char *names[] = {"settings", "deals", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:GameState", names, &settings, &deals)) return NULL;
+    if (!kwds && PyTuple_GET_SIZE(args) == 2) { /* the usual call, without the parser's work */
+        settings = PyTuple_GET_ITEM(args, 0);
+        deals = PyTuple_GET_ITEM(args, 1);
+    } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO:GameState", names, &settings, &deals)) {
+        return NULL;
+    }
     Rules r;
     uint8_t tiles[N_COLORS][N_TILES];
     if (read_rules(settings, &r) < 0 || read_deals(&r, deals, tiles) < 0) return NULL;
@@ -133,8 +185,8 @@ static PyObject *state_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     Py_INCREF(settings);
     self->settings = settings;
     self->history = PyList_New(0);
-    self->deals = deals_tuple(&r, &self->core);
-    if (!self->history || !self->deals) {
+    self->deals = NULL; /* made when first asked for (get_deals): a playout never asks */
+    if (!self->history) {
         Py_DECREF(self);
         return NULL;
     }
@@ -303,10 +355,23 @@ static PyObject *state_keys(StateObject *self, PyObject *unused) {
     return Py_BuildValue("(NNN)", ints_tuple(groups, n), ints_tuple(totals, n), ints_tuple(penalties, n));
 }
 
-static PyObject *state_playout(StateObject *self, PyObject *args, PyObject *kwds) {
-    PyObject *rng, *policy = NULL;
-    static char *names[] = {"rng", "policy", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:playout", names, &rng, &policy)) return NULL;
+/* playout(rng, policy="random"), arguments by position or by name, read without building a tuple. */
+static PyObject *state_playout(StateObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *given[2] = {NULL, NULL};
+    static const char *names[2] = {"rng", "policy"};
+    Py_ssize_t n_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs > 2) return PyErr_Format(PyExc_TypeError, "playout() takes at most 2 arguments (%zd given)", nargs);
+    for (Py_ssize_t i = 0; i < nargs; i++) given[i] = args[i];
+    for (Py_ssize_t k = 0; k < n_kw; k++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int slot = PyUnicode_CompareWithASCIIString(key, "rng") == 0 ? 0
+                   : PyUnicode_CompareWithASCIIString(key, "policy") == 0 ? 1 : -1;
+        if (slot < 0) return PyErr_Format(PyExc_TypeError, "playout() got an unexpected keyword argument '%U'", key);
+        if (given[slot]) return PyErr_Format(PyExc_TypeError, "playout() got multiple values for '%s'", names[slot]);
+        given[slot] = args[nargs + k];
+    }
+    if (!given[0]) return PyErr_Format(PyExc_TypeError, "playout() missing required argument 'rng' (pos 1)");
+    PyObject *rng = given[0], *policy = given[1];
     int greedy = policy ? read_policy(policy) : 0;
     uint64_t seed;
     if (greedy < 0 || rng_get(rng, &seed) < 0) return NULL;
@@ -317,8 +382,17 @@ static PyObject *state_playout(StateObject *self, PyObject *args, PyObject *kwds
     core_keys(&self->rules, &s, groups, totals, penalties);
     PyObject *out = PyTuple_New(self->rules.players);
     if (!out) return NULL;
-    for (int seat = 0; seat < self->rules.players; seat++)
-        PyTuple_SET_ITEM(out, seat, Py_BuildValue("(iii)", groups[seat], totals[seat], penalties[seat]));
+    for (int seat = 0; seat < self->rules.players; seat++) {
+        int keys[3] = {groups[seat], totals[seat], penalties[seat]};
+        PyObject *item = ints_tuple(keys, 3);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject_GC_UnTrack(item); /* ints only: no cycle to find, nothing for the collector to walk */
+        PyTuple_SET_ITEM(out, seat, item);
+    }
+    PyObject_GC_UnTrack(out);
     return out;
 }
 
@@ -525,7 +599,7 @@ static PyMethodDef state_methods[] = {
     {"_observe_into", (PyCFunction)state_observe_into, METH_VARARGS, NULL},
     {"set_next_draw", (PyCFunction)(void (*)(void))state_set_next_draw, METH_FASTCALL,
      "The next tile a color draws is this one; the tiles above it in its pile move down one place."},
-    {"playout", (PyCFunction)(void (*)(void))state_playout, METH_VARARGS | METH_KEYWORDS,
+    {"playout", (PyCFunction)(void (*)(void))state_playout, METH_FASTCALL | METH_KEYWORDS,
      "Play a copy to the end with a policy and a SplitMix64; per seat (groups, captured, penalty)."},
     {NULL}};
 
