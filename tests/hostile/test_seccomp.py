@@ -137,6 +137,7 @@ DENIALS = [
      "print(call('getsockopt', s.fileno(), 1, 57, (ctypes.c_char * 8)(), ctypes.byref(ctypes.c_int(8))))",
      "ENOPROTOOPT"),
     ("pidfd_open", "print(call('pidfd_open', os.getpid(), 0))", "ENOSYS"),
+    ("statfs", "print(call('statfs', b'/', (ctypes.c_char * 120)()))", "ENOSYS"),
     ("clone CLONE_PIDFD", f"print(call('clone', 0x1000 | {SIGCHLD}, 0, (ctypes.c_int * 1)(), 0, 0))", "EPERM"),
     ("socket AF_INET", "print(call('socket', 2, 1, 0))", "EAFNOSUPPORT"),
     ("socket AF_NETLINK", "print(call('socket', 16, 3, 0))", "EAFNOSUPPORT"),
