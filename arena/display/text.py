@@ -36,7 +36,8 @@ TILE_ABBREVIATIONS = tuple(SYMBOL_ABBREVIATIONS.get(name, name) for name in TILE
 #: What follows the tile of the last move on the board.
 LAST_MOVE_MARK = "*"
 
-_ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
+#: The ANSI colour code of each colour of tiles.
+ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
 _RESET = "\x1b[0m"
 
 
@@ -50,7 +51,8 @@ class _Game(Protocol):
     def history(self) -> Sequence[tuple[Move, int]]: ...
 
 
-def _paint(text: str, codes: str, color: bool) -> str:
+def paint(text: str, codes: str, color: bool) -> str:
+    """``text`` in the ANSI ``codes`` (``"1;31"``), when ``color``."""
     return f"\x1b[{codes}m{text}{_RESET}" if color and codes else text
 
 
@@ -95,12 +97,12 @@ def render_board(
             occupant = cells[cell]
             if occupant is None:
                 text = "." + SYMBOL_ABBREVIATIONS[REGIONS[region_of(cell)]].lower()
-                body = _paint(text, "2", color)
+                body = paint(text, "2", color)
             else:
                 c, tile = occupant
                 text = tile_text(c, tile)
-                codes = "1;" + _ANSI[COLORS[c]] + (";7" if cell == highlight else "")
-                body = _paint(text, codes, color)
+                codes = "1;" + ANSI[COLORS[c]] + (";7" if cell == highlight else "")
+                body = paint(text, codes, color)
             mark = LAST_MOVE_MARK if cell == highlight else " "
             parts.append(body + " " * (3 - len(text)) + mark + " ")
             if col in (2, 5):
@@ -116,9 +118,9 @@ def _legend(settings: GameSettings, names: Sequence[str] | None, color: bool, wi
     seats = []
     for seat, colors in enumerate(settings.seat_colors):
         who = f"seat {seat}" + (f" {printable(names[seat])}" if names and seat < len(names) else "")
-        marks = [(f"{COLOR_LETTERS[COLORS[c]]}={COLORS[c]}", "1;" + _ANSI[COLORS[c]]) for c in colors]
+        marks = [(f"{COLOR_LETTERS[COLORS[c]]}={COLORS[c]}", "1;" + ANSI[COLORS[c]]) for c in colors]
         plain = " ".join(text for text, _ in marks)
-        painted = " ".join(_paint(text, codes, color) for text, codes in marks)
+        painted = " ".join(paint(text, codes, color) for text, codes in marks)
         seats.append((f"{plain} ({who})", f"{painted} ({who})"))
     symbols = " ".join(f"{SYMBOL_ABBREVIATIONS[name]}={name}" for name in REGIONS)
     # Colors are painted after the lines are broken, so the codes take no room.
@@ -203,7 +205,7 @@ def render_racks(state: GameState, names: Sequence[str] | None = None, color: bo
     for seat, colors in enumerate(state.settings.seat_colors):
         who = f"seat {seat}" + (f" {printable(names[seat])}" if names and seat < len(names) else "")
         for c in colors:
-            label = _paint(f"{COLORS[c]:<6}", "1;" + _ANSI[COLORS[c]], color)
+            label = paint(f"{COLORS[c]:<6}", "1;" + ANSI[COLORS[c]], color)
             tiles = " ".join(TILE_ABBREVIATIONS[t] for t in state.racks[c]) or "-"
             status = "finished" if state.is_finished(c) else f"{len(state.pile(c))} in the pile"
             lines.append(f"  {label} ({who}): {tiles:<14}  {status}")
@@ -260,7 +262,7 @@ def render_result(
         columns.append(Column("faults", [str(sum(1 for f in faults if f.get("seat") == s)) for s in seats]))
     columns.append(Column("won", ["yes" if s in won else "" for s in seats], left=True))
     table = fit_table(columns, width, rule=True)
-    out = [_paint(table.lines[0], "1", color), *table.lines[1:]]
+    out = [paint(table.lines[0], "1", color), *table.lines[1:]]
     if table.short:
         out.append("U: Uptown scoring, B: Blockers! scoring")
     if table.dropped:
@@ -269,7 +271,7 @@ def render_result(
     who = ", ".join(f"{printable(names[s])} (seat {s})" if s < len(names) else f"seat {s}" for s in sorted(won))
     shared = " (shared)" if len(won) > 1 else ""
     out.append("")
-    out.append(_paint(f"{'Winners' if len(won) > 1 else 'Winner'} under {title} scoring: {who}{shared}", "1", color))
+    out.append(paint(f"{'Winners' if len(won) > 1 else 'Winner'} under {title} scoring: {who}{shared}", "1", color))
     if faults:
         out.append("")
         out.append("faults:")

@@ -39,8 +39,7 @@ from arena.api.options import declared_options, defaults
 from arena.faults import Fault, FaultKind, describe_failure, fault_of, show_value
 from arena.isolation import protocol
 from arena.plugins import BotError, check_given, description, load_bot, split_bot_spec
-from arena.plugins.loading import _attribute, _check_class, _import_module
-from arena.plugins.specs import _DOTTED
+from arena.plugins.loading import import_class
 from arena.rules import Move, SeatResult, SeatView
 
 #: The environment variable with the options a bot is given, for its host to check before its handshake.
@@ -275,13 +274,11 @@ def _load_class(ref: str) -> type[Bot]:
     turned an entry point's name into one (:func:`~arena.bots.resolve_ref`), and reading every installed
     distribution's metadata again would be a good part of the host's start.  Anything else, or any
     failure, goes through :func:`~arena.bots.load_bot`, with its diagnosis."""
-    where, colon, attr = ref.rpartition(":")
-    if colon and _DOTTED.fullmatch(where):
-        try:
-            return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
-        except BotError:
-            pass
-    return load_bot(ref)
+    try:
+        found = import_class(ref)
+    except BotError:
+        found = None
+    return found if found is not None else load_bot(ref)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from arena.display.terminal import DEFAULT_WIDTH
-from arena.display.text import SYMBOL_ABBREVIATIONS, _paint, describe_move, render_board, score_line, tile_text
+from arena.display.text import ANSI, SYMBOL_ABBREVIATIONS, describe_move, paint, render_board, score_line, tile_text
 from arena.faults import Fault, FaultKind
 from arena.rules import COLORS, GameSettings, GameState, IllegalMove, Move, MoveSet, SeatResult
 from arena.rules.geometry import CELL_NAMES, REGIONS, cell_index, region_of
@@ -36,7 +36,6 @@ from arena.rules.tiles import TILE_NAMES, tile_index
 #: The spec of the human's seat, as given to ``arena play`` and written in the record's ``bots``.
 HUMAN = "human"
 
-_ANSI = {"red": "31", "blue": "34", "green": "32", "yellow": "33", "purple": "35"}
 _SHORT = {abbr.lower(): name for name, abbr in SYMBOL_ABBREVIATIONS.items()}
 
 
@@ -136,7 +135,7 @@ class Human:
                                                 width=self.terminal.width))
         for line in score_line(state, self.names, self.terminal.width):
             self.say(line)
-        tiles = "  ".join(f"{n}:" + _paint(tile_text(c, t), "1;" + _ANSI[COLORS[c]], color)
+        tiles = "  ".join(f"{n}:" + paint(tile_text(c, t), "1;" + ANSI[COLORS[c]], color)
                           for n, (c, t) in enumerate(self.rack(state), 1))
         colors = " and ".join(COLORS[c] for c in state.settings.seat_colors[self.seat])
         self.say(f"move {len(history)}: your turn (seat {self.seat}, {colors}); your rack: {tiles}")

@@ -147,6 +147,15 @@ def _load_ref(ref: str) -> type[Bot]:
     return cls
 
 
+def import_class(ref: str) -> type[Bot] | None:
+    """The bot class of a ``module:Class`` ref, imported straight away, without reading any installed
+    distribution's metadata (None for a ref of another form); :class:`BotError` if it cannot be imported."""
+    where, colon, attr = ref.rpartition(":")
+    if not colon or not _DOTTED.fullmatch(where):
+        return None
+    return _check_class(_attribute(_import_module(ref, where), attr, ref, where), ref)
+
+
 def _load_module_ref(ref: str, where: str, attr: str) -> type[Bot]:
     """``DIST:NAME`` when the distribution ``where`` registers ``attr``, else ``module:Class``."""
     ep = entry_point_of(ref)
