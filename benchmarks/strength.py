@@ -3,6 +3,13 @@
     python benchmarks/strength.py --deals 100 --four-deals 25 --mcts iterations=600,seconds=1.0 --workers 2
     python benchmarks/strength.py --deals 100 --four '' --workers 2 \
         --pair 'mcts:iterations=0,seconds=0.1,engine=native' 'mcts:iterations=0,seconds=0.1,engine=pure'
+    python benchmarks/strength.py --ladder --deals 8 --workers 2
+
+``--ladder`` plays the strength ladder instead (benchmarks/ladder.py): every
+built-in bot, the search bots at ``--controls`` seconds a move, in one
+two-player round robin run by ``arena run``, rated on one Elo scale; it writes
+the run's summary (``--summary``), docs/reference/strength-ladder.md and its
+plot.  ``--ladder-page SUMMARY`` makes the page and the plot again from a summary.
 
 Two-player pairings (``--pairs``, default ``greedy-random,mcts-greedy,lookahead-greedy``,
 bot names; or ``--pair A B``, repeatable, two full bot specs with their
@@ -33,6 +40,7 @@ import argparse
 import statistics
 import sys
 import time
+from pathlib import Path
 from collections import defaultdict
 from multiprocessing import Pool
 
@@ -40,6 +48,9 @@ from arena.play.prepared import prepare_bot
 from arena.play.referee import play_game
 from arena.plugins import BotError, parse_bot_spec
 from arena.stats.intervals import win_share_interval
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ladder  # noqa: E402 - benchmarks/ is not a package
 
 
 def counted(cls: type, sink: list) -> type:
@@ -174,7 +185,34 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="first deal seed (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="referee's per-move limit (default 60)")
+    parser.add_argument("--ladder", action="store_true", help="play the strength ladder (benchmarks/ladder.py)")
+    parser.add_argument("--controls", default=",".join(f"{c:g}" for c in ladder.CONTROLS),
+                        help="with --ladder: the search bots' seconds a move, comma-separated (default 0.01,0.03,0.1)")
+    parser.add_argument("--out", default="results/strength-ladder", help="with --ladder: the run's folder")
+    parser.add_argument("--summary", default=str(ladder.SUMMARY), help="with --ladder: the summary to write")
+    parser.add_argument("--ladder-page", metavar="SUMMARY", default=None,
+                        help="make the ladder page and plot again from a summary, and play nothing")
     args = parser.parse_args(argv)
+    if args.ladder_page:
+        if not Path(args.ladder_page).is_file():
+            parser.error(f"no summary file {args.ladder_page}")
+        ladder.write_page(Path(args.ladder_page))
+        print(f"wrote {ladder.PAGE} and {ladder.PLOT}")
+        return
+    if args.ladder:
+        try:
+            controls = tuple(sorted({float(c) for c in args.controls.split(",") if c}))
+        except ValueError:
+            parser.error(f"--controls takes seconds a move, comma-separated, not {args.controls!r}")
+        if not controls or any(not 0 < c <= 10 for c in controls):
+            parser.error("--controls needs seconds a move above 0 and at most 10")
+        if args.deals < 1 or args.workers < 1:
+            parser.error("--deals and --workers must be at least 1")
+        data = ladder.run(args.deals, args.seed, args.workers, controls, Path(args.out), Path(args.summary),
+                          ladder.command_line(sys.argv[1:] if argv is None else argv))
+        ladder.write_page(Path(args.summary))
+        print(f"{data['wall_seconds']:.0f} s; wrote {args.summary}, {ladder.PAGE} and {ladder.PLOT}")
+        return
 
     def spec(name: str) -> str:
         text = f"{name}:{args.mcts}" if name == "mcts" and args.mcts else name
