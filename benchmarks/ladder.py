@@ -10,10 +10,10 @@ against every other, each deal played from both seats with the same tiles:
 its ratings), and reads the run's ``standings.csv``: each entrant's Elo (the
 arena's Plackett-Luce fit, entrants' mean 0) with its 95% interval, win
 share and mean seconds a move.  The bots that do not search (``random``,
-``greedy``, ``lookahead``) play in one time control, since time does not
-change their moves; the search bots (``mcts``, and OpenSpiel's ISMCTS when
-OpenSpiel is installed) enter once per time control (``--controls``, seconds
-a move).  The run's small summary (the tournament file, the standings rows,
+``greedy``, ``lookahead``) enter once, since time does not change their
+moves; ``mcts`` enters once per time control (``--controls``, seconds a
+move); OpenSpiel's ISMCTS (when OpenSpiel is installed) once, at its default
+simulations, having no time budget.  The run's small summary (the tournament file, the standings rows,
 the command, the wall time) is written to ``--summary`` and the page and the
 plot are made from it alone (``--ladder-page`` makes them again), so
 tests/integration/test_strength_ladder.py checks the committed page against
@@ -41,6 +41,8 @@ PLOT = ROOT / "docs" / "images" / "strength-ladder.png"
 CONTROLS = (0.01, 0.03, 0.1)
 #: The bots whose moves do not depend on their time.
 FIXED = ("random", "greedy", "lookahead")
+#: The OpenSpiel entrant's name on the ladder.
+OPENSPIEL = "openspiel-ismcts"
 
 
 def openspiel_why_not() -> str:
@@ -57,9 +59,9 @@ def entrants(controls: tuple[float, ...], with_openspiel: bool) -> list[dict[str
         out.append({"name": f"mcts-{seconds:g}s", "bot": "mcts", "options": {"iterations": 0, "seconds": seconds},
                     "seconds": seconds})
     if with_openspiel:
-        for seconds in controls:
-            out.append({"name": f"ismcts-{seconds:g}s", "bot": "openspiel-ismcts",
-                        "options": {"seconds": seconds}, "seconds": seconds})
+        # OpenSpiel's ISMCTS has no time budget, only simulations: it enters once, at its default budget,
+        # and its time a move is the one measured in the run.
+        out.append({"name": "openspiel-ismcts", "bot": "openspiel-ismcts", "options": {}, "seconds": None})
     return out
 
 
@@ -145,7 +147,9 @@ def render_page(data: dict[str, Any]) -> str:
         "rated by the arena's own Plackett-Luce fit (the standings' `rating`: entrants' mean 0, "
         "a 100-point gap = finishing ahead 64% of the time) with its 95% interval. "
         "`random`, `greedy` and `lookahead` do not search, so they enter once; `mcts` enters at "
-        f"{', '.join(f'{s:g} s' for s in data['controls'])} a move (`iterations=0,seconds=S`).",
+        f"{', '.join(f'{s:g} s' for s in data['controls'])} a move (`iterations=0,seconds=S`)"
+        + ("; OpenSpiel's ISMCTS once, at its default simulations (it has no time budget)."
+           if not data["openspiel"] else "."),
         "",
         f"Measured with `{data['command']}`: {games} games ({data['deals']} deals a pairing, both seats), "
         f"{data['workers']} worker(s), {data['wall_seconds']:.0f} s on the shared 2-core machine. "
@@ -186,8 +190,9 @@ def render_plot(data: dict[str, Any], path: Path) -> None:
 
     rows = rows_by_name(data)
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
-    for bot, label in (("mcts", "mcts"), ("openspiel-ismcts", "OpenSpiel ISMCTS")):
-        points = [(e["seconds"], rows[e["name"]]) for e in data["entrants"] if e["bot"] == bot]
+    for bot, label in (("mcts", "mcts"), ("openspiel-ismcts", "OpenSpiel ISMCTS (its default simulations)")):
+        points = [(e["seconds"] or rows[e["name"]]["mean_move_seconds"], rows[e["name"]])
+                  for e in data["entrants"] if e["bot"] == bot]
         if not points:
             continue
         xs = [s for s, _ in points]

@@ -40,9 +40,9 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 from collections import defaultdict
 from multiprocessing import Pool
+from pathlib import Path
 
 from arena.play.prepared import prepare_bot
 from arena.play.referee import play_game
