@@ -101,6 +101,14 @@ def run(deals: int, seed: int, workers: int, controls: tuple[float, ...], out: P
                     str(out / "results"), "--isolation", "none", "-j", str(workers), "--quiet"],
                    check=True)
     wall = time.perf_counter() - start
+    data = summarize(out, players, deals, seed, workers, controls, wall, command, toml)
+    summary.write_text(json.dumps(data, indent=1) + "\n")
+    return data
+
+
+def summarize(out: Path, players: list[dict[str, Any]], deals: int, seed: int, workers: int,
+              controls: tuple[float, ...], wall: float, command: str, toml: str) -> dict[str, Any]:
+    """The summary of the ladder's results folder ``out/results``: its standings and time use, and how it ran."""
     with open(out / "results" / "standings.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     with open(out / "results" / "time_use.csv", newline="") as f:
@@ -108,7 +116,7 @@ def run(deals: int, seed: int, workers: int, controls: tuple[float, ...], out: P
     for row in rows:
         row["mean_move_seconds"] = seconds.get(row["entrant"], "")
     keep = ("entrant", "games", "rating", "rating_low", "rating_high", "win_share_uptown", "mean_move_seconds")
-    data = {
+    return {
         "command": command,
         "tournament": toml,
         "deals": deals,
@@ -116,12 +124,10 @@ def run(deals: int, seed: int, workers: int, controls: tuple[float, ...], out: P
         "workers": workers,
         "controls": list(controls),
         "wall_seconds": round(wall, 1),
-        "openspiel": why,
+        "openspiel": openspiel_why_not(),
         "entrants": players,
         "standings": [{k: row.get(k, "") for k in keep} for row in rows],
     }
-    summary.write_text(json.dumps(data, indent=1) + "\n")
-    return data
 
 
 def _num(text: str) -> float:
