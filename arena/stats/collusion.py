@@ -67,6 +67,8 @@ MIN_INFORMATION = 1.0
 #: Captures of B's tiles by A at least for a gifts test.
 MIN_CAPTURES = 10
 
+#: The note of a pair left with too few games once the flagged pairs' tables are set aside.
+SET_ASIDE = "its games were at a flagged pair's tables"
 #: The columns of :func:`collusion_table`, in order.
 HELPER, HELPED = "helper", "helped"
 GAMES = "games"
@@ -82,6 +84,8 @@ COLUMNS: tuple[str, ...] = (
 )
 #: What each test's finding is called (the ``evidence`` column): the test with the pair's smallest p-value.
 SPARES, TAKES, GIFTS, HELPS, HURTS = "spares", "takes", "gifts", "helps", "hurts"
+#: A row's one-sided p-values by finding, and the number of its tests (its Bonferroni factor): not columns.
+_ONE_SIDED, _TESTS = "_one_sided", "_tests"
 #: What a flag on ``A -> B`` says, by its evidence.
 FINDINGS = {
     SPARES: "{a} spares {b}'s tiles",
@@ -114,6 +118,27 @@ class TableGames:
         self.captures = captures[order]
         self.clean = clean[order]
         self.groups = np.full(ranks.shape, math.nan) if groups is None else groups[order]
+
+    def present(self) -> np.ndarray:
+        """``present[g, e]``: entrant ``e`` sat at game ``g``."""
+        present = np.zeros((len(self.entrants), len(self.names)), dtype=bool)
+        np.put_along_axis(present, self.entrants, True, axis=1)
+        return present
+
+    def where(self, keep: np.ndarray) -> TableGames:
+        """The games ``keep`` marks."""
+        return TableGames(self.names, self.entrants[keep], self.ranks[keep], self.deals[keep], self.captures[keep],
+                          self.clean[keep], self.groups[keep])
+
+    def without(self, pairs: Sequence[tuple[int, int]]) -> TableGames:
+        """These games less those where both entrants of one of ``pairs`` sat."""
+        if not pairs:
+            return self
+        present = self.present()
+        keep = np.ones(len(self.entrants), dtype=bool)
+        for a, b in pairs:
+            keep &= ~(present[:, a] & present[:, b])
+        return self.where(keep)
 
     @property
     def players(self) -> int:
@@ -168,19 +193,19 @@ class TableGames:
 
 
 class Models:
-    """The three null models of one step of Holm's procedure, the pairs flagged so far their nuisance."""
+    """The three null models of one step of Holm's procedure, on the games of the tables it is given."""
 
-    def __init__(self, table: TableGames, nuisance: Sequence[tuple[int, int]] = ()) -> None:
+    def __init__(self, table: TableGames) -> None:
         names = len(table.names)
         clean = np.flatnonzero(table.clean)
         entrants, captures, deals = table.entrants[clean], table.captures[clean], table.deals[clean]
         counted = captures.sum(axis=(1, 2)) > 0
-        self.captures = CaptureModel(entrants[counted], captures[counted], deals[counted], names, nuisance)
+        self.captures = CaptureModel(entrants[counted], captures[counted], deals[counted], names)
         groups = table.groups[clean]
         known = np.isfinite(groups).all(axis=1)
-        self.gifts = (GiftModel(entrants[known], captures[known], groups[known], deals[known], names, nuisance)
+        self.gifts = (GiftModel(entrants[known], captures[known], groups[known], deals[known], names)
                       if known.any() else None)
-        self.results = ResultModel(table.entrants, table.ranks, table.deals, names, nuisance)
+        self.results = ResultModel(table.entrants, table.ranks, table.deals, names)
 
 
 def _z_of_t(t: float, freedom: int) -> float:
@@ -232,34 +257,119 @@ def collusion_table(games: pd.DataFrame, rank: str = "uptown_rank", entrants: Se
     if table.players < 3 or not len(table.entrants):
         why = "two players: no third party to compare with" if len(table.entrants) else "no games"
         return _finish([_empty_row(names[a], names[b], 0, why) for a, b in pairs], alpha)
-    present = np.zeros((len(table.entrants), len(names)), dtype=bool)
-    np.put_along_axis(present, table.entrants, True, axis=1)
     margins = (confidence, capture_margin, gift_margin, result_margin / ELO_PER_THETA)
-    models = Models(table)
-    rows = {pair: _pair_row(table, present, models, pair, margins) for pair in pairs}
+    rows = _pair_rows(table, pairs, margins)
     tested = [pair for pair in pairs if not math.isnan(float(rows[pair][P_PAIR]))]  # type: ignore[arg-type]
     flagged: list[tuple[int, int]] = []
     running = 0.0
     while len(flagged) < len(tested):
         left = [pair for pair in tested if pair not in flagged]
-        if flagged:  # the flagged pairs are the models' nuisance now: test the others again
-            models = Models(table, flagged)
-            rows.update({pair: _pair_row(table, present, models, pair, margins) for pair in left})
-        left.sort(key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
-        best = left[0]
-        step = min(1.0, len(left) * float(rows[best][P_PAIR]))  # type: ignore[arg-type]
-        if max(running, step) > alpha:  # Holm stops: the rest keep the usual step-down values
-            for position, pair in enumerate(left):
+        groups = _set_aside(flagged, left)
+        if flagged:  # the flagged pairs' tables leave every model: test the others again on the rest
+            for aside, among in groups.items():
+                rows.update(_pair_rows(table.without(aside), among, margins, SET_ASIDE))
+        chosen = _next_flag(table, rows, groups, margins, alpha)
+        if chosen is None:  # Holm stops: the rest keep the usual step-down values
+            known = sorted((pair for pair in left if not math.isnan(float(rows[pair][P_PAIR]))),  # type: ignore[arg-type]
+                           key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
+            # a pair left with too few games still counts in the multiplier, as if its p-value were 1
+            for position, pair in enumerate(known):
                 running = max(running, min(1.0, (len(left) - position) * float(rows[pair][P_PAIR])))  # type: ignore[arg-type]
                 rows[pair][P_HOLM] = running
             break
-        running = max(running, step)
-        rows[best][P_HOLM] = running
-        flagged.append(best)
+        running = max(running, len(left) * float(rows[chosen][P_PAIR]))  # type: ignore[arg-type]
+        rows[chosen][P_HOLM] = running
+        flagged.append(chosen)
     out = pd.DataFrame([rows[pair] for pair in pairs], columns=list(COLUMNS))
     out[FLAGGED] = (out[P_HOLM] <= alpha).to_numpy()
     out[GAMES] = out[GAMES].astype(int)
     return out
+
+
+def _next_flag(table: TableGames, rows: Mapping[tuple[int, int], dict[str, object]],
+               groups: Mapping[tuple[tuple[int, int], ...], Sequence[tuple[int, int]]],
+               margins: tuple[float, float, float, float], alpha: float) -> tuple[int, int] | None:
+    """The pair to flag next, if one is due: the first, by p-value, whose finding holds at the tables
+    without each other entrant (:func:`_held`) with ``p <= alpha / pairs not yet flagged``, which keeps
+    Holm's bound in whatever order the pairs come.  ``rows[pair][P_PAIR]`` becomes that p-value for each
+    pair looked at."""
+    left = [pair for among in groups.values() for pair in among]
+    candidates = sorted((pair for pair in left if not math.isnan(float(rows[pair][P_PAIR]))),  # type: ignore[arg-type]
+                        key=lambda pair: float(rows[pair][P_PAIR]))  # type: ignore[arg-type]
+    fits: dict[tuple[tuple[tuple[int, int], ...], int], _Fit] = {}
+    for aside, among in groups.items():
+        for pair in candidates:
+            if pair not in among:
+                continue
+            if len(left) * float(rows[pair][P_PAIR]) > alpha:  # type: ignore[arg-type]
+                break  # sorted: no later pair is due either
+            _held(table, rows[pair], pair, aside, margins, fits)
+    due = [pair for pair in candidates if len(left) * float(rows[pair][P_PAIR]) <= alpha]  # type: ignore[arg-type]
+    return min(due, key=lambda pair: float(rows[pair][P_PAIR])) if due else None  # type: ignore[arg-type]
+
+
+class _Fit:
+    """The models of one set of tables, with who sat at each."""
+
+    def __init__(self, table: TableGames) -> None:
+        self.table = table
+        self.present = table.present()
+        self.models = Models(table)
+
+
+def _held(table: TableGames, row: dict[str, object], pair: tuple[int, int], aside: tuple[tuple[int, int], ...],
+          margins: tuple[float, float, float, float], fits: dict[tuple[tuple[tuple[int, int], ...], int], _Fit]) -> None:
+    """The pair's p-value (in ``row``) made that of its findings as they hold at the tables without each
+    other entrant C in turn: an intersection-union test, each finding's p-value the largest of them.
+
+    A team moves the captures, groups and results of whoever else sits at its tables (a blocker hurts the
+    leader, a thrower lifts everyone else): a finding on A -> B that such a team of others made vanishes at
+    the tables without one of them, while a finding on A and B's own play holds there.  A finding with
+    no test there (B never without A and C) is not one the data can check: its p-value is 1."""
+    a, b = pair
+    one_sided: dict[str, float] = dict(row[_ONE_SIDED])  # type: ignore[call-overload]
+    for c in range(len(table.names)):
+        if c in pair or not one_sided:
+            continue
+        key = (aside, c)
+        if key not in fits:
+            kept = table.without(aside)
+            fits[key] = _Fit(kept.where(~kept.present()[:, c]))
+        fit = fits[key]
+        again = _pair_row(fit.table, fit.present, fit.models, pair, margins)[_ONE_SIDED]
+        one_sided = {finding: max(p, again.get(finding, 1.0)) for finding, p in one_sided.items()}  # type: ignore[attr-defined]
+    if not one_sided:
+        return
+    sides = {finding: 1.0 if finding == GIFTS else 2.0 for finding in one_sided}  # gifts: a one-sided test
+    best = min(one_sided, key=lambda finding: sides[finding] * one_sided[finding])
+    held = min(1.0, float(row[_TESTS]) * min(1.0, sides[best] * one_sided[best]))  # type: ignore[arg-type]
+    if held > float(row[P_PAIR]):  # type: ignore[arg-type]
+        unheld = ", ".join(sorted(f for f in one_sided if one_sided[f] > float(row[_ONE_SIDED][f])))  # type: ignore[index]
+        row[NOTE] = "; ".join(filter(None, [str(row[NOTE]), f"{unheld or best}: not at the tables without each other entrant"]))
+    row[P_PAIR], row[EVIDENCE] = held, best
+
+
+def _set_aside(flagged: Sequence[tuple[int, int]],
+               left: Sequence[tuple[int, int]]) -> dict[tuple[tuple[int, int], ...], list[tuple[int, int]]]:
+    """The pairs ``left`` by the tables set aside for them: those of every flagged pair, except a pair's own
+    (the way back of a flagged pair is tested on the tables it shares, as at the first step)."""
+    teams = sorted({(min(a, b), max(a, b)) for a, b in flagged})
+    out: dict[tuple[tuple[int, int], ...], list[tuple[int, int]]] = {}
+    for a, b in left:
+        out.setdefault(tuple(t for t in teams if t != (min(a, b), max(a, b))), []).append((a, b))
+    return out
+
+
+def _pair_rows(table: TableGames, pairs: Sequence[tuple[int, int]], margins: tuple[float, float, float, float],
+               aside: str = "") -> dict[tuple[int, int], dict[str, object]]:
+    """The rows of ``pairs`` on ``table`` (``aside``: the note of a pair whose games were all set aside)."""
+    fit = _Fit(table)
+    rows = {pair: _pair_row(table, fit.present, fit.models, pair, margins) for pair in pairs}
+    if aside:
+        for row in rows.values():
+            if math.isnan(float(row[P_PAIR])):  # type: ignore[arg-type]
+                row[NOTE] = f"{aside}; {row[NOTE]}" if row[NOTE] else aside
+    return rows
 
 
 def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tuple[int, int],
@@ -281,7 +391,8 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
         row[NOTE] = f"too few deals together ({shared} < {MIN_DEALS})"
         return row
     notes = []
-    found: dict[str, float] = {}
+    found: dict[str, float] = {}  # each test's p-value, by its finding
+    one_sided: dict[str, float] = {}  # each side's own p-value
     seen, expected = models.captures.counts(a, b)
     row[CAPTURES_SEEN], row[CAPTURES_EXPECTED] = seen, expected
     test = models.captures.test(a, b)
@@ -292,6 +403,7 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
         spares = _NORMAL.cdf(_z_of_t((seen - capture_margin * expected) / sd, test.deals - 1))
         takes = 1.0 - _NORMAL.cdf(_z_of_t((seen - expected / capture_margin) / sd, test.deals - 1))
         row[P_CAPTURES] = min(1.0, 2.0 * min(spares, takes))
+        one_sided.update({SPARES: spares, TAKES: takes})
         found[SPARES if spares <= takes else TAKES] = float(row[P_CAPTURES])  # type: ignore[arg-type]
         row[CAPTURE_RATIO] = seen / expected
         row[CAPTURE_LOW] = max(0.0, (seen - z * sd) / expected)
@@ -304,7 +416,7 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
     else:
         test = gifts.test(a, b)
         if gifts.captures[a * len(names) + b] >= MIN_CAPTURES and test.variance > 0 and test.information > 0:
-            row[P_GIFTS] = found[GIFTS] = _below(test, -gift_margin)  # one-sided: a capture costs B groups
+            row[P_GIFTS] = found[GIFTS] = one_sided[GIFTS] = _below(test, -gift_margin)  # one-sided
             sd = math.sqrt(test.variance)
             row[GIFT_GROUPS] = test.score / test.information
             row[GIFT_LOW] = (test.score - z * sd) / test.information
@@ -319,6 +431,7 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
         elif test.variance > 0:
             helps = 1.0 - _below(test, result_margin)
             hurts = _below(test, -result_margin)
+            one_sided.update({HELPS: helps, HURTS: hurts})
             row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
             found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
             sd = math.sqrt(test.variance)
@@ -331,6 +444,8 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
     if found:
         row[P_PAIR] = min(1.0, len(found) * min(found.values()))
         row[EVIDENCE] = min(found, key=lambda name: found[name])
+        row[_TESTS] = len(found)
+    row[_ONE_SIDED] = one_sided
     row[NOTE] = "; ".join(notes)
     return row
 
@@ -342,6 +457,7 @@ def _count_deals(codes: np.ndarray) -> int:
 
 def _empty_row(helper: str, helped: str, games: int, note: str) -> dict[str, object]:
     row: dict[str, object] = dict.fromkeys(COLUMNS, math.nan)
+    row.update({_ONE_SIDED: {}, _TESTS: 0})
     row.update({HELPER: helper, HELPED: helped, GAMES: games, FLAGGED: False, EVIDENCE: "", NOTE: note})
     return row
 
