@@ -34,18 +34,19 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.api.options import format_option
 from arena.errors import ArenaError, did_you_mean
 from arena.inputfiles import InputFileError, read_input
-from arena.plan.deals import DealsError, deal_list, with_seeds_text
+from arena.plan.deals import DealsError, deal_list
 from arena.plan.seating import DESIGNS
+from arena.plan.tournament import Entrant, TournamentConfig
 from arena.play import ranges as limits
-from arena.play.clock import NO_CLOCK, TimeControl, parse_clock, parse_overage
+from arena.play.clock import TimeControl, parse_clock, parse_overage, time_control
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.referee import ISOLATIONS
 from arena.plugins.specs import exec_ref
@@ -69,145 +70,12 @@ DEAL_KEY_PATTERN = re.compile(r"[0-9a-fA-F]{64}")
 TOURNAMENT_FORMATS = ("round-robin", "gauntlet")
 ENTRANT_KEYS = ("name", "bot", "command", "cwd", "env", "memory_mb", "options")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 T = TypeVar("T")
-#: The mark of a field that says what a stored game is, which a league's update keeps (:mod:`.marks`).
-MEANING = {"meaning": True}
 
 
 class ConfigError(ArenaError, ValueError):
     """A tournament file that cannot be used; the message is one line."""
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """One entrant: a display name and the bot spec (``REF`` or ``REF:key=value,...``) it plays with.
-
-    An entrant that names a ``command`` is a bot program: its spec is ``exec:COMMAND`` (plus options),
-    started in ``cwd`` with ``env`` added to its environment.
-
-    Relative paths are read from ``base``, the folder of the tournament file (None: the folder the
-    arena runs in): the file of a ``file.py:Name`` bot, ``cwd``, and the folder a program starts in
-    when no ``cwd`` is given (so its relative program path and arguments are found from there).
-    ``spec`` stays as the file writes it: records and tables show it, the same from any folder.
-    """
-
-    name: str
-    spec: str
-    command: tuple[str, ...] | None = None
-    cwd: str | None = None
-    env: tuple[tuple[str, str], ...] = ()
-    #: Its process's memory limit (MiB); None: the default.
-    memory_mb: int | None = None
-    #: The options of an entrant with a command, as the file gives them (checked against its handshake).
-    options: tuple[tuple[str, Any], ...] = ()
-    #: The folder relative paths are read from; not part of what the entrant plays.
-    base: str | None = field(default=None, compare=False)
-
-    def bot(self) -> Any:
-        """What the referee prepares: the spec text, or for a command a BotSpec (its words may hold ``:``, ``=``)."""
-        if self.command is None:
-            return self.spec
-        from arena.plugins.specs import BotSpec
-
-        return BotSpec(exec_ref(self.command), dict(self.options))
-
-    def folder(self) -> str:
-        """The absolute folder a program of this entrant starts in: ``cwd`` read from ``base``, else ``base``."""
-        return os.path.abspath(os.path.join(self.base or ".", self.cwd or "."))
-
-    def bot_file_ref(self) -> tuple[str, str]:
-        """``(ref as written, ref as loaded)``: the same but for a relative ``file.py:Name``, read from ``base``."""
-        from arena.plugins.specs import EXEC_PREFIX, split_bot_spec
-
-        ref = split_bot_spec(self.spec)[0] if self.command is None else self.spec
-        where, colon, attr = ref.rpartition(":")
-        if (self.base is None or ref.startswith(EXEC_PREFIX) or not colon or not where.endswith(".py")
-                or os.path.isabs(where)):
-            return ref, ref
-        return ref, f"{os.path.join(self.base, where)}:{attr}"
-
-    def program(self, isolation: str = "process") -> Any:
-        """The :class:`~arena.isolation.botprocess.Program` of an entrant whose spec or command names one, or that is
-        a Python bot played as a program under ``isolation`` although the referee would find it
-        elsewhere by its ref (a relative file); else None."""
-        from arena.isolation.botprocess import Program, exec_program, python_program
-        from arena.isolation.sandbox import Limits
-        from arena.plugins.specs import EXEC_PREFIX
-
-        walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
-        if self.command is not None:
-            return Program(self.command, cwd=self.folder(), env=self.env, limits=walls)
-        ref, loaded = self.bot_file_ref()
-        if ref.startswith(EXEC_PREFIX):
-            return replace(exec_program(ref, limits=walls), cwd=self.folder())
-        if self.memory_mb is not None or (loaded != ref and isolation != "none"):
-            from arena.play.prepared import with_given
-            from arena.plugins import resolve_ref, split_bot_spec
-
-            return with_given(python_program(resolve_ref(loaded), walls), split_bot_spec(self.spec)[1])
-        return None
-
-    def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
-        """``(bot, name, program)`` for :meth:`~arena.play.referee.Referee.prepare_all` under ``isolation``.
-
-        A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
-        the spec as written in its record.  Raises :class:`~arena.plugins.specs.BotError` for a bot that
-        cannot be loaded.
-        """
-        program = self.program(isolation)
-        ref, loaded = self.bot_file_ref()
-        if program is not None or isolation != "none" or loaded == ref:
-            return self.bot(), self.name, program
-        from arena.play.prepared import entry_tail, prepare_bot
-        from arena.plugins import BotSpec, parse_bot_spec
-
-        prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
-        text = str(BotSpec(ref, prepared.spec.given))
-        return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
-            self.name, None
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    """A checked tournament file.  Two configs are equal when they would play the same games (:mod:`.marks`)."""
-
-    name: str = field(metadata=MEANING)
-    players: int = field(metadata=MEANING)
-    deals: int
-    seed: int = field(metadata=MEANING)
-    entrants: tuple[Entrant, ...]
-    scoring: str = field(default="uptown", metadata=MEANING)
-    penalty: str = field(default="color", metadata=MEANING)
-    time_limit: float = field(default=DEFAULT_TIME_LIMIT, metadata=MEANING)
-    #: Every seat's game clock and overage bank (:mod:`arena.play.clock`; falsy: none).
-    clock: TimeControl = field(default=NO_CLOCK, metadata=MEANING)
-    #: The seating design every deal is played in (:mod:`.seating`).
-    seating: str = field(default="balanced", metadata=MEANING)
-    #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).
-    format: str = "round-robin"
-    #: A gauntlet's challengers and pool, entrant names in file order (empty for a round-robin).
-    challengers: tuple[str, ...] = ()
-    pool: tuple[str, ...] = ()
-    #: At most this many tables, chosen by :func:`~.schedule.choose_tables` (None: every table).
-    max_tables: int | None = None
-    #: Not part of what makes two runs the same: isolation never changes a game.
-    isolation: str = field(default="process", compare=False)
-    #: True: the duplicate format, a round's games all played with one deal; False: every game a deal of its own.
-    duplicate: bool = field(default=False, metadata=MEANING)
-    #: The seeds of a deals file (:mod:`.deals`), one a round; empty: the deals derive from the master seed.
-    deal_seeds: tuple[int, ...] = ()
-    #: The deals file as the tournament file names it (None: none, or its seeds written out).
-    deals_file: str | None = field(default=None, compare=False)
-    #: True: seeds derive from the file alone (no deal key), so anyone holding it can deal every game.
-    public_deals: bool = field(default=False, metadata=MEANING)
-    #: The secret deal key (64 lowercase hex digits) the seeds are keyed with, when known: given by the
-    #: file's ``deal_key``, ``--deal-key``, or the results folder's key file.  Not part of what makes two
-    #: configs equal: the folder checks it against its own key.
-    deal_key: str | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(e.name for e in self.entrants)
 
 
 def _is_int(value: Any) -> bool:
@@ -546,52 +414,111 @@ def load_run_config(
     public_deals: bool = False, deal_key: str | None = None,
 ) -> tuple[TournamentConfig, str]:
     """The tournament file at ``path`` as ``arena run`` plays it, with what the command line gives in place
-    of its keys, and the text the results folder keeps (the file as played: with that clock, those deals)."""
+    of its keys, and the text the results folder keeps: the file itself, or (when the command line or a deals
+    file changes what it plays) the config as played written out, so a ``--resume`` plays on with the same
+    clocks and deals and ``arena report`` needs no deals file."""
     text = read_config_text(path)
     config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+    given = [f"{key} {value}" for key, value in (("--clock", clock), ("--overage", overage)) if value is not None]
     if clock is not None or overage is not None:
-        text = with_clock_text(text, clock, overage)
-        config = parse_config(text, str(path), default_name=path.stem, base=path.absolute().parent)
+        try:
+            control = time_control(config.clock.clock_text if clock is None else clock,
+                                   (config.clock.overage or None) if overage is None else overage)
+        except limits.LimitError as exc:
+            raise ConfigError(f"--{'clock' if clock is not None else 'overage'}: {exc}") from None
+        config = replace(config, clock=control)
     if public_deals and not config.public_deals:
-        text = with_public_deals_text(text)
-    if config.deals_file is not None:
-        text = with_seeds_text(text, config.deal_seeds, config.deals_file)
+        given.append("--public-deals")
+    if given or config.deals_file is not None:
+        comments = [f"{path.name} as played"] + ([f"given on the command line: {' '.join(given)}"] if given else [])
+        text = to_toml(replace(config, public_deals=config.public_deals or public_deals), comments, keep_key=True)
     return with_deals(with_isolation(config, isolation), public_deals=public_deals, deal_key=deal_key), text
 
 
-def with_clock_text(text: str, clock: str | None, overage: float | None) -> str:
-    """A tournament file's text with its ``clock`` and ``overage`` given anew (None: as the file says): the
-    new keys first, the file's own commented out.  The text is the one the results folder keeps, so a
-    ``--resume`` plays on with the same clocks."""
-    given = {key: value for key, value in (("clock", clock), ("overage", overage)) if value is not None}
-    if not given:
-        return text
-    head = [f"{key} = {toml_string(value) if isinstance(value, str) else repr(float(value))}"
-            "  # given on the command line\n" for key, value in given.items()]
-    lines, top = [], True
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        top = top and not stripped.startswith("[")
-        key = re.match(r"(\w+)\s*=", stripped)
-        lines.append(f"# {line}" if top and key and key.group(1) in given else line)
-    return "".join(head + lines)
-
-
-def with_public_deals_text(text: str) -> str:
-    """A tournament file's text with ``public_deals = true`` (``--public-deals``): the text the results
-    folder keeps, so a ``--resume`` plays on with the same deals."""
-    lines, top, head = [], True, "public_deals = true  # given on the command line\n"
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        top = top and not stripped.startswith("[")
-        key = re.match(r"(\w+)\s*=", stripped)
-        lines.append(f"# {line}" if top and key and key.group(1) == "public_deals" else line)
-    return "".join([head, *lines])
-
+# The writer: a config as the text of a tournament file that reads back as the same config.
 
 def toml_string(text: str) -> str:
     """``text`` as a TOML basic string (JSON's escapes are TOML's; DEL must be escaped too)."""
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _comment(text: str) -> str:
+    """``text`` as the words of a one-line TOML comment, which may hold no control character."""
+    return "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
+
+
+def toml_value(value: Any) -> str:
+    """A value of a tournament file (a string, bool, whole number, finite float, array or table) as TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"a tournament file holds finite numbers, not {value}")
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return "[" + ", ".join(toml_value(item) for item in value) + "]"
+
+
+def seeds_text(seeds: tuple[int, ...], source: str | None) -> str:
+    """``seeds`` as the ``deals`` array a results folder keeps in place of ``deals = "FILE"`` (its own copy of
+    the deals, so a resume, ``--update`` and ``arena report`` need not find the file again), four a line."""
+    rows = [", ".join(str(seed) for seed in seeds[i:i + 4]) for i in range(0, len(seeds), 4)]
+    head = "deals = [" if source is None else f"deals = [  # the deals of {_comment(source)}"
+    return head + "\n" + "".join(f"    {row},\n" for row in rows) + "]\n"
+
+
+def _top_lines(config: TournamentConfig, keep_key: bool) -> list[str]:
+    """The top-level keys of :func:`to_toml`: those the file must give, then each other one unless at its default."""
+    control = config.clock
+    keys: list[tuple[str, Any]] = [
+        ("seed", config.seed), ("scoring", config.scoring), ("penalty", config.penalty),
+        ("time_limit", float(config.time_limit)), ("clock", control.clock_text),
+        ("overage", float(control.overage) if control.overage else None), ("seating", config.seating),
+        ("format", config.format), ("challengers", list(config.challengers) or None),
+        ("pool", list(config.pool) or None), ("max_tables", config.max_tables), ("isolation", config.isolation),
+        ("duplicate", config.duplicate), ("public_deals", config.public_deals),
+        ("deal_key", config.deal_key if keep_key else None),
+    ]
+    defaults = {"penalty": "color", "format": "round-robin", "isolation": "process", "duplicate": False,
+                "public_deals": False}
+    deals = seeds_text(config.deal_seeds, config.deals_file).rstrip("\n") if config.deal_seeds else \
+        f"deals = {config.deals}"
+    return [f"name = {toml_string(config.name)}", f"players = {config.players}", deals] + [
+        f"{key} = {toml_value(value)}" for key, value in keys if value is not None and defaults.get(key) != value]
+
+
+def _entrant_lines(entrant: Entrant) -> list[str]:
+    """One ``[[entrants]]`` table: a bot by its spec, a program by its command and the keys that start it."""
+    keys: list[tuple[str, Any]] = [("name", entrant.name)]
+    if entrant.command is None:
+        keys.append(("bot", entrant.spec))
+    else:
+        keys += [("command", list(entrant.command)), ("cwd", entrant.cwd), ("env", dict(entrant.env) or None),
+                 ("options", dict(entrant.options) or None)]
+    keys.append(("memory_mb", entrant.memory_mb))
+    return ["", "[[entrants]]"] + [f"{key} = {toml_value(value)}" for key, value in keys if value is not None]
+
+
+def to_toml(config: TournamentConfig, comments: Sequence[str] = (), *, keep_key: bool = False) -> str:
+    """``config`` as a tournament file: :func:`parse_config` reads it back as an equal config (with the same
+    isolation and entrants' folders, given the same ``base``).  ``comments`` open it, one ``#`` line each.
+
+    The secret deal key is written only with ``keep_key`` (a file that gave its own ``deal_key``): a key
+    that came from a results folder or ``--deal-key`` stays out of a file others may read.
+    """
+    lines = [f"# {_comment(line)}" for line in comments] + _top_lines(config, keep_key)
+    for entrant in config.entrants:
+        lines += _entrant_lines(entrant)
+    return "\n".join(lines) + "\n"
 
 
 def with_isolation(config: TournamentConfig, isolation: str | None) -> TournamentConfig:

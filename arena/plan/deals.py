@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -92,13 +91,6 @@ def first_deals(seeds: tuple[int, ...], count: int, source: str, asked: str) -> 
     return seeds[:count]
 
 
-def seeds_text(seeds: tuple[int, ...], source: str) -> str:
-    """``seeds`` as the TOML array a results folder keeps in place of ``deals = "FILE"`` (its own copy of
-    the deals, so a resume, ``--update`` and ``arena report`` need not find the file again)."""
-    rows = [", ".join(str(seed) for seed in seeds[i:i + 4]) for i in range(0, len(seeds), 4)]
-    return f"deals = [  # the deals of {' '.join(source.split())}\n" + "".join(f"    {row},\n" for row in rows) + "]\n"
-
-
 def deal_list(value: Any, base: str | os.PathLike[str] | None) -> tuple[tuple[int, ...], str | None] | None:
     """A tournament file's ``deals`` value as ``(seeds, file)``: a deals file's path (read from ``base``: every
     seed it holds), ``{ file = "FILE", count = N }`` (its first N) or an array of seeds (what a results folder
@@ -116,20 +108,3 @@ def deal_list(value: Any, base: str | os.PathLike[str] | None) -> tuple[tuple[in
             raise DealsError("an array of deals holds whole numbers (game seeds) only")
         return parse_deals("\n".join(str(seed) for seed in value), "the array of deals,", "item"), None
     return None
-
-
-def with_seeds_text(text: str, seeds: tuple[int, ...], source: str) -> str:
-    """A tournament file's text with its ``deals`` key (a deals file) replaced by the seeds it gave: the text
-    the results folder keeps, so that a resume, ``--update`` and ``arena report`` play and read the deals
-    the run played, and a deals file changed since is told apart (its seeds differ)."""
-    lines, top, done = [], True, False
-    for line in text.splitlines(keepends=True):
-        stripped = line.lstrip()
-        top = top and not stripped.startswith("[")
-        key = re.match(r"(\w+)\s*=", stripped)
-        if top and not done and key and key.group(1) == "deals":
-            lines.append(seeds_text(seeds, source))
-            done = True
-        else:
-            lines.append(line)
-    return "".join(lines)

@@ -1,13 +1,13 @@
 """What makes two tournaments play the same games, read from the marks on
-:class:`~arena.plan.config.TournamentConfig`'s fields rather than listed again: a resume compares every field
+:class:`~arena.plan.tournament.TournamentConfig`'s fields rather than listed again: a resume compares every field
 that defines the games (all but those marked ``compare=False``), a league's update those marked
-:data:`~arena.plan.config.MEANING`."""
+:data:`~arena.plan.tournament.MEANING`."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 
-from arena.plan.config import TournamentConfig
+from arena.plan.tournament import TournamentConfig
 
 #: The fields that define a tournament's games, in the order of the class.
 DEFINING: tuple[str, ...] = tuple(f.name for f in fields(TournamentConfig) if f.compare)

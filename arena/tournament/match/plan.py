@@ -16,19 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.plan.config import (
-    ConfigError,
-    TournamentConfig,
-    _default_name,
-    default_seating,
-    parse_config,
-    toml_string,
-    with_deals,
-)
-from arena.plan.deals import seeds_text
+from arena.plan.config import ConfigError, _default_name, default_seating, parse_config, to_toml, with_deals
 from arena.plan.seating import seatings
+from arena.plan.tournament import Entrant, TournamentConfig
 from arena.play import ranges as limits
-from arena.play.clock import parse_clock, parse_overage
+from arena.play.clock import parse_clock, parse_overage, time_control
 from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
 from arena.stats.hypotheses import SprtParameters
@@ -234,32 +226,17 @@ class MatchPlan:
 
     def config_text(self, deals: int | None = None) -> str:
         """The match's ``tournament.toml``, with ``deals`` deals (default: the cap)."""
-        lines = [
-            f"# arena match {self.describe()}",
-            f"# {self.names[0]} (the first entrant) is A, the challenger; the test and its verdict are in {MATCH_FILE}.",
-            f"name = {toml_string(self.name)}",
-            f"players = {self.players}",
-            *self._deals_lines(self.deals if deals is None else deals),
-            f"seed = {self.seed}",
-            f"scoring = {toml_string(self.scoring)}",
-            f"time_limit = {float(self.time_limit)!r}",
-            *([] if self.clock is None else [f"clock = {toml_string(self.clock)}"]),
-            *([] if self.overage is None else [f"overage = {float(self.overage)!r}"]),
-            # two players: the two rotations, which are the balanced design (the same games and ids)
-            "rotate = true" if self.players == 2 else f"seating = {toml_string(self.seating)}",
-            f"isolation = {toml_string(self.isolation)}",
-            *(["duplicate = true"] if self.duplicate else []),
-            *(["public_deals = true"] if self.public_deals else []),
-        ]
-        for name, spec in zip(self.names, self.specs):
-            lines += ["", "[[entrants]]", f"name = {toml_string(name)}", f"bot = {toml_string(spec)}"]
-        return "\n".join(lines) + "\n"
-
-    def _deals_lines(self, deals: int) -> list[str]:
-        """The ``deals`` key of :meth:`config_text`: the count, or the first ``deals`` seeds of the deals file."""
-        if not self.deal_seeds:
-            return [f"deals = {deals}"]
-        return seeds_text(self.deal_seeds[:deals], self.deals_file or "--deals").splitlines()
+        deals = self.deals if deals is None else deals
+        config = TournamentConfig(
+            name=self.name, players=self.players, deals=deals, seed=self.seed,
+            entrants=tuple(Entrant(name, spec) for name, spec in zip(self.names, self.specs)),
+            scoring=self.scoring, time_limit=self.time_limit, clock=time_control(self.clock, self.overage),
+            seating=self.seating, isolation=self.isolation, duplicate=self.duplicate, public_deals=self.public_deals,
+            deal_seeds=self.deal_seeds[:deals], deals_file=(self.deals_file or "--deals") if self.deal_seeds else None,
+        )
+        return to_toml(config, [f"arena match {self.describe()}",
+                                f"{self.names[0]} (the first entrant) is A, the challenger; the test and its verdict "
+                                f"are in {MATCH_FILE}."])
 
     def config(self, deals: int | None = None) -> TournamentConfig:
         """The tournament the match plays (``deals``: default the cap)."""
