@@ -64,6 +64,7 @@ from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer
 from arena.tournament.run.cpus import usable_cpus
+from arena.tournament.run.settings import WorkerSettings
 from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
 
 log = logging.getLogger("arena.tournament")
@@ -231,28 +232,28 @@ _HELD: dict[str, Any] = {"key": None}
 _TASK_LOCK = threading.Lock()
 
 
-def settings_key(settings: dict[str, Any]) -> str:
+def settings_key(settings: WorkerSettings) -> str:
     """The digest a worker keys its prepared bots by."""
     return hashlib.sha256(pickle.dumps(settings)).hexdigest()[:16]
 
 
-def ship_bot_files(settings: dict[str, Any]) -> dict[str, Any]:
+def ship_bot_files(settings: WorkerSettings) -> WorkerSettings:
     """``settings`` with the text of every relative ``file.py:Name`` bot file (``files``) for the workers."""
     files: dict[int, tuple[str, str]] = {}
-    for index, entrant in enumerate(settings["entrants"]):
+    for index, entrant in enumerate(settings.entrants):
         ref, loaded = entrant.bot_file_ref()
         if ref != loaded:
             where = ref.rpartition(":")[0]
             data = read_input(loaded.rpartition(":")[0], "a bot's file shipped to the workers", SHIPPED_MB << 20)
             files[index] = (where, data.decode("utf-8"))
-    return {**settings, "files": files}
+    return dataclasses.replace(settings, files=tuple(files.items()))
 
 
-def _place_bot_files(settings: dict[str, Any], key: str) -> dict[str, Any]:
+def _place_bot_files(settings: WorkerSettings, key: str) -> WorkerSettings:
     """On a worker: the entrants of shipped bot files that this machine does not hold as they are
     read from a folder of the worker's own where the files are written."""
-    entrants = list(settings["entrants"])
-    for index, (where, text) in settings.get("files", {}).items():
+    entrants = list(settings.entrants)
+    for index, (where, text) in settings.files:
         entrant = entrants[index]
         path = entrant.bot_file_ref()[1].rpartition(":")[0]
         try:
@@ -267,11 +268,11 @@ def _place_bot_files(settings: dict[str, Any], key: str) -> dict[str, Any]:
         with open(target, "w", encoding="utf-8") as handle:
             handle.write(text)
         entrants[index] = dataclasses.replace(entrant, base=base)
-    out = {**settings, "entrants": entrants}
-    if out["logs"] is not None and not os.path.isdir(os.path.dirname(out["logs"])):
+    logs = settings.logs
+    if logs is not None and not os.path.isdir(os.path.dirname(logs)):
         # The results folder is the parent's: a worker on another machine keeps the bots' logs here.
-        out["logs"] = os.path.join(tempfile.gettempdir(), f"arena-logs-{key}")
-    return out
+        logs = os.path.join(tempfile.gettempdir(), f"arena-logs-{key}")
+    return dataclasses.replace(settings, entrants=tuple(entrants), logs=logs)
 
 
 def _worker_address() -> str:
@@ -361,7 +362,7 @@ class _Capture(logging.Handler):
         return lines
 
 
-def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bool, bound: float, task: int = 0,
+def play_task(key: str, settings: WorkerSettings, games: list[Game], isolate: bool, bound: float, task: int = 0,
               parts: str | None = None) -> bytes:
     """A Dask task: play ``games`` on this worker; the :class:`~.codec.Answer` to chunk ``task``, with the log
     lines the games wrote, as bytes.
@@ -383,7 +384,7 @@ def play_task(key: str, settings: dict[str, Any], games: list[Game], isolate: bo
             if _HELD["key"] != key:
                 close_worker()
                 _HELD["key"] = None
-                if settings.get("pin"):
+                if settings.pin:
                     _pin_thread()
                 try:
                     init_worker(_place_bot_files(settings, key))
@@ -438,11 +439,11 @@ class DaskWorkers:
 
     def __init__(self, cluster: Cluster, init_args: tuple[Any, ...], bound: float) -> None:
         self.cluster = cluster
-        settings = ship_bot_files(dict(init_args[0]))
+        settings = ship_bot_files(init_args[0])
         # As locally: with bots in processes of their own and a CPU for every worker of a local
         # cluster, each worker keeps to one CPU; a remote worker's CPUs are its own to place.
-        settings["pin"] = (settings["isolation"] == "process" and cluster.local is not None
-                           and cluster.threads() <= usable_cpus())
+        settings = dataclasses.replace(settings, pin=settings.isolation == "process" and cluster.local is not None
+                                       and cluster.threads() <= usable_cpus())
         self.settings = settings
         self.key = settings_key(settings)
         self.log_path: str | None = init_args[1] if len(init_args) > 1 else None
@@ -491,7 +492,7 @@ class DaskWorkers:
         if not set(answer.played.games) <= set(range(len(task.games))):
             raise WorkerError("a Dask worker answered for games it was not given")
         new = set(answer.played.games) - task.stored  # an attempt played again after its worker died sends some twice
-        played = answer.played.only(new, bool(self.settings.get("compress")))
+        played = answer.played.only(new, self.settings.compress)
         task.stored |= new
         task.seconds += played.seconds
         if not played.games:

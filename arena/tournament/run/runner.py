@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,8 +50,9 @@ from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
 from arena.results.live import live_path
 from arena.rules.engine import engine_line
 from arena.tournament.run.cpus import usable_cpus
+from arena.tournament.run.settings import worker_settings
 from arena.tournament.run.showing import Showing
-from arena.tournament.run.workers import WorkerError, Workers, game_bound, worker_settings
+from arena.tournament.run.workers import WorkerError, Workers, game_bound
 
 log = logging.getLogger("arena.tournament")
 
@@ -404,11 +405,12 @@ def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers
     """What every worker starts with: the settings of its games, its log file and level.  A ``local``
     worker also writes the game it plays into the folder's ``live/`` (:mod:`arena.results.live`)."""
     config = folder.config
-    settings = worker_settings(config, str(folder.path / BOTS_FOLDER), (str(folder.path), *options.hide))
-    settings["compress"] = folder.compressed
-    settings["live"] = str(folder.path) if local else None
-    # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
-    settings["pin"] = config.isolation == "process" and 0 < workers <= usable_cpus()
+    settings = replace(
+        worker_settings(config, str(folder.path / BOTS_FOLDER), (str(folder.path), *options.hide)),
+        compress=folder.compressed, live=str(folder.path) if local else None,
+        # With bots in processes of their own and a CPU for every worker, each worker keeps to one CPU.
+        pin=config.isolation == "process" and 0 < workers <= usable_cpus(),
+    )
     return (settings, str(logs.path), logging.INFO)
 
 

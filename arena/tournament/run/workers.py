@@ -44,10 +44,9 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Self
 
-from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game
 from arena.results.files import HELD_LOCKS, LOG_FORMAT
 from arena.results.rows import SeatTime, game_rows_text
@@ -61,6 +60,8 @@ from arena.tournament.run.codec import (
     encode_answer,
     fault_entry,
 )
+from arena.tournament.run.settings import WorkerSettings
+from arena.tournament.run.settings import worker_settings as worker_settings
 
 log = logging.getLogger("arena.tournament")
 
@@ -81,41 +82,17 @@ _WORKER: dict[str, Any] = {}
 _PARENT_ENDS: list[Any] = []
 
 
-def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tuple[str, ...] = ()) -> dict[str, Any]:
-    """What every worker needs to play any game: plain values only, so it pickles under spawn.
-
-    ``logs`` is the folder for the bots' standard error; ``hide`` are paths bot programs must not see.
-    """
-    return {
-        "tournament": config.name,
-        "names": list(config.names),
-        "specs": [e.spec for e in config.entrants],
-        "entrants": list(config.entrants),
-        "scoring": config.scoring,
-        "penalty": config.penalty,
-        "time_limit": config.time_limit,
-        "clock": astuple(config.clock),
-        "isolation": config.isolation,
-        # The secret the bots' seeds are keyed with (None: public deals); the games' seeds come made.
-        "deal_key": None if config.public_deals else config.deal_key,
-        "logs": logs,
-        "hide": tuple(hide),
-        # The records of a chunk come back as one gzip member (made here, beside play, not in the parent).
-        "compress": False,
-    }
-
-
 def _prepare(referee: Any) -> list[Any]:
     """Every entrant's bot, prepared once by ``referee`` (its bot processes started and kept)."""
     from arena.play.prepared import with_identity
     from arena.results.identity import bot_identity
 
-    entrants = _WORKER["entrants"]
+    entrants = _WORKER["settings"].entrants
     bots = referee.prepare_all([e.referee_args(referee.isolation) for e in entrants])
     return [with_identity(bot, bot_identity(e)) for bot, e in zip(bots, entrants, strict=True)]
 
 
-def init_worker(settings: dict[str, Any], log_path: str | None = None, level: int = logging.INFO) -> None:
+def init_worker(settings: WorkerSettings, log_path: str | None = None, level: int = logging.INFO) -> None:
     """Set up a worker process: bots resolved once (their processes started), its log lines appended
     to ``log_path`` (the run's ``arena.log``) by the worker itself."""
     if log_path is not None:
@@ -127,19 +104,21 @@ def init_worker(settings: dict[str, Any], log_path: str | None = None, level: in
         logger.addHandler(handler)
         logger.setLevel(level)
         logger.propagate = False
-    from arena.play.clock import TimeControl
     from arena.play.referee import Referee
 
     _WORKER.clear()
-    _WORKER.update(settings)
-    # Pinned workers (a CPU each) pin their referees to it; more workers than CPUs pin nothing.
-    places = {"logs": settings["logs"], "hide": settings["hide"], "pin": bool(settings.get("pin")),
-              "clock": TimeControl(*settings["clock"])}
-    referee = Referee(settings["time_limit"], isolation=settings["isolation"], **places)
-    _WORKER["referee"] = referee
+    _WORKER["settings"] = settings
+
+    def referee(isolation: str) -> Referee:
+        """Pinned workers (a CPU each) pin their referees to it; more workers than CPUs pin nothing."""
+        return Referee(settings.time_limit, isolation=isolation, logs=settings.logs, hide=settings.hide,
+                       pin=settings.pin, clock=settings.clock)
+
+    played = referee(settings.isolation)
+    _WORKER["referee"] = played
     # Resolved once per process; the bot itself is made fresh for every game by the referee.
-    _WORKER["bots"] = {id(referee): _prepare(referee)}
-    _WORKER["isolated"] = Referee(settings["time_limit"], isolation="process", **places)
+    _WORKER["bots"] = {id(played): _prepare(played)}
+    _WORKER["isolated"] = referee("process")
 
 
 def close_worker() -> None:
@@ -156,20 +135,20 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
     """Play one game of the schedule: its record line (with the newline), its ``games.csv`` rows, and
     its faults (:func:`fault_entry`) for the parent to count (the referee has logged each)."""
     game_id, table, deal, rotation, seed, seats = game
-    w = _WORKER
-    names = [w["names"][i] for i in seats]
+    w, given = _WORKER, _WORKER["settings"]
+    names = [given.names[i] for i in seats]
     try:
         bots = w["bots"].get(id(referee))
         if bots is None:  # the isolated referee, at its first game
             bots = w["bots"][id(referee)] = _prepare(referee)
         live = w.get("live")
-        if live is not None and not live.start(game_id, names, seed, len(seats), w["scoring"], w["penalty"]):
+        if live is not None and not live.start(game_id, names, seed, len(seats), given.scoring, given.penalty):
             live = None
         outcome = referee.play(
-            [bots[i] for i in seats], seed, scoring=w["scoring"], penalty=w["penalty"], names=names,
-            deal_key=w.get("deal_key"), on_move=None if live is None else live.on_move, extra={
+            [bots[i] for i in seats], seed, scoring=given.scoring, penalty=given.penalty, names=names,
+            deal_key=given.deal_key, on_move=None if live is None else live.on_move, extra={
                 "game_id": game_id,
-                "tournament": {"name": w["tournament"], "table": table, "deal": deal, "rotation": rotation},
+                "tournament": {"name": given.tournament, "table": table, "deal": deal, "rotation": rotation},
             },
         )
     except Exception as exc:
@@ -178,8 +157,8 @@ def play_one(referee: Any, game: Game) -> tuple[bytes, str, list[dict[str, Any]]
     if live is not None:
         live.end(outcome.state)
     faults = [fault_entry(game_id, names[f["seat"]], f) for f in outcome.faults]
-    rows = game_rows_text(game, names, [w["specs"][i] for i in seats], outcome.result, outcome.turns, outcome.faulted,
-                          seat_times(outcome), w["scoring"])
+    rows = game_rows_text(game, names, [given.specs[i] for i in seats], outcome.result, outcome.turns, outcome.faulted,
+                          seat_times(outcome), given.scoring)
     return (outcome.record_line() + "\n").encode("ascii"), rows, faults
 
 
@@ -208,9 +187,9 @@ def play_chunk(games: list[Game], isolate: bool = False, mark: Any = None, check
             if check is not None:
                 check()
             if send is not None and (now := time.perf_counter()) - last_sent >= PART_SECONDS:
-                send(Played.of(done, now - last_sent, bool(_WORKER.get("compress"))))
+                send(Played.of(done, now - last_sent, _WORKER["settings"].compress))
                 done, last_sent = [], now
-    return Played.of(done, time.perf_counter() - last_sent, bool(_WORKER.get("compress")))
+    return Played.of(done, time.perf_counter() - last_sent, _WORKER["settings"].compress)
 
 
 def play_order(games: list[Game]) -> list[int]:
@@ -251,16 +230,16 @@ def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...])
         os.close(fd)
     HELD_LOCKS.clear()
     parent = os.getppid()
-    settings = init_args[0]
-    if settings.get("pin"):
+    settings: WorkerSettings = init_args[0]
+    if settings.pin:
         pin_to_cpu(slot)
     init_worker(*init_args)
-    if settings.get("live"):  # the game this worker plays, move by move, for arena serve
+    if settings.live:  # the game this worker plays, move by move, for arena serve
         from pathlib import Path
 
         from arena.results.live import LivePublisher, live_path
 
-        _WORKER["live"] = LivePublisher(live_path(Path(settings["live"]), slot))
+        _WORKER["live"] = LivePublisher(live_path(Path(settings.live), slot))
     try:
         _serve_chunks(conn, slot, playing, parent)
     finally:
