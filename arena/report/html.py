@@ -132,7 +132,7 @@ def _rows_of(lines: Iterator[str]) -> Iterator[dict[str, str]]:
     reader = csv.reader(lines)
     header = next(reader, None)
     version = version_of(header) if header is not None else None
-    if version is None:
+    if header is None or version is None:
         return
     at = [(name, version.columns.index(name)) for name in _LISTED if name in version.columns]
     for row in reader:
