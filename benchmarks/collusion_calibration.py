@@ -53,6 +53,7 @@ TEAM = str(HERE.parent / "examples" / "collusion" / "team_bot.py") + ":TeamBot"
 PLAYERS = 4
 
 HONEST3 = {"greedy": "greedy", "lookahead": "lookahead", "random": "random"}
+HONEST4 = {**HONEST3, "greedy-2": "greedy"}
 CASES: dict[str, dict[str, str]] = {
     "honest": {"greedy": "greedy", "greedy-2": "greedy", "lookahead": "lookahead", "lookahead-2": "lookahead",
                "random": "random"},
@@ -63,6 +64,10 @@ CASES: dict[str, dict[str, str]] = {
     # crow-1 takes crow-2's lone tiles whenever it can; crow-2 only signs
     "gifter": {"crow-1": TEAM + ":play=gift", "crow-2": TEAM + ":spare=0", **HONEST3},
     "team of 3": {"crow-1": TEAM, "crow-2": TEAM, "crow-3": TEAM, "greedy": "greedy", "lookahead": "lookahead"},
+    # the same among four honest bots: six entrants, so every pair also meets without each other entrant
+    "thrower of 6": {"crow-1": TEAM + ":play=throw", "crow-2": TEAM + ":spare=0", **HONEST4},
+    "blockers of 6": {"crow-1": TEAM + ":play=block", "crow-2": TEAM + ":play=block", **HONEST4},
+    "gifter of 6": {"crow-1": TEAM + ":play=gift", "crow-2": TEAM + ":spare=0", **HONEST4},
     "team of 6": {"crow-1": TEAM, "crow-2": TEAM, "greedy": "greedy", "greedy-2": "greedy",
                   "lookahead": "lookahead", "random": "random"},
     "half team": {"crow-1": TEAM + ":spare=0.5", "crow-2": TEAM + ":spare=0.5", "greedy": "greedy",

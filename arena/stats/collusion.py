@@ -55,8 +55,10 @@ ALPHA = 0.05
 MIN_DEALS = 10
 #: The null hypotheses are margins, not equalities: honest bots of different styles interact a little (one
 #: leaves tiles where another captures them), and with enough games any interaction at all would be
-#: flagged.  A spares B only if it takes B's tiles at less than this share of the predicted rate ...
-CAPTURE_MARGIN = 0.75
+#: flagged.  A spares B only if it takes B's tiles at less than this share of the predicted rate (a team
+#: of three among five entrants at four seats makes the two honest ones look like a pair sparing each other
+#: at 0.37 of the rate: within a table the two cannot be told apart) ...
+CAPTURE_MARGIN = 0.25
 #: ... gifts B only if each of its captures of B's tiles costs B this many groups more than predicted ...
 GIFT_MARGIN = 0.25
 #: ... and helps (or hurts) B's results only by more than this many Elo.
@@ -110,14 +112,15 @@ class TableGames:
 
     def __init__(self, names: Sequence[str], entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray,
                  captures: np.ndarray, clean: np.ndarray, groups: np.ndarray | None = None) -> None:
-        order = np.argsort(deals, kind="stable")  # the deal sums read each deal's games together
         self.names = list(names)
-        self.entrants = entrants[order]
-        self.ranks = ranks[order]
-        self.deals = deals[order]
-        self.captures = captures[order]
-        self.clean = clean[order]
-        self.groups = np.full(ranks.shape, math.nan) if groups is None else groups[order]
+        if groups is None:
+            groups = np.full(ranks.shape, math.nan)
+        if len(deals) > 1 and (np.diff(deals) < 0).any():  # the deal sums read each deal's games together
+            order = np.argsort(deals, kind="stable")
+            entrants, ranks, deals = entrants[order], ranks[order], deals[order]
+            captures, clean, groups = captures[order], clean[order], groups[order]
+        self.entrants, self.ranks, self.deals, self.captures, self.clean, self.groups = (
+            entrants, ranks, deals, captures, clean, groups)
 
     def present(self) -> np.ndarray:
         """``present[g, e]``: entrant ``e`` sat at game ``g``."""
@@ -167,9 +170,20 @@ class TableGames:
         size = np.bincount(game)
         players = int(np.bincount(size).argmax())
         rows = order[size[game] == players]
-        codes = pd.Categorical(games["entrant"].astype(str), categories=names).codes.astype(np.int64)
+        whole = len(rows) == len(games) and order[0] == 0 and (order[1:] > order[:-1]).all()
+
+        def column(name: str, dtype: type) -> np.ndarray:  # the column's values of the rows kept, in order
+            values = games[name].to_numpy(dtype=dtype)
+            return values if whole else values[rows]
+
+        entrant = games["entrant"]
+        if isinstance(entrant.dtype, pd.CategoricalDtype):  # a report's frame: recode its few categories alone
+            entrant = entrant.cat.rename_categories([str(c) for c in entrant.cat.categories])
+        else:
+            entrant = entrant.astype(str)
+        codes = pd.Categorical(entrant, categories=names).codes.astype(np.int64)
         entrants = codes[rows].reshape(-1, players)
-        ranks = games[rank].to_numpy(dtype=float)[rows].reshape(-1, players)
+        ranks = column(rank, float).reshape(-1, players)
         first = rows.reshape(-1, players)[:, 0]
         if "seed" in games:  # a game's seed is its deal: games dealt alike share it (the duplicate format)
             deals = pd.factorize(games["seed"].to_numpy()[first])[0]
@@ -177,15 +191,15 @@ class TableGames:
             deals = pd.factorize(pd.MultiIndex.from_arrays([games["table"].to_numpy()[first],
                                                             games["deal"].to_numpy()[first]]))[0]
         if players >= 3:  # seat t plays the t-th color (T2, GameSettings.for_players)
-            taken = np.stack([games[f"captures_{COLORS[t]}"].to_numpy(dtype=float)[rows] for t in range(players)],
-                             axis=1)
+            taken = np.empty((len(rows), players))
+            for t in range(players):
+                taken[:, t] = column(f"captures_{COLORS[t]}", float)
             captures = taken.reshape(-1, players, players)
         else:
             captures = np.zeros((len(entrants), players, players))
-        faulted = games["faulted"].to_numpy(dtype=bool)[rows] if "faulted" in games else np.zeros(len(rows), bool)
+        faulted = column("faulted", bool) if "faulted" in games else np.zeros(len(rows), bool)
         clean = np.asarray(~faulted.reshape(-1, players).any(axis=1), dtype=bool)
-        groups = (games["groups"].to_numpy(dtype=float)[rows].reshape(-1, players) if "groups" in games
-                  else None)
+        groups = column("groups", float).reshape(-1, players) if "groups" in games else None
         return cls(names, entrants, ranks, np.asarray(deals, np.int64), captures, clean, groups)
 
 
@@ -197,14 +211,13 @@ class Models:
 
     def __init__(self, table: TableGames) -> None:
         names = len(table.names)
-        clean = np.flatnonzero(table.clean)
-        entrants, captures, deals = table.entrants[clean], table.captures[clean], table.deals[clean]
-        counted = captures.sum(axis=(1, 2)) > 0
-        self.captures = CaptureModel(entrants[counted], captures[counted], deals[counted], names)
-        groups = table.groups[clean]
-        known = np.isfinite(groups).all(axis=1)
-        self.gifts = (GiftModel(entrants[known], captures[known], groups[known], deals[known], names)
-                      if known.any() else None)
+        clean = table if table.clean.all() else table.where(table.clean)  # no copy of a run without faults
+        counted = clean.captures.sum(axis=(1, 2)) > 0
+        part = clean if counted.all() else clean.where(counted)
+        self.captures = CaptureModel(part.entrants, part.captures, part.deals, names)
+        known = np.isfinite(clean.groups).all(axis=1)
+        part = clean if known.all() else clean.where(known)
+        self.gifts = GiftModel(part.entrants, part.captures, part.groups, part.deals, names) if known.any() else None
         self.results = ResultModel(table.entrants, table.ranks, table.deals, names)
 
 

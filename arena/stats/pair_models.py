@@ -39,8 +39,9 @@ class PairTest:
 
 
 class DealSums:
-    """The sums of squares and cross products, centred, of per-deal sums of ``width``-wide vectors given
-    as entries ``(deal, dim, value)``; each :meth:`add` holds whole deals, in ascending deal order."""
+    """The sums of squares and cross products, centred, of per-deal sums of ``width``-wide vectors, given a
+    game at a time: ``deal[g]`` and the game's entries ``(dim[g, e], value[g, e])``; each :meth:`add` holds
+    whole deals, in ascending deal order."""
 
     def __init__(self, width: int) -> None:
         self.width = width
@@ -51,7 +52,7 @@ class DealSums:
     def add(self, deal: np.ndarray, dim: np.ndarray, value: np.ndarray) -> None:
         if not len(deal):
             return
-        compact = np.concatenate([[0], np.cumsum(deal[1:] != deal[:-1])])
+        compact = np.concatenate([[0], np.cumsum(deal[1:] != deal[:-1])])  # each game's deal, from 0
         count = int(compact[-1]) + 1
         self.deals += count
         step = max(1, BLOCK_CELLS // self.width)
@@ -60,8 +61,10 @@ class DealSums:
             if a == b:
                 continue
             rows = compact[a:b] - lo * step
-            block = np.bincount(rows * self.width + dim[a:b], weights=value[a:b],
-                                minlength=step * self.width).reshape(step, self.width)
+            height = int(rows[-1]) + 1  # the deals of this block: a block's deals are consecutive
+            cells = (rows[:, None] * self.width + dim[a:b]).ravel()
+            block = np.bincount(cells, weights=value[a:b].ravel(),
+                                minlength=height * self.width).reshape(height, self.width)
             self.square += block.T @ block
             self.total += block.sum(axis=0)
 
@@ -198,7 +201,7 @@ class CaptureModel(PairModel):
         for part in chunks(deals):  # each game's cells twice: its pair's dimension and its offset's
             res = seen[part] - total[part, None] * share[seating[part]]
             dims = np.stack([pair[seating[part]], np.broadcast_to(names * names + offset, res.shape)], axis=2)
-            sums.add(np.repeat(deals[part], 2 * cells), dims.ravel(), np.repeat(res.ravel(), 2))
+            sums.add(deals[part], dims.reshape(len(res), -1), np.repeat(res, 2, axis=1))
         self.covariance, self.deals = sums.covariance(), sums.deals
         self._prepare()
 
@@ -300,26 +303,32 @@ class GiftModel(PairModel):
         games, k = entrants.shape
         self.names, self.offset = names, names
         width = names + names * names  # the victim's own base, then each ordered pair's captures
-        # per row (game, victim seat t): k slots, the base then the k - 1 capturers
-        dims = np.empty((games, k, k), np.int64)
-        values = np.empty((games, k, k))
-        for t in range(k):
-            dims[:, t, 0] = entrants[:, t]
-            values[:, t, 0] = 1.0
-            others = [s for s in range(k) if s != t]
-            for slot, s in enumerate(others, 1):
-                dims[:, t, slot] = names + entrants[:, s] * names + entrants[:, t]
-                values[:, t, slot] = captures[:, s, t]
+        seating, configs = _seatings(entrants, names)
+        # per seating and victim seat t, k slots: the victim's base, then each other seat's captures of t's tiles
+        others = np.array([[s for s in range(k) if s != t] for t in range(k)])  # (k, k - 1)
+        dims = np.empty((len(configs), k, k), np.int64)
+        dims[:, :, 0] = configs
+        dims[:, :, 1:] = names + configs[:, others] * names + configs[:, :, None]
         y = groups.astype(float)
-        flat = np.zeros(width * width)
-        for a in range(k):
-            for b in range(k):
-                flat += np.bincount((dims[..., a] * width + dims[..., b]).ravel(),
-                                    weights=(values[..., a] * values[..., b]).ravel(), minlength=width * width)
-        gram = flat.reshape(width, width)
-        moment = np.zeros(width)
-        for a in range(k):
-            moment += np.bincount(dims[..., a].ravel(), weights=(values[..., a] * y).ravel(), minlength=width)
+
+        def slots(part: slice) -> np.ndarray:  # the games' values of the slots: 1, then the captures
+            values = np.empty((part.stop - part.start, k, k))
+            values[:, :, 0] = 1.0
+            values[:, :, 1:] = captures[part][:, others, np.arange(k)[:, None]]
+            return values
+
+        # the games summed by seating, a chunk at a time: each slot pair's products, each slot's with the groups
+        square = np.zeros((len(configs), k, k, k))
+        moment_by = np.zeros((len(configs), k, k))
+        for part in chunks(deals):
+            values = slots(part)
+            square += _by_seating(seating[part], values[:, :, :, None] * values[:, :, None, :], len(configs))
+            moment_by += _by_seating(seating[part], values * y[part, :, None], len(configs))
+        rows = np.broadcast_to(dims[:, :, :, None], square.shape)
+        cols = np.broadcast_to(dims[:, :, None, :], square.shape)
+        gram = np.bincount((rows * width + cols).ravel(), weights=square.ravel(),
+                           minlength=width * width).reshape(width, width)
+        moment = np.bincount(dims.ravel(), weights=moment_by.ravel(), minlength=width)
         embed = np.zeros((width, names))
         embed[:names, :names] = np.eye(names)
         embed = np.concatenate([embed, _pair_embedding(names, names, width, [("capturer", 0), ("victim", names)])],
@@ -328,22 +337,33 @@ class GiftModel(PairModel):
         normal = embed.T @ gram @ embed
         beta = np.linalg.pinv(normal) @ (embed.T @ moment)
         fitted = embed @ beta  # each extended dimension's coefficient
-        residual = y - (fitted[dims] * values).sum(axis=2)  # (games, k)
-        freedom = max(games * k - np.linalg.matrix_rank(normal), 1)
-        self.scale = float((residual ** 2).sum()) / freedom
-        self.vector = np.zeros(width)
-        for a in range(k):
-            self.vector += np.bincount(dims[..., a].ravel(), weights=(values[..., a] * residual).ravel(),
-                                       minlength=width)
-        self.info, self.embed = gram, embed
+        coefficients = fitted[dims]  # (seatings, k, k)
+        squares, scored = 0.0, np.zeros((len(configs), k, k))
         sums = DealSums(width)
         for part in chunks(deals):
-            sums.add(np.repeat(deals[part], k * k), dims[part].ravel(),
-                     (values[part] * residual[part][..., None]).ravel())
+            values = slots(part)
+            residual = y[part] - np.einsum("gta,gta->gt", coefficients[seating[part]], values)  # (games, k)
+            squares += float((residual ** 2).sum())
+            scores = values * residual[:, :, None]  # each slot's score
+            scored += _by_seating(seating[part], scores, len(configs))
+            sums.add(deals[part], dims[seating[part]].reshape(len(scores), -1), scores.reshape(len(scores), -1))
+        freedom = max(games * k - np.linalg.matrix_rank(normal), 1)
+        self.scale = squares / freedom
+        self.vector = np.bincount(dims.ravel(), weights=scored.ravel(), minlength=width)
+        self.info, self.embed = gram, embed
         self.covariance, self.deals = sums.covariance(), sums.deals
-        self.captures = np.bincount(dims[..., 1:].ravel() - names, weights=values[..., 1:].ravel(),
-                                    minlength=names * names)
+        taken = square[:, :, 0, 1:]  # the captures of each slot (its product with the base's 1)
+        self.captures = np.bincount(dims[:, :, 1:].ravel() - names, weights=taken.ravel(), minlength=names * names)
         self._prepare()
+
+
+def _by_seating(seating: np.ndarray, values: np.ndarray, seatings: int) -> np.ndarray:
+    """``values`` (games first) summed over the games of each seating: ``(seatings, *values.shape[1:])``."""
+    size = int(np.prod(values.shape[1:]))
+    flat = values.reshape(len(values), size)
+    index = seating[:, None] * size + np.arange(size)
+    return np.bincount(index.ravel(), weights=flat.ravel(), minlength=seatings * size).reshape(
+        (seatings, *values.shape[1:]))
 
 
 # -- results --------------------------------------------------------------------------------------
@@ -380,7 +400,7 @@ class ResultModel(PairModel):
         sums = DealSums(width)
         for part in chunks(deals):
             index = pats.pattern[part]
-            sums.add(np.repeat(deals[part], k * k), dims[index].ravel(), np.repeat(per_pattern[index].ravel(), k))
+            sums.add(deals[part], dims[index].reshape(len(index), -1), np.repeat(per_pattern[index], k, axis=1))
         self.covariance, self.deals = sums.covariance(), sums.deals
         self._prepare()
 
