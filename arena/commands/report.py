@@ -96,7 +96,7 @@ def command(
     # Before the tables: a picture or page that cannot be written is the command's one line.
     pictures = (Path(plots_dir) if plots_dir is not None else path) if plots or plots_dir is not None else None
     wanted = (fmt == "text" and table is None) or html or collusion is not None
-    teams = folder_teams(path, config, scoring) if wanted else None
+    teams = folder_teams(path, config, scoring, found.frame) if wanted else None
     page = Page(Path(html_out) if html_out is not None else path / REPORT_FILE, config.name, replays, teams) if html else None
     for written in publish(path, found, match, plots=pictures, page=page).paths:
         click.echo(str(written), err=True)

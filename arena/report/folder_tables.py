@@ -19,6 +19,7 @@ from arena.errors import os_error_line
 from arena.plan.schedule import DealKeyMissing, Schedule
 from arena.report.stamp import TABLE_NAMES, cached_tables, read_table, write_stamp
 from arena.report.tables import TABLE_COLUMNS, Tables, build_tables, load_games, write_tables
+from arena.report.teams import COLUMNS as TEAMS_COLUMNS
 from arena.results.checkpoints import rows_digest_matches
 from arena.results.files import GAMES_FILE, RunError
 from arena.results.verify import schedule_games
@@ -34,6 +35,8 @@ class FolderTables:
     left_out: int
     #: The tables were the folder's own, unchanged since they were written (so are their pictures).
     reused: bool = False
+    #: The games read to build them (with the columns the Teams? test reads too); None when reused.
+    frame: pd.DataFrame | None = None
 
 
 def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, *, write: bool = False) -> FolderTables:
@@ -55,14 +58,15 @@ def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, 
     if games.empty and not write:
         return FolderTables(None, 0, left_out)
     return FolderTables(_as_stored(folder, _build(games, scoring, schedule), write, counted, left_out),
-                        counted, left_out)
+                        counted, left_out, frame=games)
 
 
 def _stored_games(folder: Path, schedule: Schedule) -> pd.DataFrame:
     """``games.csv``'s complete games of the schedule (``attrs``: ``unreadable`` and ``foreign`` games left out)."""
     path = folder / GAMES_FILE
     try:
-        games = load_games(path, schedule.config.players, (*TABLE_COLUMNS, "seed"))
+        # the columns of the Teams? test too: arena report tests the frame read here instead of reading it again
+        games = load_games(path, schedule.config.players, (*TABLE_COLUMNS, *TEAMS_COLUMNS))
     except (OSError, ValueError) as exc:
         raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
     unreadable = games.attrs.get("unreadable", 0)

@@ -175,15 +175,18 @@ def pair_lines(table: pd.DataFrame | None, pair: str, width: int | None = None) 
     return lines
 
 
-def folder_teams(folder: Path, config: TournamentConfig, scoring: str | None = None) -> pd.DataFrame | None:
-    """The Teams? table of ``folder``'s games.csv (``scoring``: the tournament's when None); None with two
-    players, where there is no third party to compare with."""
+def folder_teams(folder: Path, config: TournamentConfig, scoring: str | None = None,
+                 games: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    """The Teams? table of ``folder``'s games.csv (``scoring``: the tournament's when None), or of ``games``,
+    its frame already read with :data:`COLUMNS`; None with two players, where there is no third party to
+    compare with."""
     if config.players < 3:
         return None
-    try:
-        games = load_games(Path(folder) / GAMES_FILE, config.players, COLUMNS)
-    except (ValueError, OSError) as exc:
-        raise RunError(f"{Path(folder) / GAMES_FILE}: cannot read: {os_error_line(exc)}") from None
+    if games is None:
+        try:
+            games = load_games(Path(folder) / GAMES_FILE, config.players, COLUMNS)
+        except (ValueError, OSError) as exc:
+            raise RunError(f"{Path(folder) / GAMES_FILE}: cannot read: {os_error_line(exc)}") from None
     return teams_table(games, scoring or config.scoring, config.names)
 
 

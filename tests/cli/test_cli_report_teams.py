@@ -86,3 +86,26 @@ def test_two_players_have_no_teams_section(cli, tmp_path: Path, write_tournament
     assert result.exit_code == 0 and "Teams?" not in result.output
     pair = cli.invoke(main, ["report", str(out), "--collusion", "greedy,random"])
     assert pair.exit_code == 1 and "no third party" in pair.output
+
+
+@pytest.mark.slow
+def test_a_report_that_builds_its_tables_tests_the_games_it_read_for_them(folder: Path, cli, monkeypatch) -> None:
+    import arena.report.games as games
+
+    reads: list[str] = []
+    load = games.load_games
+
+    def counted(path, *args, **kwargs):
+        reads.append(str(path))
+        return load(path, *args, **kwargs)
+
+    for module in ("arena.report.folder_tables", "arena.report.teams"):
+        monkeypatch.setattr(f"{module}.load_games", counted)
+    # another scoring: the tables are built from games.csv, and Teams? tests the same frame
+    result = cli.invoke(main, ["report", str(folder), "--scoring", "blockers"])
+    assert result.exit_code == 0, result.output
+    assert "6 ordered pairs tested" in result.output and len(reads) == 1, reads
+    reads.clear()
+    result = cli.invoke(main, ["report", str(folder)])  # the run's own tables: only Teams? reads games.csv
+    assert result.exit_code == 0, result.output
+    assert "6 ordered pairs tested" in result.output and len(reads) == 1, reads

@@ -16,14 +16,14 @@ from test_collusion import NAMES, synthetic_games  # noqa: E402
 
 @pytest.fixture(scope="module")
 def teamed() -> pd.DataFrame:
-    return teams_table(synthetic_games(400, NAMES, team=("a", "b")), "uptown")
+    return teams_table(synthetic_games(1200, NAMES, team=("a", "b")), "uptown")
 
 
 def test_the_section_names_the_team_first_and_says_what_it_tests(teamed: pd.DataFrame) -> None:
     lines = teams_lines(teamed, width=80)
     assert lines[1] == "Teams?"
-    assert lines[3].split()[:3] == ["a", "->", "b"] and lines[3].endswith("FLAGGED (spares)")
-    assert lines[4].split()[:3] == ["b", "->", "a"]
+    assert {" ".join(lines[3].split()[:3]), " ".join(lines[4].split()[:3])} == {"a -> b", "b -> a"}
+    assert lines[3].endswith("FLAGGED (spares)") and lines[4].endswith("FLAGGED (spares)")
     assert any("more pairs, none flagged" in line for line in lines)
     assert any(line.startswith("Does A help B? 30 ordered pairs tested: 2 pair(s) flagged") for line in lines)
     paragraph = lines[lines.index(next(line for line in lines if line.startswith("Does A help B?"))):-2]
