@@ -9,6 +9,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -251,11 +252,18 @@ def test_no_file_a_bot_can_read_carries_what_another_bot_does(level):
         # few of the network namespace's counters, the softnet statistics, in rounds of either kind).
         moves = [True] * 8 + [False] * 8
         random.Random(49).shuffle(moves)
+        # Every round lasts as long between its two readings, moves or not: the host's traffic, which a longer
+        # round sees more of, must not look like the moves.
+        started = time.monotonic()
+        assert _ask(mover, "move") == "done\n" and _ask(mover, "release") == "done\n"
+        gap = max(0.5, 3 * (time.monotonic() - started))
         changed: dict[str, list[bool]] = {path: [] for path in readable}
         for move in moves:
             before = json.loads(_ask(scanner, "scan"))
+            started = time.monotonic()
             if move:
                 assert _ask(mover, "move") == "done\n"
+            time.sleep(max(0.0, started + gap - time.monotonic()))
             after = json.loads(_ask(scanner, "scan"))
             assert _ask(mover, "release") == "done\n"
             for path in readable:
