@@ -3,8 +3,8 @@
 Each model is fitted on aggregates (games counted by seating or by finishing pattern, or a Gram matrix),
 and keeps the covariance of its per-deal score sums over a space that holds every candidate pair at once
 (:class:`DealSums`): a pair's score test is then a few small matrix products, whatever the number of
-games.  A pair already flagged is a nuisance of every model (``nuisance``): its captures leave the
-captures model, and its effect on the helped entrant's groups and results is fitted, not tested.
+games.  Each model is fitted on the games it is given: the Teams? test leaves out the tables of the pairs
+it has flagged by giving a model the other games alone.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def chunks(deals: np.ndarray, size: int = CHUNK) -> Iterator[slice]:
 
 class PairModel:
     """What every model keeps for its pairs' score tests: the summed extended scores ``vector`` (one
-    dimension per ordered pair, and the nuisance's own), the extended information ``info`` (``scale``
+    dimension per ordered pair, and the nuisance parameters' own), the extended information ``info`` (``scale``
     times it is the model's variance of the scores), ``embed`` (the nuisance parameters as extended
     directions: their scores are ``embed.T @ vector``), and the deals' ``covariance`` of the scores."""
 
@@ -144,32 +144,22 @@ def _pair_embedding(names: int, offset: int, width: int, columns: Sequence[tuple
     return embed
 
 
-def _with_pairs(embed: np.ndarray, nuisance: Sequence[tuple[int, int]], names: int, offset: int) -> np.ndarray:
-    """``embed`` with a column per nuisance pair: its own dimension."""
-    extra = np.zeros((embed.shape[0], len(nuisance)))
-    for column, (a, b) in enumerate(nuisance):
-        extra[offset + a * names + b, column] = 1.0
-    return np.concatenate([embed, extra], axis=1)
-
-
 # -- captures ------------------------------------------------------------------------------------
 
 
 class CaptureModel(PairModel):
     """``log E[y] = game + capturer(i) + victim(j) + offset(j - i)``, conditional on each game's captures (a
     multinomial over its capturer-victim cells), fitted on the games counted by seating.  A pair's statistic
-    is its cells' observed minus expected captures; a nuisance pair's cells leave the model (their counts
-    are given)."""
+    is its cells' observed minus expected captures."""
 
-    def __init__(self, entrants: np.ndarray, captures: np.ndarray, deals: np.ndarray, names: int,
-                 nuisance: Sequence[tuple[int, int]] = ()) -> None:
+    def __init__(self, entrants: np.ndarray, captures: np.ndarray, deals: np.ndarray, names: int) -> None:
         k = entrants.shape[1]
         self.names, self.offset = names, 0
         si, sj = np.array([(i, j) for i in range(k) for j in range(k) if i != j]).T
         offset = (sj - si) % k - 1
         seating, configs = _seatings(entrants, names)
         pair = configs[:, si] * names + configs[:, sj]  # (seatings, cells)
-        keep = ~np.isin(pair, [a * names + b for a, b in nuisance])
+        keep = np.ones(pair.shape, dtype=bool)  # every cell: the shares below also serve masked cells
         seen = captures[:, si, sj] * keep[seating]  # (games, cells)
         total = seen.sum(axis=1)
         cells = len(si)
@@ -295,11 +285,10 @@ class GiftModel(PairModel):
     + captures from i x (help(i) + helped(j))`` for victim ``j`` and each capturer ``i`` at the table.  A
     capture can only keep or lower the victim's groups (M3): a lone tile taken is a group fewer.  A pair's
     statistic is its captures' residual product: negative when ``helper``'s captures of ``helped``'s
-    tiles cost ``helped`` more groups than anyone's captures predict (gifts).  A nuisance pair has a
-    slope of its own."""
+    tiles cost ``helped`` more groups than anyone's captures predict (gifts)."""
 
     def __init__(self, entrants: np.ndarray, captures: np.ndarray, groups: np.ndarray, deals: np.ndarray,
-                 names: int, nuisance: Sequence[tuple[int, int]] = ()) -> None:
+                 names: int) -> None:
         games, k = entrants.shape
         self.names, self.offset = names, names
         width = names + names * names  # the victim's own base, then each ordered pair's captures
@@ -333,7 +322,6 @@ class GiftModel(PairModel):
         embed[:names, :names] = np.eye(names)
         embed = np.concatenate([embed, _pair_embedding(names, names, width, [("capturer", 0), ("victim", names)])],
                                axis=1)
-        embed = _with_pairs(embed, nuisance, names, names)
         normal = embed.T @ gram @ embed
         beta = np.linalg.pinv(normal) @ (embed.T @ moment)
         fitted = embed @ beta  # each extended dimension's coefficient
@@ -370,13 +358,11 @@ def _by_seating(seating: np.ndarray, values: np.ndarray, seatings: int) -> np.nd
 
 
 class ResultModel(PairModel):
-    """Plackett-Luce strengths (:mod:`arena.stats.ratings`) with an extra strength ``delta(A, B)`` for B at
-    the tables where A sits for each nuisance pair, fitted on the games counted by finishing pattern.  A
-    pair's statistic is the score of its ``delta`` at 0: positive when B finishes higher at A's tables than
-    its strength says, negative when lower."""
+    """Plackett-Luce strengths (:mod:`arena.stats.ratings`), fitted on the games counted by finishing pattern.
+    A pair's statistic is the score at 0 of an extra strength ``delta(A, B)`` for B at the tables where A
+    sits: positive when B finishes higher at A's tables than its strength says, negative when lower."""
 
-    def __init__(self, entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray, names: int,
-                 nuisance: Sequence[tuple[int, int]] = ()) -> None:
+    def __init__(self, entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray, names: int) -> None:
         k = entrants.shape[1]
         self.names, self.offset = names, names
         width = names + names * names
@@ -390,11 +376,8 @@ class ResultModel(PairModel):
                 dims[:, position, slot] = names + order[:, m] * names + order[:, position]
         embed = np.zeros((width, names))
         embed[:names, :names] = np.eye(names)
-        self.embed = _with_pairs(embed, nuisance, names, names)
-        params = np.concatenate([fit(pats, names)[0], np.zeros(len(nuisance))])
-        if nuisance:
-            params = _newton(params, self.embed, pats, dims, width)
-        per_pattern, self.info = _plackett_luce(self.embed @ params, pats, dims, width)
+        self.embed = embed
+        per_pattern, self.info = _plackett_luce(embed @ fit(pats, names)[0], pats, dims, width)
         self.vector = np.bincount(dims.ravel(), weights=np.repeat(per_pattern * pats.count[:, None], k),
                                   minlength=width)
         sums = DealSums(width)
@@ -427,19 +410,3 @@ def _plackett_luce(extended: np.ndarray, pats: Patterns, dims: np.ndarray,
             info += np.bincount((rows * width + cols).ravel(), weights=block.ravel(), minlength=width * width)
     return score, info.reshape(width, width)
 
-
-def _newton(params: np.ndarray, embed: np.ndarray, pats: Patterns, dims: np.ndarray, width: int) -> np.ndarray:
-    """The maximum likelihood of the parameters ``embed`` names, by Newton's method from a close start
-    (a step at most 2 in strength: an entrant that always loses at some tables has no finite maximum)."""
-    k = dims.shape[1]
-    for _ in range(MAX_ITERATIONS):
-        score, info = _plackett_luce(embed @ params, pats, dims, width)
-        grad = embed.T @ np.bincount(dims.ravel(), weights=np.repeat(score * pats.count[:, None], k),
-                                     minlength=width)
-        normal = embed.T @ info @ embed
-        step: np.ndarray = np.linalg.pinv(normal + RIDGE * np.eye(len(normal))) @ grad
-        step = step * min(1.0, 2.0 / max(float(np.abs(step).max()), 1e-300))
-        params = params + step
-        if np.abs(step).max() < 1e-9:
-            break
-    return params
