@@ -103,9 +103,9 @@ def teams_note(table: pd.DataFrame) -> str:
             f"{CAPTURE_MARGIN:.0%} of the rate A's captures of the others and the others' of B predict, or over "
             f"{1 / CAPTURE_MARGIN:.0%} of it; gifts: each of A's captures costs B over {GIFT_MARGIN:.2f} of a group "
             f"more than predicted; results: B plays over {RESULT_MARGIN:.0f} Elo stronger, or weaker, at A's tables "
-            f"than its rating says. Pairs each test ran on: {ran}. Holm's adjustment over the pairs, a flagged "
-            f"pair a nuisance of the models before the next step, family-wise {ALPHA:.0%} "
-            "(docs/explanation/statistics.md).")
+            f"than its rating says, a gifts or results finding only where it holds at the tables without each "
+            f"other entrant. Pairs each test ran on: {ran}. Holm's adjustment over the pairs, a flagged pair's "
+            f"tables set aside before the next step, family-wise {ALPHA:.0%} (docs/explanation/statistics.md).")
 
 
 #: Rows of the text report's Teams? table at most (the flagged pairs, then the most suspect); report.html

@@ -19,17 +19,23 @@ One-sided: A gifts B.
 **Results**: B's Plackett-Luce strength (:mod:`arena.stats.ratings`) at the tables where A sits differs
 from its strength elsewhere by more than ``RESULT_MARGIN`` Elo.  Two-sided: B finishing higher at A's
 tables (A helps B) and lower (A hurts B, or B throws its games at A's tables) are both reported.  It
-needs games of B without A.
+needs games of B without A, and without A and each other entrant C (below).
 
 Each score test corrects for the fitted nuisance parameters and takes its variance from the spread of
 the deals' sums (a game's seed is its deal), mixed with the model's as one deal's worth; the statistic
 is read as Student's t on the deals minus one.  A pair's p-value is the smallest of its tests' times
-their number (Bonferroni; the results test's two sides count as its own factor 2), and Holm's step-down
-across the pairs keeps the chance of flagging any honest pair at most ``alpha``.  Holm's steps are taken
-one pair at a time, and a flagged pair becomes a nuisance of every model before the next step: its
-captures leave the captures model, and its effects on B's groups and results are fitted, not tested.
-Without that, one pair's effect shows up mirrored in every other pair around it (with a fixed table size,
-"B does much worse at D's tables" is the same data as "B does better at everyone else's").
+their number (Bonferroni; each two-sided test's sides count as its own factor 2).  Pairs are flagged one
+at a time, each at ``p <= alpha / (pairs not yet flagged)`` (Holm's step-down: the chance of flagging any
+honest pair stays at most ``alpha``, in whatever order the pairs come), and before the next step a
+flagged pair's tables leave every model.
+
+A team also moves what happens to whoever else sits at its tables: a blocker hurts the leader, a
+thrower lifts everyone else, a team of three makes the two honest entrants beside it look as if they
+spared each other.  So a gifts or results finding is flagged only where it holds, the same way, at the
+tables without each other entrant C in turn (the largest of those p-values, an intersection-union test);
+with no such tables (five entrants at four seats: every table without A is every other entrant) the
+results test is not made.  The captures test keeps a margin wider than any effect a team has had on an
+honest pair (``CAPTURE_MARGIN``).
 
 Pure functions on pandas/numpy data; ``docs/explanation/statistics.md`` explains the choices and shows
 the calibration (``benchmarks/collusion_calibration.py``).
@@ -209,7 +215,7 @@ class TableGames:
 class Models:
     """The three null models of one step of Holm's procedure, on the games of the tables it is given."""
 
-    def __init__(self, table: TableGames) -> None:
+    def __init__(self, table: TableGames, checked: bool = True) -> None:
         names = len(table.names)
         clean = table if table.clean.all() else table.where(table.clean)  # no copy of a run without faults
         counted = clean.captures.sum(axis=(1, 2)) > 0
@@ -219,6 +225,35 @@ class Models:
         part = clean if known.all() else clean.where(known)
         self.gifts = GiftModel(part.entrants, part.captures, part.groups, part.deals, names) if known.any() else None
         self.results = ResultModel(table.entrants, table.ranks, table.deals, names)
+        # the tables without one entrant, where a finding is checked (_held), are not checked again
+        self.blind = _results_blind(table) if checked else np.full((names, names), -1)
+
+
+def _results_blind(table: TableGames) -> np.ndarray:
+    """``blind[a, b]``: an entrant ``c`` such that ``b`` has fewer than :data:`MIN_DEALS` deals without both
+    ``a`` and ``c``, or with ``a`` and without ``c`` (then the results test of ``a -> b`` cannot be checked
+    at the tables without ``c``: :func:`_held`), or -1 for none.  Counted over the tables' line-ups."""
+    names = len(table.names)
+    present = table.present()
+    if not len(present):
+        return np.full((names, names), -1)
+    lineups, index = np.unique(present, axis=0, return_inverse=True)
+    # the deals of each line-up: a deal's games with one line-up (its seatings) count once
+    pairs = np.unique(np.stack([index.reshape(-1), table.deals]), axis=1)
+    deals = np.bincount(pairs[0], minlength=len(lineups)).astype(float)
+    seated = lineups.astype(float)
+    blind = np.full((names, names), -1)
+    for b in range(names):
+        weight = deals * seated[:, b]
+        apart = (1.0 - seated).T @ (weight[:, None] * (1.0 - seated))  # [a, c]: b without a and c
+        beside = seated.T @ (weight[:, None] * (1.0 - seated))  # [a, c]: b with a, without c
+        short = (apart < MIN_DEALS) | (beside < MIN_DEALS)
+        np.fill_diagonal(short, False)
+        short[:, b] = False
+        for a in range(names):
+            if a != b and short[a].any():
+                blind[a, b] = int(np.flatnonzero(short[a])[0])
+    return blind
 
 
 def _z_of_t(t: float, freedom: int) -> float:
@@ -324,10 +359,10 @@ def _next_flag(table: TableGames, rows: Mapping[tuple[int, int], dict[str, objec
 class _Fit:
     """The models of one set of tables, with who sat at each."""
 
-    def __init__(self, table: TableGames) -> None:
+    def __init__(self, table: TableGames, checked: bool = True) -> None:
         self.table = table
         self.present = table.present()
-        self.models = Models(table)
+        self.models = Models(table, checked)
 
 
 def _held(table: TableGames, row: dict[str, object], pair: tuple[int, int], aside: tuple[tuple[int, int], ...],
@@ -335,22 +370,26 @@ def _held(table: TableGames, row: dict[str, object], pair: tuple[int, int], asid
     """The pair's p-value (in ``row``) made that of its findings as they hold at the tables without each
     other entrant C in turn: an intersection-union test, each finding's p-value the largest of them.
 
-    A team moves the captures, groups and results of whoever else sits at its tables (a blocker hurts the
-    leader, a thrower lifts everyone else): a finding on A -> B that such a team of others made vanishes at
-    the tables without one of them, while a finding on A and B's own play holds there.  A finding with
-    no test there (B never without A and C) is not one the data can check: its p-value is 1."""
+    A team moves the groups and results of whoever else sits at its tables (a blocker hurts the leader, a
+    thrower lifts everyone else): a gifts or results finding on A -> B that such a team of others made
+    vanishes at the tables without one of them, while one on A and B's own play holds there.  A finding
+    with no test there (B never without A and C) is not one the data can check: its p-value is 1.  The
+    captures findings keep their own: what A takes of B's tiles is A's own play, and the margin
+    (:data:`CAPTURE_MARGIN`) is wider than anything a team of others has made of an honest pair's."""
     a, b = pair
     one_sided: dict[str, float] = dict(row[_ONE_SIDED])  # type: ignore[call-overload]
+    checked = [finding for finding in one_sided if finding in (GIFTS, HELPS, HURTS)]
     for c in range(len(table.names)):
-        if c in pair or not one_sided:
+        if c in pair or not checked:
             continue
         key = (aside, c)
         if key not in fits:
             kept = table.without(aside)
-            fits[key] = _Fit(kept.where(~kept.present()[:, c]))
+            fits[key] = _Fit(kept.where(~kept.present()[:, c]), checked=False)
         fit = fits[key]
         again = _pair_row(fit.table, fit.present, fit.models, pair, margins)[_ONE_SIDED]
-        one_sided = {finding: max(p, again.get(finding, 1.0)) for finding, p in one_sided.items()}  # type: ignore[attr-defined]
+        one_sided.update({finding: max(one_sided[finding], again.get(finding, 1.0))  # type: ignore[attr-defined]
+                          for finding in checked})
     if not one_sided:
         return
     sides = {finding: 1.0 if finding == GIFTS else 2.0 for finding in one_sided}  # gifts: a one-sided test
@@ -442,11 +481,17 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
         if test.information < MIN_INFORMATION:
             notes.append(f"results: {names[b]}'s place hardly varies")
         elif test.variance > 0:
-            helps = 1.0 - _below(test, result_margin)
-            hurts = _below(test, -result_margin)
-            one_sided.update({HELPS: helps, HURTS: hurts})
-            row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
-            found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
+            blind = int(models.blind[a, b])
+            if blind >= 0:  # the estimate is shown, the test cannot be checked (_held)
+                notes.append(f"results: not tested, {names[b]} never plays without both {names[a]} and "
+                             f"{names[blind]} (a team among the others at the tables without {names[a]} "
+                             "would look the same)")
+            else:
+                helps = 1.0 - _below(test, result_margin)
+                hurts = _below(test, -result_margin)
+                one_sided.update({HELPS: helps, HURTS: hurts})
+                row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
+                found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
             sd = math.sqrt(test.variance)
             scale = ELO_PER_THETA / test.information
             row[RESULT_ELO] = test.score * scale

@@ -149,7 +149,8 @@ def test_a_thrower_among_five_entrants_at_four_seats_accuses_nobody():
         table = collusion_table(synthetic_games(600, NAMES[:5], throw=("a", "b"), seed=seed))
         assert not flags(table)
         row = table[(table[HELPER] == "a") & (table[HELPED] == "b")].iloc[0]
-        assert row["p_results"] < 1e-4 and "not at the tables without each other entrant" in row[NOTE]
+        assert row["result_elo"] < -100 and math.isnan(row["p_results"])  # estimated, not tested
+        assert "results: not tested, b never plays without both a and" in row[NOTE]
 
 
 def test_blockers_of_the_table_s_leader_never_get_an_honest_pair_flagged():

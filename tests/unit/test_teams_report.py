@@ -38,7 +38,8 @@ def test_the_display_holds_every_tested_pair(teamed: pd.DataFrame) -> None:
 
 def test_one_pair_s_detail_both_ways(teamed: pd.DataFrame) -> None:
     lines = pair_lines(teamed, "c,a")
-    assert lines[0].startswith("c -> a: not flagged") and lines[1].startswith("a -> c: not flagged")
+    assert lines[0].startswith("c -> a: not flagged")
+    assert next(line for line in lines[1:] if not line.startswith(" ")).startswith("a -> c: not flagged")
     with pytest.raises(ValueError, match="two different entrants"):
         pair_lines(teamed, "a,zz")
     with pytest.raises(ValueError, match="two different entrants"):
