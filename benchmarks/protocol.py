@@ -6,7 +6,7 @@
 All by the wall clock; in each part the variants alternate round by round and the median round is kept.
 
 * per move: four ``random`` bots in process (``Referee(isolation="none")``) against ``isolation="process"``
-  (``python -m arena.isolation.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
+  (``python -m arena.wire.bothost random``) and against four stdlib bots (``examples/protocol/random_bot.py``),
   each as a Referee plays them (itself and its bots on one CPU) and not pinned (``pin=False``); the same
   seeds, new ones each round (a bot process never plays a deal twice: a seed played again would cost a
   start); each referee keeps its bot processes for every round and plays a warm-up game first, so start-up
@@ -44,7 +44,7 @@ from typing import Any
 import wall_floor
 
 from arena.isolation import cgroups, forkserver, protocol, sandbox
-from arena.isolation.botprocess import BotProcess, exec_program, python_program
+from arena.play.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
 from arena.plugins import load_bot
 from arena.rules import GameSettings, GameState, deal, engine
@@ -159,7 +159,7 @@ def _per_move(games: int, rounds: int, floor_bot: Path | str, python_floor: Path
     # A Referee keeps itself and its bot programs on one CPU while it plays (pin=True, the default);
     # the unpinned rows show what waking a process on the other CPU costs.
     variants = {"in process (isolation none), random": make_referee("none", "random"),
-                "process, python -m arena.isolation.bothost random": make_referee("process", "random"),
+                "process, python -m arena.wire.bothost random": make_referee("process", "random"),
                 "  the same, not pinned (pin=False)": make_referee("process", "random", pin=False),
                 "process, stdlib examples/protocol/random_bot.py": make_referee("process", EXAMPLE),
                 "  the same, not pinned (pin=False) ": make_referee("process", EXAMPLE, pin=False)}
@@ -374,7 +374,7 @@ def in_games(referee: Referee, players: list, seeds: list[int], lines: list) -> 
 
 
 def alone(lines: list[tuple[int, int, bytes]]) -> list[float]:
-    """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.isolation.bothost does
+    """Microseconds a line in json.loads, ViewReader.view, choose and the answer's JSON (as arena.wire.bothost does
     them), and in read_turn_answer of the answer (the referee: parse_line + read_answer, a move line read before
     found by its bytes)."""
     clock, cls, settings = time.perf_counter, load_bot("random"), GameSettings.for_players(4)
@@ -469,7 +469,7 @@ def where_it_goes(games: int, rounds: int) -> None:
             (f"timed alone in {games} seeded games of four players, in this process:", None),
             (f"referee: TurnWriter.line ({engine.ENGINE} engine{', in C' if engine.ENGINE == 'native' else ''})", a[7]),
             ("referee: PyTurnWriter.line (in Python, the reference)", a[8])]
-    print(f"\nwhere a turn's time goes under process isolation (python -m arena.isolation.bothost random), us a turn asked, "
+    print(f"\nwhere a turn's time goes under process isolation (python -m arena.wire.bothost random), us a turn asked, "
           f"median of {rounds} rounds of {games} games; turn lines of {statistics.fmean(sizes) / 1e3:.1f} KB on "
           f"average, the last tenth {sizes[len(sizes) * 9 // 10] / 1e3:.1f}-{sizes[-1] / 1e3:.1f} KB")
     for name, value in rows:

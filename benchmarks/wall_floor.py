@@ -33,9 +33,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena.isolation import sandbox
-from arena.isolation.botprocess import BotProcess, exec_program
-from arena.isolation.protocol import TurnWriter
+from arena.play.botprocess import BotProcess, exec_program
 from arena.rules import PASS, GameSettings, GameState, deal, derived_random
+from arena.wire.protocol import TurnWriter
 
 #: The bot: a line at a time from a 1 MiB buffer, no JSON parser.
 FLOOR_BOT = r"""

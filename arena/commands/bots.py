@@ -47,9 +47,9 @@ def _probe(specs: tuple[str, ...], time_limit: float, isolation: str, seed: int 
 def _probe_each(specs: tuple[str, ...], referee: Referee, seed: int, limit: str, time_limit: float, isolation: str,
                 unusable: list[str]) -> None:
     """Probe each bot in turn, adding to ``unusable`` the line of each that faulted."""
-    from arena.isolation.protocol import PROTOCOL
     from arena.play.human import HUMAN
     from arena.play.probe import OPPONENT, probe_game
+    from arena.wire.protocol import PROTOCOL
 
     for text in specs:
         if text == HUMAN:

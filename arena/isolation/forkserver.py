@@ -3,7 +3,7 @@
 A bot start through ``python jail.py … -- python -c <bot host>`` runs two interpreters and imports the
 arena twice: about 100 ms of CPU before the bot's own code runs.  The *fork server* is one interpreter a
 referee process starts once (:func:`server`), which imports the jail (``jail.py``), its seccomp filter,
-the Python bot host (:mod:`arena.isolation.bothost`, with its JSON parser ``orjson``) and the built-in bots
+the Python bot host (:mod:`arena.wire.bothost`, with its JSON parser ``orjson``) and the built-in bots
 (``arena_bots``), and then only forks.  Each child is what ``python jail.py`` was: it puts up the same walls in the same order
 (:func:`jail.run <arena.isolation.jail.run>`), then execs the bot's command, or, for a Python bot, runs the
 bot host in place, which imports the entrant's module inside the walls.
@@ -191,7 +191,8 @@ def serve(fd: int) -> None:
     import gc
     import signal
 
-    from arena.isolation import bothost, jail
+    from arena.isolation import jail
+    from arena.wire import bothost
 
     _import_built_in_bots()
     ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the referee

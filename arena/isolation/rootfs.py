@@ -159,7 +159,7 @@ def program_paths(command: list[str], cwd: str | None, env: dict[str, str]) -> t
         own.append(os.path.abspath(exe))
         # The arena's own packages for its bot host only: another program of the same Python has no use
         # for them, and their folders would name where the arena is installed.
-        host = len(command) > 3 and command[1:3] == ["-I", "-c"] and "arena.isolation.bothost" in command[3]
+        host = len(command) > 3 and command[1:3] == ["-I", "-c"] and "arena.wire.bothost" in command[3]
         if not _runtime(real, runtime, env, host):
             own.append(os.path.dirname(os.path.abspath(exe)))
         interpreter = _interpreter(real, search)

@@ -65,11 +65,11 @@ class Entrant:
         return ref, f"{os.path.join(self.base, where)}:{attr}"
 
     def program(self, isolation: str = "process") -> Any:
-        """The :class:`~arena.isolation.botprocess.Program` of an entrant whose spec or command names one, or that is
+        """The :class:`~arena.play.botprocess.Program` of an entrant whose spec or command names one, or that is
         a Python bot played as a program under ``isolation`` although the referee would find it
         elsewhere by its ref (a relative file); else None."""
-        from arena.isolation.botprocess import Program, exec_program, python_program
         from arena.isolation.sandbox import Limits
+        from arena.play.botprocess import Program, exec_program, python_program
         from arena.plugins.specs import EXEC_PREFIX
 
         walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)

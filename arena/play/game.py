@@ -19,8 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.faults import Fault, FaultKind, show_value
-from arena.isolation import protocol
-from arena.isolation.protocol import TurnWriter
 from arena.play.clock import SeatClock
 from arena.play.guard import Guard
 from arena.play.human import HUMAN, HumanSeat, Terminal
@@ -34,13 +32,15 @@ from arena.rules.geometry import N_CELLS
 from arena.rules.state import legal_in
 from arena.rules.tiles import N_TILES
 from arena.rules.view import turn_view
+from arena.wire import protocol
+from arena.wire.protocol import TurnWriter
 
 # The referee's log: a game's faults are the referee's to tell.
 log = logging.getLogger("arena.play.referee")
 
 #: The stream of the random fallback that plays for a faulted seat.
 FALLBACK_STREAM = "uptown-fallback/1"
-#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.isolation.protocol.MAX_SHOWN`).
+#: The longest fault message (a bot's words in it are cut shorter: :data:`~arena.wire.protocol.MAX_SHOWN`).
 MAX_FAULT = 1000
 
 

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Sequence
 from typing import TextIO
 
-from arena.isolation.botprocess import BotProcess, BotProcessError, Program, stop_all
+from arena.play.botprocess import BotProcess, BotProcessError, Program, stop_all
 from arena.play.logs import BotLogs
 from arena.play.prepared import PreparedBot
 

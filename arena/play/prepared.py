@@ -11,16 +11,16 @@ from arena import records
 from arena.api import Bot
 from arena.api.options import format_option
 from arena.inputfiles import special_kind
-from arena.isolation import protocol
-from arena.isolation.botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
+from arena.play.botprocess import EXEC_PREFIX, BotProcessError, Program, exec_program, python_program
 from arena.plugins import BotError, BotSpec, bot_options, load_bot, parse_bot_spec, resolve_ref
+from arena.wire import protocol
 
 
 class PreparedBot(NamedTuple):
     """A bot spec resolved once, to be made into a fresh bot game after game (see :meth:`Referee.prepare`).
 
     An in-process bot has its class; a bot program (any program, or a Python
-    bot under process isolation) has its :class:`~arena.isolation.botprocess.Program`
+    bot under process isolation) has its :class:`~arena.play.botprocess.Program`
     and what it declared in its handshake, and no class: its code never
     runs in the referee.
     """
@@ -107,7 +107,7 @@ def prepare_bot(bot: PreparedBot | BotSpec | str) -> PreparedBot:
 
 
 def program_of(ref: str, program: Program | None = None, given: Mapping[str, Any] | None = None) -> Program:
-    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.isolation.bothost REF`` for a Python
+    """The program a ref runs as: ``exec:COMMAND``, or ``python -m arena.wire.bothost REF`` for a Python
     bot, whose host checks the ``given`` options against the class before its handshake.
 
     A bot named by its entry point runs as the ``module:Class`` the name resolves to here, so the
@@ -138,11 +138,11 @@ def named_files_checked(ref: str, program: Program) -> Program:
 
 
 def with_given(program: Program, given: Mapping[str, Any] | None) -> Program:
-    """A bot host's program with the given options in its environment (:data:`~arena.isolation.bothost.OPTIONS_VARIABLE`),
+    """A bot host's program with the given options in its environment (:data:`~arena.wire.bothost.OPTIONS_VARIABLE`),
     for the host to check before its handshake."""
     if not given:
         return program
-    from arena.isolation.bothost import OPTIONS_VARIABLE
+    from arena.wire.bothost import OPTIONS_VARIABLE
 
     options = ",".join(f"{key}={format_option(value)}" for key, value in sorted(given.items()))
     return dataclasses.replace(program, env=(*program.env, (OPTIONS_VARIABLE, options)))

@@ -11,8 +11,8 @@ Where bots run (``isolation``):
 
 * ``"process"`` (the default): every bot is a program of its own in the
   sandbox (:mod:`arena.isolation.sandbox`), spoken to in ``uptown-bot/1``
-  (:mod:`arena.isolation.protocol`, :mod:`arena.isolation.botprocess`); a Python bot runs under
-  the bot host (:mod:`arena.isolation.bothost`).  The referee runs none of a bot's
+  (:mod:`arena.wire.protocol`, :mod:`arena.play.botprocess`); a Python bot runs under
+  the bot host (:mod:`arena.wire.bothost`).  The referee runs none of a bot's
   code and reads nothing from it but checked JSON lines, and never waits on
   a bot without a deadline.  Its own wall clock times each turn, from the
   start of writing the question to reading the answer; at the limit, or when
@@ -69,8 +69,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self, TextIO, TypedDict, Unpack
 
-from arena.isolation import protocol
-from arena.isolation.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
+from arena.play.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
 from arena.play.clock import NO_CLOCK, TimeControl
 from arena.play.game import Game
 from arena.play.guard import Guard, ThreadGuard, Tripwire
@@ -84,6 +83,7 @@ from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.setup import GameSetup
 from arena.plugins import BotError, BotSpec, convert_given, split_bot_spec
 from arena.rules import GameSettings, GameState, Move, deal
+from arena.wire import protocol
 
 log = logging.getLogger("arena.play.referee")
 
@@ -202,7 +202,7 @@ class Referee:
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
         self._guard: Guard | None = None
         self._isolated: Referee | None = None
-        #: Where every protocol line is copied (see :attr:`~arena.isolation.botprocess.BotProcess.transcript`).
+        #: Where every protocol line is copied (see :attr:`~arena.play.botprocess.BotProcess.transcript`).
         self.transcript = transcript
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
         self.cpu = _current_cpu() if pin and isolation == "process" else None
@@ -346,7 +346,7 @@ class Referee:
         """Play one game: seat ``i`` is played by a fresh bot made from ``bots[i]``.
 
         The deal comes from ``seed`` (:func:`arena.rules.deal`); each bot gets the ``seed``
-        :func:`~arena.isolation.protocol.bot_seed` makes of it, its seat and ``deal_key`` (the
+        :func:`~arena.wire.protocol.bot_seed` makes of it, its seat and ``deal_key`` (the
         tournament's secret key; None for public deals), and the generator made of that.
         ``names`` are the players' names in the record (default: the spec texts);
         ``extra`` keys are added to the record after the referee's own.

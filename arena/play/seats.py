@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from arena.api import Bot
 from arena.faults import Fault, FaultKind
-from arena.isolation import protocol, sandbox
-from arena.isolation.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
-from arena.isolation.protocol import ProtocolError, TurnWriter
+from arena.isolation import sandbox
+from arena.play.botprocess import QUIT_SECONDS, BotProcess, BotProcessError, Ended, Late
 from arena.play.guard import Guard
 from arena.rules import GameSettings, GameState, MoveSet, SeatResult
+from arena.wire import protocol
+from arena.wire.protocol import ProtocolError, TurnWriter
 
 if TYPE_CHECKING:
     from arena.play.clock import SeatClock
@@ -69,7 +70,7 @@ class InProcessSeat:
 
 
 class ProgramSeat:
-    """A bot program (a process of its own, :mod:`arena.isolation.botprocess`) playing one seat of one game.
+    """A bot program (a process of its own, :mod:`arena.play.botprocess`) playing one seat of one game.
 
     The process comes from the referee's pool (:class:`~arena.play.pool.BotPool`: one that never
     played this game's deal, or a fresh one: :meth:`reserve`, before the game's first turn) and goes
@@ -94,7 +95,7 @@ class ProgramSeat:
         self.process: BotProcess | None = None
         #: The seat's game clock (None: none), set by the game.
         self.clock: SeatClock | None = None
-        #: The per-move limit of the last turn asked (the first has :data:`~arena.isolation.protocol.FIRST_TURN_LIMITS`).
+        #: The per-move limit of the last turn asked (the first has :data:`~arena.wire.protocol.FIRST_TURN_LIMITS`).
         self.turn_limit = self.limit
         self._first: bytes = b""
         self._problem = ""

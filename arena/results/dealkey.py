@@ -7,7 +7,7 @@ seeds are small numbers people choose).  So the arena makes a key when it
 makes a results folder (:func:`secrets.token_hex`), keeps it in the folder
 (``deal.key``, its owner's alone, like the folder: bots never see it) and
 keys every seed with it (:func:`arena.plan.schedule.game_seed`)
-and every bot's seed (:func:`arena.isolation.protocol.bot_seed`).
+and every bot's seed (:func:`arena.wire.protocol.bot_seed`).
 
 A resume, ``--update`` and ``arena report`` read the same key; ``--overwrite``
 makes a new one.  A folder that holds a tournament but no readable key is

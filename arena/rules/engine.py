@@ -101,7 +101,7 @@ else:
 NativeMoveSet: Any = _native.MoveSet if ENGINE == "native" else None
 #: The mcts bot's tree search in C (bots/mcts.py: PySearch is the same in Python); None with the pure engine.
 NativeSearch: Any = _native.Search if ENGINE == "native" else None
-#: The bot protocol's turn lines of a native state, built in C (arena/isolation/protocol.py: PyTurnWriter
+#: The bot protocol's turn lines of a native state, built in C (arena/wire/protocol.py: PyTurnWriter
 #: writes the same bytes in Python); None with the pure engine.
 NativeTurnLine: Any = _native.TurnLine if ENGINE == "native" else None
 

@@ -233,7 +233,7 @@ def test_bad_programs_are_one_line_errors_before_anything_starts(tmp_path, monke
     import sys
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("arena.isolation.botprocess.STARTUP_SECONDS", 1.0)
+    monkeypatch.setattr("arena.play.botprocess.STARTUP_SECONDS", 1.0)
     entrant = entrant.replace("PYTHON", sys.executable).replace("PROGRAMS", str(PROGRAMS))
     entrant = entrant.replace("EXAMPLES", str(EXAMPLES))
     path = programs_tournament(write_tournament, 'bot = "random"', entrant, 'bot = "greedy"')

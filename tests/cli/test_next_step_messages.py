@@ -49,7 +49,7 @@ def test_a_line_of_debugging_on_standard_output_says_to_write_it_to_standard_err
 
 
 def test_a_handshake_timeout_shows_the_last_words_and_the_log(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr("arena.isolation.botprocess.STARTUP_SECONDS", 1.0)
+    monkeypatch.setattr("arena.play.botprocess.STARTUP_SECONDS", 1.0)
     logs = tmp_path / "logs"
     result = cli.invoke(main, ["play", program(tmp_path, "slow.py", SLOW), "random", "--time-limit", "0.5",
                                "--logs", str(logs)])
@@ -94,7 +94,7 @@ command = ["{python}", "{bot}"]
 ])
 def test_a_folder_holding_results_is_refused_before_any_bot_starts(cli, tmp_path, monkeypatch, write_tournament,
                                                                    held, message):
-    from arena.isolation.botprocess import BotProcess
+    from arena.play.botprocess import BotProcess
 
     started: list[str] = []
 
@@ -118,7 +118,7 @@ def test_a_folder_holding_results_is_refused_before_any_bot_starts(cli, tmp_path
 
 
 def test_a_tournament_s_handshake_timeout_keeps_the_log_it_names(cli, tmp_path, monkeypatch, write_tournament):
-    monkeypatch.setattr("arena.isolation.botprocess.STARTUP_SECONDS", 1.0)
+    monkeypatch.setattr("arena.play.botprocess.STARTUP_SECONDS", 1.0)
     (tmp_path / "slow.py").write_text(SLOW)
     path = write_tournament(TOURNAMENT.replace("noisy.py", "slow.py").format(python=sys.executable,
                                                                              bot=tmp_path / "slow.py"), "slow.toml")

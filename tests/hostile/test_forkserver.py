@@ -13,7 +13,7 @@ import pytest
 from sandbox_levels import needs_jail
 
 from arena.isolation import forkserver
-from arena.isolation.botprocess import BotProcess, Program, host_command, python_program
+from arena.play.botprocess import BotProcess, Program, host_command, python_program
 
 pytestmark = [needs_jail, pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="no pidfd_open: no fork server")]
 

@@ -38,9 +38,10 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.isolation import botprocess, sandbox
+from arena.isolation import sandbox
 from arena.plan.config import ConfigError, load_config
 from arena.plan.schedule import count_games
+from arena.play import botprocess
 from arena.play.referee import Referee, play_game
 from arena.plugins import BotError, BotSpec, make_bot_spec
 from arena.results.identity import check_bots

@@ -44,8 +44,8 @@ ALL_LEVELS = [*NAMESPACED, pytest.param("rlimits")]
 def inside(script: str, *args: str, level: str | None = None, hide: tuple[str, ...] = (), cpu: int | None = None,
            python: str = SYSTEM_PYTHON, cwd: str | None = None, host: bool = False) -> tuple[int, str, str]:
     """Run a Python script in the sandbox: (exit status, its standard output, its walls).  ``host``: started
-    as the bot host is (``-I -c`` with code that names ``arena.isolation.bothost``), which is shown the arena."""
-    command = [python, "-I", "-c", "# as arena.isolation.bothost\n" + script] if host else [python, "-c", script]
+    as the bot host is (``-I -c`` with code that names ``arena.wire.bothost``), which is shown the arena."""
+    command = [python, "-I", "-c", "# as arena.wire.bothost\n" + script] if host else [python, "-c", script]
     box = start([*command, *args], StartOptions(level=level, hide=hide, cpu=cpu, cwd=cwd, stderr=sys.stderr.fileno()))
     try:
         assert box.process.stdout is not None

@@ -1,6 +1,6 @@
 """Python bots with threads of their own play in the sandbox as they do without it.
 
-The bot host waits for each turn with a signal its pipe raises (``arena/isolation/bothost.py``); a thread the
+The bot host waits for each turn with a signal its pipe raises (``arena/wire/bothost.py``); a thread the
 bot started (a daemon loop, a thread pool, a timer, a logging listener) or a library's (numpy's) must never
 take that signal from it, or the host sleeps on with a turn in its pipe and the bot is faulted ``timeout``.
 """

@@ -22,8 +22,11 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.isolation import protocol, sandbox
-from arena.isolation.botprocess import (
+from arena.isolation import sandbox
+from arena.plan.config import parse_config
+from arena.plan.schedule import schedule
+from arena.play import pool as pool_module
+from arena.play.botprocess import (
     ARENA_PARENT,
     QUIT_SECONDS,
     BotProcess,
@@ -32,9 +35,6 @@ from arena.isolation.botprocess import (
     exec_program,
     python_program,
 )
-from arena.plan.config import parse_config
-from arena.plan.schedule import schedule
-from arena.play import pool as pool_module
 from arena.play.logs import log_name
 from arena.play.referee import Referee, play_game
 from arena.plugins import BotError
@@ -49,6 +49,7 @@ from arena.tournament.run.workers import (
     play_order,
     worker_settings,
 )
+from arena.wire import protocol
 
 ROOT = Path(__file__).parents[2]
 PROGRAMS = Path(__file__).parents[1] / "fixtures" / "programs"

@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.isolation.protocol import bot_random, bot_seed
 from arena.plan.config import ConfigError, parse_config
 from arena.plan.schedule import game_seed, schedule
 from arena.records import replay
 from arena.results.dealkey import read_key
 from arena.results.tournament_file import read_tournament
+from arena.wire.protocol import bot_random, bot_seed
 
 TOURNAMENT = """name = "keyed"
 players = 2

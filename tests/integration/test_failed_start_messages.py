@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.isolation import sandbox
-from arena.isolation.botprocess import SHOWN_OUTPUT, BotProcess, BotProcessError, Program, exec_program
+from arena.play.botprocess import SHOWN_OUTPUT, BotProcess, BotProcessError, Program, exec_program
 
 #: What a JVM that cannot get its memory writes, on its standard output, then its standard error.
 JVM_OUT = ("#\n# There is insufficient memory for the Java Runtime Environment to continue.\n"

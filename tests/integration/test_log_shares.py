@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import botprocess, logshares, sandbox
-from arena.isolation.botprocess import BotProcess, BotProcessError, Program
+from arena.isolation import sandbox
 from arena.isolation.limits import Limits
+from arena.play import botprocess, logshares
+from arena.play.botprocess import BotProcess, BotProcessError, Program
 
 MIB = 1 << 20
 #: The system's Python: a bot of its own, as a program bot is.

@@ -16,8 +16,9 @@ import pytest
 
 from arena import records
 from arena.api import Option
-from arena.isolation import protocol
-from arena.isolation.protocol import (
+from arena.rules import PASS, GameSettings, GameState, Move, SeatView, deal, derived_random
+from arena.wire import protocol
+from arena.wire.protocol import (
     MAX_LINE,
     ProtocolError,
     TurnWriter,
@@ -30,7 +31,6 @@ from arena.isolation.protocol import (
     read_game,
     read_hello,
 )
-from arena.rules import PASS, GameSettings, GameState, Move, SeatView, deal, derived_random
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPT = ROOT / "docs" / "reference" / "protocol-transcript.md"

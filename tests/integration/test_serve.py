@@ -23,11 +23,11 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
 from arena.cli import main  # noqa: E402
+from arena.results.finding import find_record  # noqa: E402
 from arena.results.live import LivePublisher, live_path, read_live  # noqa: E402
 from arena.rules import PASS, GameSettings, GameState, deal  # noqa: E402
 from arena.serve import routes as serve_routes  # noqa: E402
 from arena.serve.app import create_app  # noqa: E402
-from arena.results.finding import find_record  # noqa: E402
 from tests.stored import record_lines  # noqa: E402
 
 HOSTILE = ["<script>alert(1)</script>", "\"onmouseover='x'", "</textarea><img src=x onerror=alert(2)>"]

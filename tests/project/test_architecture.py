@@ -29,7 +29,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("arena.stats",),
     ("arena.plan",),
     ("arena.play",),
+    # The OS sandbox starts the bot host by name in its fork server; the host and the protocol know no sandbox.
     ("arena.isolation",),
+    ("arena.wire",),
     ("arena.envs",),
     ("arena.display",),
     ("arena.records",),

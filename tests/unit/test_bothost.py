@@ -15,12 +15,12 @@ import time
 import pytest
 
 from arena.api.options import declared_options, defaults
-from arena.isolation import bothost, protocol
-from arena.isolation.botprocess import ARENA_PARENT
-from arena.isolation.protocol import TurnWriter, ViewReader, bot_seed, game_line, read_game
+from arena.play.botprocess import ARENA_PARENT
 from arena.plugins import load_bot
 from arena.rules import PASS, GameSettings, GameState, SeatView, deal, derived_random
 from arena.rules.view import TurnClock
+from arena.wire import bothost, protocol
+from arena.wire.protocol import TurnWriter, ViewReader, bot_seed, game_line, read_game
 
 HOST = "arena_bots.random_bot:RandomBot"
 
@@ -88,7 +88,7 @@ def test_the_host_parses_what_orjson_refuses_as_the_standard_library_does():
 
 
 def test_without_orjson_the_host_parses_with_the_standard_library():
-    code = ("import sys; sys.modules['orjson'] = None; import json; from arena.isolation import bothost; "
+    code = ("import sys; sys.modules['orjson'] = None; import json; from arena.wire import bothost; "
             "print(bothost._fast_loads is json.loads, bothost.parse(b'[1]'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": ARENA_PARENT})
@@ -99,7 +99,7 @@ def play_host(hide_orjson: bool, seed: int = 3) -> list[bytes]:
     """The answers of a bot host (a subprocess, no sandbox) to seat 0's turns of a seeded game."""
     code = (f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); "
             + ("sys.modules['orjson'] = None; " if hide_orjson else "")
-            + "from arena.isolation.bothost import main; sys.exit(main())")
+            + "from arena.wire.bothost import main; sys.exit(main())")
     host = subprocess.Popen([sys.executable, "-I", "-c", code, HOST], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert host.stdin is not None and host.stdout is not None
     answers = []

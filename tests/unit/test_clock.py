@@ -9,10 +9,10 @@ import pickle
 import pytest
 
 from arena import records
-from arena.isolation.protocol import GameStart, TurnWriter, ViewReader, clock_json, parse_line
 from arena.play.clock import MAX_CLOCK, NO_CLOCK, TimeControl, parse_clock, parse_overage, time_control
 from arena.play.ranges import MAX_TIME_LIMIT, LimitError
 from arena.rules import GameSettings, GameState, SeatView, TurnClock, deal
+from arena.wire.protocol import GameStart, TurnWriter, ViewReader, clock_json, parse_line
 from bots.mcts import CLOCK_MARGIN, NO_CLOCK_SECONDS, MctsBot, clock_budget
 
 

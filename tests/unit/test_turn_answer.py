@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from arena.faults import Fault
-from arena.isolation import protocol
-from arena.isolation.protocol import ProtocolError, parse_line, read_answer, read_turn_answer
 from arena.rules import Move
 from arena.rules.geometry import CELL_NAMES
 from arena.rules.tiles import COLORS, TILE_NAMES
+from arena.wire import protocol
+from arena.wire.protocol import ProtocolError, parse_line, read_answer, read_turn_answer
 
 MOVES = [f"{c}:{t}@{x}" for c, t, x in itertools.product(COLORS, TILE_NAMES, CELL_NAMES)][::211] + ["pass"]
 LINES = [

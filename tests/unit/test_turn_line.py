@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.isolation import protocol
 from arena.rules import PASS, GameSettings, GameState, Move, TurnClock, deal
 from arena.rules import engine as native
+from arena.wire import protocol
 
 if native.ENGINE != "native":
     pytest.skip(f"the native engine is not in use: {native.WHY}", allow_module_level=True)

@@ -3,7 +3,7 @@
 ``docs/reference/protocol.md`` is the specification.  This module writes and reads
 its messages for both sides: the referee's (:class:`TurnWriter`,
 :func:`read_hello`, :func:`read_turn_answer`) and a Python bot's
-(:class:`ViewReader`, used by :mod:`arena.isolation.bothost`).  Cells, tiles and colors
+(:class:`ViewReader`, used by :mod:`arena.wire.bothost`).  Cells, tiles and colors
 are written as the game records write them.  The module does no I/O.
 """
 

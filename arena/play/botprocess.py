@@ -3,7 +3,7 @@
 A :class:`BotProcess` is one running program.  The referee writes a line
 and reads the answer with its own deadline (wall time, from the start of
 writing the question to reading the whole answer); it reads only JSON from
-the program, at most :data:`~arena.isolation.protocol.MAX_LINE` bytes a line, and
+the program, at most :data:`~arena.wire.protocol.MAX_LINE` bytes a line, and
 never anything else.  It never waits on the program without a deadline:
 its end of the program's standard input does not block, and a write the
 program does not take in time is late like an answer that does not come.
@@ -29,11 +29,13 @@ from time import perf_counter
 from typing import Any, TextIO
 
 from arena.errors import ArenaError
-from arena.isolation import logshares, protocol, sandbox
+from arena.isolation import sandbox
 from arena.isolation.forkserver import ARENA_PARENT
 from arena.isolation.named import unshown_folders
-from arena.isolation.protocol import MAX_LINE, Declared, ProtocolError
+from arena.play import logshares
 from arena.plugins.specs import EXEC_PREFIX
+from arena.wire import protocol
+from arena.wire.protocol import MAX_LINE, Declared, ProtocolError
 
 # Bytes asked of the pipe at a time: a turn's answer fits many times over, and asking for
 # MAX_LINE would make (and zero) a 1 MiB buffer on every read.
@@ -42,7 +44,7 @@ _READ = 1 << 16
 STARTUP_SECONDS = 10.0
 #: The most one entrant's log may grow to in a run, whatever number of processes wrote it, at once or
 #: one after another (each process writes at most its ``Limits.log_mb``, reserved when it starts:
-#: :mod:`~arena.isolation.logshares`): a bot that floods standard error and crashes in every game would
+#: :mod:`~arena.play.logshares`): a bot that floods standard error and crashes in every game would
 #: otherwise get a fresh share with each new process.
 ENTRANT_LOG_MB = 64
 #: The most all the logs of one folder (a run's) may hold together.
@@ -111,7 +113,7 @@ def host_command(ref: str) -> tuple[str, ...]:
     folder, ``PYTHONPATH`` nor the user's site-packages on its import path), importing the arena the
     referee runs (the same code, and the same compiled engine) from :data:`ARENA_PARENT`."""
     code = (f"import sys; sys.path.insert(0, {ARENA_PARENT!r}); "
-            "from arena.isolation.bothost import main; sys.exit(main())")
+            "from arena.wire.bothost import main; sys.exit(main())")
     return (sys.executable, "-I", "-c", code, ref)
 
 
@@ -137,7 +139,7 @@ def python_program(ref: str, limits: sandbox.Limits | None = None) -> Program:
         top = where.partition(".")[0]
         files = tuple(path for path in (os.path.join(cwd, top + ".py"), os.path.join(cwd, top))
                       if os.path.exists(path))
-    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.isolation.bothost {ref}",
+    return Program(host_command(ref), cwd=cwd, limits=limits or sandbox.Limits(), shown=f"arena.wire.bothost {ref}",
                    files=files, host=ref)
 
 

@@ -1,6 +1,6 @@
-"""Run a Python bot as a bot program: ``python -m arena.isolation.bothost REF``.
+"""Run a Python bot as a bot program: ``python -m arena.wire.bothost REF``.
 
-The referee starts it isolated (``python -I``, see :func:`arena.isolation.botprocess.host_command`), so
+The referee starts it isolated (``python -I``, see :func:`arena.play.botprocess.host_command`), so
 that no folder of the user's can stand in for the arena it imports.
 
 ``REF`` is an entry-point name, ``package.module:Name`` or
@@ -37,10 +37,10 @@ from typing import Any
 from arena.api import Bot
 from arena.api.options import declared_options, defaults
 from arena.faults import Fault, FaultKind, describe_failure, fault_of, show_value
-from arena.isolation import protocol
 from arena.plugins import BotError, check_given, description, load_bot, split_bot_spec
 from arena.plugins.loading import import_class
 from arena.rules import Move, SeatResult, SeatView
+from arena.wire import protocol
 
 #: The environment variable with the options a bot is given, for its host to check before its handshake.
 OPTIONS_VARIABLE = "ARENA_BOT_OPTIONS"
@@ -284,7 +284,7 @@ def _load_class(ref: str) -> type[Bot]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m arena.isolation.bothost REF", file=sys.stderr)
+        print("usage: python -m arena.wire.bothost REF", file=sys.stderr)
         return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     # Standard output is the protocol's alone: anything the bot prints goes to standard error.
