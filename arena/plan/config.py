@@ -96,7 +96,8 @@ def check_deal_key(value: Any) -> str:
     return value.strip().lower()
 
 
-def _fail(source: str, key: str, reason: str) -> ConfigError:
+def field_error(source: str, key: str, reason: str) -> ConfigError:
+    """The error of the tournament file ``source``'s ``key``: ``source: key: reason``."""
     return ConfigError(f"{source}: {key}: {reason}")
 
 
@@ -105,14 +106,14 @@ def _checked(source: str, key: str, rule: Callable[[Any], T], value: Any) -> T:
     try:
         return rule(value)
     except limits.LimitError as exc:
-        raise _fail(source, key, str(exc)) from None
+        raise field_error(source, key, str(exc)) from None
 
 
 def _choice(source: str, key: str, value: Any, choices: Collection[str]) -> str:
     """``value`` when it is one of ``choices`` in any case, else a ConfigError naming ``key`` and the choices."""
     if isinstance(value, str) and value.lower() in choices:
         return value.lower()
-    raise _fail(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
+    raise field_error(source, key, f"must be one of {', '.join(choices)}, not {limits.shown(value)}")
 
 
 def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, Any]:
@@ -122,67 +123,67 @@ def _program_keys(source: str, where: str, table: dict[str, Any]) -> dict[str, A
         command = table["command"]
         if (not isinstance(command, list) or not command
                 or not all(isinstance(w, str) and w and "\0" not in w for w in command)):
-            raise _fail(source, f"{where}.command", "must be a non-empty array of strings, e.g. [\"node\", \"bot.js\"]")
+            raise field_error(source, f"{where}.command", "must be a non-empty array of strings, e.g. [\"node\", \"bot.js\"]")
         found["command"] = tuple(command)
     if "cwd" in table:
         cwd = table["cwd"]
         if not isinstance(cwd, str) or not cwd or "\0" in cwd:
-            raise _fail(source, f"{where}.cwd", "must be a folder's path")
+            raise field_error(source, f"{where}.cwd", "must be a folder's path")
         found["cwd"] = cwd
     if "env" in table:
         env = table["env"]
         if not isinstance(env, dict) or not all(
                 isinstance(k, str) and _ENV_NAME.fullmatch(k) and isinstance(v, str) and "\0" not in v
                 for k, v in env.items()):
-            raise _fail(source, f"{where}.env", "must be a table of NAME = \"text\"")
+            raise field_error(source, f"{where}.env", "must be a table of NAME = \"text\"")
         found["env"] = tuple(sorted(env.items()))
     if "memory_mb" in table:
         try:
             found["memory_mb"] = limits.memory_mb(table["memory_mb"])
         except limits.LimitError as exc:
-            raise _fail(source, f"{where}.memory_mb", str(exc)) from None
+            raise field_error(source, f"{where}.memory_mb", str(exc)) from None
     if ("cwd" in found or "env" in found) and "command" not in found:
-        raise _fail(source, where, "cwd and env go with command = [...]")
+        raise field_error(source, where, "cwd and env go with command = [...]")
     return found
 
 
 def _entrant(source: str, index: int, table: Any) -> tuple[str | None, str, dict[str, Any]]:
     where = f"entrants[{index}]"
     if not isinstance(table, dict):
-        raise _fail(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
+        raise field_error(source, where, "each entrant is a table with name, bot and options ([[entrants]])")
     for key in table:
         if key not in ENTRANT_KEYS:
-            raise _fail(source, f"{where}.{key}",
+            raise field_error(source, f"{where}.{key}",
                         f"unknown key ({did_you_mean(key, ENTRANT_KEYS)}an entrant takes {', '.join(ENTRANT_KEYS)})")
     program = _program_keys(source, where, table)
     if "command" in program:
         if "bot" in table:
-            raise _fail(source, where, "give either bot or command, not both")
+            raise field_error(source, where, "give either bot or command, not both")
         bot = exec_ref(program["command"])
     elif "bot" not in table:
-        raise _fail(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
+        raise field_error(source, f"{where}.bot", "missing: name the bot, e.g. bot = \"greedy\" or \"mcts:iterations=200\"")
     else:
         bot = table["bot"]
         if not isinstance(bot, str) or not bot.strip():
-            raise _fail(source, f"{where}.bot", "must be a bot name or spec string")
+            raise field_error(source, f"{where}.bot", "must be a bot name or spec string")
         bot = bot.strip()
     options = table.get("options", {})
     if not isinstance(options, dict):
-        raise _fail(source, f"{where}.options", "must be a table of option = value")
+        raise field_error(source, f"{where}.options", "must be a table of option = value")
     for key, value in options.items():
         if isinstance(value, (dict, list)) or (isinstance(value, float) and not math.isfinite(value)):
-            raise _fail(source, f"{where}.options.{key}", "an option value is a number, a boolean or a string")
+            raise field_error(source, f"{where}.options.{key}", "an option value is a number, a boolean or a string")
         if isinstance(value, str) and ("," in value or "=" in value):
-            raise _fail(source, f"{where}.options.{key}", "a string option may not contain ',' or '='")
+            raise field_error(source, f"{where}.options.{key}", "a string option may not contain ',' or '='")
     if "command" in program:
         program["options"] = tuple(options.items())
     if options:
         if "=" in bot and "command" not in program:
-            raise _fail(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
+            raise field_error(source, where, "give the options either in bot = \"REF:key=value\" or in options, not both")
         bot = spec_text(bot, options)
     name = table.get("name")
     if name is not None and (not isinstance(name, str) or not ENTRANT_PATTERN.fullmatch(name)):
-        raise _fail(
+        raise field_error(
             source, f"{where}.name",
             f"{limits.shown(name)} is not a usable name (letters, digits and . _ + @ # -, at most 40 characters)",
         )
@@ -209,19 +210,19 @@ def parse_config(
         raise ConfigError(f"{source}: not valid TOML: {str(exc).split(';')[0]}") from None
     for key in data:
         if key not in TOP_KEYS:
-            raise _fail(source, key,
+            raise field_error(source, key,
                         f"unknown key ({did_you_mean(key, TOP_KEYS)}a tournament takes {', '.join(TOP_KEYS)})")
     for key in ("players", "deals", "seed", "entrants"):
         if key not in data:
-            raise _fail(source, key, "missing")
+            raise field_error(source, key, "missing")
 
     name = data.get("name", default_name if default_name is not None else Path(source).stem)
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise _fail(source, "name", f"{limits.shown(name)} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
+        raise field_error(source, "name", f"{limits.shown(name)} is not a usable name (letters, digits, '.', '_', '-'; it names a folder)")
 
     players = data["players"]
     if not _is_int(players) or not 2 <= players <= 5:
-        raise _fail(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
+        raise field_error(source, "players", f"Uptown is played by 2 to 5 players, not {limits.shown(players)}")
     deals, deal_seeds, deals_file = _deal_list(source, data["deals"], base)
     seed = _checked(source, "seed", limits.master_seed, data["seed"])
     scoring = _choice(source, "scoring", data.get("scoring", "uptown"), SCORINGS)
@@ -232,22 +233,22 @@ def parse_config(
     tournament_format = _choice(source, "format", data.get("format", "round-robin"), TOURNAMENT_FORMATS)
     max_tables = data.get("max_tables")
     if max_tables is not None and (not _is_int(max_tables) or max_tables < 1):
-        raise _fail(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
+        raise field_error(source, "max_tables", f"must be a whole number of at least 1, not {limits.shown(max_tables)}")
     isolation = _choice(source, "isolation", data.get("isolation", "process"), ISOLATIONS)
     duplicate, public_deals, deal_key = _deals(source, data)
 
     tables = data["entrants"]
     if not isinstance(tables, list):
-        raise _fail(source, "entrants", "must be an array of tables ([[entrants]])")
+        raise field_error(source, "entrants", "must be an array of tables ([[entrants]])")
     if len(tables) < 2:
-        raise _fail(source, "entrants", f"a tournament needs at least 2 entrants, not {len(tables)}")
+        raise field_error(source, "entrants", f"a tournament needs at least 2 entrants, not {len(tables)}")
     entrants = []
     seen: dict[str, int] = {}
     for index, table in enumerate(tables):
         entrant_name, bot, program = _entrant(source, index, table)
-        entrant_name = entrant_name or _default_name(bot)
+        entrant_name = entrant_name or default_entrant_name(bot)
         if entrant_name in seen:
-            raise _fail(
+            raise field_error(
                 source, f"entrants[{index}].name",
                 f"{entrant_name!r} is already the name of entrants[{seen[entrant_name]}]; give each entrant its own name",
             )
@@ -268,12 +269,12 @@ def _deal_list(source: str, value: Any, base: str | Path | None) -> tuple[int, t
     try:
         given = deal_list(value, base)
     except DealsError as exc:
-        raise _fail(source, "deals", str(exc)) from None
+        raise field_error(source, "deals", str(exc)) from None
     if given is None:
         return _checked(source, "deals", limits.deals, value), (), None
     seeds, file = given
     if len(seeds) > limits.MAX_DEALS:
-        raise _fail(source, "deals", f"at most {limits.MAX_DEALS} deals per table, not {len(seeds)}")
+        raise field_error(source, "deals", f"at most {limits.MAX_DEALS} deals per table, not {len(seeds)}")
     return len(seeds), seeds, file
 
 
@@ -283,16 +284,16 @@ def _deals(source: str, data: dict[str, Any]) -> tuple[bool, bool, str | None]:
     for key in ("duplicate", "public_deals"):
         value = data.get(key, False)
         if not isinstance(value, bool):
-            raise _fail(source, key, f"must be true or false, not {limits.shown(value)}")
+            raise field_error(source, key, f"must be true or false, not {limits.shown(value)}")
         flags.append(value)
     deal_key = None
     if "deal_key" in data:
         try:
             deal_key = check_deal_key(data["deal_key"])
         except ValueError as exc:
-            raise _fail(source, "deal_key", str(exc)) from None
+            raise field_error(source, "deal_key", str(exc)) from None
         if flags[1]:
-            raise _fail(source, "deal_key", "a deal key keys the deals, public_deals = true makes them public: "
+            raise field_error(source, "deal_key", "a deal key keys the deals, public_deals = true makes them public: "
                                             "give only one")
     return flags[0], flags[1], deal_key
 
@@ -336,10 +337,10 @@ def _seating(source: str, data: dict[str, Any], players: int) -> str:
     if "rotate" in data:
         rotate = data["rotate"]
         if not isinstance(rotate, bool):
-            raise _fail(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
+            raise field_error(source, "rotate", f"must be true or false, not {limits.shown(rotate)}")
         meant = "rotate" if rotate else "fixed"
         if seating is not None and seating != meant:
-            raise _fail(
+            raise field_error(
                 source, "rotate",
                 f'rotate = {str(rotate).lower()} means seating = "{meant}", but seating = "{seating}"; give only seating',
             )
@@ -350,12 +351,12 @@ def _seating(source: str, data: dict[str, Any], players: int) -> str:
 def _entrant_names(source: str, key: str, value: Any, names: list[str]) -> list[str]:
     """A list of entrant names (``challengers``, ``pool``), each an entrant's, none twice."""
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise _fail(source, key, 'must be a non-empty array of entrant names, e.g. ["mybot"]')
+        raise field_error(source, key, 'must be a non-empty array of entrant names, e.g. ["mybot"]')
     for item in value:
         if item not in names:
-            raise _fail(source, key, f"{limits.shown(item)} is not the name of an entrant")
+            raise field_error(source, key, f"{limits.shown(item)} is not the name of an entrant")
         if value.count(item) > 1:
-            raise _fail(source, key, f"names {item!r} twice")
+            raise field_error(source, key, f"names {item!r} twice")
     return value
 
 
@@ -366,21 +367,21 @@ def _gauntlet(
     if tournament_format != "gauntlet":
         for key in ("challengers", "pool"):
             if key in data:
-                raise _fail(source, key, 'only a gauntlet has challengers and a pool (format = "gauntlet")')
+                raise field_error(source, key, 'only a gauntlet has challengers and a pool (format = "gauntlet")')
         return (), ()
     for key, example in (("challengers", '["mybot"]'), ("pool", '["random", "greedy"]')):
         if key not in data:
-            raise _fail(source, key, f"missing: a gauntlet names its {key}, e.g. {key} = {example}")
+            raise field_error(source, key, f"missing: a gauntlet names its {key}, e.g. {key} = {example}")
     challengers = _entrant_names(source, "challengers", data["challengers"], names)
     pool = _entrant_names(source, "pool", data["pool"], names)
     for item in pool:
         if item in challengers:
-            raise _fail(source, "pool", f"{item!r} is a challenger too; every entrant is in exactly one of the two lists")
+            raise field_error(source, "pool", f"{item!r} is a challenger too; every entrant is in exactly one of the two lists")
     for item in names:
         if item not in challengers and item not in pool:
-            raise _fail(source, "pool", f"entrant {item!r} is in neither challengers nor pool; add it to one of them")
+            raise field_error(source, "pool", f"entrant {item!r} is in neither challengers nor pool; add it to one of them")
     if len(pool) < players - 1:
-        raise _fail(
+        raise field_error(
             source, "pool",
             f"a gauntlet of {players} players seats {players - 1} entrants of the pool at every table; "
             f"the pool has {len(pool)}",
@@ -388,7 +389,7 @@ def _gauntlet(
     return tuple(n for n in names if n in challengers), tuple(n for n in names if n in pool)
 
 
-def _default_name(spec: str) -> str:
+def default_entrant_name(spec: str) -> str:
     """An entrant without a name is called after its spec: ``mcts:iterations=200`` -> ``mcts-iterations-200``."""
     return (re.sub(r"[^A-Za-z0-9._+@#-]+", "-", spec).strip("-._+@#") or "bot")[:40]
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from arena.api.options import format_option
 from arena.inputfiles import InputFileError, open_input
-from arena.plan.config import Entrant, TournamentConfig, _fail
+from arena.plan.config import Entrant, TournamentConfig, field_error
 from arena.plugins import EXEC_PREFIX, BotError, entry_point_of
 from arena.results.files import IDENTITY_FILE
 
@@ -284,7 +284,7 @@ def check_bots(config: TournamentConfig, source: str) -> CheckedBots:
     for index, entrant in enumerate(config.entrants):
         if entrant.command is not None and not os.path.isdir(entrant.folder()):
             where = f" (in {entrant.base})" if entrant.base is not None and not os.path.isabs(entrant.cwd or ".") else ""
-            raise _fail(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
+            raise field_error(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
     # The programs' standard error, for a bot that fails its handshake: its last words and log are in the error.
     logs = Path(tempfile.mkdtemp(prefix="arena-check-logs-"))
     referee = Referee(config.time_limit, isolation=config.isolation, logs=logs, clock=config.clock)
@@ -301,7 +301,7 @@ def check_bots(config: TournamentConfig, source: str) -> CheckedBots:
             index = getattr(exc, "index", index)
             entrant = config.entrants[index]
             key = f"entrants[{index}].{'command' if entrant.command else 'bot'}"
-            raise _fail(source, key, str(exc)) from None
+            raise field_error(source, key, str(exc)) from None
         for entrant, bot in zip(config.entrants, prepared, strict=True):
             if bot.program is not None:
                 walls[entrant.name] = referee.walls[bot.program]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.plan.config import ConfigError, _default_name, default_seating, parse_config, to_toml, with_deals
+from arena.plan.config import ConfigError, default_entrant_name, default_seating, parse_config, to_toml, with_deals
 from arena.plan.seating import seatings
 from arena.plan.tournament import Entrant, TournamentConfig
 from arena.play import ranges as limits
@@ -94,7 +94,7 @@ def entrant_names(specs: Sequence[str]) -> tuple[str, ...]:
     bot by its class name), ``-2``, ``-3`` ... for repeats."""
     names: list[str] = []
     for spec in specs:
-        base = _default_name(_short_spec(spec))
+        base = default_entrant_name(_short_spec(spec))
         name, n = base, 1
         while name in names:
             n += 1
