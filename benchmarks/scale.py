@@ -3,6 +3,7 @@
     python benchmarks/scale.py                          # 10,000 and 100,000 games in process, 1,000 and 10,000 sandboxed
     python benchmarks/scale.py --sizes 1000000 --no-sandboxed --no-kill   # the million-game run
     python benchmarks/scale.py --scaling 2400      # sandboxed play on one worker against two, side by side
+    python benchmarks/scale.py --teams 1000000     # what Teams? adds to arena report, on a million games
 
 Four ``random`` entrants in four-player games, every seating of a deal (24 games a deal), two workers,
 the default compressed records.  For each size and isolation it runs, each
@@ -22,7 +23,13 @@ in a fresh process:
 * the bytes a game takes on disk (records, ``games.csv``, checkpoints).
 
 It prints one table per isolation, then the slope per added game between
-the two largest sizes and the extrapolation to a million.  Figures and the
+the two largest sizes and the extrapolation to a million.  With ``--teams
+GAMES`` it only times the Teams? section of ``arena report`` on a folder of
+that many games as a finished run leaves it (the schedule's games, their
+results synthesised: captures and groups drawn at random): ``arena report
+DIR`` and ``arena report DIR --scoring blockers`` (the tables built again,
+Teams? testing the frame they read), each against the same with ``--table
+standings``, which leaves the section out.  Figures and the
 million-game run are in benchmarks/README.md.  A measurement, not a test.
 """
 
@@ -187,6 +194,67 @@ def measure(size: int, isolation: str, workers: int, root: Path, kill: bool, reb
     return row
 
 
+def teams_folder(folder: Path, games: int) -> None:
+    """A results folder of about ``games`` four-player games of four entrants as a finished run leaves it:
+    tournament.toml, games.csv (the schedule's ids, deals and seeds; ranks, groups and captures drawn at
+    random) and its tables with their stamp."""
+    import numpy as np
+    import pandas as pd
+
+    from arena.plan.config import parse_config
+    from arena.plan.schedule import Schedule
+    from arena.report.folder_tables import folder_tables
+    from arena.results.rows import COLUMNS
+    from arena.rules import COLORS
+
+    # public deals: the schedule's seeds need no key
+    toml = TOURNAMENT.format(deals=max(1, round(games / 24)), isolation="none").replace(
+        'isolation = "none"\n', 'isolation = "none"\npublic_deals = true\n', 1)
+    folder.mkdir(parents=True)
+    config = parse_config(toml)
+    (folder / "tournament.toml").write_text(toml, encoding="utf-8")
+    schedule = Schedule(config)
+    plan = list(schedule)
+    n, k = len(plan), 4
+    rng = np.random.default_rng(1)
+    rank = np.argsort(rng.random((n, k)), axis=1).argsort(axis=1) + 1
+    captures = rng.poisson(1.5, (n, k, k)) * (1 - np.eye(k, dtype=int))
+    frame = pd.DataFrame(0, index=np.arange(n * k), columns=list(COLUMNS))
+    frame["game_id"] = np.repeat([g.game_id for g in plan], k)
+    for column in ("table", "deal", "rotation", "seed"):
+        frame[column] = np.repeat([getattr(g, column) for g in plan], k)
+    frame["seat"] = np.tile(np.arange(k), n)
+    frame["entrant"] = np.array(config.names)[np.array([g.seats for g in plan]).ravel()]
+    frame["bot"] = "random"
+    frame["groups"] = (9 - rank + rng.integers(0, 3, (n, k))).ravel()
+    for t, color in enumerate(COLORS[:k]):
+        frame[f"captures_{color}"] = captures[:, :, t].ravel()
+    frame["captured_total"] = captures.sum(axis=2).ravel()
+    frame["uptown_rank"] = frame["blockers_rank"] = rank.ravel()
+    frame["won"] = (rank == 1).ravel().astype(int)
+    frame["moves"], frame["seconds"] = 24, 0.01
+    frame.to_csv(folder / "games.csv", index=False)
+    folder_tables(folder, schedule, write=True)
+
+
+def teams(games: int, root: Path) -> None:
+    """What the Teams? section adds to ``arena report`` on a folder of ``games`` games (see the docstring)."""
+    out = root / f"teams-{games}"
+    started = time.perf_counter()
+    teams_folder(out, games)
+    print(f"a folder of {games:,} games made in {time.perf_counter() - started:.0f} s: {out}", flush=True)
+    print("| arena report | with Teams? | without (--table standings) | Teams? |")
+    print("| --- | --- | --- | --- |")
+    for label, extra in (("DIR (its tables read back)", []), ("DIR --scoring blockers (built again)",
+                                                                 ["--scoring", "blockers"])):
+        with_it = child(REPORT, "report", str(out), *extra)
+        without = child(REPORT, "report", str(out), *extra, "--table", "standings")
+        print(f"| {label} | {with_it['seconds']:.2f} s, peak {with_it['peak_mb']:.0f} MB | "
+              f"{without['seconds']:.2f} s, peak {without['peak_mb']:.0f} MB | "
+              f"{with_it['seconds'] - without['seconds']:.2f} s |", flush=True)
+    shutil.rmtree(out)
+
+
 def scaling(size: int, workers: int, rounds: int, root: Path) -> None:
     """Sandboxed play on one worker and on ``workers``, alternately, ``rounds`` times: games a second and the ratio."""
     deals = max(1, round(size / 24))
@@ -245,12 +313,17 @@ def main() -> None:
     parser.add_argument("--scaling", type=int, default=0, metavar="GAMES",
                         help="only compare sandboxed play of GAMES games on one worker and on --workers")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of --scaling")
+    parser.add_argument("--teams", type=int, default=0, metavar="GAMES",
+                        help="only time the Teams? section of arena report on a folder of GAMES games")
     args = parser.parse_args()
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="arena-scale-"))
     root.mkdir(parents=True, exist_ok=True)
     print(f"{os.cpu_count()} CPUs, {args.workers} workers, folders in {root}")
     if args.scaling:
         scaling(args.scaling, args.workers, args.rounds, root)
+        return
+    if args.teams:
+        teams(args.teams, root)
         return
     plans = [("none", args.sizes)] + ([] if args.no_sandboxed else [("process", args.sandboxed_sizes)])
     for isolation, sizes in plans:
