@@ -5,7 +5,7 @@ by field.  :mod:`.config` reads them from a tournament file and writes them back
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.play.clock import NO_CLOCK, TimeControl
@@ -63,46 +63,6 @@ class Entrant:
                 or os.path.isabs(where)):
             return ref, ref
         return ref, f"{os.path.join(self.base, where)}:{attr}"
-
-    def program(self, isolation: str = "process") -> Any:
-        """The :class:`~arena.play.botprocess.Program` of an entrant whose spec or command names one, or that is
-        a Python bot played as a program under ``isolation`` although the referee would find it
-        elsewhere by its ref (a relative file); else None."""
-        from arena.isolation.sandbox import Limits
-        from arena.play.botprocess import Program, exec_program, python_program
-        from arena.plugins.specs import EXEC_PREFIX
-
-        walls = Limits() if self.memory_mb is None else Limits(memory_mb=self.memory_mb)
-        if self.command is not None:
-            return Program(self.command, cwd=self.folder(), env=self.env, limits=walls)
-        ref, loaded = self.bot_file_ref()
-        if ref.startswith(EXEC_PREFIX):
-            return replace(exec_program(ref, limits=walls), cwd=self.folder())
-        if self.memory_mb is not None or (loaded != ref and isolation != "none"):
-            from arena.play.prepared import with_given
-            from arena.plugins import resolve_ref, split_bot_spec
-
-            return with_given(python_program(resolve_ref(loaded), walls), split_bot_spec(self.spec)[1])
-        return None
-
-    def referee_args(self, isolation: str) -> tuple[Any, str, Any]:
-        """``(bot, name, program)`` for :meth:`~arena.play.referee.Referee.prepare_all` under ``isolation``.
-
-        A relative ``file.py:Name`` bot played in process is loaded from ``base`` here, and keeps
-        the spec as written in its record.  Raises :class:`~arena.plugins.specs.BotError` for a bot that
-        cannot be loaded.
-        """
-        program = self.program(isolation)
-        ref, loaded = self.bot_file_ref()
-        if program is not None or isolation != "none" or loaded == ref:
-            return self.bot(), self.name, program
-        from arena.play.prepared import entry_tail, prepare_bot
-        from arena.plugins import BotSpec, parse_bot_spec
-
-        prepared = prepare_bot(parse_bot_spec(loaded + self.spec[len(ref):]))
-        text = str(BotSpec(ref, prepared.spec.given))
-        return prepared._replace(text=text, entry_tail=entry_tail(text, prepared.options), name=self.name), \
-            self.name, None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from typing import Any
 from arena.api.options import format_option
 from arena.inputfiles import InputFileError, open_input
 from arena.plan.config import Entrant, TournamentConfig, field_error
+from arena.play.entrants import program, referee_args
 from arena.plugins import EXEC_PREFIX, BotError, entry_point_of
 from arena.results.files import IDENTITY_FILE
 
@@ -171,7 +172,7 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]],
 
         referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
         try:
-            prepared = referee.prepare_all([(e.bot(), e.name, e.program()) for e in missing])
+            prepared = referee.prepare_all([(e.bot(), e.name, program(e)) for e in missing])
         finally:
             referee.close()
         for entrant, bot in zip(missing, prepared, strict=True):
@@ -295,7 +296,7 @@ def check_bots(config: TournamentConfig, source: str) -> CheckedBots:
         try:
             args = []
             for index, entrant in enumerate(config.entrants):
-                args.append(entrant.referee_args(config.isolation))
+                args.append(referee_args(entrant, config.isolation))
             prepared = referee.prepare_all(args)
         except BotError as exc:
             index = getattr(exc, "index", index)

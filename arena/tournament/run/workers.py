@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from arena.plan.schedule import Game
+from arena.play.entrants import referee_args
 from arena.results.files import HELD_LOCKS, LOG_FORMAT
 from arena.results.rows import SeatTime, game_rows_text
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
@@ -88,7 +89,7 @@ def _prepare(referee: Any) -> list[Any]:
     from arena.results.identity import bot_identity
 
     entrants = _WORKER["settings"].entrants
-    bots = referee.prepare_all([e.referee_args(referee.isolation) for e in entrants])
+    bots = referee.prepare_all([referee_args(e, referee.isolation) for e in entrants])
     return [with_identity(bot, bot_identity(e)) for bot, e in zip(bots, entrants, strict=True)]
 
 
