@@ -241,7 +241,10 @@ def teams(games: int, root: Path) -> None:
     """What the Teams? section adds to ``arena report`` on a folder of ``games`` games (see the docstring)."""
     out = root / f"teams-{games}"
     started = time.perf_counter()
-    teams_folder(out, games)
+    # in a process of its own: the reports' peak memory is not this one's (a child's ru_maxrss starts at it)
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+                    "import scale; scale.teams_folder(Path(sys.argv[2]), int(sys.argv[3]))",
+                    str(Path(__file__).resolve().parent), str(out), str(games)], check=True)
     print(f"a folder of {games:,} games made in {time.perf_counter() - started:.0f} s: {out}", flush=True)
     print("| arena report | with Teams? | without (--table standings) | Teams? |")
     print("| --- | --- | --- | --- |")

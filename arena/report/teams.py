@@ -52,7 +52,7 @@ COLUMNS = ("game_id", "table", "deal", "seed", "seat", "entrant", "faulted", "up
 def teams_table(games: pd.DataFrame, scoring: str, entrants: Sequence[str] | None = None) -> pd.DataFrame:
     """:func:`~arena.stats.collusion.collusion_table` of a report's games (tournament ranks under ``scoring``)."""
     rank = f"t_{scoring}_rank" if f"t_{scoring}_rank" in games else f"{scoring}_rank"
-    played = set(games["entrant"].astype(str)) if len(games) else set()
+    played = {str(name) for name in pd.unique(games["entrant"])} if len(games) else set()
     names = [e for e in entrants if e in played] if entrants is not None else None
     return collusion_table(games, rank=rank, entrants=names)
 
