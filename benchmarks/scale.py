@@ -117,8 +117,9 @@ with contextlib.redirect_stdout(io.StringIO()):
         main(sys.argv[1:], standalone_mode=False)
     except SystemExit:
         pass
-print(json.dumps({"seconds": time.perf_counter() - t,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": usage.ru_utime + usage.ru_stime,
+                  "peak_mb": usage.ru_maxrss / 1024}))
 """
 
 
@@ -246,7 +247,7 @@ def teams(games: int, root: Path) -> None:
                     "import scale; scale.teams_folder(Path(sys.argv[2]), int(sys.argv[3]))",
                     str(Path(__file__).resolve().parent), str(out), str(games)], check=True)
     print(f"a folder of {games:,} games made in {time.perf_counter() - started:.0f} s: {out}", flush=True)
-    print("| arena report | with Teams? | without (--table standings) | Teams? |")
+    print("| arena report | with Teams? | without (--table standings) | Teams? (CPU) |")
     print("| --- | --- | --- | --- |")
     for label, extra in (("DIR (its tables read back)", []), ("DIR --scoring blockers (built again)",
                                                                  ["--scoring", "blockers"])):
@@ -254,7 +255,8 @@ def teams(games: int, root: Path) -> None:
         without = child(REPORT, "report", str(out), *extra, "--table", "standings")
         print(f"| {label} | {with_it['seconds']:.2f} s, peak {with_it['peak_mb']:.0f} MB | "
               f"{without['seconds']:.2f} s, peak {without['peak_mb']:.0f} MB | "
-              f"{with_it['seconds'] - without['seconds']:.2f} s |", flush=True)
+              f"{with_it['seconds'] - without['seconds']:.2f} s ({with_it['cpu'] - without['cpu']:.2f} s) |",
+              flush=True)
     shutil.rmtree(out)
 
 
