@@ -1,6 +1,8 @@
 """How often the collusion test (arena.stats.collusion) flags honest bots, and how often it finds a team.
 
-    nice -n 10 python benchmarks/collusion_calibration.py --keep /tmp/pools   # about 30 minutes on 2 busy cores
+    nice -n 10 python benchmarks/collusion_calibration.py --keep /tmp/pools   # the pools: minutes to 11 each
+    nice -n 10 python benchmarks/collusion_calibration.py --keep /tmp/pools --runs 40 --cases "honest,thrower,\
+blockers,gifter,team of 3,team of 5,thrower of 6,blockers of 6,gifter of 6,team of 6"  # the statistics page
     nice -n 10 python benchmarks/collusion_calibration.py --quick         # a smoke test (tests/integration runs it)
 
 Played games, not sampled outcomes: the built-in bots and the team of
@@ -19,7 +21,9 @@ Cases:
 * ``thrower``: crow-1 throws its games at crow-2's tables (random moves), crow-2 only signs; ``blockers``:
   both fill the cells next to the leader's groups; ``gifter``: crow-1 takes crow-2's lone tiles; ``team
   of 3``: crow-1, crow-2, crow-3 spare each other, with greedy and lookahead.  Printed as the teams below,
-  and the flags on a pair of one team member and one honest entrant.
+  and the flags on a pair of one team member and one honest entrant.  ``thrower of 6``, ``blockers of
+  6`` and ``gifter of 6``: the same among four honest bots (greedy-2 too), where every pair also meets
+  at tables without each other entrant (the check a gifts or results finding needs).
 * ``team of 5`` and ``team of 6``: the team crow-1, crow-2 with three honest
   bots (greedy, lookahead, random), and with four (greedy-2 too), where the
   pair shares fewer tables; ``half team``: the team of 5 playing as a team on
