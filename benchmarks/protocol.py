@@ -43,11 +43,12 @@ from typing import Any
 
 import wall_floor
 
-from arena.isolation import cgroups, forkserver, protocol, sandbox
+from arena.isolation import cgroups, forkserver, sandbox
 from arena.play.botprocess import BotProcess, exec_program, python_program
 from arena.play.referee import Referee
 from arena.plugins import load_bot
 from arena.rules import GameSettings, GameState, deal, engine
+from arena.wire import protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples/protocol/random_bot.py'))}"
