@@ -332,7 +332,12 @@ def test_a_chunk_is_played_deal_after_deal_and_answered_in_its_own_order(tmp_pat
         marked: list[int] = []
         lines, rows, _, faults, *_ = play_chunk(games, mark=marked.append)
         assert marked == order
-        processes = diary(tmp_path / "bots" / "diary.log")
+        # The jail's outer process copies each line to the log as it comes: on a busy machine the last may
+        # still be in its pipe when the chunk ends.
+        deadline = time.monotonic() + 60
+        while sum(map(len, (processes := diary(tmp_path / "bots" / "diary.log")).values())) < len(games) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
         with workers._WORKER["isolated"] as referee:
             one_by_one = [play_one(referee, game) for game in games]  # in schedule order
     finally:
