@@ -33,9 +33,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from channels import TableBot
+
 import arena
 from arena.isolation import sandbox
-from arena.isolation.sandbox import StartOptions, start
 
 PAGES_A_BLOCK, BITS_A_BLOCK = 16, 15
 FILE_MB = 64
@@ -158,28 +159,7 @@ def entropy(p: float) -> float:
     return 0.0 if p <= 0 or p >= 1 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
-class Bot:
-    """One of the two programs, in a jail of its own, frozen off its turn."""
-
-    def __init__(self, program: Path, data: Path) -> None:
-        self.box = start([str(program), str(data)], StartOptions(stderr=sys.stderr.fileno()))
-        self.box.freeze()
-
-    def turn(self, line: str) -> str:
-        assert self.box.process.stdin is not None and self.box.process.stdout is not None
-        self.box.thaw()
-        try:
-            self.box.process.stdin.write(line.encode() + b"\n")
-            self.box.process.stdin.flush()
-            return self.box.process.stdout.readline().decode().strip()
-        finally:
-            self.box.freeze()
-
-    def close(self) -> None:
-        self.box.kill()
-
-
-def run(method: str, sender: Bot, receiver: Bot, first: int, bits: int, turns: int, reuse: bool,
+def run(method: str, sender: TableBot, receiver: TableBot, first: int, bits: int, turns: int, reuse: bool,
         threshold: float, chance: random.Random) -> tuple[int, int, int]:
     """(bits sent, bits wrong, bits the receiver could not read) over ``turns`` turns."""
     blocks = (bits + BITS_A_BLOCK - 1) // BITS_A_BLOCK
@@ -230,7 +210,7 @@ def main(argv: list[str] | None = None) -> None:
         fd = os.open(data, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # nothing of it cached to begin with
         os.close(fd)
-        sender, receiver = Bot(folder / "bot", data), Bot(folder / "bot", data)
+        sender, receiver = TableBot([str(folder / "bot"), str(data)]), TableBot([str(folder / "bot"), str(data)])
         print(f"arena: {Path(arena.__file__).parent}")
         print(f"walls: {sender.box.walls}")
         print(f"{args.bits} bits a turn, {args.turns} turns a method and a way; a timed page under "

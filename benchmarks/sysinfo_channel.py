@@ -19,9 +19,11 @@ import random
 import sys
 from pathlib import Path
 
+from channels import TableBot, bits_through
+
 import arena
 from arena.isolation import sandbox
-from arena.isolation.sandbox import Limits, StartOptions, start
+from arena.isolation.sandbox import Limits, StartOptions
 
 PROGRAM = r"""
 import ctypes, struct, sys, threading
@@ -49,32 +51,6 @@ for line in sys.stdin:
 """
 
 
-class Bot:
-    """One program in a jail of its own, frozen off its turn."""
-
-    def __init__(self, python: str) -> None:
-        self.box = start([python, "-c", PROGRAM], StartOptions(limits=Limits(memory_mb=1024), stderr=sys.stderr.fileno()))
-        self.box.freeze()
-
-    def turn(self, line: str) -> str:
-        assert self.box.process.stdin is not None and self.box.process.stdout is not None
-        self.box.thaw()
-        try:
-            self.box.process.stdin.write(line.encode() + b"\n")
-            self.box.process.stdin.flush()
-            return self.box.process.stdout.readline().decode().strip()
-        finally:
-            self.box.freeze()
-
-
-def bits_through(right: float, levels: int) -> float:
-    """The bits a turn of a channel of ``levels`` symbols decoded right at the rate ``right``, its errors spread
-    evenly over the other symbols: log2(levels) - H(error) - error * log2(levels - 1), at least 0."""
-    error = 1 - right
-    spread = 0.0 if error in (0.0, 1.0) else -error * math.log2(error) - right * math.log2(right)
-    return max(math.log2(levels) - spread - error * math.log2(levels - 1), 0.0)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=200, help="turns a way (default 200)")
@@ -85,7 +61,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("the jail is needed (root, namespaces): the two bots at a table are two jails")
     python = sys.executable
     chance = random.Random(args.seed)
-    sender, receiver = Bot(python), Bot(python)
+    options = StartOptions(limits=Limits(memory_mb=1024), stderr=sys.stderr.fileno())
+    sender, receiver = TableBot([python, "-c", PROGRAM], options), TableBot([python, "-c", PROGRAM], options)
     try:
         print(f"arena: {Path(arena.__file__).parent}")
         print(f"walls: {sender.box.walls}")
@@ -105,8 +82,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{way:18} decoded right {right:6.1%}, {bits_through(right, args.levels):5.2f} bits a turn "
                   f"(of {math.log2(args.levels):.2f})", flush=True)
     finally:
-        sender.box.kill()
-        receiver.box.kill()
+        sender.close()
+        receiver.close()
 
 
 if __name__ == "__main__":
