@@ -239,13 +239,16 @@ def _results_blind(table: TableGames) -> np.ndarray:
         return np.full((names, names), -1)
     if names < 63:  # a line-up as the bits of one integer: a one-dimensional unique, far faster
         code = present.astype(np.int64) @ (np.int64(1) << np.arange(names, dtype=np.int64))
-        _, first, index = np.unique(code, return_index=True, return_inverse=True)
+        index, _ = pd.factorize(code)  # by hashing, as the seatings (pair_models)
+        first = np.zeros(int(index.max()) + 1, np.int64)
+        first[index[::-1]] = np.arange(len(index) - 1, -1, -1)
         lineups = present[first]
     else:
         lineups, index = np.unique(present, axis=0, return_inverse=True)
     # the deals of each line-up: a deal's games with one line-up (its seatings) count once
-    key = index.reshape(-1).astype(np.int64) * (int(table.deals.max()) + 1) + table.deals
-    deals = np.bincount(np.unique(key) // (int(table.deals.max()) + 1), minlength=len(lineups)).astype(float)
+    span = int(table.deals.max()) + 1
+    key = index.reshape(-1).astype(np.int64) * span + table.deals
+    deals = np.bincount(pd.unique(key) // span, minlength=len(lineups)).astype(float)
     seated = lineups.astype(float)
     blind = np.full((names, names), -1)
     for b in range(names):
