@@ -485,26 +485,7 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
             notes.append(f"gifts: {names[a]} took too few of {names[b]}'s tiles")
     alone = _count_deals(table.deals[present[:, b] & ~present[:, a]])
     if alone >= MIN_DEALS:
-        test = models.results.test(a, b)
-        if test.information < MIN_INFORMATION:
-            notes.append(f"results: {names[b]}'s place hardly varies")
-        elif test.variance > 0:
-            blind = int(models.blind[a, b])
-            if blind >= 0:  # the estimate is shown, the test cannot be checked (_held)
-                notes.append(f"results: not tested, {names[b]} never plays without both {names[a]} and "
-                             f"{names[blind]} (a team among the others at the tables without {names[a]} "
-                             "would look the same)")
-            else:
-                helps = 1.0 - _below(test, result_margin)
-                hurts = _below(test, -result_margin)
-                one_sided.update({HELPS: helps, HURTS: hurts})
-                row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
-                found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
-            sd = math.sqrt(test.variance)
-            scale = ELO_PER_THETA / test.information
-            row[RESULT_ELO] = test.score * scale
-            row[RESULT_LOW] = (test.score - z * sd) * scale
-            row[RESULT_HIGH] = (test.score + z * sd) * scale
+        notes.extend(_results(row, models, pair, names, (z, result_margin), found, one_sided))
     else:
         notes.append(f"results: {names[b]} rarely plays without {names[a]}")
     if found:
@@ -514,6 +495,36 @@ def _pair_row(table: TableGames, present: np.ndarray, models: Models, pair: tupl
     row[_ONE_SIDED] = one_sided
     row[NOTE] = "; ".join(notes)
     return row
+
+
+def _results(row: dict[str, object], models: Models, pair: tuple[int, int], names: Sequence[str],
+             bounds: tuple[float, float], found: dict[str, float], one_sided: dict[str, float]) -> list[str]:
+    """The results test of ``pair`` into ``row``, ``found`` and ``one_sided`` (``bounds``: the intervals'
+    normal deviate and the result margin, in strength); the notes of what could not be made."""
+    a, b = pair
+    z, result_margin = bounds
+    test = models.results.test(a, b)
+    if test.information < MIN_INFORMATION:
+        return [f"results: {names[b]}'s place hardly varies"]
+    if test.variance <= 0:
+        return []
+    notes = []
+    blind = int(models.blind[a, b])
+    if blind >= 0:  # the estimate is shown, the test cannot be checked (_held)
+        notes.append(f"results: not tested, {names[b]} never plays without both {names[a]} and {names[blind]} "
+                     f"(a team among the others at the tables without {names[a]} would look the same)")
+    else:
+        helps = 1.0 - _below(test, result_margin)
+        hurts = _below(test, -result_margin)
+        one_sided.update({HELPS: helps, HURTS: hurts})
+        row[P_RESULTS] = min(1.0, 2.0 * min(helps, hurts))  # two-sided
+        found[HELPS if helps <= hurts else HURTS] = float(row[P_RESULTS])  # type: ignore[arg-type]
+    sd = math.sqrt(test.variance)
+    scale = ELO_PER_THETA / test.information
+    row[RESULT_ELO] = test.score * scale
+    row[RESULT_LOW] = (test.score - z * sd) * scale
+    row[RESULT_HIGH] = (test.score + z * sd) * scale
+    return notes
 
 
 def _count_deals(codes: np.ndarray) -> int:
