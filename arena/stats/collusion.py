@@ -574,9 +574,10 @@ def pair_line(row: Mapping[str, Any]) -> str:
                      f"({-row[GIFT_HIGH]:+.2f} to {-row[GIFT_LOW]:+.2f}; p {shown_p(float(row[P_GIFTS]))})")
     elo = row[RESULT_ELO]
     if isinstance(elo, float) and not math.isnan(elo):
+        p_results = float(row[P_RESULTS])
         parts.append(f"{row[HELPED]} plays {elo:+.0f} Elo ({row[RESULT_LOW]:+.0f} to {row[RESULT_HIGH]:+.0f}) "
                      f"at {row[HELPER]}'s tables "
-                     f"(p {shown_p(float(row[P_RESULTS]))})")
+                     f"({'not tested' if math.isnan(p_results) else f'p {shown_p(p_results)}'})")
     finding = FINDINGS[str(row[EVIDENCE])].format(a=row[HELPER], b=row[HELPED])
     verdict = f"FLAGGED, {finding}" if row[FLAGGED] else "not flagged"
     p_holm = float(row[P_HOLM])

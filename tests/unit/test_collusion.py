@@ -151,6 +151,7 @@ def test_a_thrower_among_five_entrants_at_four_seats_accuses_nobody():
         row = table[(table[HELPER] == "a") & (table[HELPED] == "b")].iloc[0]
         assert row["result_elo"] < -100 and math.isnan(row["p_results"])  # estimated, not tested
         assert "results: not tested, b never plays without both a and" in row[NOTE]
+        assert "at a's tables (not tested)" in pair_line(row.to_dict())
 
 
 def test_blockers_of_the_table_s_leader_never_get_an_honest_pair_flagged():
