@@ -4,7 +4,7 @@ The entrant itself is plain data (:class:`~arena.plan.tournament.Entrant`), whic
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from arena.isolation.sandbox import Limits
 from arena.play.botprocess import Program, exec_program, python_program
@@ -12,8 +12,31 @@ from arena.play.prepared import entry_tail, prepare_bot, with_given
 from arena.plugins import BotSpec, parse_bot_spec, resolve_ref, split_bot_spec
 from arena.plugins.specs import EXEC_PREFIX
 
-if TYPE_CHECKING:
-    from arena.plan.tournament import Entrant
+
+class Entrant(Protocol):
+    """What starting a bot reads of an entrant (:class:`arena.plan.tournament.Entrant`, which this layer does not
+    import: the tournament file's plan sits above the play of a game)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> str: ...
+
+    @property
+    def command(self) -> tuple[str, ...] | None: ...
+
+    @property
+    def env(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def memory_mb(self) -> int | None: ...
+
+    def bot(self) -> Any: ...
+
+    def folder(self) -> str: ...
+
+    def bot_file_ref(self) -> tuple[str, str]: ...
 
 
 def program(entrant: Entrant, isolation: str = "process") -> Program | None:
