@@ -110,14 +110,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "recvmmsg", "recvmmsg_time64", "shutdown"),
 }
 
+#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
+UNHELD = 0
 #: Calls outside :data:`ALLOWED` refused with another answer than ENOSYS: a lock that "succeeds" and holds
 #: nothing (:data:`UNHELD`: the JVM's performance file and SQLite lock as they start, and fail loudly when
 #: refused), so no bot ever sees another's lock on a file they both read; CPU affinity refused as a cpuset
 #: refuses it (the wall where no cpuset cgroup keeps a bot on its CPU).
-REFUSED_AS: dict[str, int] = {"flock": 0, "sched_setaffinity": EPERM}
-
-#: The "errno" of a call that returns 0 without being made (seccomp's ERRNO action with 0).
-UNHELD = 0
+REFUSED_AS: dict[str, int] = {"flock": UNHELD, "sched_setaffinity": EPERM}
 #: The calls answered by the jail's outer process (seccomp's user notification), with figures of the bot's
 #: own; where the kernel or libseccomp cannot notify, they are allowed (the walls line says so).
 ANSWERED = ("sysinfo",)
