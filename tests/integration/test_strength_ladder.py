@@ -52,8 +52,16 @@ def test_the_ladder_page_rates_every_builtin_bot_with_an_interval() -> None:
     assert "strength-ladder.md" in (ROOT / "docs" / "reference" / "builtin-bots.md").read_text()
 
 
-def test_a_tiny_ladder_plays_through_arena_run(tmp_path: Path) -> None:
+def test_a_tiny_ladder_plays_through_arena_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     module = ladder()
+    whole = module.entrants
+
+    def tiny(controls: tuple[float, ...], with_openspiel: bool) -> list[dict]:
+        # OpenSpiel's ISMCTS at its default budget takes most of a minute here; a few simulations play the same way.
+        return [dict(e, options={"simulations": 5}) if e["bot"] == module.OPENSPIEL else e
+                for e in whole(controls, with_openspiel)]
+
+    monkeypatch.setattr(module, "entrants", tiny)
     summary = tmp_path / "ladder.json"
     data = module.run(1, 3, 1, (0.001,), tmp_path / "run", summary, "python benchmarks/strength.py --ladder")
     # The standings are the run's own file, read back unchanged.
