@@ -41,13 +41,13 @@ from arena.plugins import BotError
 from arena.results.verify import without_timing
 from arena.rules import engine as native
 from arena.tournament.run import workers
+from arena.tournament.run.settings import worker_settings
 from arena.tournament.run.workers import (
     close_worker,
     init_worker,
     play_chunk,
     play_one,
     play_order,
-    worker_settings,
 )
 from arena.wire import protocol
 

@@ -164,7 +164,8 @@ def test_a_worker_that_does_not_see_a_file_bot_gets_it_with_the_settings(tmp_pat
     from arena.plan.schedule import schedule
     from arena.tournament.run.cluster import _HELD, play_task, settings_key, ship_bot_files
     from arena.tournament.run.codec import decode_answer
-    from arena.tournament.run.workers import close_worker, worker_settings
+    from arena.tournament.run.settings import worker_settings
+    from arena.tournament.run.workers import close_worker
 
     shutil.copy(FIXTURES.parent.parent / "examples" / "example_bot.py", tmp_path / "mine.py")
     file = tournament(["random", "mine.py:ExampleBot"], deals=1)
@@ -294,7 +295,7 @@ def test_a_bot_stuck_inside_c_code_is_stopped_and_faulted_as_locally(monkeypatch
     from arena.plan.schedule import count_games, schedule
     from arena.tournament.run import cluster as module
     from arena.tournament.run.cluster import Cluster, DaskWorkers
-    from arena.tournament.run.workers import worker_settings
+    from arena.tournament.run.settings import worker_settings
 
     # One game, given up by the scheduler at the first worker the watchdog ends rather than after three
     # bounds (the retries are the test of the bot that ends its worker); a second stuck game could end
@@ -332,7 +333,8 @@ def test_a_bot_a_worker_cannot_load_is_one_line_naming_it_and_the_worker(schedul
     from arena.plan.config import parse_config
     from arena.plan.schedule import count_games, schedule
     from arena.tournament.run.cluster import Cluster, DaskWorkers
-    from arena.tournament.run.workers import WorkerError, worker_settings
+    from arena.tournament.run.settings import worker_settings
+    from arena.tournament.run.workers import WorkerError
 
     # As if the bot's package were installed where the run starts but not on the workers.
     config = parse_config('name = "m"\nplayers = 2\ndeals = 1\nseed = 3\nisolation = "none"\n'

@@ -25,7 +25,7 @@ from arena.results.files import pack
 from arena.results.verify import without_timing
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Played
-from arena.tournament.run.workers import worker_settings
+from arena.tournament.run.settings import worker_settings
 
 #: A bot that plays as ``random`` does, a hundredth of a second a move (about half a second a game, longer
 #: than a worker waits before it hands finished games back), and says on standard error when a game ends.

@@ -56,7 +56,8 @@ def config() -> TournamentConfig:
 @pytest.fixture(scope="module")
 def chunks(config: TournamentConfig, tmp_path_factory: pytest.TempPathFactory) -> list[Chunk]:
     """The schedule's games in three chunks of two, played here as a worker plays them."""
-    from arena.tournament.run.workers import close_worker, init_worker, play_chunk, worker_settings
+    from arena.tournament.run.settings import worker_settings
+    from arena.tournament.run.workers import close_worker, init_worker, play_chunk
 
     games = list(Schedule(config))
     assert len(games) == 6

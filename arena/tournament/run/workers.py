@@ -62,7 +62,6 @@ from arena.tournament.run.codec import (
     fault_entry,
 )
 from arena.tournament.run.settings import WorkerSettings
-from arena.tournament.run.settings import worker_settings as worker_settings
 
 log = logging.getLogger("arena.tournament")
 
