@@ -13,13 +13,13 @@ from arena.plan.config import parse_config
 from arena.plan.schedule import by_seating, count_games, schedule
 from arena.tournament.run import workers
 from arena.tournament.run.chunks import LOCAL_CHUNKS, PASS_MOST, ChunkSizes
+from arena.tournament.run.settings import worker_settings
 from arena.tournament.run.workers import (
     _BOUND_MARGIN,
     EXIT_PIPE_LOST,
     WorkerError,
     Workers,
     game_bound,
-    worker_settings,
 )
 
 BAD = Path(__file__).parents[1] / "fixtures" / "bad_bots.py"
