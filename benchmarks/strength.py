@@ -89,7 +89,7 @@ def play(job: tuple[list[str], int, str, float]) -> dict:
     for seat, text in enumerate(specs):
         prepared = prepare_bot(parse_bot_spec(text))
         bots.append(prepared._replace(cls=counted(prepared.cls, iterations[seat])) if prepared.cls else prepared)
-    outcome = play_game(bots, seed, scoring=scoring, time_limit=time_limit,
+    outcome = play_game(bots, seed, scoring=scoring, time=time_limit,
                         on_move=on_move, isolation="none")
     key = "uptown_rank" if scoring == "uptown" else "blockers_rank"
     ranks = [getattr(r, key) for r in outcome.result]

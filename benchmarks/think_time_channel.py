@@ -81,7 +81,7 @@ def main() -> None:
             logs.mkdir()
             play_game([f"exec:{sys.executable} {script} send {step} {args.bits}",
                        f"exec:{sys.executable} {script} recv {step} {args.bits}", "random"],
-                      1000 + game, time_limit=5.0, logs=logs)
+                      1000 + game, time=5.0, logs=logs)
             text = "".join(p.read_text() for p in logs.glob("*.log"))
             sends = dict((int(t), int(v)) for t, v in re.findall(r"SENT (\d+) (\d+)", text))
             got = dict((int(t), float(g)) for t, g in re.findall(r"GAP (\d+) ([\d.]+)", text))

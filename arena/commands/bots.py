@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from arena.commands.play import INTERRUPTED, Seed, TimeLimit, kept_logs
+from arena import ranges as limits
+from arena.commands.options import Seed, TimeLimit
+from arena.commands.play import INTERRUPTED, kept_logs
 from arena.display.terminal import printable
-from arena.play import ranges as limits
 
 if TYPE_CHECKING:
     from arena.api.options import Option

@@ -10,10 +10,16 @@ from typing import Any
 
 import click
 
-from arena.commands.options import deal_key_option, overwrite_option, plots_option, with_options, workers_option
-from arena.commands.play import clock_options
+from arena.commands.options import (
+    clock_options,
+    deal_key_option,
+    overwrite_option,
+    plots_option,
+    with_options,
+    workers_option,
+)
 from arena.commands.telling import show_played, teller
-from arena.play.ranges import DEFAULT_TIME_LIMIT
+from arena.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
 from arena.tournament.match.plan import DEFAULT_MAX_GAMES
 
@@ -90,15 +96,15 @@ def command(
     from arena.report.match import summary_lines
     from arena.tournament.match.feed import check_match, run_match, start_lines
     from arena.tournament.match.folder import seeded
-    from arena.tournament.match.plan import MatchPlan, check_bot_count, parse_sprt
+    from arena.tournament.match.plan import MatchPlan, check_bot_count, match_time, parse_sprt
     from arena.tournament.run.cpus import usable_cpus
     from arena.tournament.run.runner import Interrupted, RunOptions
 
     check_bot_count(bots)
     deal_seeds = read_deals(deals_file) if deals_file is not None else ()
     probe = MatchPlan(tuple(bots), 0, games=games, sprt=parse_sprt(sprt, len(bots)) if sprt is not None else None,
-                      max_games=max_games, scoring=scoring, time_limit=time_limit, isolation=isolation, clock=clock,
-                      overage=overage, duplicate=duplicate, public_deals=public_deals, deal_key=deal_key,
+                      max_games=max_games, scoring=scoring, time=match_time(time_limit, clock, overage),
+                      isolation=isolation, duplicate=duplicate, public_deals=public_deals, deal_key=deal_key,
                       deal_seeds=deal_seeds, deals_file=deals_file)
     folder = Path(out) if out is not None else Path("results") / probe.name
     plan, seed_note = seeded(probe, seed, folder, overwrite)

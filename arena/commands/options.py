@@ -1,4 +1,5 @@
-"""Options that several commands take, declared once, and how a command takes a list of them."""
+"""Options that several commands take, declared once, the Click parameter types they check their values with,
+and how a command takes a list of them."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+
+from arena import ranges as limits
+from arena.timecontrol import parse_clock, parse_overage
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -37,3 +41,78 @@ def with_options(*declared: Decorator) -> Decorator:
             command = option(command)
         return command
     return apply
+
+
+class TimeLimit(click.ParamType):
+    """Seconds per move, checked by the rule tournament files use (:func:`arena.ranges.time_limit`)."""
+
+    name = "seconds"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number: object = value
+        else:
+            try:
+                number = float(str(value))
+            except ValueError:
+                self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
+        try:
+            return limits.time_limit(number)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Clock(click.ParamType):
+    """A game clock, ``[MOVES/]BASE[+INCREMENT]`` in seconds, checked by the rule tournament files use
+    (:func:`arena.timecontrol.parse_clock`); kept as the text given."""
+
+    name = "clock"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            parse_clock(value)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
+
+
+class Overage(click.ParamType):
+    """An overage bank in seconds (:func:`arena.timecontrol.parse_overage`)."""
+
+    name = "seconds"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            number = value if isinstance(value, float) else float(str(value))
+        except ValueError:
+            self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
+        try:
+            return parse_overage(number)
+        except limits.LimitError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def clock_options(what: str) -> Decorator:
+    """The ``--clock`` and ``--overage`` options of ``arena play``, ``run`` and ``match``; ``what`` ends their help."""
+    return with_options(
+        click.option(
+            "--clock", type=Clock(), default=None, metavar="[MOVES/]BASE+INC",
+            help="A game clock for every bot seat: BASE seconds for the game plus INC after each move, BASE "
+                 "again every MOVES moves when given (60+0.5, 24/60+0); a bot out of time loses on time" + what),
+        click.option(
+            "--overage", type=Overage(), default=None, metavar="SECONDS",
+            help="An overage bank: seconds a bot may spend past the time limit over the whole game" + what))
+
+
+class Seed(click.ParamType):
+    """A deal's seed: any whole number (rule S1), shown shortened when it is refused."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return int(str(value).strip())
+        except ValueError:
+            self.fail(f"{limits.shown(value)} is not a valid integer", param, ctx)

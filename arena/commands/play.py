@@ -16,95 +16,17 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from arena.commands.options import Decorator, with_options
+from arena import ranges as limits
+from arena.commands.options import Seed, TimeLimit, clock_options, with_options
 from arena.display.terminal import color_option, output_width, printable, use_color
 from arena.errors import os_error_line
-from arena.play import ranges as limits
 from arena.rules.state import PENALTIES, SCORINGS
+from arena.timecontrol import TimeControl, time_control
 
 if TYPE_CHECKING:  # the game's machinery is imported when a game is played: --help stays fast
     from arena.play.outcome import GameOutcome
     from arena.play.prepared import PreparedBot
     from arena.play.referee import Referee
-
-
-class TimeLimit(click.ParamType):
-    """Seconds per move, checked by the rule tournament files use (:func:`arena.play.ranges.time_limit`)."""
-
-    name = "seconds"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            number: object = value
-        else:
-            try:
-                number = float(str(value))
-            except ValueError:
-                self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
-        try:
-            return limits.time_limit(number)
-        except limits.LimitError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-class Clock(click.ParamType):
-    """A game clock, ``[MOVES/]BASE[+INCREMENT]`` in seconds, checked by the rule tournament files use
-    (:func:`arena.play.clock.parse_clock`); kept as the text given."""
-
-    name = "clock"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from arena.play.clock import parse_clock
-
-        try:
-            parse_clock(value)
-        except limits.LimitError as exc:
-            self.fail(str(exc), param, ctx)
-        return str(value).strip()
-
-
-class Overage(click.ParamType):
-    """An overage bank in seconds (:func:`arena.play.clock.parse_overage`)."""
-
-    name = "seconds"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        from arena.play.clock import parse_overage
-
-        try:
-            number = value if isinstance(value, float) else float(str(value))
-        except ValueError:
-            self.fail(f"{limits.shown(value)} is not a number of seconds", param, ctx)
-        try:
-            return parse_overage(number)
-        except limits.LimitError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def clock_options(what: str) -> Decorator:
-    """The ``--clock`` and ``--overage`` options of ``arena play``, ``run`` and ``match``; ``what`` ends their help."""
-    return with_options(
-        click.option(
-            "--clock", type=Clock(), default=None, metavar="[MOVES/]BASE+INC",
-            help="A game clock for every bot seat: BASE seconds for the game plus INC after each move, BASE "
-                 "again every MOVES moves when given (60+0.5, 24/60+0); a bot out of time loses on time" + what),
-        click.option(
-            "--overage", type=Overage(), default=None, metavar="SECONDS",
-            help="An overage bank: seconds a bot may spend past the time limit over the whole game" + what))
-
-
-class Seed(click.ParamType):
-    """A deal's seed: any whole number (rule S1), shown shortened when it is refused."""
-
-    name = "integer"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        try:
-            return int(str(value).strip())
-        except ValueError:
-            self.fail(f"{limits.shown(value)} is not a valid integer", param, ctx)
 
 
 #: ``--record -``: the record goes to standard output, everything else to standard error.
@@ -219,6 +141,11 @@ class PlayOptions:
     color: bool | None
 
     @property
+    def time(self) -> TimeControl:
+        """``--time-limit``, ``--clock`` and ``--overage`` as the one control every bot seat gets."""
+        return time_control(self.clock, self.overage, self.time_limit)
+
+    @property
     def to_stdout(self) -> bool:
         """Whether the record goes to standard output (and everything else to standard error)."""
         return self.record_to == STDOUT
@@ -272,7 +199,6 @@ def _players(referee: Referee, bots: tuple[str, ...], log_names: list[str]) -> l
 
 def _play(bots: tuple[str, ...], seed: int, options: PlayOptions, log_dir: Path) -> Played:
     """Play the game: every bot prepared, the human's seat at this terminal, the transcript written when asked."""
-    from arena.play.clock import time_control
     from arena.play.human import HUMAN, Terminal
     from arena.play.logs import seat_log_name
     from arena.play.referee import Referee
@@ -282,8 +208,8 @@ def _play(bots: tuple[str, ...], seed: int, options: PlayOptions, log_dir: Path)
     screen = options.screen
     terminal = Terminal(sys.stdin, screen, use_color(options.color, screen), output_width(screen))
     # The transcript holds every seat's rack: no bot may see it.
-    referee = Referee(options.time_limit, isolation=options.isolation, logs=log_dir, hide=() if path is None else (str(path),),
-                      transcript=transcript, terminal=terminal, clock=time_control(options.clock, options.overage))
+    referee = Referee(options.time, isolation=options.isolation, logs=log_dir, hide=() if path is None else (str(path),),
+                      transcript=transcript, terminal=terminal)
     # Each seat's log is named after the seat and the bot (seat0-random.log), and listed after the game.
     log_names = [seat_log_name(seat, text) for seat, text in enumerate(bots)]
     try:
@@ -329,14 +255,13 @@ def _show(played: Played, seed: int, options: PlayOptions, log_dir: Path, kept: 
     """The game as it ended: what was played, the final board, the result, the clocks, the walls and the logs."""
     from arena.display.text import render_final
     from arena.isolation.sandbox import short_walls
-    from arena.play.clock import time_control
 
     outcome, echo = played.outcome, options.echo
     state = outcome.state
     names = [player["name"] for player in outcome.record["players"]]
-    limit = "no time limit" if math.isinf(options.time_limit) else f"time limit {options.time_limit:g} s"
-    control = time_control(options.clock, options.overage)
-    shown = f"{limit}, {control}" if control else limit
+    time = options.time
+    limit = "no time limit" if math.isinf(time.limit) else f"time limit {time.limit:g} s"
+    shown = f"{limit}, {time}" if time.clocked else limit
     echo(f"seed {seed}, {state.settings.players} players, {options.scoring} scoring, {len(state.history)} moves, {shown}")
     colored = use_color(options.color, options.screen)
     echo(render_final(state, names, outcome.result, faults=outcome.faults, clock=outcome.clock, color=colored,

@@ -10,8 +10,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena.commands.options import deal_key_option, overwrite_option, plots_option, with_options, workers_option
-from arena.commands.play import clock_options
+from arena.commands.options import (
+    clock_options,
+    deal_key_option,
+    overwrite_option,
+    plots_option,
+    with_options,
+    workers_option,
+)
 from arena.commands.telling import show_played, teller
 
 if TYPE_CHECKING:

@@ -39,18 +39,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena import ranges as limits
 from arena.api.options import format_option
 from arena.errors import ArenaError, did_you_mean
 from arena.inputfiles import InputFileError, read_input
 from arena.plan.deals import DealsError, deal_list
 from arena.plan.seating import DESIGNS
 from arena.plan.tournament import Entrant, TournamentConfig
-from arena.play import ranges as limits
-from arena.play.clock import TimeControl, parse_clock, parse_overage, time_control
-from arena.play.ranges import DEFAULT_TIME_LIMIT
-from arena.play.referee import ISOLATIONS
 from arena.plugins.specs import exec_ref
+from arena.ranges import DEFAULT_TIME_LIMIT, ISOLATIONS
 from arena.rules.state import PENALTIES, SCORINGS
+from arena.timecontrol import TimeControl, parse_clock, parse_overage, time_control
 
 #: The largest tournament file read: 100,000 deals kept as an array take 2 MiB.
 TOURNAMENT_FILE_MB = 16
@@ -227,8 +226,7 @@ def parse_config(
     seed = _checked(source, "seed", limits.master_seed, data["seed"])
     scoring = _choice(source, "scoring", data.get("scoring", "uptown"), SCORINGS)
     penalty = _choice(source, "penalty", data.get("penalty", "color"), PENALTIES)
-    time_limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
-    clock = _clock(source, data)
+    time = _time(source, data)
     seating = _seating(source, data, players)
     tournament_format = _choice(source, "format", data.get("format", "round-robin"), TOURNAMENT_FORMATS)
     max_tables = data.get("max_tables")
@@ -258,7 +256,7 @@ def parse_config(
     challengers, pool = _gauntlet(source, data, tournament_format, players, names)
     return TournamentConfig(
         name=name, players=players, deals=deals, seed=seed, entrants=tuple(entrants),
-        scoring=scoring, penalty=penalty, time_limit=time_limit, clock=clock, seating=seating, format=tournament_format,
+        scoring=scoring, penalty=penalty, time=time, seating=seating, format=tournament_format,
         challengers=challengers, pool=pool, max_tables=max_tables, isolation=isolation,
         duplicate=duplicate, public_deals=public_deals, deal_key=deal_key, deal_seeds=deal_seeds, deals_file=deals_file,
     )
@@ -316,12 +314,13 @@ def with_deals(config: TournamentConfig, *, public_deals: bool = False, deal_key
     return replace(config, public_deals=True) if public_deals else config
 
 
-def _clock(source: str, data: dict[str, Any]) -> TimeControl:
-    """The ``clock`` and ``overage`` keys as one time control (either may be left out)."""
+def _time(source: str, data: dict[str, Any]) -> TimeControl:
+    """The ``time_limit``, ``clock`` and ``overage`` keys as one time control (each may be left out)."""
+    limit = _checked(source, "time_limit", limits.time_limit, data.get("time_limit", DEFAULT_TIME_LIMIT))
     base, increment, moves = (None, 0.0, None) if "clock" not in data else \
         _checked(source, "clock", parse_clock, data["clock"])
     overage = 0.0 if "overage" not in data else _checked(source, "overage", parse_overage, data["overage"])
-    return TimeControl(base, increment, moves, overage)
+    return TimeControl(base, increment, moves, overage, limit)
 
 
 def default_seating(players: int) -> str:
@@ -423,11 +422,11 @@ def load_run_config(
     given = [f"{key} {value}" for key, value in (("--clock", clock), ("--overage", overage)) if value is not None]
     if clock is not None or overage is not None:
         try:
-            control = time_control(config.clock.clock_text if clock is None else clock,
-                                   (config.clock.overage or None) if overage is None else overage)
+            time = time_control(config.time.clock_text if clock is None else clock,
+                                (config.time.overage or None) if overage is None else overage, config.time.limit)
         except limits.LimitError as exc:
             raise ConfigError(f"--{'clock' if clock is not None else 'overage'}: {exc}") from None
-        config = replace(config, clock=control)
+        config = replace(config, time=time)
     if public_deals and not config.public_deals:
         given.append("--public-deals")
     if given or config.deals_file is not None:
@@ -479,11 +478,9 @@ def seeds_text(seeds: tuple[int, ...], source: str | None) -> str:
 
 def _top_lines(config: TournamentConfig, keep_key: bool) -> list[str]:
     """The top-level keys of :func:`to_toml`: those the file must give, then each other one unless at its default."""
-    control = config.clock
     keys: list[tuple[str, Any]] = [
         ("seed", config.seed), ("scoring", config.scoring), ("penalty", config.penalty),
-        ("time_limit", float(config.time_limit)), ("clock", control.clock_text),
-        ("overage", float(control.overage) if control.overage else None), ("seating", config.seating),
+        *config.time.file_keys().items(), ("seating", config.seating),
         ("format", config.format), ("challengers", list(config.challengers) or None),
         ("pool", list(config.pool) or None), ("max_tables", config.max_tables), ("isolation", config.isolation),
         ("duplicate", config.duplicate), ("public_deals", config.public_deals),

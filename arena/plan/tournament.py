@@ -8,9 +8,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.play.clock import NO_CLOCK, TimeControl
-from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.plugins.specs import exec_ref
+from arena.timecontrol import DEFAULT_CONTROL, TimeControl
 
 #: The mark of a field that says what a stored game is, which a league's update keeps (:mod:`.marks`).
 MEANING = {"meaning": True}
@@ -76,9 +75,9 @@ class TournamentConfig:
     entrants: tuple[Entrant, ...]
     scoring: str = field(default="uptown", metadata=MEANING)
     penalty: str = field(default="color", metadata=MEANING)
-    time_limit: float = field(default=DEFAULT_TIME_LIMIT, metadata=MEANING)
-    #: Every seat's game clock and overage bank (:mod:`arena.play.clock`; falsy: none).
-    clock: TimeControl = field(default=NO_CLOCK, metadata=MEANING)
+    #: Every bot seat's per-move limit, game clock and overage bank: the file's ``time_limit``, ``clock``
+    #: and ``overage`` as one value (:mod:`arena.timecontrol`).
+    time: TimeControl = field(default=DEFAULT_CONTROL, metadata=MEANING)
     #: The seating design every deal is played in (:mod:`.seating`).
     seating: str = field(default="balanced", metadata=MEANING)
     #: ``round-robin`` (every k-subset of the entrants) or ``gauntlet`` (one challenger per table).

@@ -95,7 +95,7 @@ class Game:
         self.pool = pool
         self.logs = logs
         self.terminal = terminal
-        self.time_limit = setup.time_limit
+        self.time_limit = setup.time.limit
         self.seats: list[Any] = []
         # chooses[seat] is the choose of a bot in this process, called under the guard with the view the
         # loop makes; asks[seat] otherwise (a program, the human) answers (state, moves) with (value,
@@ -112,10 +112,10 @@ class Game:
         self.longest = [0.0] * n
         self.asked = [0] * n
         self.answered = [0] * n
-        #: The time control (falsy: none), each bot seat's clock under it (None for the human's), and
+        #: The time control, each bot seat's clock under it (None: no clock; None for the human's), and
         #: for every move of the game: the seconds the seat's bot took (None: it was not asked), and
         #: the seat's clock and bank after it.
-        self.control = setup.control
+        self.control = setup.time
         self.clocks: list[SeatClock | None] | None = None
         self.times: list[tuple[float | None, float, float]] = []
         #: One dict per fault, as the record's ``faults`` holds them: seat, move, kind, message.
@@ -161,9 +161,9 @@ class Game:
                 self.seats.append(InProcessSeat(self.guard, player.cls, seat, copy.copy(settings), player.options,
                                                 self.seed, self.logs.stream(player.name or player.spec.ref),
                                                 key=self.deal_key))
-        if self.control:
+        if self.control.clocked:
             # Every bot's clock; the human plays without one (nor any time limit).
-            self.clocks = [None if isinstance(s, HumanSeat) else self.control.seat_clock() for s in self.seats]
+            self.clocks = [None if isinstance(s, HumanSeat) else SeatClock(self.control) for s in self.seats]
             for program_seat, clock in zip(self.seats, self.clocks, strict=True):
                 if isinstance(program_seat, ProgramSeat):
                     program_seat.clock = clock

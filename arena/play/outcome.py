@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -69,7 +68,7 @@ class GameOutcome:
         self._names = list(setup.names)
         self._seed = setup.seed
         self._bots = list(setup.players)
-        self._time_limit = setup.time_limit if math.isfinite(setup.time_limit) else None
+        self._time_limit = setup.time.record_limit
         self._extra = dict(setup.extra or {})
         #: The record's ``clock`` key: the time control and every move's time and clocks (None: no clock).
         self.clock = None if clock is None else dict(clock)

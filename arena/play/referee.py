@@ -47,7 +47,7 @@ What the referee guarantees either way:
   for byte, with either isolation, as long as no bot runs into the time
   limit.  Timing stays out of the record (it is in :attr:`GameOutcome.seconds`),
   but for a game with a clock: its record's ``clock`` key holds each move's time.
-* **Clocks.** With a ``clock`` (:mod:`arena.play.clock`), every bot seat's turns are
+* **Clocks.** With a game clock (:mod:`arena.play.clock`), every bot seat's turns are
   charged to a clock of its own (the same wall time, from sending the turn to reading
   the answer; never the time it is frozen between turns), and a turn may run past the
   per-move limit by what is left of the overage bank; a bot out of time is faulted
@@ -70,7 +70,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self, TextIO, TypedDict, Unpack
 
 from arena.play.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
-from arena.play.clock import NO_CLOCK, TimeControl
 from arena.play.game import Game
 from arena.play.guard import Guard, ThreadGuard, Tripwire
 from arena.play.human import HUMAN, Terminal
@@ -79,10 +78,11 @@ from arena.play.logs import log_name as log_name  # where it was first: arena pl
 from arena.play.outcome import GameOutcome
 from arena.play.pool import BotPool
 from arena.play.prepared import PreparedBot, bot_error, entry_tail, prepare_bot, program_of
-from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.play.setup import GameSetup
 from arena.plugins import BotError, BotSpec, convert_given, split_bot_spec
+from arena.ranges import ISOLATIONS
 from arena.rules import GameSettings, GameState, Move, deal
+from arena.timecontrol import DEFAULT_CONTROL, TimeControl, as_control
 from arena.wire import protocol
 
 log = logging.getLogger("arena.play.referee")
@@ -90,7 +90,6 @@ log = logging.getLogger("arena.play.referee")
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)`` with public deals.
 BOT_STREAM = protocol.SEED_STREAM
 #: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
-ISOLATIONS = ("process", "none")
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "clock", "faults")
 # -- one game ----------------------------------------------------------------------
@@ -167,12 +166,12 @@ class Referee:
 
     ::
 
-        with Referee(time_limit=2.0) as referee:
+        with Referee(2.0) as referee:
             outcome = referee.play(["greedy", "random", "random"], seed=7)
         referee.close()
 
-    ``time_limit`` is per call into a bot, in seconds (``math.inf`` for none); ``clock`` is the game
-    clock every bot seat gets (:class:`~arena.play.clock.TimeControl`: base, increment, overage bank).
+    ``time`` is the :class:`~arena.timecontrol.TimeControl` every bot seat gets (its per-move limit,
+    game clock and overage bank), or a per-move limit in seconds alone (``math.inf`` for none).
     ``isolation`` is ``"process"`` (every bot a program in the sandbox, the
     default) or ``"none"`` (Python bots in this process: for trusted code, see
     the module docstring; programs still run as processes).  Bot processes
@@ -187,16 +186,13 @@ class Referee:
     games.  :func:`play_game` plays a single game in a Referee of its own.
     """
 
-    def __init__(self, time_limit: float = DEFAULT_TIME_LIMIT, *, isolation: str = "process",
+    def __init__(self, time: TimeControl | float = DEFAULT_CONTROL, *, isolation: str = "process",
                  logs: str | os.PathLike[str] | None = None, hide: Sequence[str] = (),
-                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None,
-                 clock: TimeControl = NO_CLOCK) -> None:
-        if not (isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool) and time_limit > 0):
-            raise ValueError(f"the time limit must be a positive number of seconds, not {time_limit!r}")
+                 transcript: TextIO | None = None, pin: bool = True, terminal: Terminal | None = None) -> None:
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation is one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-        self.time_limit = float(time_limit)
-        self.clock = clock
+        #: The time every bot seat gets.
+        self.time = as_control(time)
         self.isolation = isolation
         self.logs = None if logs is None else os.fspath(logs)
         self.hide = tuple(os.fspath(p) for p in hide) + ((self.logs,) if self.logs else ())
@@ -210,7 +206,7 @@ class Referee:
         self._policy: tuple[int, int] | None = None
         self._logs = BotLogs(self.logs)
         #: Its bot processes, kept between games.
-        self.pool = BotPool(self.time_limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
+        self.pool = BotPool(self.time.limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
         #: The walls each bot process got, by program (the last started).
         self.walls: dict[Program, str] = self.pool.walls
         #: Where the seat ``human`` reads and draws the game (default: standard input and output).
@@ -220,8 +216,8 @@ class Referee:
         if self._guard is not None:
             raise RuntimeError("this Referee is already in use")
         in_main = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-        clocked = bool(self.clock)
-        guard = Guard(self.time_limit, clocked) if in_main else ThreadGuard(self.time_limit, clocked)
+        time = self.time
+        guard = Guard(time.limit, time.clocked) if in_main else ThreadGuard(time.limit, time.clocked)
         guard.__enter__()
         self._guard = guard
         if self.isolation == "none":
@@ -301,7 +297,7 @@ class Referee:
             while waiting:
                 index, ref, given, name, process = waiting[0]
                 try:
-                    declared = process.handshake(self.time_limit)
+                    declared = process.handshake(self.time.limit)
                     checked = convert_given(declared.options, ref, given)
                 except (BotError, BotProcessError) as exc:
                     raise bot_error(index, ref, exc) from None
@@ -321,8 +317,7 @@ class Referee:
     def _isolated_referee(self) -> Referee:
         """A referee of the same settings with every bot in a process of its own, inside its block."""
         if self._isolated is None:
-            self._isolated = Referee(self.time_limit, isolation="process", logs=self.logs, hide=self.hide,
-                                     clock=self.clock)
+            self._isolated = Referee(self.time, isolation="process", logs=self.logs, hide=self.hide)
         isolated = self._isolated
         if isolated._guard is None:
             isolated.__enter__()
@@ -361,7 +356,7 @@ class Referee:
         settings, players, names = self._game_of(bots, seed, scoring, penalty, names, extra)
         state = GameState(settings, _deal(seed, settings))
         label = str((extra or {}).get("game_id") or f"a game of {len(players)} players")
-        setup = GameSetup(players, names, seed, label, self.time_limit, self.clock, deal_key, extra)
+        setup = GameSetup(players, names, seed, label, self.time, deal_key, extra)
         game = Game(state, setup, guard=guard, pool=self.pool, logs=self._logs, terminal=self.terminal)
         Tripwire.tripped = ""
         result = game.play(on_move)
@@ -406,20 +401,18 @@ def play_game(
     specs: Sequence[PreparedBot | BotSpec | str],
     seed: int,
     *,
-    time_limit: float = DEFAULT_TIME_LIMIT,
+    time: TimeControl | float = DEFAULT_CONTROL,
     isolation: str = "process",
     logs: str | os.PathLike[str] | None = None,
-    clock: TimeControl = NO_CLOCK,
     **game: Unpack[GameOptions],
 ) -> GameOutcome:
-    """Play one game in a :class:`Referee` of its own, made with ``time_limit``, ``isolation``, ``logs``
-    and ``clock``; ``game`` are the keywords of :meth:`Referee.play` (``scoring``, ``penalty``, ``names``,
+    """Play one game in a :class:`Referee` of its own, made with ``time``, ``isolation`` and ``logs``; ``game`` are the keywords of :meth:`Referee.play` (``scoring``, ``penalty``, ``names``,
     ``extra``, ``on_move``).
 
     Raises ValueError for a bad number of bots, settings, names, seed or time
     limit, and :class:`~arena.plugins.BotError` for a bot that cannot be used.
     """
-    referee = Referee(time_limit, isolation=isolation, logs=logs, clock=clock)
+    referee = Referee(time, isolation=isolation, logs=logs)
     try:
         with referee:
             return referee.play(specs, seed, **game)

@@ -90,7 +90,7 @@ class ProgramSeat:
         self.seed = setup.seed
         self.writer = writer
         self.label = setup.label
-        self.limit = setup.time_limit
+        self.limit = setup.time.limit
         self.timeout = Fault(FaultKind.TIMEOUT, f"no move within the time limit of {self.limit:g} s")
         self.process: BotProcess | None = None
         #: The seat's game clock (None: none), set by the game.

@@ -170,7 +170,7 @@ def _options(config: TournamentConfig, identities: dict[str, dict[str, Any]],
     if missing:
         from arena.play.referee import Referee
 
-        referee = Referee(config.time_limit, isolation=config.isolation, clock=config.clock)
+        referee = Referee(config.time, isolation=config.isolation)
         try:
             prepared = referee.prepare_all([(e.bot(), e.name, program(e)) for e in missing])
         finally:
@@ -288,7 +288,7 @@ def check_bots(config: TournamentConfig, source: str) -> CheckedBots:
             raise field_error(source, f"entrants[{index}].cwd", f"{entrant.cwd or '.'} is not a folder{where}")
     # The programs' standard error, for a bot that fails its handshake: its last words and log are in the error.
     logs = Path(tempfile.mkdtemp(prefix="arena-check-logs-"))
-    referee = Referee(config.time_limit, isolation=config.isolation, logs=logs, clock=config.clock)
+    referee = Referee(config.time, isolation=config.isolation, logs=logs)
     walls: dict[str, str] = {}
     index = 0
     failed = True

@@ -38,7 +38,7 @@ from typing import Any
 from arena.api.options import format_option
 from arena.inputfiles import read_input
 from arena.plan.config import TournamentConfig
-from arena.plan.marks import MEANING_FIELDS
+from arena.plan.marks import MEANING_FIELDS, differences, keyed
 from arena.plan.schedule import schedule, table_key, tournament_tables
 from arena.results.files import GAMES_FILE, LEAGUE_FILE, RunError, write_atomically
 from arena.results.games_table import game_ids_in
@@ -47,8 +47,6 @@ FORMAT = "arena-league/1"
 #: The largest league file read: a key of about 40 bytes for each of a million tables.
 LEAGUE_FILE_MB = 64
 
-#: The keys of a tournament that say what a stored game is: an update may not change them.
-MEANING_KEYS = MEANING_FIELDS
 
 
 class LeagueError(RunError):
@@ -126,17 +124,20 @@ def start_league(out: Path, config: TournamentConfig, config_file: Path) -> Leag
 
 
 def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
     return format_option(value) if isinstance(value, (bool, int, float, str)) else str(value)
 
 
 def meaning_change(old: TournamentConfig, new: TournamentConfig, source: str) -> str | None:
     """The one line that refuses an update changing what stored games mean, or None when it changes none."""
-    for key in MEANING_KEYS:
-        was, now = getattr(old, key), getattr(new, key)
-        if was != now:
-            return (f"{source}: {key}: {_shown(was)} -> {_shown(now)} would change what the stored games are "
-                    f"(they were played with {key} = {_shown(was)}); an update keeps it, or start a new folder "
-                    f"with --out, or again with --overwrite")
+    changed = differences(old, new, MEANING_FIELDS)
+    if changed:
+        key = changed[0]
+        was, now = keyed(old, MEANING_FIELDS)[key], keyed(new, MEANING_FIELDS)[key]
+        return (f"{source}: {key}: {_shown(was)} -> {_shown(now)} would change what the stored games are "
+                f"(they were played with {key} = {_shown(was)}); an update keeps it, or start a new folder "
+                f"with --out, or again with --overwrite")
     both = [name for name in old.names if name in new.names]
     order = [name for name in new.names if name in old.names]
     if both != order:

@@ -68,8 +68,8 @@ def _schedule_mismatch(record: Mapping[str, Any], game: Game, config: Tournament
         return "its deal is not the one its seed makes"
     clock = record.get("clock")
     played = {key: clock.get(key) for key in ("control", "overage")} if isinstance(clock, Mapping) else None
-    if played != (config.clock.record() if config.clock else None):
-        return f"it was played with {'no clock' if played is None else played}, the tournament has {config.clock}"
+    if played != (config.time.record() if config.time.clocked else None):
+        return f"it was played with {'no clock' if played is None else played}, the tournament has {config.time}"
     expected = {"name": config.name, "table": game.table, "deal": game.deal, "rotation": game.rotation}
     if record.get("tournament") != expected:
         return f'its "tournament" key is not {expected}'

@@ -14,7 +14,7 @@ import click
 import pytest
 
 from arena.cli import COMMANDS, main
-from arena.play.referee import DEFAULT_TIME_LIMIT
+from arena.ranges import DEFAULT_TIME_LIMIT
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -94,7 +94,7 @@ def test_s1_with_public_deals_the_file_gives_every_deal_as_it_says(tmp_path):
     # arena play --seed 7: a single game's deal is public by choice too, and the bot's seed says which it is
     (tmp_path / "logs").mkdir()
     outcome = play_game([f"{HOSTILE}:DealFinderBot:masters=0", "greedy"], 7, logs=tmp_path / "logs",
-                        time_limit=60)
+                        time=60)
     played = "\n".join(p.read_text() for p in (tmp_path / "logs").iterdir())
     assert "HOSTILE FOUND deal 7 by bot seed" in played, played
     assert outcome.record["seed"] == 7

@@ -148,7 +148,7 @@ def check_spy(log: str, kind: str, records_seen: list[dict]) -> None:
 
 def play(specs, seed: int, logs: Path, time_limit: float = 1.0, **kwargs):
     logs.mkdir(exist_ok=True)
-    return play_game(specs, seed, time_limit=time_limit, logs=logs, **kwargs)
+    return play_game(specs, seed, time=time_limit, logs=logs, **kwargs)
 
 
 # -- tournaments ----------------------------------------------------------------------------
@@ -365,7 +365,7 @@ def test_none_isolation_spy_does_find_the_piles(capfd, name, kind):
     import arena.play.referee
 
     arena.play.referee._deals.clear()  # the deals of earlier tests' games would fill the spy's report first
-    outcome = play_game([hostile(name), "greedy", "random"], 21, time_limit=30.0, isolation="none")
+    outcome = play_game([hostile(name), "greedy", "random"], 21, time=30.0, isolation="none")
     check_game(outcome, 0, None)
     err = capfd.readouterr().err
     assert f"HOSTILE SPY {kind} ran" in err and "HOSTILE FOUND" in err
@@ -415,8 +415,8 @@ def test_a_referee_plays_the_same_game_after_one_with_the_trick(tmp_path, trick)
     check_game(first, 0, kinds)
     check_game(also, 1, kinds)
     assert again.faults == [] and after.faults == []
-    assert again.record_line() == play_game(clean, 41, time_limit=1.0).record_line()
-    assert after.record_line() == play_game(clean, 43, time_limit=1.0).record_line()
+    assert again.record_line() == play_game(clean, 41, time=1.0).record_line()
+    assert after.record_line() == play_game(clean, 43, time=1.0).record_line()
 
 
 @pytest.mark.slow
@@ -436,8 +436,8 @@ def test_none_isolation_settings_copies_keep_the_next_games_the_same():
     referee.close()
     assert changed.faults == [] and after.faults == []
     assert changed.state.settings == GameSettings.for_players(3)
-    assert after.record_line() == play_game(clean, 51, time_limit=1.0).record_line()
-    twin = play_game([f"{HOSTILE}:HarmlessBot", "greedy", "random"], 50, time_limit=1.0, isolation="none")
+    assert after.record_line() == play_game(clean, 51, time=1.0).record_line()
+    twin = play_game([f"{HOSTILE}:HarmlessBot", "greedy", "random"], 50, time=1.0, isolation="none")
     assert changed.record["moves"] == twin.record["moves"] and changed.result == twin.result
 
 

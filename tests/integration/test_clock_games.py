@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.play.clock import time_control
 from arena.play.referee import play_game
+from arena.timecontrol import time_control
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CLOCK_BOTS = FIXTURES / "clock_bots.py"
@@ -33,7 +33,7 @@ def checked(outcome) -> records.Replay:
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_every_move_is_charged_to_its_seats_clock_and_recorded(isolation):
-    outcome = play_game(["greedy", "random"], 4, time_limit=5, clock=time_control("30+0.25"), isolation=isolation)
+    outcome = play_game(["greedy", "random"], 4, time=time_control("30+0.25", limit=5), isolation=isolation)
     game = checked(outcome)
     assert outcome.faults == []
     clock = outcome.record["clock"]
@@ -54,7 +54,7 @@ def test_every_move_is_charged_to_its_seats_clock_and_recorded(isolation):
 def test_a_bot_that_runs_out_of_its_clock_loses_on_time_and_the_fallback_plays_on(isolation):
     # 0.1 s a move against a clock of 0.45 s: the fifth turn (move 8 of the game) sleeps past it, if no
     # turn before it ran out (on a slow machine).
-    outcome = play_game([paced(0.1), "random"], 3, time_limit=5, clock=time_control("0.45+0"), isolation=isolation)
+    outcome = play_game([paced(0.1), "random"], 3, time=time_control("0.45+0", limit=5), isolation=isolation)
     game = checked(outcome)
     [fault] = outcome.faults
     at = fault["move"]
@@ -71,7 +71,7 @@ def test_a_bot_that_runs_out_of_its_clock_loses_on_time_and_the_fallback_plays_o
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolation):
     # 0.15 s a move, a limit of 0.05 s: each turn takes about 0.1 s of the bank of 0.35 s.
-    outcome = play_game([paced(0.15), "random"], 3, time_limit=0.05, clock=time_control(overage=0.35),
+    outcome = play_game([paced(0.15), "random"], 3, time=time_control(overage=0.35, limit=0.05),
                         isolation=isolation)
     game = checked(outcome)
     # The opponent's turns have the same limit of 0.05 s; on a busy machine one may miss it (a fault of its own).
@@ -87,7 +87,7 @@ def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolat
     assert fallback and all(t.bank == 0 for t in fallback)
     assert "left" not in outcome.record["clock"]  # a bank, no game clock
     # Without the bank the first turn past the limit is the fault, as ever.
-    plain = play_game([paced(0.15), "random"], 3, time_limit=0.05, isolation=isolation)
+    plain = play_game([paced(0.15), "random"], 3, time=0.05, isolation=isolation)
     assert [fault["message"] for fault in plain.faults if fault["seat"] == 0] == ["no move within the time limit of 0.05 s"]
     assert "clock" not in plain.record
 
@@ -95,12 +95,12 @@ def test_the_overage_bank_lets_turns_run_past_the_limit_until_it_is_spent(isolat
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_the_bot_is_told_its_clock_at_every_turn(isolation):
     reader = f"{CLOCK_BOTS}:ClockReaderBot"
-    outcome = play_game([reader, "random"], 6, time_limit=5, clock=time_control("20+0.1", 3), isolation=isolation)
+    outcome = play_game([reader, "random"], 6, time=time_control("20+0.1", 3, limit=5), isolation=isolation)
     assert outcome.faults == []
     # Without a clock it is told none (the turn message as before).
-    outcome = play_game([f"{reader}:want=none", "random"], 6, time_limit=5, isolation=isolation)
+    outcome = play_game([f"{reader}:want=none", "random"], 6, time=5, isolation=isolation)
     assert outcome.faults == []
-    outcome = play_game([reader, "random"], 6, time_limit=5, isolation=isolation)
+    outcome = play_game([reader, "random"], 6, time=5, isolation=isolation)
     assert outcome.faults[0]["message"].startswith("ValueError: told no clock: None")
 
 
@@ -108,7 +108,7 @@ def test_the_bot_is_told_its_clock_at_every_turn(isolation):
 def test_a_bot_program_is_not_charged_for_the_time_it_is_frozen_between_turns():
     # The opponent takes 0.03 s a move, 1.4 s in all, while the random bot is frozen: none of it is the random
     # bot's, whose clock goes down by its own turns only.
-    outcome = play_game(["random", paced(0.03)], 8, time_limit=5, clock=time_control("3+0"), isolation="process")
+    outcome = play_game(["random", paced(0.03)], 8, time=time_control("3+0", limit=5), isolation="process")
     game = checked(outcome)
     assert outcome.faults == []
     mine = [t for s, t in zip(game.seats, game.times, strict=True) if s == 0]
@@ -121,7 +121,7 @@ def test_clocks_hold_outside_the_main_thread():
     found = {}
 
     def play() -> None:
-        found["outcome"] = play_game([paced(0.1), "random"], 3, time_limit=5, clock=time_control("0.25+0"),
+        found["outcome"] = play_game([paced(0.1), "random"], 3, time=time_control("0.25+0", limit=5),
                                      isolation="none")
 
     thread = threading.Thread(target=play)
@@ -134,7 +134,7 @@ def test_clocks_hold_outside_the_main_thread():
 def test_a_clock_stops_a_bot_that_would_run_far_past_it():
     # The bot sleeps an hour; a clock of 0.3 s with a limit of 60 s stops it at the clock, not the limit.
     sleeper = f"{FIXTURES / 'bad_bots.py'}:SleepingBot:after=0"
-    outcome = play_game([sleeper, "random"], 3, time_limit=60, clock=time_control("0.3+0"), isolation="none")
+    outcome = play_game([sleeper, "random"], 3, time=time_control("0.3+0", limit=60), isolation="none")
     [fault] = outcome.faults
     assert fault["kind"] == "timeout" and fault["move"] == 0 and "(0.3+0)" in fault["message"]
     assert records.replay(outcome.record).times[0].used < 30
@@ -142,8 +142,7 @@ def test_a_clock_stops_a_bot_that_would_run_far_past_it():
 
 @pytest.mark.slow
 def test_mcts_managing_its_own_clock_plays_every_move_in_time():
-    outcome = play_game(["mcts:iterations=0,clock_share=0.05", "greedy"], 11, time_limit=5,
-                        clock=time_control("2+0.05"), isolation="process")
+    outcome = play_game(["mcts:iterations=0,clock_share=0.05", "greedy"], 11, time=time_control("2+0.05", limit=5), isolation="process")
     assert outcome.faults == []
     game = checked(outcome)
     used = [t.used for s, t in zip(game.seats, game.times, strict=True) if s == 0]

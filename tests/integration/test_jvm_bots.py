@@ -89,7 +89,7 @@ def test_the_java_bot_run_from_its_source_plays_the_moves_of_its_python_twin(bot
     moves = {}
     for name, spec in (("java", f"exec:java {bots / 'RandomBot.java'}:captures=false"),
                        ("python", f"exec:python3 {bots / 'random_bot.py'}:captures=false")):
-        outcome = play_game([spec, "random"], 11, time_limit=10.0)
+        outcome = play_game([spec, "random"], 11, time=10.0)
         assert outcome.faults == []
         moves[name] = outcome.record["moves"]
     assert moves["java"] == moves["python"]

@@ -29,8 +29,9 @@ from arena.rules.state import SeatResult
 from arena.stats.field import FIELD_MIN_DEALS
 from arena.stats.hypotheses import SprtParameters
 from arena.stats.sprt import Pentanomial, sprt
+from arena.timecontrol import time_control
 from arena.tournament.match.feed import MatchFeed, run_match
-from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, parse_sprt
+from arena.tournament.match.plan import MatchError, MatchPlan, entrant_names, match_time, parse_sprt
 from arena.tournament.match.tally import MatchTally
 from arena.tournament.run.runner import RunOptions
 from tests.stored import record_lines
@@ -163,7 +164,12 @@ def test_a_plan_refuses_what_makes_no_match():
     with pytest.raises(MatchError, match="--max-games: at most 20000 games"):
         plan("random", "greedy", sprt=SprtParameters(0, 20), max_games=20_001)
     with pytest.raises(MatchError, match="--time-limit"):
-        plan("random", "greedy", games=2, time_limit=0.0)
+        match_time(0.0, None, None)
+    with pytest.raises(MatchError, match="--clock"):
+        match_time(5.0, "sixty", None)
+    with pytest.raises(MatchError, match="--overage"):
+        match_time(5.0, None, -1.0)
+    assert match_time(2.0, "60+1", 3.0) == time_control("60+1", 3.0, limit=2.0)
 
 
 def test_names_and_the_tournament_a_match_is():

@@ -9,9 +9,18 @@ import pickle
 import pytest
 
 from arena import records
-from arena.play.clock import MAX_CLOCK, NO_CLOCK, TimeControl, parse_clock, parse_overage, time_control
-from arena.play.ranges import MAX_TIME_LIMIT, LimitError
+from arena.play.clock import SeatClock
+from arena.ranges import MAX_TIME_LIMIT, LimitError
 from arena.rules import GameSettings, GameState, SeatView, TurnClock, deal
+from arena.timecontrol import (
+    DEFAULT_CONTROL,
+    MAX_CLOCK,
+    TimeControl,
+    as_control,
+    parse_clock,
+    parse_overage,
+    time_control,
+)
 from arena.wire.protocol import GameStart, TurnWriter, ViewReader, clock_json, parse_line
 from bots.mcts import CLOCK_MARGIN, NO_CLOCK_SECONDS, MctsBot, clock_budget
 
@@ -67,12 +76,25 @@ def test_a_control_is_written_as_it_is_read():
     assert str(control) == "clock 24/60+0.5, overage 10 s"
     assert control.record() == {"control": "24/60+0.5", "overage": 10.0}
     assert time_control("0.1+0.05").clock_text == "0.1+0.05"
-    assert not NO_CLOCK and not time_control() and time_control(overage=1) and time_control("1")
+    assert not DEFAULT_CONTROL.clocked and not time_control().clocked
+    assert time_control(overage=1).clocked and time_control("1").clocked
     assert time_control(overage=2).record() == {"control": None, "overage": 2.0}
 
 
+def test_the_per_move_limit_travels_in_the_control_and_writes_back_as_the_files_keys():
+    control = time_control("30+0.5", 3, limit=2.5)
+    assert control.limit == 2.5 and control.file_keys() == {"time_limit": 2.5, "clock": "30+0.5", "overage": 3.0}
+    assert DEFAULT_CONTROL.file_keys() == {"time_limit": 10.0, "clock": None, "overage": None}
+    assert as_control(0.25) == TimeControl(limit=0.25) and as_control(control) is control
+    assert control.with_limit(1.0) == time_control("30+0.5", 3, limit=1.0)
+    assert TimeControl(limit=float("inf")).record_limit is None and control.record_limit == 2.5
+    for bad in (0, -1.0, True, "5"):
+        with pytest.raises(ValueError, match="the time limit must be a positive number of seconds"):
+            TimeControl(limit=bad)  # type: ignore[arg-type]
+
+
 def test_a_seat_clock_loses_each_turn_and_gains_the_increment():
-    clock = time_control("10+1").seat_clock()
+    clock = SeatClock(time_control("10+1"))
     assert clock.allowed(5) == 5
     assert clock.charge(2.0, 5) is None
     assert clock.remaining == pytest.approx(9.0)
@@ -84,7 +106,7 @@ def test_a_seat_clock_loses_each_turn_and_gains_the_increment():
 
 
 def test_running_out_of_the_clock_is_a_timeout_that_names_it():
-    clock = time_control("1+0.5").seat_clock()
+    clock = SeatClock(time_control("1+0.5"))
     fault = clock.charge(1.25, 5)
     assert fault is not None and fault.kind == "timeout"
     assert fault.message == "lost on time: 1.250 s with 1.000 s left on its clock (1+0.5)"
@@ -92,7 +114,7 @@ def test_running_out_of_the_clock_is_a_timeout_that_names_it():
 
 
 def test_moves_per_period_add_the_base_again():
-    clock = time_control("3/10+0").seat_clock()
+    clock = SeatClock(time_control("3/10+0"))
     assert clock.moves_to_go() == 3
     for _ in range(3):
         assert clock.charge(2.0, 10) is None
@@ -103,7 +125,7 @@ def test_moves_per_period_add_the_base_again():
 
 
 def test_the_overage_bank_pays_for_turns_past_the_limit_until_it_is_spent():
-    clock = time_control(overage=1.0).seat_clock()
+    clock = SeatClock(time_control(overage=1.0))
     assert clock.allowed(0.5) == 1.5
     assert clock.charge(0.8, 0.5) is None  # 0.3 s from the bank
     assert clock.bank == pytest.approx(0.7)
@@ -115,7 +137,7 @@ def test_the_overage_bank_pays_for_turns_past_the_limit_until_it_is_spent():
 
 
 def test_a_clock_and_a_bank_together():
-    clock = time_control("2+0", 5).seat_clock()
+    clock = SeatClock(time_control("2+0", 5))
     assert clock.allowed(1) == 2  # the bank stretches the limit, the clock caps it
     assert clock.charge(1.5, 1) is None
     assert (clock.remaining, clock.bank) == (pytest.approx(0.5), pytest.approx(4.5))

@@ -1,6 +1,6 @@
 """Numbers from the command line and from tournament files: one rule each, one-line errors, never a traceback.
 
-A time limit is finite, above 0 and at most :data:`arena.play.ranges.MAX_TIME_LIMIT`; a value past what
+A time limit is finite, above 0 and at most :data:`arena.ranges.MAX_TIME_LIMIT`; a value past what
 the clocks and timers can hold (``1e300``) or not a number (``nan``) used to reach the referee
 and end in ``OverflowError`` / ``ValueError`` tracebacks, or kill every tournament worker.
 """
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from arena import ranges as limits
 from arena.cli import main
 from arena.plan.config import ConfigError, parse_config
-from arena.play import ranges as limits
 
 TOURNAMENT = """
 players = 2
@@ -63,7 +63,7 @@ def test_bad_time_limit_in_a_tournament_file_is_refused_when_read(value):
 
 
 def test_the_command_line_and_the_file_share_one_rule(cli):
-    """Both say the same reason, word for word: the one :func:`arena.play.ranges.time_limit` gives."""
+    """Both say the same reason, word for word: the one :func:`arena.ranges.time_limit` gives."""
     with pytest.raises(limits.LimitError) as info:
         limits.time_limit(1e300)
     reason = str(info.value)
@@ -76,7 +76,7 @@ def test_the_command_line_and_the_file_share_one_rule(cli):
 @pytest.mark.parametrize("value", [limits.MAX_TIME_LIMIT, 0.25, 1e-9, 3])
 def test_time_limits_in_range_are_kept(value):
     assert limits.time_limit(value) == value
-    assert parse_config(with_key(f"time_limit = {value!r}"), "t.toml").time_limit == value
+    assert parse_config(with_key(f"time_limit = {value!r}"), "t.toml").time.limit == value
 
 
 def test_the_largest_time_limit_plays(tmp_path, cli):

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from arena import records
-from arena.play.referee import DEFAULT_TIME_LIMIT, GameOutcome, play_game
+from arena.play.referee import GameOutcome, play_game
 from arena.plugins import BotError, BotSpec, load_bot, make_bot_spec, parse_bot_spec
+from arena.ranges import DEFAULT_TIME_LIMIT
 from arena.rules import GameSettings, GameState, deal, derived_random, tile_index
 from arena.rules import engine as native
 from arena.rules.state import BaseGameState
@@ -69,7 +70,7 @@ def test_a_game_between_random_bots():
 def test_record_carries_specs_options_names_and_extra_keys():
     spec = bad("OptionsBot", depth=9)
     outcome = play_game(
-        [spec, RANDOM], 3, scoring="blockers", penalty="opponent", time_limit=2.5,
+        [spec, RANDOM], 3, scoring="blockers", penalty="opponent", time=2.5,
         names=["opt", "rnd"], extra={"game_id": "g1", "tournament": {"deal": 0}}, isolation="none",
     )
     record = outcome.record
@@ -164,7 +165,7 @@ FAULTS = [
 @pytest.mark.parametrize("name, kind, message", FAULTS)
 def test_fault_is_recorded_and_the_game_goes_on(name, kind, message):
     start = time.perf_counter()
-    outcome = play_game([bad(name, after=2), RANDOM, RANDOM], 17, time_limit=0.3, isolation="none")
+    outcome = play_game([bad(name, after=2), RANDOM, RANDOM], 17, time=0.3, isolation="none")
     took = time.perf_counter() - start
     assert outcome.faulted == {0}
     assert len(outcome.faults) == 1
@@ -199,7 +200,7 @@ def test_the_fallback_plays_seeded_uniform_random_moves_after_the_fault():
     "name, message", [("BadInitBot", "RuntimeError: cannot start"), ("SlowInitBot", "no move within")]
 )
 def test_a_bot_that_cannot_be_made_is_faulted_at_its_first_move(name, message):
-    outcome = play_game([RANDOM, bad(name)], 9, time_limit=0.3, isolation="none")
+    outcome = play_game([RANDOM, bad(name)], 9, time=0.3, isolation="none")
     (fault,) = outcome.faults
     assert fault["seat"] == 1 and fault["move"] == 1
     assert fault["message"].startswith("while starting: ") and message in fault["message"]
@@ -283,7 +284,7 @@ def test_the_timer_and_signal_handlers_are_given_back():
     try:
         signal.setitimer(signal.ITIMER_REAL, 100.0)
         sigint = signal.getsignal(signal.SIGINT)
-        play_game([bad("LoopingBot", after=1), RANDOM], 1, time_limit=0.2, isolation="none")
+        play_game([bad("LoopingBot", after=1), RANDOM], 1, time=0.2, isolation="none")
         assert signal.getsignal(signal.SIGALRM) is handler
         assert signal.getsignal(signal.SIGINT) is sigint
         left, _ = signal.getitimer(signal.ITIMER_REAL)
@@ -291,7 +292,7 @@ def test_the_timer_and_signal_handlers_are_given_back():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    play_game([RANDOM, RANDOM], 1, time_limit=0.2, isolation="none")
+    play_game([RANDOM, RANDOM], 1, time=0.2, isolation="none")
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
@@ -304,7 +305,7 @@ def test_a_real_ctrl_c_still_stops_the_game():
     user = subprocess.Popen(["sh", "-c", f"sleep 0.3 && kill -INT {os.getpid()}"])
     try:
         with pytest.raises(KeyboardInterrupt):
-            play_game([bad("SleepingBot", after=1), RANDOM], 1, time_limit=60, isolation="none")
+            play_game([bad("SleepingBot", after=1), RANDOM], 1, time=60, isolation="none")
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         user.wait()
@@ -315,7 +316,7 @@ def test_a_real_ctrl_c_still_stops_the_game():
 def test_a_bot_that_sends_a_signal_in_process_has_its_game_played_again_isolated(caplog):
     sigint = signal.getsignal(signal.SIGINT)
     with caplog.at_level(logging.WARNING, logger="arena.play.referee"):
-        outcome = play_game([bad("CtrlCBot", after=1), RANDOM], 1, time_limit=0.5, isolation="none")
+        outcome = play_game([bad("CtrlCBot", after=1), RANDOM], 1, time=0.5, isolation="none")
     assert "a bot called os.kill in process" in caplog.text
     # Played again in a process of its own, where SIGINT is ignored: the bot sleeps past the limit.
     assert [(f["seat"], f["move"], f["kind"]) for f in outcome.faults] == [(0, 2, "timeout")]
@@ -349,7 +350,7 @@ def test_time_limits_hold_outside_the_main_thread():
 
     def run() -> None:
         results["outcome"] = play_game([bad("LoopingBot", after=1), RANDOM, bad("InterruptBot", after=1)], 3,
-                                       time_limit=0.3, isolation="none")
+                                       time=0.3, isolation="none")
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -362,7 +363,7 @@ def test_time_limits_hold_outside_the_main_thread():
 
 
 def test_no_time_limit():
-    outcome = play_game([RANDOM, RANDOM], 1, time_limit=float("inf"), isolation="none")
+    outcome = play_game([RANDOM, RANDOM], 1, time=float("inf"), isolation="none")
     assert outcome.record["time_limit"] is None
     records.dumps(outcome.record)  # still valid JSON
 
@@ -383,7 +384,7 @@ ISOLATED = [
 @pytest.mark.parametrize("name, kind, message", ISOLATED)
 @pytest.mark.slow
 def test_isolated_bots_are_contained_even_when_blocking_in_c_or_ending_their_process(name, kind, message):
-    outcome = play_game([RANDOM, bad(name, after=2)], 5, time_limit=0.3, isolation="process")
+    outcome = play_game([RANDOM, bad(name, after=2)], 5, time=0.3, isolation="process")
     (fault,) = outcome.faults
     assert (fault["seat"], fault["move"], fault["kind"]) == (1, 5, kind)
     assert message in fault["message"] and "\n" not in fault["message"]
@@ -394,7 +395,7 @@ def test_isolated_bots_are_contained_even_when_blocking_in_c_or_ending_their_pro
 
 @pytest.mark.slow
 def test_process_isolation_is_the_default():
-    outcome = play_game([RANDOM, bad("HardExitBot", after=2)], 5, time_limit=2)
+    outcome = play_game([RANDOM, bad("HardExitBot", after=2)], 5, time=2)
     assert [(f["seat"], f["kind"]) for f in outcome.faults] == [(1, "crash")]
 
 
@@ -431,7 +432,7 @@ def test_bad_arguments_are_value_errors():
     with pytest.raises(ValueError, match="2 to 5 players, not 6"):
         play_game([RANDOM] * 6, 1, isolation="none")
     with pytest.raises(ValueError, match="time limit must be a positive number"):
-        play_game([RANDOM] * 2, 1, time_limit=0, isolation="none")
+        play_game([RANDOM] * 2, 1, time=0, isolation="none")
     with pytest.raises(ValueError, match="a seed is an integer"):
         play_game([RANDOM] * 2, "7", isolation="none")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="need 2 names, not 3"):

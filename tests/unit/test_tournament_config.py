@@ -57,7 +57,7 @@ def test_reads_every_key():
     config = parse_config(GOOD, "demo.toml")
     assert config.name == "demo"
     assert (config.players, config.deals, config.seed) == (3, 4, 99)
-    assert (config.scoring, config.penalty, config.time_limit, config.seating) == ("blockers", "opponent", 2.5, "fixed")
+    assert (config.scoring, config.penalty, config.time.limit, config.seating) == ("blockers", "opponent", 2.5, "fixed")
     assert config.entrants == (
         Entrant("rnd", "random"),
         Entrant("greedy", "greedy"),
@@ -70,7 +70,7 @@ def test_defaults_and_name_from_file(write_tournament):
     path = write_tournament(MINIMAL, "mini.toml")
     config = load_config(path)
     assert config.name == "mini"
-    assert (config.scoring, config.penalty, config.time_limit, config.seating) == (
+    assert (config.scoring, config.penalty, config.time.limit, config.seating) == (
         "uptown", "color", DEFAULT_TIME_LIMIT, "rotate")
     assert (config.format, config.challengers, config.pool, config.max_tables) == ("round-robin", (), (), None)
 

@@ -21,11 +21,10 @@ from arena.plan.config import (
 from arena.plan.deals import MAX_SEED
 from arena.plan.seating import DESIGNS
 from arena.plan.tournament import Entrant, TournamentConfig
-from arena.play.clock import MAX_CLOCK, MAX_PERIOD_MOVES, TimeControl
-from arena.play.ranges import MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT, MIN_MEMORY_MB
-from arena.play.referee import ISOLATIONS
 from arena.plugins.specs import exec_ref
+from arena.ranges import ISOLATIONS, MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT, MIN_MEMORY_MB
 from arena.rules.state import PENALTIES, SCORINGS
+from arena.timecontrol import MAX_CLOCK, MAX_PERIOD_MOVES, TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted([*ROOT.glob("tournaments/*.toml"), *ROOT.glob("examples/**/*.toml")])
@@ -55,11 +54,12 @@ def entrants(draw: st.DrawFn, name: str) -> Entrant:
 @st.composite
 def time_controls(draw: st.DrawFn) -> TimeControl:
     overage = draw(st.just(0.0) | st.floats(min_value=0, max_value=MAX_CLOCK, exclude_min=True))
+    limit = draw(seconds)
     if draw(st.booleans()):
-        return TimeControl(overage=overage)
+        return TimeControl(overage=overage, limit=limit)
     base = draw(st.floats(min_value=0, max_value=MAX_CLOCK, exclude_min=True))
     increment = draw(st.just(0.0) | seconds)
-    return TimeControl(base, increment, draw(st.none() | st.integers(1, MAX_PERIOD_MOVES)), overage)
+    return TimeControl(base, increment, draw(st.none() | st.integers(1, MAX_PERIOD_MOVES)), overage, limit)
 
 
 @st.composite
@@ -79,7 +79,7 @@ def configs(draw: st.DrawFn) -> TournamentConfig:
         name=draw(st.from_regex(NAME_PATTERN, fullmatch=True)), players=players,
         deals=len(seeds) if seeds else draw(st.integers(1, MAX_DEALS)), seed=draw(st.integers(0, MAX_SEED)),
         entrants=tuple(draw(entrants(name)) for name in names), scoring=draw(st.sampled_from(SCORINGS)),
-        penalty=draw(st.sampled_from(PENALTIES)), time_limit=draw(seconds), clock=draw(time_controls()),
+        penalty=draw(st.sampled_from(PENALTIES)), time=draw(time_controls()),
         seating=draw(st.sampled_from(DESIGNS)), format=tournament_format, challengers=challengers, pool=pool,
         max_tables=draw(st.none() | st.integers(1, 10**6)), isolation=draw(st.sampled_from(ISOLATIONS)),
         duplicate=draw(st.booleans()), deal_seeds=seeds,

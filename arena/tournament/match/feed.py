@@ -213,9 +213,8 @@ def start_lines(plan: MatchPlan, workers: int, out: Path, seed_note: str, walls:
     lines = [f"{plan.name}: {' vs '.join(plan.names)}, {end}, {plan.games_per_deal} games a deal "
              f"({'both seats' if plan.players == 2 else 'balanced seating'}), {workers} worker(s) -> {out}",
              f"seed {plan.seed}{seed_note}"]
-    clock = plan.config().clock
-    if clock:
-        lines.append(f"every bot seat has a {clock}")
+    if plan.time.clocked:
+        lines.append(f"every bot seat has a {plan.time}")
     lines += [f"bots run in {short_walls(line)}" for line in sorted(set(walls.values()))]
     if plan.isolation == "none":
         lines.append("Python bots run inside the workers (isolation none: trusted code only)")

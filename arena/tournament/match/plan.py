@@ -15,15 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena import ranges as limits
 from arena.errors import ArenaError
 from arena.plan.config import ConfigError, default_entrant_name, default_seating, parse_config, to_toml, with_deals
 from arena.plan.seating import seatings
 from arena.plan.tournament import Entrant, TournamentConfig
-from arena.play import ranges as limits
-from arena.play.clock import parse_clock, parse_overage, time_control
-from arena.play.ranges import DEFAULT_TIME_LIMIT
 from arena.results.files import MATCH_FILE
 from arena.stats.hypotheses import SprtParameters
+from arena.timecontrol import DEFAULT_CONTROL, TimeControl, parse_clock, parse_overage
 
 #: ``--max-games`` when not given.
 DEFAULT_MAX_GAMES = 20_000
@@ -120,11 +119,9 @@ class MatchPlan:
     sprt: SprtParameters | None = None
     max_games: int = DEFAULT_MAX_GAMES
     scoring: str = "uptown"
-    time_limit: float = DEFAULT_TIME_LIMIT
+    #: Every bot seat's per-move limit, game clock and overage bank (:func:`match_time` checks the options).
+    time: TimeControl = DEFAULT_CONTROL
     isolation: str = "process"
-    #: The game clock (``60+0.5``) and overage bank of every seat (None: none).
-    clock: str | None = None
-    overage: float | None = None
     names: tuple[str, ...] = field(default=())
     #: The duplicate format (a deal played in every seating of a round) rather than a deal for every game.
     duplicate: bool = False
@@ -153,16 +150,6 @@ class MatchPlan:
             if self.deals > MAX_SPRT_DEALS:
                 raise MatchError(f"--max-games: at most {MAX_SPRT_DEALS * self.games_per_deal} games "
                                  f"({MAX_SPRT_DEALS} deals of {self.games_per_deal})")
-        try:
-            limits.time_limit(self.time_limit)
-        except limits.LimitError as exc:
-            raise MatchError(f"--time-limit: {exc}") from None
-        for option, check, value in (("--clock", parse_clock, self.clock), ("--overage", parse_overage, self.overage)):
-            try:
-                if value is not None:
-                    check(value)
-            except limits.LimitError as exc:
-                raise MatchError(f"{option}: {exc}") from None
         if self.public_deals and self.deal_key is not None:
             raise MatchError("--public-deals: the deals cannot be both public and keyed with --deal-key")
         if self.deals_file is not None and len(self.deal_seeds) < self.deals:
@@ -230,7 +217,7 @@ class MatchPlan:
         config = TournamentConfig(
             name=self.name, players=self.players, deals=deals, seed=self.seed,
             entrants=tuple(Entrant(name, spec) for name, spec in zip(self.names, self.specs)),
-            scoring=self.scoring, time_limit=self.time_limit, clock=time_control(self.clock, self.overage),
+            scoring=self.scoring, time=self.time,
             seating=self.seating, isolation=self.isolation, duplicate=self.duplicate, public_deals=self.public_deals,
             deal_seeds=self.deal_seeds[:deals], deals_file=(self.deals_file or "--deals") if self.deal_seeds else None,
         )
@@ -245,6 +232,24 @@ class MatchPlan:
             return with_deals(config, deal_key=self.deal_key)
         except ConfigError as exc:
             raise MatchError(str(exc).removeprefix("arena match: ")) from None
+
+
+def match_time(time_limit: float, clock: str | None, overage: float | None) -> TimeControl:
+    """The time control of ``--time-limit``, ``--clock`` and ``--overage`` (None: not given); a
+    :class:`MatchError` names the option it refuses."""
+    try:
+        limit = limits.time_limit(time_limit)
+    except limits.LimitError as exc:
+        raise MatchError(f"--time-limit: {exc}") from None
+    try:
+        base, increment, moves = (None, 0.0, None) if clock is None else parse_clock(clock)
+    except limits.LimitError as exc:
+        raise MatchError(f"--clock: {exc}") from None
+    try:
+        bank = 0.0 if overage is None else parse_overage(overage)
+    except limits.LimitError as exc:
+        raise MatchError(f"--overage: {exc}") from None
+    return TimeControl(base, increment, moves, bank, limit)
 
 
 def check_bot_count(bots: Sequence[str]) -> None:

@@ -416,7 +416,7 @@ def _init_args(folder: OpenFolder, options: RunOptions, logs: _LogSetup, workers
 
 def _pool(connection: Any, ctx: Any, count: int, init_args: tuple[Any, ...], config: TournamentConfig) -> Any:
     """The local worker processes, or with a cluster connection its Dask workers (the same ``play``)."""
-    bound = game_bound(config.players, config.time_limit, config.clock.overage)
+    bound = game_bound(config.players, config.time)
     if connection is None:
         return Workers(ctx, count, init_args, bound)
     from arena.tournament.run.cluster import DaskWorkers

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.plan.tournament import Entrant, TournamentConfig
-from arena.play.clock import TimeControl
+from arena.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)
@@ -20,8 +20,7 @@ class WorkerSettings:
     entrants: tuple[Entrant, ...]
     scoring: str
     penalty: str
-    time_limit: float
-    clock: TimeControl
+    time: TimeControl
     isolation: str
     #: The secret the bots' seeds are keyed with (None: public deals); the games' seeds come made.
     deal_key: str | None
@@ -44,7 +43,7 @@ def worker_settings(config: TournamentConfig, logs: str | None = None, hide: tup
     ``hide`` the paths bot programs must not see."""
     return WorkerSettings(
         tournament=config.name, names=config.names, specs=tuple(e.spec for e in config.entrants),
-        entrants=config.entrants, scoring=config.scoring, penalty=config.penalty, time_limit=config.time_limit,
-        clock=config.clock, isolation=config.isolation, deal_key=None if config.public_deals else config.deal_key,
+        entrants=config.entrants, scoring=config.scoring, penalty=config.penalty, time=config.time,
+        isolation=config.isolation, deal_key=None if config.public_deals else config.deal_key,
         logs=logs, hide=tuple(hide),
     )

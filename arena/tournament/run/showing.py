@@ -112,8 +112,8 @@ def setting_lines(config: TournamentConfig) -> list[str]:
     if len(config.entrants) < config.players:  # the standings count seats: say why they hold more games
         lines.append(f"{len(config.entrants)} entrants at {config.players} seats: the entrants repeat at every table "
                      f"(A, B, A, B), so the standings count each entrant's seats, more than the games")
-    if config.clock:
-        lines.append(f"every bot seat has a {config.clock}")
+    if config.time.clocked:
+        lines.append(f"every bot seat has a {config.time}")
     if config.public_deals:
         lines.append("public deals: the file alone gives every game's deal (bots can work them out too)")
     elif config.duplicate:

@@ -51,6 +51,7 @@ from arena.plan.schedule import Game
 from arena.play.entrants import referee_args
 from arena.results.files import HELD_LOCKS, LOG_FORMAT
 from arena.results.rows import SeatTime, game_rows_text
+from arena.timecontrol import TimeControl, as_control
 from arena.tournament.run.chunks import LOCAL_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import (
     PART_SECONDS,
@@ -111,8 +112,8 @@ def init_worker(settings: WorkerSettings, log_path: str | None = None, level: in
 
     def referee(isolation: str) -> Referee:
         """Pinned workers (a CPU each) pin their referees to it; more workers than CPUs pin nothing."""
-        return Referee(settings.time_limit, isolation=isolation, logs=settings.logs, hide=settings.hide,
-                       pin=settings.pin, clock=settings.clock)
+        return Referee(settings.time, isolation=isolation, logs=settings.logs, hide=settings.hide,
+                       pin=settings.pin)
 
     played = referee(settings.isolation)
     _WORKER["referee"] = played
@@ -328,16 +329,17 @@ class _Worker:
     one_shot: bool = False
 
 
-def game_bound(players: int, time_limit: float, overage: float = 0.0) -> float:
-    """The longest one game can take (seconds) if no call into a bot runs past the limit.
+def game_bound(players: int, time: TimeControl | float) -> float:
+    """The longest one game can take (seconds) under ``time`` if no call into a bot runs past the limit.
 
     Every call is bounded: a bot is asked at most once a turn (24 turns a color) and once
-    each to start and to hear the result, and may run past the limit by its ``overage`` bank,
+    each to start and to hear the result, and may run past the limit by its overage bank,
     once in all (a game clock only ever shortens a turn).  A game still running after this has
     a bot stuck where the in-process clock cannot stop it (inside C code).
     """
+    time = as_control(time)
     colors = 4 if players == 2 else players
-    return (24 * colors + 2 * players) * time_limit + players * overage + _BOUND_MARGIN
+    return (24 * colors + 2 * players) * time.limit + players * time.overage + _BOUND_MARGIN
 
 
 # Added to game_bound: the referee's own work, a busy machine.

@@ -1,7 +1,7 @@
-"""The ranges of the numbers a user gives the arena, one definition each.
+"""The ranges of the settings a user gives the arena, one definition each.
 
 The command line (:mod:`arena.commands`) and the tournament files
-(:mod:`arena.plan.config`) both check their numbers here, so the two
+(:mod:`arena.plan.config`) both check their values here, so the two
 accept the same values and say the same reason for refusing one.  The
 maximums keep every value within what the clocks, timers and tables below
 can hold: ``setitimer`` and ``poll`` overflow long before ``1e300`` seconds.
@@ -14,6 +14,8 @@ from typing import Any
 
 from arena.errors import ArenaError, shorten
 
+#: How a referee may run bots: each a program in the sandbox, or Python bots in its own process.
+ISOLATIONS = ("process", "none")
 #: The per-move time limit (seconds) when none is given, on the command line or in a tournament file.
 DEFAULT_TIME_LIMIT = 10.0
 #: The longest per-move time limit (seconds): an hour.  Timers and polls take it, and a game's
@@ -75,6 +77,6 @@ def memory_mb(value: Any) -> int:
 
 
 __all__ = [
-    "DEFAULT_TIME_LIMIT", "MAX_DEALS", "MAX_MEMORY_MB", "MAX_TIME_LIMIT", "MIN_MEMORY_MB", "LimitError",
+    "DEFAULT_TIME_LIMIT", "ISOLATIONS", "MAX_DEALS", "MAX_MEMORY_MB", "MAX_TIME_LIMIT", "MIN_MEMORY_MB", "LimitError",
     "deals", "master_seed", "memory_mb", "shown", "time_limit",
 ]
