@@ -74,7 +74,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     waiting on other processes (bots and programs, time limits running out, a browser's page updating),
     which the extra worker fills; with it the machine is busy throughout, and two more cost more in
     collection and contention than they fill (docs/explanation/architecture.md, "Tests and checks")."""
-    from arena.tournament.run.cpus import usable_cpus
+    from arena.isolation.cpus import usable_cpus
 
     return usable_cpus() + 1
 

@@ -91,13 +91,13 @@ def command(
     tournament file with players = k and one [[entrants]] table per bot, and
     play it with arena run FILE (see "Your first tournament" in the docs).
     """
+    from arena.isolation.cpus import usable_cpus
     from arena.plan.config import ConfigError
     from arena.plan.deals import read_deals
     from arena.report.match import summary_lines
     from arena.tournament.match.feed import check_match, run_match, start_lines
     from arena.tournament.match.folder import seeded
     from arena.tournament.match.plan import MatchPlan, check_bot_count, match_time, parse_sprt
-    from arena.tournament.run.cpus import usable_cpus
     from arena.tournament.run.runner import Interrupted, RunOptions
 
     check_bot_count(bots)

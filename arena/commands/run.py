@@ -91,12 +91,12 @@ def command(
     standings so far above it (arena report DIR --watch shows them from
     another terminal).
     """
+    from arena.isolation.cpus import usable_cpus
     from arena.plan.config import load_run_config
     from arena.plan.schedule import Schedule
     from arena.report.publish import publish_played
     from arena.results.folder import ResultsFolder
     from arena.tournament.run import showing
-    from arena.tournament.run.cpus import usable_cpus
     from arena.tournament.run.runner import Interrupted, RunOptions, run_tournament
 
     _refuse_together(update, overwrite, allow_changed_bots, cluster, workers)

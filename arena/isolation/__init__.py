@@ -1,1 +1,2 @@
-"""A bot as a program behind walls: the protocol, the referee's side of a bot process, the bot host, the sandbox."""
+"""The OS sandbox a bot program runs in: the jail, seccomp, cgroups, its root file system, staging, limits, the
+fork server, and where the arena's processes run (CPU placement).  The protocol and the bot host are :mod:`arena.wire`."""

@@ -69,6 +69,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self, TextIO, TypedDict, Unpack
 
+from arena.isolation.cpus import KeptToCpu, current_cpu
 from arena.play.botprocess import EXEC_PREFIX, BotProcess, BotProcessError, Program
 from arena.play.game import Game
 from arena.play.guard import Guard, ThreadGuard, Tripwire
@@ -118,49 +119,6 @@ def _settings(players: int, scoring: str, penalty: str) -> GameSettings:
     return GameSettings.for_players(players, scoring, penalty)
 
 
-def _not_preempting() -> tuple[int, int] | None:
-    """Make this thread one that a wake-up does not let preempt the task running on its CPU
-    (``SCHED_BATCH``; what it starts is not), and return its policy and priority before (None where
-    none can be set).
-
-    Pinned, a referee shares its CPU with its bots.  Woken by a bot's answer, a referee that preempts
-    at once catches the bot before it is back asleep: freezing it then takes a wake-up and a switch
-    to run it into the freezer.  Left to run, the bot host goes back to sleep in a few microseconds
-    where the freezer stops it in place.  Whatever the bot runs until the referee reads its answer
-    is on its own clock, as before.
-    """
-    if not hasattr(os, "SCHED_BATCH"):
-        return None
-    try:
-        before = os.sched_getscheduler(0), os.sched_getparam(0).sched_priority
-        if before[0] != os.SCHED_OTHER:
-            return None  # a policy the user chose: kept
-        os.sched_setscheduler(0, os.SCHED_BATCH | os.SCHED_RESET_ON_FORK, os.sched_param(0))
-    except OSError:
-        return None
-    return before
-
-
-def _set_policy(policy: int, priority: int) -> None:
-    try:
-        os.sched_setscheduler(0, policy, os.sched_param(priority))
-    except OSError:
-        pass
-
-
-def _current_cpu() -> int | None:
-    """The CPU this thread runs on now (one it may use), or None where that cannot be told."""
-    if not hasattr(os, "sched_getaffinity"):
-        return None
-    allowed = os.sched_getaffinity(0)
-    try:
-        with open("/proc/thread-self/stat") as stat:
-            cpu = int(stat.read().rpartition(")")[2].split()[36])
-    except (OSError, ValueError, IndexError):
-        cpu = min(allowed)
-    return cpu if cpu in allowed else min(allowed)
-
-
 class Referee:
     """Plays games one after another: its clock, its bot processes, its stdout sink and its Ctrl-C handling.
 
@@ -201,9 +159,8 @@ class Referee:
         #: Where every protocol line is copied (see :attr:`~arena.play.botprocess.BotProcess.transcript`).
         self.transcript = transcript
         #: The CPU its bot programs run on, and the referee's thread while it plays (None: any).
-        self.cpu = _current_cpu() if pin and isolation == "process" else None
-        self._affinity: set[int] | None = None
-        self._policy: tuple[int, int] | None = None
+        self.cpu = current_cpu() if pin and isolation == "process" else None
+        self._kept: KeptToCpu | None = None
         self._logs = BotLogs(self.logs)
         #: Its bot processes, kept between games.
         self.pool = BotPool(self.time.limit, self._logs, hide=self.hide, transcript=transcript, cpu=self.cpu)
@@ -226,18 +183,13 @@ class Referee:
         if self.cpu is not None:
             # While it plays, the referee's thread keeps to its bots' CPU: a turn is a round trip
             # between them, and waking a process on another CPU costs more than the rest of it.
-            self._affinity = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, {self.cpu})
-            self._policy = _not_preempting()
+            self._kept = KeptToCpu(self.cpu).__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._affinity is not None:
-            os.sched_setaffinity(0, self._affinity)
-            self._affinity = None
-        if self._policy is not None:
-            _set_policy(*self._policy)
-            self._policy = None
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.__exit__(*exc)
         guard, self._guard = self._guard, None
         if guard is not None:
             if Tripwire.guard is guard:

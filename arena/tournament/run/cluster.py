@@ -59,13 +59,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from arena.inputfiles import read_input
+from arena.isolation.cpus import pin_to_cpu, usable_cpus
 from arena.plan.schedule import Game
 from arena.results.files import LOG_FORMAT, RunError
 from arena.tournament.run.chunks import DASK_CHUNKS, ChunkSizes
 from arena.tournament.run.codec import Answer, Played, WorkerError, decode_answer, encode_answer
-from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.settings import WorkerSettings
-from arena.tournament.run.workers import close_worker, init_worker, pin_to_cpu, play_chunk
+from arena.tournament.run.workers import close_worker, init_worker, play_chunk
 
 log = logging.getLogger("arena.tournament")
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.errors import os_error_line
+from arena.isolation.cpus import usable_cpus
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game
 from arena.results.faults import FaultSummary
@@ -49,7 +50,6 @@ from arena.results.files import BOTS_FOLDER, LOG_FILE, LOG_FORMAT, RunError
 from arena.results.folder import OpenFolder, Opening, Preflight, ResultsFolder
 from arena.results.live import live_path
 from arena.rules.engine import engine_line
-from arena.tournament.run.cpus import usable_cpus
 from arena.tournament.run.settings import worker_settings
 from arena.tournament.run.showing import Showing
 from arena.tournament.run.workers import WorkerError, Workers, game_bound

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from arena.isolation.cpus import pin_to_cpu
 from arena.plan.schedule import Game
 from arena.play.entrants import referee_args
 from arena.results.files import HELD_LOCKS, LOG_FORMAT
@@ -208,16 +209,6 @@ def play_order(games: list[Game]) -> list[int]:
         rounds[game.seed] = turn + 1
         keyed.append((turn, index))
     return [index for _, index in sorted(keyed)]
-
-
-def pin_to_cpu(index: int) -> None:
-    """Keep this process (or task thread) and the bot programs it starts to the ``index``-th CPU it may use.
-
-    A worker and its bot programs share one CPU (they inherit it): a turn is a round trip
-    between them, and on one core it costs about half of what it costs across two.
-    """
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[index % len(cpus)]})
 
 
 def _worker_main(conn: Any, slot: int, playing: Any, init_args: tuple[Any, ...]) -> None:
