@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arena.results.games_table import COLUMNS, FLOAT_COLUMNS, OPTIONAL_COLUMNS, TEXT_COLUMNS, version_of
+from arena.results.games_table import COLUMNS, FLOAT_COLUMNS, OPTIONAL_COLUMNS, TEXT_COLUMNS, header_fields, version_of
 from arena.rules.state import SCORINGS
 
 _LOG = logging.getLogger(__name__)
@@ -88,11 +88,9 @@ _ALWAYS = ("game_id", "seat", "faulted", "uptown_rank", "blockers_rank")
 
 
 def _header(path: Path) -> list[str]:
-    with open(path, encoding="utf-8", errors="replace") as f:
-        first = f.readline()
-    if not first:
+    header = header_fields(path)
+    if not header:
         raise ValueError(f"{path}: empty")
-    header = first.rstrip("\r\n").split(",")
     missing = [c for c in COLUMNS if c not in header and c not in OPTIONAL_COLUMNS]
     if missing:
         raise ValueError(f"{path}: not a games table (no column {missing[0]})")

@@ -55,7 +55,7 @@ from arena.results.files import (
     RunError,
     write_atomically,
 )
-from arena.results.games_table import game_id_of, version_of, whole_lines
+from arena.results.games_table import game_id_of, named_columns, whole_lines
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,7 +105,7 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as f:
             lines = whole_lines(f)
-            rows = _rows_of(lines)
+            rows = named_columns(lines, _LISTED)
             games, current = 0, None
             for row in rows:
                 if row.get("game_id") != current:
@@ -124,20 +124,6 @@ def _game_rows(path: Path, limit: int) -> Iterator[dict[str, str] | str]:
 
 #: The columns of ``games.csv`` a games list reads.
 _LISTED = ("game_id", "table", "deal", "seat", "entrant", "groups", "blockers_score", "won", "faulted", "moves")
-
-
-def _rows_of(lines: Iterator[str]) -> Iterator[dict[str, str]]:
-    """The rows of ``lines`` (a header first) as dicts of the listed columns alone: a million games' rows are
-    read in a few seconds where whole rows take several times as long."""
-    reader = csv.reader(lines)
-    header = next(reader, None)
-    version = version_of(header) if header is not None else None
-    if header is None or version is None:
-        return
-    at = [(name, version.columns.index(name)) for name in _LISTED if name in version.columns]
-    for row in reader:
-        if len(row) == len(header):
-            yield {name: row[i] for name, i in at}
 
 
 def _int(text: str | None) -> int:

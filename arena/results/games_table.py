@@ -139,6 +139,35 @@ def version_of(header: str | Sequence[str]) -> Version | None:
     return next((v for v in VERSIONS if v.columns == columns), None)
 
 
+def header_fields(path: Path) -> list[str]:
+    """The column names of the header of the file at ``path``, whatever version it is ([]: an empty file);
+    :class:`OSError` when it cannot be read."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        return next(csv.reader([f.readline()]), [])
+
+
+def named_columns(lines: Iterable[str], names: Sequence[str]) -> Iterator[dict[str, str]]:
+    """The rows of ``lines`` (a header of any version first) as dicts of the columns ``names`` alone (those the
+    version has), as text; nothing for a header of no version, and a row of another length is passed over.
+    A million games' rows are read so in a few seconds, where whole rows take several times as long."""
+    reader = csv.reader(lines)
+    header = next(reader, None)
+    version = version_of(header) if header is not None else None
+    if header is None or version is None:
+        return
+    at = [(name, version.columns.index(name)) for name in names if name in version.columns]
+    for fields in reader:
+        if len(fields) == len(header):
+            yield {name: fields[i] for name, i in at}
+
+
+def fields_by_name(line: str) -> dict[str, str]:
+    """A row of the current version (its text) as its fields by column name; a row with more fields than
+    :data:`COLUMNS` keeps the extra ones under ``extra_N``."""
+    fields = next(csv.reader([line]), [])
+    return {COLUMNS[i] if i < len(COLUMNS) else f"extra_{i}": value for i, value in enumerate(fields)}
+
+
 def header_text() -> str:
     """The header of the current version, with its newline."""
     return CURRENT.header

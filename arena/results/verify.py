@@ -19,7 +19,7 @@ from arena.errors import ArenaError
 from arena.plan.config import TournamentConfig
 from arena.plan.schedule import Game, Schedule
 from arena.records import RecordError, replay
-from arena.results.games_table import COLUMNS, without_timing
+from arena.results.games_table import COLUMNS, TIMING_COLUMNS, fields_by_name, without_timing
 from arena.results.rows import SeatTime, game_rows_text
 from arena.rules import GameSettings, deal
 
@@ -117,17 +117,15 @@ def expected_rows(record: Mapping[str, Any], game: Game, config: TournamentConfi
 
 def first_difference(stored: list[str], expected: list[str]) -> str:
     """Where a game's stored rows differ from the rows its record implies, in words (one line)."""
-    import csv
-
     if len(stored) != len(expected):
         return f"{len(stored)} rows for {len(expected)} seats"
     for seat, (have, want) in enumerate(zip(stored, expected)):
-        a, b = next(csv.reader([without_timing(have)])), next(csv.reader([without_timing(want)]))
-        for column, x, y in zip(COLUMNS, a, b):
-            if x != y:
-                return f"seat {seat} {column} is {x!r}, the record gives {y!r}"
-        if len(a) != len(b):
-            return f"seat {seat}'s row has {len(a) + 1} fields, not {len(COLUMNS)}"
+        a, b = fields_by_name(have), fields_by_name(want)
+        for column in (c for c in COLUMNS if c not in TIMING_COLUMNS):
+            if a.get(column) != b.get(column):
+                return f"seat {seat} {column} is {a.get(column)!r}, the record gives {b.get(column)!r}"
+        if len(a) != len(COLUMNS):
+            return f"seat {seat}'s row has {len(a)} fields, not {len(COLUMNS)}"
     return "the rows are in another order"
 
 

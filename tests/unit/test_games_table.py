@@ -113,3 +113,25 @@ def test_a_row_that_is_not_numbers_where_numbers_belong_is_not_a_row():
         GameRow.parse(next(csv.reader([ROW_V2.replace(",greedy,2,", ",greedy,two,")])))
     with pytest.raises(ValueError, match="fields"):
         GameRow.parse(next(csv.reader([ROW_V1])))
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda v: f"v{v.number}")
+def test_named_columns_read_each_version_by_name_and_pass_over_rows_of_another_length(version):
+    row = ROW_V1 if version.number == 1 else ROW_V2
+    lines = [version.header, row, "t000-d0002-r0,0,2\n", row.replace(",greedy,greedy,", ",mcts,mcts,")]
+    read = list(games_table.named_columns(lines, ("game_id", "entrant", "asked")))
+    asked = {} if version.number == 1 else {"asked": "24"}
+    assert read == [{"game_id": "t000-d0001-r2", "entrant": "greedy", **asked},
+                    {"game_id": "t000-d0001-r2", "entrant": "mcts", **asked}]
+    assert list(games_table.named_columns(["a,b\n", "1,2\n"], ("a",))) == []  # a header of no version
+
+
+def test_a_header_and_a_row_are_read_by_column_name(tmp_path):
+    path = tmp_path / "games.csv"
+    path.write_text(VERSIONS[0].header + ROW_V1, encoding="utf-8")
+    assert games_table.header_fields(path) == list(VERSIONS[0].columns)
+    (tmp_path / "empty.csv").write_text("", encoding="utf-8")
+    assert games_table.header_fields(tmp_path / "empty.csv") == []
+    fields = games_table.fields_by_name(ROW_V2)
+    assert list(fields) == list(COLUMNS) and fields["entrant"] == "greedy" and fields["asked"] == "24"
+    assert games_table.fields_by_name(ROW_V2[:-1] + ",x\n")[f"extra_{len(COLUMNS)}"] == "x"
