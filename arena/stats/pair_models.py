@@ -363,32 +363,95 @@ def _by_seating(seating: np.ndarray, values: np.ndarray, seatings: int) -> np.nd
 class ResultModel(PairModel):
     """Plackett-Luce strengths (:mod:`arena.stats.ratings`), fitted on the games counted by finishing pattern.
     A pair's statistic is the score at 0 of an extra strength ``delta(A, B)`` for B at the tables where A
-    sits: positive when B finishes higher at A's tables than its strength says, negative when lower."""
+    sits, on **the rankings with A struck out** (a Plackett-Luce ranking's order of any of its seats is
+    Plackett-Luce with the same strengths): positive when B finishes above the others at A's tables more
+    often than its strength says, negative when less.  The strengths it is measured against are those of
+    the same rankings (A struck out of every game), reached from the strengths of the whole rankings by
+    Neyman's C(alpha) correction.  A's own place never enters A's pairs: A playing weakly or throwing at
+    some tables lifts everyone there alike and moves none of them, and B beating A more (or less) than
+    its strength says is no evidence on ``A -> B``.
+
+    The extended space: each entrant's score on the whole rankings (``[0, n)``), each pair ``(A, j)``'s
+    score of ``j`` on A's tables with A struck out (``n + A n + j``), and its score on the whole rankings
+    of A's tables (``n + n^2 + A n + j``): the scores on the rankings without A are then ``whole - with +
+    pair``, linear in them, and one pass over the games gathers the deals' sums of all."""
 
     def __init__(self, entrants: np.ndarray, ranks: np.ndarray, deals: np.ndarray, names: int) -> None:
         k = entrants.shape[1]
         self.names, self.offset = names, names
-        width = names + names * names
+        width = names + 2 * names * names
         pats: Patterns = patterns(entrants, ranks)
         order = pats.order
-        # each position's extended dimensions: its entrant's strength, then (A, it) for each other A at the table
-        dims = np.empty(order.shape + (k,), np.int64)
-        dims[..., 0] = order
+        self.embed = np.eye(width, names)
+        theta = self.embed @ fit(pats, names)[0]
+        # the whole rankings: each position's strength, and the same score again for each other entrant A
+        whole = np.empty(order.shape + (k,), np.int64)
+        whole[..., 0] = order
         for position in range(k):
             for slot, m in enumerate([m for m in range(k) if m != position], 1):
-                dims[:, position, slot] = names + order[:, m] * names + order[:, position]
-        embed = np.zeros((width, names))
-        embed[:names, :names] = np.eye(names)
-        self.embed = embed
-        per_pattern, self.info = _plackett_luce(embed @ fit(pats, names)[0], pats, dims, width)
-        self.vector = np.bincount(dims.ravel(), weights=np.repeat(per_pattern * pats.count[:, None], k),
+                whole[:, position, slot] = names + names * names + order[:, m] * names + order[:, position]
+        per_pattern, self.info = _plackett_luce(theta, pats, whole, width)
+        # the rankings without A, for each A at the table in turn
+        self.marginal = np.zeros((width, width))
+        pair_scores = np.empty((len(order), k, k - 1))
+        dims = np.empty((len(order), k, k - 1), np.int64)
+        for m in range(k):
+            rest = [j for j in range(k) if j != m]
+            start = pats.start[:, rest]
+            reduced = Patterns(order=order[:, rest], start=start - (start > m), count=pats.count, pattern=pats.pattern)
+            pair = names + order[:, m, None] * names + reduced.order
+            # each position's strength is its entrant's (the pair's extra strength is 0 under the null)
+            score, info = _plackett_luce(theta, reduced, np.stack([reduced.order, pair], axis=2), width)
+            self.marginal += info
+            pair_scores[:, m], dims[:, m] = score, pair
+        with_a = whole[:, :, 1:]  # the whole rankings' scores of A's tables, slot by slot as ``dims``
+        pairs = k * (k - 1)
+        game_dims = np.concatenate([order, dims.reshape(len(order), pairs), with_a.reshape(len(order), pairs)], axis=1)
+        repeated = np.repeat(per_pattern, k - 1, axis=1)  # position p's score, once per other seat
+        game_scores = np.concatenate([per_pattern, pair_scores.reshape(len(order), pairs), repeated], axis=1)
+        self.vector = np.bincount(game_dims.ravel(), weights=(game_scores * pats.count[:, None]).ravel(),
                                   minlength=width)
         sums = DealSums(width)
         for part in chunks(deals):
             index = pats.pattern[part]
-            sums.add(deals[part], dims[index].reshape(len(index), -1), np.repeat(per_pattern[index], k, axis=1))
+            sums.add(deals[part], game_dims[index], game_scores[index])
         self.covariance, self.deals = sums.covariance(), sums.deals
-        self._prepare()
+        self._inverses: dict[int, np.ndarray] = {}
+
+    def _struck(self, helper: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, width)``: each strength's score on the rankings with ``helper`` struck out, as weights of the
+        extended scores; and the inverse of those rankings' information of the strengths."""
+        n = self.names
+        pair = n + helper * n + np.arange(n)
+        with_a = n + n * n + helper * n + np.arange(n)
+        weights = np.zeros((n, self.info.shape[0]))
+        weights[np.arange(n), np.arange(n)] = 1.0
+        weights[np.arange(n), with_a] -= 1.0
+        weights[np.arange(n), pair] += 1.0
+        weights[helper] = 0.0  # the helper has no place in those rankings, so no strength there
+        if helper not in self._inverses:
+            information = (self.info[:n, :n] - self.info[np.ix_(with_a, with_a)]
+                           + self.marginal[np.ix_(pair, pair)])
+            information[helper, :] = information[:, helper] = 0.0
+            self._inverses[helper] = np.linalg.pinv(information + RIDGE * np.eye(n))
+        return weights, self._inverses[helper]
+
+    def test(self, helper: int, helped: int) -> PairTest:
+        """The C(alpha) test of ``delta(helper, helped)``: the pair's score less its projection on the
+        strengths' scores (both on the rankings with ``helper`` struck out, at the whole rankings' fit), its
+        slope in ``delta`` and its variance."""
+        n = self.names
+        dim = self.offset + helper * n + helped
+        struck, inverse = self._struck(helper)
+        pairs = n + helper * n + np.arange(n)
+        cross = self.marginal[pairs, dim]  # how the pair's effect moves each strength's score, and back
+        projection = inverse @ cross
+        weights = -(projection @ struck)
+        weights[dim] += 1.0
+        information = float(self.marginal[dim, dim] - cross @ projection)
+        robust = float(weights @ self.covariance @ weights)
+        model = max(information, 0.0)
+        return PairTest(float(weights @ self.vector), information, _mixed(robust, model, self.deals), self.deals)
 
 
 def _plackett_luce(extended: np.ndarray, pats: Patterns, dims: np.ndarray,
@@ -406,8 +469,9 @@ def _plackett_luce(extended: np.ndarray, pats: Patterns, dims: np.ndarray,
     block = np.einsum("pjl,pjm->plm", pi, pi) - np.einsum("pjl,lm->plm", pi, np.eye(k))
     block = -block * pats.count[:, None, None]  # the information between positions
     info = np.zeros(width * width)
-    for a in range(k):
-        for b in range(k):
+    slots = dims.shape[2]  # the parameters each position's strength sums
+    for a in range(slots):
+        for b in range(slots):
             rows = dims[:, :, a][:, :, None]
             cols = dims[:, :, b][:, None, :]
             info += np.bincount((rows * width + cols).ravel(), weights=block.ravel(), minlength=width * width)
