@@ -18,6 +18,7 @@ from arena.errors import ArenaError, os_error_line
 from arena.plan.config import TournamentConfig
 from arena.report.games import load_games
 from arena.results.files import GAMES_FILE, RunError, write_atomically
+from arena.results.games_table import header_fields
 from arena.rules import COLORS
 from arena.stats.collusion import (
     ALPHA,
@@ -156,7 +157,7 @@ class PairError(ArenaError, ValueError):
 def pair_lines(table: pd.DataFrame | None, pair: str, width: int | None = None) -> list[str]:
     """The detail of one pair ``"A,B"``, both ways (``arena report DIR --collusion A,B``), wrapped at ``width``;
     :class:`PairError` for a pair the table does not hold (None: two players, no table)."""
-    names = [name.strip() for name in pair.split(",")]
+    names = [name.strip() for name in pair.split(",", 2)]  # the option's A,B (a third part is an error below)
     if len(names) != 2:
         raise PairError(f"--collusion takes two entrants, A,B, not {pair!r}")
     if table is None:
@@ -196,8 +197,7 @@ def _columns(path: Path, players: int) -> tuple[str, ...]:
     """The columns of :data:`COLUMNS` the test reads from the ``games.csv`` at ``path`` of ``players``-player
     games: a game's deal is its seed where the file has one (else its table and round), and the captures
     of the colors in play (a million games' file is read a fifth faster)."""
-    with open(path, encoding="utf-8") as f:
-        header = f.readline().strip().split(",")
+    header = header_fields(path)
     unused = {f"captures_{color}" for color in COLORS[players:]}
     if "seed" in header:
         unused |= {"table", "deal"}
