@@ -198,3 +198,95 @@ def test_the_upper_layers_functions_take_few_parameters() -> None:
             if module.startswith(FEW_PARAMETERS) for f in functions_of(path)
             if parameters_of(f) > PARAMETERS and not is_click_command(f)]
     assert not many, "functions with more than 8 parameters:\n" + "\n".join(many)
+
+
+# -- who owns which data ---------------------------------------------------------------------------------
+
+#: The one module that parses games.csv: its versions, header and rows (:mod:`arena.results.games_table`).
+GAMES_TABLE = "arena.results.games_table"
+#: The one module that reads and writes tournament files (:mod:`arena.plan.config`).
+TOURNAMENT_FILE = "arena.plan.config"
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+
+def _is_csv_parse(call: ast.Call) -> bool:
+    """``csv.reader(...)``/``csv.DictReader(...)``, or ``LINE.split(",")``: a CSV line taken apart by hand."""
+    f = call.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "csv":
+        return f.attr in ("reader", "DictReader")
+    return (isinstance(f, ast.Attribute) and f.attr == "split" and len(call.args) == 1
+            and isinstance(call.args[0], ast.Constant) and call.args[0].value == ",")
+
+
+def test_games_csv_rows_are_parsed_by_its_one_owner_never_by_position() -> None:
+    """Rows of games.csv are read through :mod:`arena.results.games_table` (named fields), never taken apart
+    elsewhere: a new column touches the schema, not every reader.  Other CSV files (a deals list, a spec's
+    options) are split where they are read: the modules that name games.csv may not."""
+    wrong = []
+    for module, path in all_modules().items():
+        text = path.read_text(encoding="utf-8")
+        if module == GAMES_TABLE or not ("GAMES_FILE" in text or "games_table" in text or "games.csv" in text):
+            continue
+        wrong += [f"{module}:{c.lineno}: {ast.unparse(c)[:60]}" for c in _calls(ast.parse(text)) if _is_csv_parse(c)]
+    assert not wrong, "games.csv taken apart outside games_table:\n" + "\n".join(wrong)
+
+
+def _top_keys() -> tuple[str, ...]:
+    from arena.plan.config import TOP_KEYS
+
+    return TOP_KEYS
+
+
+def _strings(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every string constant and the literal parts of f-strings, but docstrings and other bare strings
+    (an example in a docstring is not a file written)."""
+    bare = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, (ast.Constant, ast.JoinedStr))}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in bare:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            found.append((node.lineno, "".join(v.value for v in node.values if isinstance(v, ast.Constant))))
+            bare.update(id(v) for v in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append((node.lineno, node.value))
+    return found
+
+
+def test_tournament_files_are_written_by_one_writer() -> None:
+    """Only :func:`arena.plan.config.to_toml` writes a tournament file's keys (``time_limit = ...``): no other
+    module writes TOML by hand or rewrites a file's text with patterns."""
+    import re
+
+    keys = re.compile(r"(?m)^\s*(?:" + "|".join(map(re.escape, _top_keys())) + r")\s*=\s*")
+    wrong = [f"{module}:{line}: {text.strip()[:60]!r}" for module, path in all_modules().items()
+             if module != TOURNAMENT_FILE for line, text in _strings(ast.parse(path.read_text(encoding="utf-8")))
+             if keys.search(text)]
+    assert not wrong, "tournament-file keys written outside arena.plan.config:\n" + "\n".join(wrong)
+
+
+def test_the_plan_starts_nothing() -> None:
+    """A tournament's plan is data: ``arena.plan`` imports neither the referee's package nor the sandbox nor
+    the protocol (starting a bot belongs to :mod:`arena.play.entrants`)."""
+    wrong = [f"{module} -> {target}" for module, targets in graph().items() if module.startswith("arena.plan")
+             for target in targets if target.startswith(("arena.play", "arena.isolation", "arena.wire"))]
+    assert not wrong, "the plan imports what runs games:\n" + "\n".join(sorted(wrong))
+
+
+def test_no_private_name_crosses_a_package() -> None:
+    """A name with a leading underscore is its package's own: no module of another package imports it."""
+    wrong = []
+    for module, path in all_modules().items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.startswith("arena"):
+                source = node.module if node.module in all_modules() and not all_modules()[node.module].name == "__init__.py" \
+                    else node.module + ".x"
+                source_package = source.rpartition(".")[0]
+                wrong += [f"{module} imports {node.module}.{alias.name}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")
+                          and source_package != package and not package.startswith(source_package + ".")]
+    assert not wrong, "private names imported across packages:\n" + "\n".join(sorted(wrong))
