@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from statistics import NormalDist
 from typing import Any
 
@@ -224,9 +225,16 @@ class Models:
         known = np.isfinite(clean.groups).all(axis=1)
         part = clean if known.all() else clean.where(known)
         self.gifts = GiftModel(part.entrants, part.captures, part.groups, part.deals, names) if known.any() else None
-        self.results = ResultModel(table.entrants, table.ranks, table.deals, names)
+        self._table = table
         # the tables without one entrant, where a finding is checked (_held), are not checked again
         self.blind = _results_blind(table) if checked else np.full((names, names), -1)
+
+
+    @cached_property
+    def results(self) -> ResultModel:
+        """The results model, fitted when a pair first needs it: never where every game seats every entrant."""
+        table = self._table
+        return ResultModel(table.entrants, table.ranks, table.deals, len(table.names))
 
 
 def _results_blind(table: TableGames) -> np.ndarray:
