@@ -51,3 +51,10 @@ def test_teams_csv(teamed: pd.DataFrame, tmp_path: Path) -> None:
     assert path.name == TEAMS_FILE
     back = pd.read_csv(path)
     assert list(back.columns) == list(teamed.columns) and back["flagged"].sum() == 2
+
+
+def test_where_every_game_seats_every_entrant_the_section_says_the_results_test_could_not_run() -> None:
+    table = teams_table(synthetic_games(200, ["a", "b", "c", "d"]), "uptown")  # four entrants, four seats
+    text = " ".join(teams_lines(table, width=200))
+    assert "Pairs each test ran on: captures 12, gifts 12, results 0." in text
+    assert "rarely plays without" in " ".join(pair_lines(table, "a,b"))
