@@ -60,52 +60,27 @@ def command(
     """
     from arena.display.terminal import output_width
     from arena.plan.schedule import Schedule
-    from arena.report.folder_tables import folder_tables
-    from arena.report.publish import Page, publish
-    from arena.report.teams import folder_teams, pair_lines
-    from arena.report.text import format_tables
-    from arena.results.files import GAMES_FILE, REPORT_FILE
+    from arena.report.folder_report import ReportOptions, report_folder
+    from arena.results.files import REPORT_FILE
     from arena.results.league import folder_numbering
     from arena.results.tournament_file import read_tournament
-    from arena.tournament.match.folder import read_match
 
     _refuse_together(click.get_current_context().params)
     path = Path(folder)
-    notes: list[str] = []
-    config, _ = read_tournament(path, deal_key, notes)
-    for line in notes:
-        click.echo(line, err=True)
-    schedule = Schedule(config, folder_numbering(path))
     if watch:
-        _watch(path, schedule, scoring)
+        notes: list[str] = []
+        config, _ = read_tournament(path, deal_key, notes)
+        for line in notes:
+            click.echo(line, err=True)
+        _watch(path, Schedule(config, folder_numbering(path)), scoring)
         return
-    if not (path / GAMES_FILE).exists():
-        raise click.ClickException(f"{path}: no {GAMES_FILE} yet (the tournament has not stored a game)")
-    found = folder_tables(path, schedule, scoring)
-    if found.left_out:
-        click.echo(f"{path / GAMES_FILE}: {found.left_out} game(s) left out: rows that are damaged or not the "
-                   "schedule's games (arena run FILE --resume checks every game and plays these again)", err=True)
-    if not found.games or found.tables is None:
-        raise click.ClickException(f"{path / GAMES_FILE}: no complete game yet")
-    match = read_match(path)
-    try:
-        text = format_tables(found.tables, fmt, title=config.name, width=output_width(), table=table,
-                             games=(found.games, len(schedule)))
-    except ValueError as exc:  # a table these results do not hold: nothing drawn or printed
-        raise click.ClickException(f"{path}: {exc}") from None
-    # Before the tables: a picture or page that cannot be written is the command's one line.
     pictures = (Path(plots_dir) if plots_dir is not None else path) if plots or plots_dir is not None else None
-    wanted = (fmt == "text" and table is None) or html or collusion is not None
-    teams = folder_teams(path, config, scoring, found.frame) if wanted else None
-    page = Page(Path(html_out) if html_out is not None else path / REPORT_FILE, config.name, replays, teams) if html else None
-    for written in publish(path, found, match, plots=pictures, page=page).paths:
-        click.echo(str(written), err=True)
-    if collusion is not None:  # the one pair's detail, alone: the tables are what arena report DIR prints
-        click.echo("\n".join(pair_lines(teams, collusion, output_width())))
-        return
-    click.echo(text, nl=False)
-    if fmt == "text" and table is None:
-        _echo_sections(path, found.tables, teams, match)
+    page = (Path(html_out) if html_out is not None else path / REPORT_FILE) if html else None
+    options = ReportOptions(fmt, table, scoring, pictures, page, replays, collusion, deal_key, output_width())
+    report = report_folder(path, options, lambda line: click.echo(line, err=True))
+    click.echo(report.text, nl=False)
+    for section in report.sections:
+        click.echo(section)
 
 
 def _refuse_together(given: dict[str, Any]) -> None:
@@ -120,19 +95,6 @@ def _refuse_together(given: dict[str, Any]) -> None:
         raise click.UsageError("--collusion prints lines of text: it takes no --format")
     if given["watch"] and (given["fmt"] != "text" or given["table"] or given["plots"] or given["plots_dir"] or html):
         raise click.UsageError("--watch shows the standings as text: it takes no --format, --table, --plots or --html")
-
-
-def _echo_sections(path: Path, tables: Any, teams: Any, match: dict[str, Any] | None) -> None:
-    """What the text report prints after the tables: Teams?, a league's section, a match's test and verdict."""
-    from arena.display.terminal import output_width
-    from arena.report.match import summary_lines
-    from arena.report.teams import teams_lines
-
-    if teams is not None:
-        click.echo("\n".join(teams_lines(teams, output_width())))
-    _echo_league(path, tables)
-    if match is not None:
-        click.echo("\n" + "\n".join(summary_lines(match)))
 
 
 #: Seconds between two looks at the folder ``--watch`` follows.
@@ -155,18 +117,3 @@ def _watch(path: Path, schedule: Any, scoring: str | None) -> None:
         follow(path, config, len(schedule), stream, stream.isatty(), WATCH_EVERY, running)
     except KeyboardInterrupt:  # stopping to watch is how watching ends
         sys.exit(0)
-
-
-def _echo_league(path: Path, tables: Any) -> None:
-    """A league's section: each entrant's games and when it joined (nothing for a folder never updated)."""
-    from arena.display.terminal import output_width
-    from arena.report.league import league_lines
-    from arena.results.league import read_league
-
-    league = read_league(path)
-    if league is None:
-        return
-    games = dict(zip(tables.standings["entrant"], tables.standings["games"]))
-    lines = league_lines(league, {str(k): int(v) for k, v in games.items()}, output_width())
-    if lines:
-        click.echo("\n" + "\n".join(lines))

@@ -175,7 +175,7 @@ def _playing(path: Path, held: bool | None) -> str:
 def _match(path: Path) -> str:
     """A match's test: its lines as ``arena report`` prints them, and the LLR between its bounds."""
     from arena.report.match import summary_lines
-    from arena.tournament.match.folder import read_match
+    from arena.results.match_file import read_match
 
     try:
         match = read_match(path)

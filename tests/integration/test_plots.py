@@ -21,8 +21,8 @@ from arena.cli import main
 from arena.report.columns import RATING_HIGH, RATING_LOW
 from arena.report.plots import PlotError, llr_plot, rating_plot, try_write_plots, write_plots
 from arena.report.tables import Tables, build_tables, load_games
+from arena.results.match_file import FORMAT as MATCH_FORMAT
 from arena.results.tournament_file import read_tournament
-from arena.tournament.match.folder import FORMAT as MATCH_FORMAT
 
 # On one pytest-xdist worker (--dist loadgroup): the module's runs and pictures are made once.
 pytestmark = pytest.mark.xdist_group("plots")

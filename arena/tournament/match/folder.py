@@ -1,25 +1,5 @@
-"""A match's file in its results folder, ``match.json``, and a results folder that holds a match.
-
-``match.json``
---------------
-Written when the match starts (``state`` ``"running"``) and when it ends
-(``"done"``): the bots, players, seating, games a deal, seed, scoring,
-``parameters`` (``games``, ``sprt``, ``max_games``: what ``--resume`` must
-repeat), ``test`` (``"pentanomial"``, ``"field"`` or None for a fixed count),
-``deals`` and ``games`` counted, ``llr``, ``lower``, ``upper`` (the bounds of
-the last deal counted: Wald's for two players, the field test's corrected
-bounds for 3-5, Wald's in files written before the correction), ``verdict``
-(``"H0"``, ``"H1"``, ``"inconclusive"``, None for a fixed count or a match
-still running), ``pentanomial`` (``LL``, ``LD``, ``DD+WL``, ``WD``, ``WW``;
-two players), ``score`` (A's mean score), ``elo`` (the estimate with its 95%
-interval, logistic and normalized, and the likelihood of superiority: the
-plain interval of the counts as they stand), ``elo_sequential`` (after a
-two-player SPRT: the stopping-aware estimate and 95% interval of
-:func:`arena.stats.sprt.pentanomial_sequential`, ``elo``, ``low``, ``high``
-in the test's ``model``; null otherwise, and absent from older files), and
-``history``: ``{"games": [...], "llr": [...]}``, the LLR after every deal
-counted, for the LLR plot.  Numbers that are not finite are written as null.
-"""
+"""A results folder that holds a match: its ``match.json`` written (the format: :mod:`arena.results.match_file`),
+a match's folder checked and seeded for ``--resume``."""
 
 from __future__ import annotations
 
@@ -29,16 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import os_error_line
-from arena.inputfiles import InputFileError, read_input
 from arena.plan.config import ConfigError, parse_config, read_config_text
 from arena.results.files import MATCH_FILE, TOURNAMENT_FILE, RunError, write_atomically
+from arena.results.match_file import FORMAT, read_match
 from arena.tournament.match.plan import MatchPlan
 from arena.tournament.match.tally import MatchTally
 
-FORMAT = "arena-match/1"
-#: The largest ``match.json`` read: its tally by deal pair takes a few KiB.
-MATCH_FILE_MB = 16
 PAIR_LABELS = ("LL", "LD", "DD+WL", "WD", "WW")
 
 
@@ -88,23 +64,6 @@ def write_match(out: Path, match: dict[str, Any]) -> None:
     """Write ``match.json`` into the results folder ``out`` (atomically)."""
     text = json.dumps(match, indent=1) + "\n"
     write_atomically(out / MATCH_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-
-
-def read_match(folder: Path) -> dict[str, Any] | None:
-    """The ``match.json`` of a results folder, None when it has none; :class:`RunError` (one line) when
-    it is there but is not a match's (damaged, or another format)."""
-    path = folder / MATCH_FILE
-    try:
-        data = json.loads(read_input(path, "a match's file", MATCH_FILE_MB << 20))
-    except FileNotFoundError:
-        return None
-    except InputFileError as exc:
-        raise RunError(str(exc)) from None
-    except (OSError, ValueError) as exc:
-        raise RunError(f"{path}: cannot read: {os_error_line(exc)}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise RunError(f"{path}: not a match's results ({FORMAT})")
-    return data
 
 
 def stored_seed(out: Path) -> int | None:
