@@ -90,7 +90,6 @@ log = logging.getLogger("arena.play.referee")
 
 #: The stream of a bot's own generator: ``derived_random(BOT_STREAM, seed, seat)`` with public deals.
 BOT_STREAM = protocol.SEED_STREAM
-#: Where bots run: each a program in the sandbox, or Python bots in the referee's process (trusted code).
 #: The extra keys the referee writes into every record.
 RECORD_KEYS = ("bots", "time_limit", "clock", "faults")
 # -- one game ----------------------------------------------------------------------
