@@ -25,7 +25,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -230,7 +230,7 @@ def _replays(folder: Path, target: Path, title: str, limit: int) -> dict[str, st
     return links
 
 
-def _found_replays(folder: Path, target: Path, listed: Sequence[Sequence[Any]]) -> dict[str, str]:
+def _found_replays(folder: Path, target: Path, listed: GameList) -> dict[str, str]:
     """Links to the replay pages ``folder`` already holds (a run wrote them) for the ``listed`` games, relative
     to the page ``target``: a page written elsewhere links them where they are, and writes none."""
     pages = folder / GAMES_FOLDER
@@ -240,8 +240,9 @@ def _found_replays(folder: Path, target: Path, listed: Sequence[Sequence[Any]]) 
         return {}
     base = os.path.relpath(pages.resolve(), target.parent.resolve())
     links = {}
-    for row in listed:
-        game_id = str(row[0])
+    at = listed.columns.index("game")
+    for row in listed.rows:
+        game_id = str(row[at])
         if _SAFE_ID.fullmatch(game_id) and f"{game_id}.html" in held:
             links[game_id] = quote(Path(base, f"{game_id}.html").as_posix())
     return links
@@ -272,7 +273,7 @@ def write_report(
     players = int(tables.seats[col.SEAT].max()) + 1 if len(tables.seats) else 0
     games = game_list(folder, players, tables.scoring)
     count = max(_games_counted(tables), games.total)
-    links = _replays(folder, target, title, limit) if replays else _found_replays(folder, target, games.rows)
+    links = _replays(folder, target, title, limit) if replays else _found_replays(folder, target, games)
     games.links = links
     games.replays_left = max(0, count - len(links))
     summary = summary_lines(tables, games.total, match, teams)
