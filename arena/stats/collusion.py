@@ -17,7 +17,8 @@ more than ``GIFT_MARGIN`` of a group each beyond what anyone's captures of B, an
 One-sided: A gifts B.
 
 **Results**: B's Plackett-Luce strength (:mod:`arena.stats.ratings`) at the tables where A sits differs
-from its strength elsewhere by more than ``RESULT_MARGIN`` Elo.  Two-sided: B finishing higher at A's
+from its strength elsewhere by more than ``RESULT_MARGIN`` Elo, read on the rankings with A struck out (A's
+own place, weak or thrown, says nothing of A -> B).  Two-sided: B finishing higher at A's
 tables (A helps B) and lower (A hurts B, or B throws its games at A's tables) are both reported.  It
 needs games of B without A, and without A and each other entrant C (below).
 
