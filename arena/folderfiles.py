@@ -24,6 +24,8 @@ LOG_FILE = "arena.log"
 CHECKPOINTS_FILE = "checkpoints.jsonl"
 #: What the tables were built from, for ``arena report`` to reuse them while the folder is unchanged.
 TABLES_STAMP = "tables.json"
+#: The Teams? test's table (every ordered pair of entrants), written and stamped with the tables.
+TEAMS_FILE = "teams.csv"
 #: The file of a match's results folder that holds its test and verdict.
 MATCH_FILE = "match.json"
 #: The folder of the bots' logs (their standard error), one file per entrant.

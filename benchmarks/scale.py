@@ -235,7 +235,7 @@ def teams_folder(folder: Path, games: int) -> None:
     frame["won"] = (rank == 1).ravel().astype(int)
     frame["moves"], frame["seconds"] = 24, 0.01
     frame.to_csv(folder / "games.csv", index=False)
-    folder_tables(folder, schedule, write=True)
+    folder_tables(folder, schedule, write=True, teams=True)
 
 
 def teams(games: int, root: Path) -> None:

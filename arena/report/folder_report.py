@@ -60,7 +60,7 @@ def report_folder(path: Path, options: ReportOptions, tell: Callable[[str], None
     from arena.plan.schedule import Schedule
     from arena.report.folder_tables import folder_tables
     from arena.report.publish import Page, publish
-    from arena.report.teams import folder_teams, pair_lines
+    from arena.report.teams import pair_lines
     from arena.report.text import format_tables
     from arena.results.files import GAMES_FILE
     from arena.results.league import folder_numbering
@@ -75,22 +75,22 @@ def report_folder(path: Path, options: ReportOptions, tell: Callable[[str], None
     schedule = Schedule(config, folder_numbering(path))
     if not (path / GAMES_FILE).exists():
         raise ReportError(f"{path}: no {GAMES_FILE} yet (the tournament has not stored a game)")
-    found = folder_tables(path, schedule, options.scoring)
+    whole = options.fmt == "text" and options.table is None
+    found = folder_tables(path, schedule, options.scoring,
+                          teams=whole or options.page is not None or options.collusion is not None)
     if found.left_out:
         tell(f"{path / GAMES_FILE}: {found.left_out} game(s) left out: rows that are damaged or not the schedule's "
              "games (arena run FILE --resume checks every game and plays these again)")
     if not found.games or found.tables is None:
         raise ReportError(f"{path / GAMES_FILE}: no complete game yet")
     match = read_match(path)
-    whole = options.fmt == "text" and options.table is None
     try:
         report.text = format_tables(found.tables, options.fmt, title=config.name, width=options.width,
                                     table=options.table, games=(found.games, len(schedule)))
     except ValueError as exc:  # a table these results do not hold: nothing drawn or printed
         raise ReportError(f"{path}: {exc}") from None
     # Before the tables: a picture or page that cannot be written is the command's one line.
-    teams = folder_teams(path, config, options.scoring, found.frame) \
-        if whole or options.page is not None or options.collusion is not None else None
+    teams = found.teams
     page = Page(options.page, config.name, options.replays, teams) if options.page is not None else None
     for written in publish(path, found, match, plots=options.plots, page=page).paths:
         tell(str(written))

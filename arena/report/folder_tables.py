@@ -20,6 +20,7 @@ from arena.plan.schedule import DealKeyMissing, Schedule
 from arena.report.stamp import TABLE_NAMES, cached_tables, read_table, write_stamp
 from arena.report.tables import TABLE_COLUMNS, Tables, build_tables, load_games, write_tables
 from arena.report.teams import COLUMNS as TEAMS_COLUMNS
+from arena.report.teams import teams_table, write_teams
 from arena.results.checkpoints import rows_digest_matches
 from arena.results.files import GAMES_FILE, RunError
 from arena.results.verify import schedule_games
@@ -37,28 +38,45 @@ class FolderTables:
     reused: bool = False
     #: The games read to build them (with the columns the Teams? test reads too); None when reused.
     frame: pd.DataFrame | None = None
+    #: The Teams? table, when asked for (None: not asked, two players, or no game stored).
+    teams: pd.DataFrame | None = None
 
 
-def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, *, write: bool = False) -> FolderTables:
-    """The tables of the games ``folder`` stores, ordered by ``scoring`` (default: the tournament's).
+def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, *, write: bool = False,
+                  teams: bool = False) -> FolderTables:
+    """The tables of the games ``folder`` stores, ordered by ``scoring`` (default: the tournament's), and with
+    ``teams`` the Teams? table of the same games (:func:`~arena.report.teams.teams_table`).
 
     The folder's own tables when ``tables.json`` says they are still those of its files; else built from
     ``games.csv`` (rows the last checkpoint does not vouch for are checked against ``schedule``) and,
-    with ``write``, written into the folder with their stamp.  Raises :class:`RunError` for a ``games.csv``
-    that cannot be read, or a keyed schedule without its deal key.
+    with ``write``, written into the folder with their stamp (the Teams? table too, when asked for).
+    Raises :class:`RunError` for a ``games.csv`` that cannot be read, or a keyed schedule without its deal key.
     """
-    scoring = scoring or schedule.config.scoring
+    config = schedule.config
+    scoring = scoring or config.scoring
+    teams = teams and config.players >= 3  # two players: no third party to compare with
     cached = cached_tables(folder, scoring)
-    if cached is not None:
-        frames, stamp = cached
-        return FolderTables(Tables(scoring=scoring, **frames), stamp.games, stamp.left_out, reused=True)
+    if cached is not None and (cached.teams is not None or not teams):
+        stamp = cached.stamp
+        return FolderTables(Tables(scoring=scoring, **cached.frames), stamp.games, stamp.left_out, reused=True,
+                            teams=cached.teams if teams else None)
     games = _stored_games(folder, schedule)
     left_out = int(games.attrs.get("unreadable", 0)) + int(games.attrs.get("foreign", 0))
     counted = int(games["game_id"].nunique())
     if games.empty and not write:
         return FolderTables(None, 0, left_out)
-    return FolderTables(_as_stored(folder, _build(games, scoring, schedule), write, counted, left_out),
-                        counted, left_out, frame=games)
+    pairs = teams_table(games, scoring, config.names) if teams and not games.empty else None
+    if cached is not None:  # the tables are the folder's own: only the Teams? table was not stamped with them
+        stamp = cached.stamp
+        if write and pairs is not None:
+            write_teams(pairs, folder)
+            write_stamp(folder, scoring, stamp.games, stamp.left_out, teams=True)
+        return FolderTables(Tables(scoring=scoring, **cached.frames), stamp.games, stamp.left_out, reused=True,
+                            frame=games, teams=pairs)
+    if write and pairs is not None:
+        write_teams(pairs, folder)
+    return FolderTables(_as_stored(folder, _build(games, scoring, schedule), write, counted, left_out, pairs is not None),
+                        counted, left_out, frame=games, teams=pairs)
 
 
 def _stored_games(folder: Path, schedule: Schedule) -> pd.DataFrame:
@@ -85,12 +103,12 @@ def _build(games: pd.DataFrame, scoring: str, schedule: Schedule) -> Tables:
     return build_tables(games, scoring, schedule.config.names)
 
 
-def _as_stored(folder: Path, tables: Tables, write: bool, games: int, left_out: int) -> Tables:
+def _as_stored(folder: Path, tables: Tables, write: bool, games: int, left_out: int, teams: bool) -> Tables:
     """``tables`` as their files hold them: written into ``folder`` (with their stamp) or, without ``write``,
     into a folder of their own, and read back, so that every number shown is the one stored."""
     if write:
         write_tables(folder, tables)
-        write_stamp(folder, tables.scoring, games, left_out)
+        write_stamp(folder, tables.scoring, games, left_out, teams=teams)
         return Tables(scoring=tables.scoring, **{name: read_table(folder / f"{name}.csv") for name in TABLE_NAMES})
     given = {name: getattr(tables, name) for name in TABLE_NAMES}
     with tempfile.TemporaryDirectory(prefix="arena-tables-") as scratch:  # a table not held stays not held

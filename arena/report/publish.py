@@ -37,7 +37,7 @@ def sequential(match: dict[str, Any] | None) -> bool:
 class Page:
     """The ``report.html`` :func:`publish` writes: where, its ``title``, the replays of the folder's first
     games beside it (``replays``: a run's and a match's own folder; else it links those the folder holds),
-    and the ``teams`` table (:func:`~arena.report.teams.folder_teams`) it shows."""
+    and the ``teams`` table (:func:`~arena.report.teams.teams_table`) it shows."""
 
     path: Path
     title: str
@@ -95,7 +95,7 @@ def publish_played(folder: Path, found: FolderTables, title: str, match: dict[st
     the older ones removed), and its page with the replays of its first games."""
     if not plots:
         drop_plots(folder)
-    page = Page(folder / REPORT_FILE, title, replays=True)
+    page = Page(folder / REPORT_FILE, title, replays=True, teams=found.teams)
     return publish(folder, found, match, plots=folder if plots else None, page=page, log_file=log_file)
 
 

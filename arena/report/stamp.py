@@ -9,7 +9,9 @@ them again only when all of these still hold, byte for byte: a changed,
 added or removed game, an edited table or another scoring and it builds them
 from ``games.csv`` as always.  Checking costs reading the files once (about
 half a second for a million games' ``games.csv``), building the tables
-minutes.
+minutes.  The Teams? table (``teams.csv``) is stamped beside them when it was
+written with them: read back, it spares ``arena report`` reading ``games.csv``
+again to test the pairs.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TOURNAMENT_FILE, write_atomically
+from arena.results.files import GAMES_FILE, TABLE_FILES, TABLES_STAMP, TEAMS_FILE, TOURNAMENT_FILE, write_atomically
 
 FORMAT = "arena-tables/1"
 TABLE_NAMES = tuple(file.removesuffix(".csv") for file in TABLE_FILES)
@@ -49,20 +51,32 @@ def _sources(folder: Path) -> dict[str, str]:
     return {name: file_digest(folder / name) for name in (GAMES_FILE, TOURNAMENT_FILE)}
 
 
-def write_stamp(folder: Path, scoring: str, games: int, left_out: int = 0) -> None:
-    """Write ``tables.json`` for the tables (ordered by ``scoring``) just written into ``folder`` from its ``games.csv``."""
+def write_stamp(folder: Path, scoring: str, games: int, left_out: int = 0, *, teams: bool = False) -> None:
+    """Write ``tables.json`` for the tables (ordered by ``scoring``) just written into ``folder`` from its ``games.csv``,
+    and for its ``teams.csv`` too when ``teams`` (written with them)."""
     value: dict[str, Any] = {
         "format": FORMAT, "scoring": scoring, "games": games, "left_out": left_out,
         "sources": _sources(folder),
         "tables": {name: file_digest(folder / f"{name}.csv") for name in TABLE_NAMES},
     }
+    if teams:
+        value["teams"] = file_digest(folder / TEAMS_FILE)
     write_atomically(folder / TABLES_STAMP,
                      lambda tmp: tmp.write_text(json.dumps(value, indent=1) + "\n", encoding="utf-8"))
 
 
-def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], Stamp] | None:
-    """The tables written into ``folder`` by name (the fields of :class:`~arena.report.tables.Tables`), when
-    ``tables.json`` says they are still those of its files; else None."""
+@dataclass
+class Cached:
+    """The tables read back by name (the fields of :class:`~arena.report.tables.Tables`), what they count, and
+    the Teams? table when it was stamped with them and is unchanged (else None)."""
+
+    frames: dict[str, pd.DataFrame]
+    stamp: Stamp
+    teams: pd.DataFrame | None = None
+
+
+def cached_tables(folder: Path, scoring: str) -> Cached | None:
+    """The tables written into ``folder``, when ``tables.json`` says they are still those of its files; else None."""
     try:
         value = json.loads((folder / TABLES_STAMP).read_text(encoding="utf-8"))
         if value.get("format") != FORMAT or value.get("scoring") != scoring:
@@ -75,7 +89,12 @@ def cached_tables(folder: Path, scoring: str) -> tuple[dict[str, pd.DataFrame], 
             if value["tables"].get(name) != file_digest(path):
                 return None
             frames[name] = read_table(path)
-        return frames, Stamp(int(value["games"]), int(value["left_out"]))
+        teams = None
+        if value.get("teams") is not None and value["teams"] == file_digest(folder / TEAMS_FILE):
+            from arena.report.teams import read_teams
+
+            teams = read_teams(folder / TEAMS_FILE)
+        return Cached(frames, Stamp(int(value["games"]), int(value["left_out"])), teams)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -14,12 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from arena.display.terminal import Column, fit_table, printable
-from arena.errors import ArenaError, os_error_line
-from arena.plan.config import TournamentConfig
-from arena.report.games import load_games
-from arena.results.files import GAMES_FILE, RunError, write_atomically
-from arena.results.games_table import header_fields
-from arena.rules import COLORS
+from arena.errors import ArenaError
+from arena.results.files import TEAMS_FILE, write_atomically
 from arena.stats.collusion import (
     ALPHA,
     CAPTURE_MARGIN,
@@ -44,8 +40,6 @@ from arena.stats.collusion import (
 TITLE = "Teams?"
 #: The heading of the pairs' column.
 PAIR = "helper -> helped"
-#: The file ``arena report DIR --html`` writes beside report.html: :func:`teams_table` as CSV.
-TEAMS_FILE = "teams.csv"
 #: The columns of ``games.csv`` the tests read.
 COLUMNS = ("game_id", "table", "deal", "seed", "seat", "entrant", "faulted", "uptown_rank", "blockers_rank", "groups",
            "captures_red", "captures_blue", "captures_green", "captures_yellow", "captures_purple")
@@ -177,35 +171,21 @@ def pair_lines(table: pd.DataFrame | None, pair: str, width: int | None = None) 
     return lines
 
 
-def folder_teams(folder: Path, config: TournamentConfig, scoring: str | None = None,
-                 games: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """The Teams? table of ``folder``'s games.csv (``scoring``: the tournament's when None), or of ``games``,
-    its frame already read with :data:`COLUMNS`; None with two players, where there is no third party to
-    compare with."""
-    if config.players < 3:
-        return None
-    if games is None:
-        try:
-            games = load_games(Path(folder) / GAMES_FILE, config.players, _columns(Path(folder) / GAMES_FILE,
-                                                                                   config.players))
-        except (ValueError, OSError) as exc:
-            raise RunError(f"{Path(folder) / GAMES_FILE}: cannot read: {os_error_line(exc)}") from None
-    return teams_table(games, scoring or config.scoring, config.names)
-
-
-def _columns(path: Path, players: int) -> tuple[str, ...]:
-    """The columns of :data:`COLUMNS` the test reads from the ``games.csv`` at ``path`` of ``players``-player
-    games: a game's deal is its seed where the file has one (else its table and round), and the captures
-    of the colors in play (a million games' file is read a fifth faster)."""
-    header = header_fields(path)
-    unused = {f"captures_{color}" for color in COLORS[players:]}
-    if "seed" in header:
-        unused |= {"table", "deal"}
-    return tuple(column for column in COLUMNS if column not in unused)
-
-
 def write_teams(table: pd.DataFrame, folder: str | Path) -> Path:
     """``table`` as ``folder/teams.csv``, through a temporary file beside it."""
     path = Path(folder) / TEAMS_FILE
     write_atomically(path, lambda tmp: table.to_csv(tmp, index=False))
     return path
+
+
+#: The columns of the Teams? table that hold text (read back as text, empty for none).
+_TEXT_COLUMNS = (HELPER, HELPED, NOTE, EVIDENCE)
+
+
+def read_teams(path: Path) -> pd.DataFrame:
+    """A table :func:`write_teams` wrote, as it was: names and notes as text, the flags as booleans."""
+    table = pd.read_csv(path, dtype={column: str for column in _TEXT_COLUMNS}, keep_default_na=False,
+                        na_values={column: [""] for column in pd.read_csv(path, nrows=0).columns
+                                   if column not in _TEXT_COLUMNS})
+    table[FLAGGED] = table[FLAGGED].astype(bool)
+    return table

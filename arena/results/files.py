@@ -29,6 +29,7 @@ from arena.folderfiles import (  # noqa: F401  (the names, kept in one place, ar
     REPORT_FILE,
     RETIRED_FILE,
     TABLES_STAMP,
+    TEAMS_FILE,
     TOURNAMENT_FILE,
 )
 
@@ -54,7 +55,7 @@ LLR_PLOT = "llr.png"
 PLOT_FILES = ("win_share.png", "rating.png", "head_to_head.png", "seats.png", "order.png", LLR_PLOT)
 #: Every file a run writes; ``overwrite`` removes these (and the bots' and replays' folders) and nothing else.
 OUTPUT_FILES = (TOURNAMENT_FILE, DEAL_KEY_FILE, IDENTITY_FILE, LEAGUE_FILE, RETIRED_FILE, GAMES_FILE, RECORDS_FILE, RECORDS_GZ_FILE,
-                LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, *PLOT_FILES, REPORT_FILE)
+                LOG_FILE, CHECKPOINTS_FILE, *TABLE_FILES, TABLES_STAMP, TEAMS_FILE, *PLOT_FILES, REPORT_FILE)
 
 
 class RunError(ArenaError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import tracemalloc
 from pathlib import Path
@@ -97,6 +98,12 @@ def test_a_million_game_folder_is_read_as_a_stream(tmp_path):
         tracemalloc.stop()
     assert games.total == 60_000 and len(games.rows) == 200 and games.rows[-1][0] == "g0000199"
     assert peak < 1_000_000, f"{peak} bytes held to list 200 of 60,000 games"
+
+
+def test_a_runs_own_page_carries_the_teams_section_it_stamped_with_its_tables(folder):
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert "Teams?" in page and (folder / "teams.csv").is_file()
+    assert json.loads((folder / "tables.json").read_text(encoding="utf-8"))["teams"]
 
 
 def test_the_report_s_tables_are_the_ones_arena_report_prints(folder):

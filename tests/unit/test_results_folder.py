@@ -172,9 +172,10 @@ def test_printed_cached_and_rebuilt_tables_show_the_same_bound_at_a_rounding_edg
 
     monkeypatch.setattr(tables, "build_tables", at_the_edge)
     schedule = Schedule(config)
-    written = folder_tables(out, schedule, write=True)  # what a run prints and puts in report.html
+    written = folder_tables(out, schedule, write=True, teams=True)  # what a run prints and puts in report.html
     cached = folder_tables(out, schedule)  # what arena report reads back
     assert not written.reused and cached.reused
+    assert written.teams is None  # two players: no third party, no Teams? table
     monkeypatch.setattr(tables, "cached_tables", lambda folder, scoring: None)
     rebuilt = folder_tables(out, schedule)  # what arena report builds again
     shown = [format_tables(found.tables, "text", title="canned") for found in (written, cached, rebuilt)]

@@ -235,7 +235,7 @@ def run_tournament(config: TournamentConfig, text: str, out: Path, options: RunO
             summary = _run(folder, options, connection)
             from arena.report.folder_tables import folder_tables  # pandas: imported once the workers are done
 
-            summary.found = folder_tables(out, folder.schedule, write=True)
+            summary.found = folder_tables(out, folder.schedule, write=True, teams=True)
         summary.tables, summary.reused = summary.found.tables, summary.found.reused
         return summary
     finally:
