@@ -12,7 +12,8 @@ from arena.rules.engine import ENGINE, WHY, NativeSearch
 from arena.rules.playout import greedy_move, play_out
 from arena.rules.state import GameState as PureGameState
 
-from .lookahead import ranked_moves
+from .greedy import move_costs
+from .lookahead import future_cost, ranked_moves
 
 #: How many of the greedy bot's cheapest moves the lookahead bot ranks for the root.
 LOOKAHEAD_WIDTH = 16
@@ -130,9 +131,11 @@ class MctsBot(Bot):
         width = self.config["candidates"]
         if width > 0:
             # As many moves as the root may widen to within the budget; a time budget may take up to MAX_ROOT.
-            most = widest_root(width, self.config["widen_root"], self.config["iterations"])
-            ranked = ranked_moves(view, max(most, LOOKAHEAD_WIDTH))
-            allowed = [move for _, move in ranked[:most]]
+            # The lookahead ranks as many of them as the search is likely to reach: within an iteration budget,
+            # all; within a time budget, as many as it reaches at a nominal rate (the rest in greedy's order).
+            widen, iterations = self.config["widen_root"], self.config["iterations"]
+            likely = iterations or max(1, int(min(budget, MAX_SECONDS) * NOMINAL_RATE))
+            allowed = root_moves(view, widest_root(width, widen, iterations), widest_root(width, widen, likely))
         else:
             allowed = [move for _, move in ranked_moves(view, 0)]
         if len(allowed) == 1:
@@ -163,6 +166,21 @@ class MctsBot(Bot):
         return best[1]
 
 
+def root_moves(view: SeatView, most: int, ranked: int) -> list[Move]:
+    """The ``most`` root moves in the order the root takes them: the lookahead bot's ranking of greedy's
+    ``ranked`` cheapest moves (at least :data:`LOOKAHEAD_WIDTH`), then greedy's next cheapest by greedy's
+    cost alone.
+
+    The lookahead's look costs some 20 µs a move in Python: ranking all of a widening root's
+    :data:`MAX_ROOT` moves with it took a millisecond or more of every timed move, where a short search
+    reaches only its first few.
+    """
+    costs = sorted(move_costs(view), key=lambda cm: cm[0])
+    ranked = max(ranked, LOOKAHEAD_WIDTH)
+    head = sorted(((cost + future_cost(view, move), move) for cost, move in costs[:ranked]), key=lambda cm: cm[0])
+    return [move for _, move in head[:most]] + [move for _, move in costs[ranked:most]]
+
+
 #: The time budget of a move under ``clock_share`` in a game without a clock, and no other budget.
 NO_CLOCK_SECONDS = 1.0
 #: The part of the increment a move may use on top of its share of the clock.
@@ -191,6 +209,10 @@ def clock_budget(clock: TurnClock | None, share: float, bounded: bool = False) -
 
 #: Iterations per call of the native search while a time budget runs (about 1 ms).
 NATIVE_BATCH = 64
+#: Iterations a second the root's ranking expects of a time budget (the native search does about 100,000).
+NOMINAL_RATE = 100_000
+#: The longest time budget the ranking reckons with (a clock share without a clock may be unbounded).
+MAX_SECONDS = 10.0
 #: The most root moves a widening root considers.
 MAX_ROOT = 64
 

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import pytest
 from arena_bots.greedy import GreedyBot, move_costs
-from arena_bots.lookahead import LookaheadBot
-from arena_bots.mcts import MAX_ROOT, MctsBot, PySearch, reward, root_width, seat_state, widest_root
+from arena_bots.lookahead import LookaheadBot, ranked_moves
+from arena_bots.mcts import (
+    LOOKAHEAD_WIDTH,
+    MAX_ROOT,
+    MctsBot,
+    PySearch,
+    reward,
+    root_moves,
+    root_width,
+    seat_state,
+    widest_root,
+)
 
 from arena.play.referee import play_game
 from arena.plugins import load_bot, parse_bot_spec
@@ -338,6 +348,20 @@ def test_the_root_widens_as_the_square_root_of_the_iterations() -> None:
     # How many moves a search is given: the width of its last iteration, or MAX_ROOT with a time budget.
     assert widest_root(6, 2000, 600) == 6 and widest_root(6, 2000, 32001) == 24
     assert widest_root(6, 2000, 0) == MAX_ROOT and widest_root(6, 0, 0) == 6
+
+
+def test_the_root_takes_the_lookaheads_ranking_then_greedys_order() -> None:
+    settings = GameSettings.for_players(2)
+    view = SeatView.of(GameState(settings, deal(5, settings)), 0)
+    greedy_order = [move for _, move in sorted(move_costs(view), key=lambda cm: cm[0])]
+    assert len(greedy_order) > MAX_ROOT
+    # Ranked by the lookahead: its own order, whatever the width.
+    for most in (1, 6, LOOKAHEAD_WIDTH, 40):
+        assert root_moves(view, most, most) == [move for _, move in ranked_moves(view, max(most, LOOKAHEAD_WIDTH))][:most]
+    # Past the moves ranked, greedy's order: the same moves as greedy's cheapest, the first ones in the lookahead's.
+    wide = root_moves(view, MAX_ROOT, 6)
+    assert wide[:LOOKAHEAD_WIDTH] == [move for _, move in ranked_moves(view, LOOKAHEAD_WIDTH)]
+    assert wide[LOOKAHEAD_WIDTH:] == greedy_order[LOOKAHEAD_WIDTH:MAX_ROOT]
 
 
 @pytest.mark.parametrize("engine", ["pure", "native"])
