@@ -57,7 +57,10 @@ class MctsBot(Bot):
       ``candidates``, at most ``MAX_ROOT``; ``widen_root = 0`` keeps it
       fixed).  Up to ``widen_root`` iterations nothing changes: with the
       defaults the root widens only past 2,722 iterations, where the
-      narrow root stops turning iterations into strength.
+      narrow root stops turning iterations into strength.  The lookahead
+      ranks only as many moves as the search is likely to reach (all of an
+      iteration budget's; a time budget's at 100,000 iterations a second);
+      any further moves a long search widens to follow in greedy's order.
     * Below the root, which moves exist depends on the hidden tiles.  The
       playout policy proposes a move; it becomes a new child while the node
       has fewer than ``1 + widening * sqrt(visits)`` children (progressive
