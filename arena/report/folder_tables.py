@@ -68,10 +68,12 @@ def folder_tables(folder: Path, schedule: Schedule, scoring: str | None = None, 
     pairs = teams_table(games, scoring, config.names) if teams and not games.empty else None
     if cached is not None:  # the tables are the folder's own: only the Teams? table was not stamped with them
         stamp = cached.stamp
-        if write and pairs is not None:
+        added = write and pairs is not None
+        if added:
             write_teams(pairs, folder)
             write_stamp(folder, scoring, stamp.games, stamp.left_out, teams=True)
-        return FolderTables(Tables(scoring=scoring, **cached.frames), stamp.games, stamp.left_out, reused=True,
+        # a page written before the Teams? table was is written again: not reused when the table was just added
+        return FolderTables(Tables(scoring=scoring, **cached.frames), stamp.games, stamp.left_out, reused=not added,
                             frame=games, teams=pairs)
     if write and pairs is not None:
         write_teams(pairs, folder)
