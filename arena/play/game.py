@@ -95,7 +95,6 @@ class Game:
         self.pool = pool
         self.logs = logs
         self.terminal = terminal
-        self.time_limit = setup.time.limit
         self.seats: list[Any] = []
         # chooses[seat] is the choose of a bot in this process, called under the guard with the view the
         # loop makes; asks[seat] otherwise (a program, the human) answers (state, moves) with (value,
@@ -115,7 +114,7 @@ class Game:
         #: The time control, each bot seat's clock under it (None: no clock; None for the human's), and
         #: for every move of the game: the seconds the seat's bot took (None: it was not asked), and
         #: the seat's clock and bank after it.
-        self.control = setup.time
+        self.time = setup.time
         self.clocks: list[SeatClock | None] | None = None
         self.times: list[tuple[float | None, float, float]] = []
         #: One dict per fault, as the record's ``faults`` holds them: seat, move, kind, message.
@@ -161,9 +160,9 @@ class Game:
                 self.seats.append(InProcessSeat(self.guard, player.cls, seat, copy.copy(settings), player.options,
                                                 self.seed, self.logs.stream(player.name or player.spec.ref),
                                                 key=self.deal_key))
-        if self.control.clocked:
+        if self.time.clocked:
             # Every bot's clock; the human plays without one (nor any time limit).
-            self.clocks = [None if isinstance(s, HumanSeat) else SeatClock(self.control) for s in self.seats]
+            self.clocks = [None if isinstance(s, HumanSeat) else SeatClock(self.time) for s in self.seats]
             for program_seat, clock in zip(self.seats, self.clocks, strict=True):
                 if isinstance(program_seat, ProgramSeat):
                     program_seat.clock = clock
@@ -195,7 +194,7 @@ class Game:
         captures_seen = tuple(map(tuple, state.captures))
         move: Move | None
         clocks = self.clocks
-        time_limit = self.time_limit
+        time_limit = self.time.limit
         times = self.times
         used: float | None
 
@@ -259,7 +258,7 @@ class Game:
             clock.spend(elapsed)
             if problem is None and clock.remaining <= 0:
                 problem = Fault(FaultKind.TIMEOUT, f"lost on time: {elapsed:.3f} s to be made, more than its clock "
-                                                   f"({self.control.clock_text})")
+                                                   f"({self.time.clock_text})")
         if problem is not None:
             self.fault(seat, index, Fault(problem.kind, "while starting: " + problem.message))
         elif isinstance(player, InProcessSeat):
@@ -271,7 +270,7 @@ class Game:
         """Charge the seat's clock with a turn of ``elapsed`` seconds: the turn's fault (a timeout says
         which clock ran out), or None."""
         seat_player = self.seats[seat]
-        limit = seat_player.turn_limit if isinstance(seat_player, ProgramSeat) else self.time_limit
+        limit = seat_player.turn_limit if isinstance(seat_player, ProgramSeat) else self.time.limit
         if problem is None or problem.kind == FaultKind.TIMEOUT:
             return clock.charge(elapsed, limit) or problem
         clock.spend(elapsed)
@@ -281,7 +280,7 @@ class Game:
         """The record's ``clock`` key: the control, and every move's time and clocks (None: no clock)."""
         if self.clocks is None:
             return None
-        control = self.control
+        control = self.time
         entry = control.record()
         entry["used"] = [None if used is None else round(used, 3) for used, _, _ in self.times]
         if control.base is not None:
