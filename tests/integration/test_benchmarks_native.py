@@ -61,6 +61,15 @@ def test_engine_floor_plays_the_same_games_as_the_native_engine(capsys: pytest.C
 
 
 @needs_native
+def test_mcts_gaps_prints_the_gaps_and_what_common_random_numbers_would_save(capsys: pytest.CaptureFixture[str]) -> None:
+    script("mcts_gaps").main(["--deals", "1", "--iterations", "300", "--players", "4", "--samples", "12"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split(":")[0] for line in lines[:3]] == ["deal 1 turn 10", "deal 1 turn 40", "deal 1 turn 70"]
+    assert re.match(r"median gap to the 2nd [0-9.]+, to the 6th [0-9.]+; [0-3] of 3 positions under 0.01", lines[3])
+    assert re.search(r"common random numbers would save -?[0-9]+% of the playouts$", lines[4])
+
+
+@needs_native
 def test_engine_floor_is_skipped_saying_why_without_a_compiler(capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     engine = script("engine")
