@@ -62,6 +62,7 @@ def command(players: int, a: float, b: float, games: int) -> str:
 
 
 def folder_of(root: Path, players: int, a: float, b: float) -> Path:
+    """The row's match folder under ``root``."""
     return root / f"{players}p-{a:g}-{b:g}"
 
 
@@ -123,6 +124,9 @@ def read_summary(summary: Path) -> list[dict[str, Any]]:
 
 
 def _elo(row: dict[str, Any]) -> str:
+    """The row's Elo and interval; a dash where a match too short or too one-sided has none."""
+    if None in (row["elo"], row["low"], row["high"]):
+        return "–"
     return f"{row['elo']:+.0f} ({row['low']:+.0f} to {row['high']:+.0f})".replace("-", "−")
 
 
@@ -140,6 +144,7 @@ def render_tables(rows: list[dict[str, Any]]) -> str:
 
 
 def score_of(elo: float) -> float:
+    """The expected score of an Elo difference."""
     return 1 / (1 + 10 ** (-elo / 400))
 
 
@@ -158,8 +163,8 @@ def render_plot(rows: list[dict[str, Any]], path: Path) -> None:
         # The four-player points sit a little to the right, so that the intervals do not hide each other.
         xs = [r["a"] * (1.06 if players == 4 else 1) for r in mine]
         ys = [100 * r["score"] for r in mine]
-        err = [[100 * (r["score"] - score_of(r["low"])) for r in mine],
-               [100 * (score_of(r["high"]) - r["score"]) for r in mine]]
+        err = [[100 * (r["score"] - score_of(r["low"])) if r["low"] is not None else 0 for r in mine],
+               [100 * (score_of(r["high"]) - r["score"]) if r["high"] is not None else 0 for r in mine]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label, linestyle="none" if players == 4 else "-")
     ax.axhline(50, color="grey", linewidth=1)
     ax.axhline(60, color="tab:red", linestyle="--", linewidth=1)
@@ -208,7 +213,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--workers must be at least 1")
     if args.play:
         for row in parse_rows(args.rows):
-            play(args.folder, row, args.workers)
+            try:
+                play(args.folder, row, args.workers)
+            except subprocess.CalledProcessError as exc:
+                # arena match keeps what it stored: the same command resumes the row.
+                raise SystemExit(f"doubling.py: arena match stopped (exit {exc.returncode}); run the same command "
+                                 "again to resume") from None
     rows = summarize(args.folder, args.summary) if args.play else read_summary(args.summary)
     if not rows:
         raise SystemExit(f"doubling.py: no row in {args.summary}")

@@ -6,26 +6,20 @@ docs/reference/doubling.json is what ``benchmarks/doubling.py --play`` wrote fro
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from test_benchmarks_native import script  # the test modules next to this one: a benchmarks/ script as a module
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "reference" / "builtin-bots.md"
 
 
 def doubling() -> ModuleType:
-    """benchmarks/doubling.py as a module (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("bench_doubling", ROOT / "benchmarks" / "doubling.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """benchmarks/doubling.py as a module."""
+    return script("doubling")
 
 
 def test_the_page_shows_the_tables_of_the_committed_summary() -> None:
@@ -59,6 +53,8 @@ def test_a_tiny_row_plays_through_arena_match_into_the_summary(tmp_path: Path) -
     assert rows[1] == {"players": 4, "a": 0.04, "b": 0.02, "kept": True}
     assert module.read_summary(summary) == rows
     assert "| 0.002 vs 0.001 | 2 |" in module.render_tables(rows[:1])
+    module.render_plot(rows[:1], tmp_path / "doubling.png")
+    assert (tmp_path / "doubling.png").stat().st_size > 1000
     # A done folder is not played again.
     stamp = (out / "match.json").stat().st_mtime_ns
     module.play(tmp_path / "runs", (2, 0.002, 0.001, 2), 1)
@@ -70,3 +66,17 @@ def test_a_bad_row_gets_a_one_line_error(rows: str, message: str) -> None:
     with pytest.raises(SystemExit) as exc:
         doubling().main(["--play", "--rows", rows])
     assert message in str(exc.value)
+
+
+def test_a_match_cut_short_gets_a_one_line_error_that_says_how_to_resume(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    module = doubling()
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise module.subprocess.CalledProcessError(130, args[0])
+
+    monkeypatch.setattr(module.subprocess, "run", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        module.main(["--play", "--rows", "1/0.5", "--folder", str(tmp_path), "--summary", str(tmp_path / "s.json")])
+    assert str(exc.value) == "doubling.py: arena match stopped (exit 130); run the same command again to resume"
+    assert not (tmp_path / "s.json").exists()
